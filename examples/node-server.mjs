@@ -1,0 +1,74 @@
+// A gateway on plain node:http. With no OPENAI_API_KEY it runs against the local mock upstream, so it
+// works with no key and no network: `npm start`, then try the curl commands it prints.
+import http from 'node:http'
+import { createGateway } from 'model-gateway'
+import { nodeHandler } from 'model-gateway/node'
+import { startMockUpstream } from './mock-upstream.mjs'
+
+const port = Number(process.env.PORT ?? 8080)
+const demoKey = process.env.GATEWAY_KEY ?? 'sk-demo-key'
+
+let mock
+let upstreams
+let models
+if (process.env.OPENAI_API_KEY) {
+  upstreams = {
+    openai: { type: 'openai', baseUrl: process.env.OPENAI_BASE_URL ?? 'https://api.openai.com/v1', apiKey: process.env.OPENAI_API_KEY },
+  }
+  models = [{ id: process.env.OPENAI_MODEL ?? 'gpt-4o-mini', upstream: 'openai' }]
+} else {
+  // The mock takes 3 s per answer by default, so `curl --max-time 1` can cut a request off for the demo.
+  mock = await startMockUpstream({ delayMs: Number(process.env.MOCK_DELAY_MS ?? 3000) })
+  upstreams = {
+    mock: { type: 'openai', baseUrl: `${mock.url}/v1` },
+    'mock-gemini': { type: 'gemini', baseUrl: mock.url },
+  }
+  models = [
+    { id: 'gpt-4o-mini', upstream: 'mock' },
+    { id: 'gemini-2.5-flash', upstream: 'mock-gemini' },
+  ]
+}
+
+const gateway = createGateway({
+  upstreams,
+  models,
+  auth: { apiKeys: [demoKey] },
+  onUsage: (u) => console.log(`usage ${u.requestId} ${u.model}: ${u.input_tokens} in, ${u.output_tokens} out${u.recovered ? ' (recovered)' : ''}`),
+})
+
+const server = http.createServer(nodeHandler(gateway))
+server.listen(port, '127.0.0.1', () => {
+  const base = `http://127.0.0.1:${port}`
+  const model = models[0].id
+  const body = JSON.stringify({ model, messages: [{ role: 'user', content: 'Prove Fermat’s last theorem.' }] })
+  console.log(`model-gateway listening on ${base} (${mock ? `mock upstream at ${mock.url}` : 'OpenAI-compatible upstream'})
+API key for this demo: ${demoKey}
+
+  # models (no key needed)
+  curl -s ${base}/v1/models
+
+  # a chat completion
+  curl -s ${base}/v1/chat/completions -H 'Authorization: Bearer ${demoKey}' -H 'Content-Type: application/json' -d '${body}'
+
+  # a stream
+  curl -sN ${base}/v1/chat/completions -H 'Authorization: Bearer ${demoKey}' -H 'Content-Type: application/json' -d '${body.slice(0, -1)},"stream":true}'
+
+  # the recovery flow: cut a request off, then find and fetch its response
+  curl -s --max-time 1 ${base}/v1/chat/completions -H 'Authorization: Bearer ${demoKey}' -H 'Content-Type: application/json' -d '${body}'
+  sleep 3
+  curl -s ${base}/v1/recoveries -H 'Authorization: Bearer ${demoKey}'
+  curl -s ${base}/v1/recoveries/lookup -H 'Authorization: Bearer ${demoKey}' -H 'Content-Type: application/json' -d '${body}'
+  curl -s ${base}/v1/recoveries/<request_id> -H 'Authorization: Bearer ${demoKey}'
+  curl -s -X DELETE '${base}/v1/recoveries?all=true&dry_run=true' -H 'Authorization: Bearer ${demoKey}'
+`)
+})
+
+async function shutdown() {
+  server.close()
+  server.closeIdleConnections()
+  await gateway.close()
+  await mock?.close()
+  process.exit(0)
+}
+process.once('SIGINT', shutdown)
+process.once('SIGTERM', shutdown)

@@ -1,0 +1,59 @@
+import { createHash } from 'node:crypto'
+import type { IncomingMessage } from 'node:http'
+import { GatewayError } from './errors.js'
+import type { AuthOptions } from './options.js'
+import type { ErrorFamily } from './responses.js'
+
+/** Owner ids are 32 lowercase hex characters, so nothing a client controls reaches a store key. */
+export const OWNER_PATTERN = /^[0-9a-f]{32}$/
+
+function digest(kind: string, value: string): string {
+  return createHash('sha256').update(`${kind}\u0000${value}`).digest('hex').slice(0, 32)
+}
+
+/** Owner id of a raw API key. */
+export function ownerOfKey(apiKey: string): string {
+  return digest('key', apiKey)
+}
+
+function bearer(header: string | undefined): string | undefined {
+  if (!header) return undefined
+  const match = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(header)
+  return match?.[1]
+}
+
+/** The API key a request carries: `Authorization: Bearer` on `/v1`; also `x-goog-api-key` and `?key=` on `/v1beta`. */
+export function presentedKey(req: IncomingMessage, family: ErrorFamily, query: URLSearchParams): string | undefined {
+  if (family === 'gemini') {
+    const header = req.headers['x-goog-api-key']
+    if (typeof header === 'string' && header.trim() !== '') return header.trim()
+    const fromQuery = query.get('key')
+    if (fromQuery) return fromQuery
+  }
+  return bearer(req.headers.authorization)
+}
+
+/** Resolves a presented key to an owner id; rejects with GatewayError('invalid_api_key'). */
+export function createAuthenticator(auth: AuthOptions): (apiKey: string | undefined, req: IncomingMessage) => Promise<string> {
+  const missing = () => new GatewayError('invalid_api_key', 'Missing API key: send `Authorization: Bearer <key>` (or `x-goog-api-key` on /v1beta).')
+  const invalid = () => new GatewayError('invalid_api_key', 'Incorrect API key provided.')
+  if ('apiKeys' in auth) {
+    const owners = new Map(auth.apiKeys.map((key) => [key, ownerOfKey(key)]))
+    return async (apiKey) => {
+      if (apiKey === undefined) throw missing()
+      const owner = owners.get(apiKey)
+      if (owner === undefined) throw invalid()
+      return owner
+    }
+  }
+  const { authenticate } = auth
+  return async (apiKey, req) => {
+    if (apiKey === undefined) throw missing()
+    const result = await authenticate(apiKey, req)
+    if (result === null || result === undefined) throw invalid()
+    if (typeof result.owner !== 'string' || result.owner === '') {
+      throw new GatewayError('internal_error', 'authenticate() returned no owner')
+    }
+    return digest('owner', result.owner)
+  }
+}

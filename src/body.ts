@@ -1,0 +1,107 @@
+import type { IncomingMessage } from 'node:http'
+import { GatewayError } from './errors.js'
+
+/** A request body as the gateway forwards and stores it. */
+export interface RequestBody {
+  /** The exact bytes to forward. */
+  bytes: Buffer
+  /** The parsed JSON object. */
+  json: Record<string, unknown>
+}
+
+/** A body a host framework already read, handed over by an adapter. */
+export interface PreparsedBody {
+  /** The raw bytes when the host parser kept them (`express.raw()`, Koa's `rawBody`). */
+  raw?: Buffer | string
+  /** The parsed value when only that is left (`express.json()`, `@koa/bodyparser`). */
+  parsed?: unknown
+}
+
+function tooLarge(limit: number): GatewayError {
+  return new GatewayError('request_too_large', `Request body is larger than the limit of ${limit} bytes.`)
+}
+
+/** True when the content type is `application/json`, with or without parameters. */
+export function isJsonContentType(value: string | undefined): boolean {
+  if (!value) return false
+  const semicolon = value.indexOf(';')
+  const type = (semicolon === -1 ? value : value.slice(0, semicolon)).trim().toLowerCase()
+  return type === 'application/json'
+}
+
+/** Reads the body up to `limit` bytes; answers 413 from `content-length` alone when it is already too large. */
+export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
+  const declared = req.headers['content-length']
+  if (declared !== undefined && Number(declared) > limit) return Promise.reject(tooLarge(limit))
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = []
+    let size = 0
+    let settled = false
+    const cleanup = () => {
+      req.off('data', onData)
+      req.off('end', onEnd)
+      req.off('error', onError)
+      req.off('close', onClose)
+    }
+    const finish = (error: GatewayError | undefined) => {
+      if (settled) return
+      settled = true
+      cleanup()
+      if (error) {
+        // Stop buffering but keep draining, so the 413 can still be read by the client.
+        req.resume()
+        reject(error)
+      } else {
+        resolve(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size))
+      }
+    }
+    const onData = (chunk: Buffer) => {
+      size += chunk.length
+      if (size > limit) return finish(tooLarge(limit))
+      chunks.push(chunk)
+    }
+    const onEnd = () => finish(undefined)
+    const onError = () => finish(new GatewayError('invalid_request', 'The request body could not be read.'))
+    const onClose = () => {
+      if (!req.complete) finish(new GatewayError('invalid_request', 'The client closed the connection before sending the whole body.'))
+    }
+    req.on('data', onData)
+    req.on('end', onEnd)
+    req.on('error', onError)
+    req.on('close', onClose)
+  })
+}
+
+/** Parses a body as a JSON object; answers 400 for anything else. */
+export function parseJsonObject(bytes: Buffer): Record<string, unknown> {
+  let value: unknown
+  try {
+    value = JSON.parse(bytes.toString('utf8'))
+  } catch (error) {
+    throw new GatewayError('invalid_request', `The request body is not valid JSON: ${(error as Error).message}`)
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw new GatewayError('invalid_request', 'The request body must be a JSON object.')
+  }
+  return value as Record<string, unknown>
+}
+
+/** Gets the body from the request stream, or from what a host parser left, within the byte limit. */
+export async function obtainBody(req: IncomingMessage, limit: number, preparsed: PreparsedBody | undefined): Promise<RequestBody> {
+  let bytes: Buffer
+  if (preparsed?.raw !== undefined) {
+    bytes = typeof preparsed.raw === 'string' ? Buffer.from(preparsed.raw, 'utf8') : preparsed.raw
+  } else if (preparsed?.parsed !== undefined) {
+    // The host parser kept no bytes: a compact re-serialisation is the faithful copy we can make.
+    if (typeof preparsed.parsed !== 'object' || preparsed.parsed === null || Array.isArray(preparsed.parsed)) {
+      throw new GatewayError('invalid_request', 'The request body must be a JSON object.')
+    }
+    bytes = Buffer.from(JSON.stringify(preparsed.parsed), 'utf8')
+    if (bytes.length > limit) throw tooLarge(limit)
+    return { bytes, json: preparsed.parsed as Record<string, unknown> }
+  } else {
+    bytes = await readBody(req, limit)
+  }
+  if (bytes.length > limit) throw tooLarge(limit)
+  return { bytes, json: parseJsonObject(bytes) }
+}

@@ -1,0 +1,72 @@
+import { requestBodyHash } from './hash.js'
+import type { GatewayLogger } from './options.js'
+import type { RecoveryStore } from './store/recovery-store.js'
+import { type Endpoint, OMITTED_TOO_LARGE, type RecoveryRecord } from './types.js'
+
+/** Everything known about an undelivered response at the moment it is kept. */
+export interface CaptureInput {
+  requestId: string
+  reason: string
+  endpoint: Endpoint
+  path: string
+  model: string
+  requestBytes: Buffer
+  requestJson: Record<string, unknown>
+  status: number
+  contentType: string
+  responseBytes: Buffer
+}
+
+/** Builds the record; the hash is taken here, off the happy path, and always from the whole body. */
+export function buildRecord(input: CaptureInput, maxStoredRequestBytes: number): RecoveryRecord {
+  const hash = requestBodyHash(input.requestJson)
+  const responseText = input.responseBytes.toString('utf8')
+  return {
+    request_id: input.requestId,
+    created_at: Math.floor(Date.now() / 1000),
+    interrupted_reason: input.reason,
+    request_body_hash: hash,
+    request: {
+      body_raw: input.requestBytes.length > maxStoredRequestBytes ? OMITTED_TOO_LARGE : input.requestBytes.toString('utf8'),
+      request_body_hash: hash,
+      path: input.path,
+      endpoint: input.endpoint,
+      model: input.model,
+    },
+    response: {
+      body_raw: responseText,
+      // Decoding may replace invalid bytes, so the size is measured on the text that is returned.
+      response_body_size: Buffer.byteLength(responseText, 'utf8'),
+      status: input.status,
+      content_type: input.contentType,
+    },
+  }
+}
+
+const RETRY_DELAYS_MS = [100, 400, 1600]
+
+/** Writes a record, retrying briefly; a record that still cannot be written is logged with its request id. */
+export async function writeRecord(
+  store: RecoveryStore,
+  owner: string,
+  record: RecoveryRecord,
+  ttlMs: number,
+  logger: GatewayLogger,
+): Promise<boolean> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      await store.put(owner, record, ttlMs)
+      return true
+    } catch (error) {
+      const delay = RETRY_DELAYS_MS[attempt]
+      if (delay === undefined) {
+        logger.error('model-gateway: recovery record could not be stored', {
+          requestId: record.request_id,
+          error: error instanceof Error ? error.message : String(error),
+        })
+        return false
+      }
+      await new Promise((resolve) => setTimeout(resolve, delay))
+    }
+  }
+}

@@ -1,0 +1,110 @@
+import type { IncomingMessage, ServerResponse } from 'node:http'
+import { createAuthenticator, presentedKey } from './auth.js'
+import type { PreparsedBody } from './body.js'
+import type { GatewayContext } from './context.js'
+import { GatewayError, isGatewayError } from './errors.js'
+import { type GatewayOptions, resolveOptions } from './options.js'
+import { serveModelCall } from './proxy.js'
+import { serveRecoveries } from './recoveries.js'
+import { newRequestId } from './request-id.js'
+import { type ErrorFamily, sendError, sendJson } from './responses.js'
+import { type Match, matchRequest } from './router.js'
+import { createRecoveryStore } from './store/recovery-store.js'
+import { createUpstreamAgent } from './upstream.js'
+
+/** What an adapter tells the gateway about a request beyond `req` and `res`. */
+export interface HandleOptions {
+  /** The path relative to where the gateway is mounted, with its query. @default req.url */
+  path?: string
+  /** A body the host framework already read. @default undefined (the gateway reads `req`) */
+  body?: PreparsedBody
+  /** Answer 404 for paths the gateway does not know, instead of leaving them to the host. @default false */
+  claimUnknown?: boolean
+}
+
+/** A gateway: hand it requests through an adapter, close it on shutdown. */
+export interface Gateway {
+  /** Serves a request if it is the gateway's; resolves false (and leaves `res` alone) when it is not. */
+  handle(req: IncomingMessage, res: ServerResponse, options?: HandleOptions): Promise<boolean>
+  /** Stops taking requests, waits for in-flight upstream calls and record writes, then closes the store. */
+  close(): Promise<void>
+}
+
+/** Creates a gateway; throws GatewayError('invalid_options') on bad options. */
+export function createGateway(options: GatewayOptions): Gateway {
+  const resolved = resolveOptions(options)
+  const ctx: GatewayContext = {
+    options: resolved,
+    agent: createUpstreamAgent(resolved.upstreamMs, resolved.connectMs),
+    store: createRecoveryStore({
+      keyv: resolved.store,
+      maxMemoryBytes: resolved.recovery.maxMemoryBytes,
+      onError: (error) => resolved.logger.warn('model-gateway: store error', { error: String(error) }),
+    }),
+  }
+  const authenticate = createAuthenticator(resolved.auth)
+  const modelList = {
+    object: 'list',
+    data: [...resolved.models.values()].map((m) => ({ id: m.id, object: 'model', created: m.created, owned_by: m.ownedBy })),
+  }
+  const inFlight = new Set<Promise<void>>()
+  let closing: Promise<void> | undefined
+
+  const fail = (res: ServerResponse, family: ErrorFamily, error: unknown, requestId: string) => {
+    if (isGatewayError(error)) return sendError(res, family, error)
+    resolved.logger.error('model-gateway: unexpected error', { requestId, error: error instanceof Error ? error.stack : String(error) })
+    sendError(res, family, new GatewayError('internal_error', 'The gateway failed to handle this request.'))
+  }
+
+  async function serve(req: IncomingMessage, res: ServerResponse, match: Match, requestId: string, init: HandleOptions): Promise<void> {
+    const { route, family, query } = match
+    switch (route.kind) {
+      case 'models':
+        return sendJson(res, 200, modelList)
+      case 'not_found':
+        throw new GatewayError('not_found', 'Unknown path.')
+      case 'method_not_allowed':
+        res.setHeader('allow', route.allow)
+        throw new GatewayError('method_not_allowed', `Method ${req.method} is not allowed here; use ${route.allow}.`)
+    }
+    if (closing) throw new GatewayError('gateway_closed', 'The gateway is shutting down.')
+    const owner = await authenticate(presentedKey(req, family, query), req)
+    const path = (init.path ?? req.url ?? '').split('?')[0] as string
+    if (route.kind === 'chat' || route.kind === 'generateContent') {
+      const gemini = route.kind === 'generateContent'
+      return serveModelCall(ctx, req, res, {
+        requestId,
+        owner,
+        family,
+        endpoint: gemini ? 'generateContent' : 'chat.completions',
+        path,
+        model: gemini ? route.model : undefined,
+        stream: gemini ? route.stream : undefined,
+        preparsed: init.body,
+      })
+    }
+    return serveRecoveries(ctx, req, res, route, owner, query, init.body)
+  }
+
+  return {
+    handle(req, res, init = {}) {
+      const match = matchRequest(req.method ?? 'GET', init.path ?? req.url ?? '/', init.claimUnknown ?? false)
+      if (!match) return Promise.resolve(false)
+      const requestId = newRequestId()
+      res.setHeader('x-request-id', requestId)
+      const task: Promise<void> = serve(req, res, match, requestId, init)
+        .catch((error: unknown) => fail(res, match.family, error, requestId))
+        .finally(() => inFlight.delete(task))
+      inFlight.add(task)
+      return task.then(() => true)
+    },
+    close() {
+      closing ??= (async () => {
+        while (inFlight.size > 0) await Promise.allSettled([...inFlight])
+        await ctx.store.close()
+        await ctx.agent.close()
+      })()
+      return closing
+    },
+  }
+}

@@ -1,0 +1,52 @@
+import { randomBytes } from 'node:crypto'
+
+const ALPHABET = '0123456789ABCDEFGHJKMNPQRSTVWXYZ'
+const RANDOM_CHARS = 16
+
+/** Request ids are ULIDs: 26 Crockford base32 characters, URL-safe and sortable by creation time. */
+export const REQUEST_ID_PATTERN = /^[0-9A-HJKMNP-TV-Z]{26}$/
+
+let lastTime = -1
+let lastRandom: number[] = []
+
+function encodeTime(ms: number): string {
+  let out = ''
+  for (let i = 0; i < 10; i++) {
+    out = ALPHABET[ms % 32] + out
+    ms = Math.floor(ms / 32)
+  }
+  return out
+}
+
+function freshRandom(): number[] {
+  const bytes = randomBytes(RANDOM_CHARS)
+  const digits: number[] = new Array(RANDOM_CHARS)
+  // The top bit of the first digit stays clear so increments within one millisecond never overflow.
+  for (let i = 0; i < RANDOM_CHARS; i++) digits[i] = (bytes[i] as number) & (i === 0 ? 15 : 31)
+  return digits
+}
+
+function increment(digits: number[]): number[] {
+  const next = digits.slice()
+  for (let i = next.length - 1; i >= 0; i--) {
+    if ((next[i] as number) < 31) {
+      next[i] = (next[i] as number) + 1
+      return next
+    }
+    next[i] = 0
+  }
+  return freshRandom()
+}
+
+/** A new request id; ids made in one process are strictly increasing, even within one millisecond. */
+export function newRequestId(now = Date.now()): string {
+  if (now <= lastTime) {
+    lastRandom = increment(lastRandom)
+  } else {
+    lastTime = now
+    lastRandom = freshRandom()
+  }
+  let out = encodeTime(lastTime)
+  for (const digit of lastRandom) out += ALPHABET[digit]
+  return out
+}

@@ -1,0 +1,70 @@
+import type { ErrorFamily } from './responses.js'
+
+/** What a request asks for, once its path and method are known. */
+export type Route =
+  | { kind: 'models' }
+  | { kind: 'chat' }
+  | { kind: 'generateContent'; model: string; stream: boolean }
+  | { kind: 'recoveries.list' }
+  | { kind: 'recoveries.deleteAll' }
+  | { kind: 'recoveries.lookup' }
+  | { kind: 'recoveries.get'; requestId: string }
+  | { kind: 'recoveries.delete'; requestId: string }
+  | { kind: 'method_not_allowed'; allow: string }
+  | { kind: 'not_found' }
+
+/** A matched request: the route, the error family of its path and the parsed query. */
+export interface Match {
+  route: Route
+  family: ErrorFamily
+  query: URLSearchParams
+}
+
+const GEMINI_PATH = /^\/v1beta\/models\/([^/:]+):(generateContent|streamGenerateContent)$/
+
+function byMethod(method: string, allowed: Record<string, Route>): Route {
+  return allowed[method] ?? { kind: 'method_not_allowed', allow: Object.keys(allowed).join(', ') }
+}
+
+function routeOf(method: string, path: string): Route | undefined {
+  switch (path) {
+    case '/v1/models':
+      return byMethod(method, { GET: { kind: 'models' } })
+    case '/v1/chat/completions':
+      return byMethod(method, { POST: { kind: 'chat' } })
+    case '/v1/recoveries':
+      return byMethod(method, { GET: { kind: 'recoveries.list' }, DELETE: { kind: 'recoveries.deleteAll' } })
+    case '/v1/recoveries/lookup':
+      if (method === 'POST') return { kind: 'recoveries.lookup' }
+  }
+  if (path.startsWith('/v1/recoveries/')) {
+    // Kept raw (not percent-decoded): an id is 26 base32 characters, so anything else is simply not found.
+    const requestId = path.slice('/v1/recoveries/'.length)
+    return byMethod(method, {
+      GET: { kind: 'recoveries.get', requestId },
+      DELETE: { kind: 'recoveries.delete', requestId },
+    })
+  }
+  const gemini = GEMINI_PATH.exec(path)
+  if (gemini) {
+    const route: Route = { kind: 'generateContent', model: gemini[1] as string, stream: gemini[2] === 'streamGenerateContent' }
+    return byMethod(method, { POST: route })
+  }
+  return undefined
+}
+
+/**
+ * Matches a request path (relative to where the gateway is mounted). Paths under `/v1/` or `/v1beta/`
+ * that name nothing become `not_found` when `claimUnknown` is set, else undefined (left to the host).
+ */
+export function matchRequest(method: string, url: string, claimUnknown: boolean): Match | undefined {
+  const mark = url.indexOf('?')
+  const path = mark === -1 ? url : url.slice(0, mark)
+  const family: ErrorFamily = path.startsWith('/v1beta/') ? 'gemini' : 'openai'
+  let route = routeOf(method, path)
+  if (!route) {
+    if (!claimUnknown) return undefined
+    route = { kind: 'not_found' }
+  }
+  return { route, family, query: new URLSearchParams(mark === -1 ? '' : url.slice(mark + 1)) }
+}
