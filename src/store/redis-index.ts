@@ -110,8 +110,13 @@ export class RedisIndex implements IndexBackend {
       this.#firstWaitOver = true
       return
     }
-    // A client that does not say (e.g. a cluster): the per-call deadline still bounds every command.
-    if (client.isReady === undefined) return
+    if (client.isReady === undefined) {
+      // A cluster only says whether it is open, and it is open before it knows its slots: concurrent first
+      // commands would fail, so they all wait for the one connect. After that the per-call deadline bounds every command.
+      if (client.isOpen === false) this.#connect()
+      await this.#connecting
+      return
+    }
     if (client.isOpen === false) this.#connect()
     // Only the very first connection is waited for. Once Redis has been up (or the first wait failed),
     // a client that is not ready means Redis is down: fail now instead of queueing, and let the client
