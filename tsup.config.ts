@@ -4,6 +4,8 @@ export default defineConfig({
   entry: {
     index: 'src/index.ts',
     node: 'adapters/node.ts',
+    express: 'adapters/express.ts',
+    koa: 'adapters/koa.ts',
   },
   format: ['esm', 'cjs'],
   dts: true,
@@ -13,4 +15,6 @@ export default defineConfig({
   splitting: true,
   sourcemap: false,
   treeshake: true,
+  // The adapters are typed structurally and never import their framework; this keeps it that way if one ever does.
+  external: ['express', 'koa'],
 })

@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { Gateway } from '../src/gateway.js'
+import { normalisePrefix, pathUnderPrefix } from '../src/router.js'
 
 /** Options of `nodeHandler`. */
 export interface NodeHandlerOptions {
@@ -12,15 +13,10 @@ export function nodeHandler(
   gateway: Gateway,
   options: NodeHandlerOptions = {},
 ): (req: IncomingMessage, res: ServerResponse, next?: (error?: unknown) => void) => void {
-  const prefix = (options.prefix ?? '').replace(/\/+$/, '')
+  const prefix = normalisePrefix(options.prefix)
   return (req, res, next) => {
-    const url = req.url ?? '/'
-    let path = url
-    if (prefix) {
-      const rest = url.slice(prefix.length)
-      path = url.startsWith(prefix) && (rest === '' || rest[0] === '/' || rest[0] === '?') ? rest || '/' : ''
-    }
-    if (path === '') {
+    let path = pathUnderPrefix(prefix, req.url ?? '/')
+    if (path === undefined) {
       if (next) return next()
       path = '/' // outside the prefix with no one to pass to: answered with the gateway's 404, never routed
     }

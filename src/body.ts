@@ -9,12 +9,23 @@ export interface RequestBody {
   json: Record<string, unknown>
 }
 
-/** A body a host framework already read, handed over by an adapter. */
+/**
+ * A body a host framework already read, handed over by an adapter. `raw` is used whenever present; `parsed`
+ * only once the request stream has been drained (a parser ran), because some parsers leave a placeholder
+ * (`{}`) on requests they skipped, whose bodies are still unread in the stream.
+ */
 export interface PreparsedBody {
   /** The raw bytes when the host parser kept them (`express.raw()`, Koa's `rawBody`). */
   raw?: Buffer | string
   /** The parsed value when only that is left (`express.json()`, `@koa/bodyparser`). */
   parsed?: unknown
+}
+
+/** Sorts what a host parser left on a request: bytes or text are the raw body, anything else a parsed value. */
+export function hostBody(body: unknown, rawBody?: unknown): PreparsedBody | undefined {
+  if (typeof rawBody === 'string' || Buffer.isBuffer(rawBody)) return { raw: rawBody, parsed: body }
+  if (typeof body === 'string' || Buffer.isBuffer(body)) return { raw: body }
+  return body === undefined ? undefined : { parsed: body }
 }
 
 function tooLarge(limit: number): GatewayError {
@@ -33,6 +44,8 @@ export function isJsonContentType(value: string | undefined): boolean {
 export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
   const declared = req.headers['content-length']
   if (declared !== undefined && Number(declared) > limit) return Promise.reject(tooLarge(limit))
+  // A stream destroyed before we listen emits nothing more: waiting on it would never end.
+  if (req.destroyed) return Promise.reject(new GatewayError('invalid_request', 'The client closed the connection before sending the whole body.'))
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = []
     let size = 0
@@ -86,19 +99,36 @@ export function parseJsonObject(bytes: Buffer): Record<string, unknown> {
   return value as Record<string, unknown>
 }
 
-/** Gets the body from the request stream, or from what a host parser left, within the byte limit. */
+/** Re-serialises a host parser's value compactly: the faithful copy left when the parser kept no bytes. */
+function serialiseParsed(parsed: unknown, limit: number): RequestBody {
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed) || Buffer.isBuffer(parsed)) {
+    throw new GatewayError('invalid_request', 'The request body must be a JSON object.')
+  }
+  let text: string
+  try {
+    text = JSON.stringify(parsed)
+  } catch (error) {
+    // JSON.stringify recurses: a body nested tens of thousands of levels deep overflows the stack.
+    throw new GatewayError('invalid_request', 'The request body cannot be re-serialised as JSON (nested too deeply).', { cause: error })
+  }
+  const bytes = Buffer.from(text, 'utf8')
+  if (bytes.length > limit) throw tooLarge(limit)
+  return { bytes, json: parsed as Record<string, unknown> }
+}
+
+/**
+ * Gets the body within the byte limit: the raw bytes a host parser kept, else (once a parser drained the
+ * stream) a re-serialisation of its value, else the stream itself. Never waits on a drained stream.
+ */
 export async function obtainBody(req: IncomingMessage, limit: number, preparsed: PreparsedBody | undefined): Promise<RequestBody> {
   let bytes: Buffer
   if (preparsed?.raw !== undefined) {
     bytes = typeof preparsed.raw === 'string' ? Buffer.from(preparsed.raw, 'utf8') : preparsed.raw
-  } else if (preparsed?.parsed !== undefined) {
-    // The host parser kept no bytes: a compact re-serialisation is the faithful copy we can make.
-    if (typeof preparsed.parsed !== 'object' || preparsed.parsed === null || Array.isArray(preparsed.parsed)) {
-      throw new GatewayError('invalid_request', 'The request body must be a JSON object.')
+  } else if (req.readableEnded) {
+    if (preparsed?.parsed === undefined) {
+      throw new GatewayError('internal_error', 'A middleware in front of the gateway read the request body and kept nothing of it.')
     }
-    bytes = Buffer.from(JSON.stringify(preparsed.parsed), 'utf8')
-    if (bytes.length > limit) throw tooLarge(limit)
-    return { bytes, json: preparsed.parsed as Record<string, unknown> }
+    return serialiseParsed(preparsed.parsed, limit)
   } else {
     bytes = await readBody(req, limit)
   }

@@ -20,7 +20,15 @@ export interface Match {
   query: URLSearchParams
 }
 
-const GEMINI_PATH = /^\/v1beta\/models\/([^/:]+):(generateContent|streamGenerateContent)$/
+// `/v1` too: the Google GenAI SDK 3.x calls the stable version by default; both are served alike (upstream v1beta).
+// The model segment is matched raw (never percent-decoded) and may hold `/` for configured ids such as
+// `google/gemini-2.5-flash`; it only ever selects a configured model, so `..`, `%2F` or `%3A` simply name none.
+const GEMINI_PATH = /^\/v1(?:beta)?\/models\/([^:]+):(generateContent|streamGenerateContent)$/
+
+/** Paths answered with Google-shaped errors: everything under `/v1beta`, and the generate-content paths under `/v1`. */
+function isGeminiPath(path: string): boolean {
+  return path === '/v1beta' || path.startsWith('/v1beta/') || (path.startsWith('/v1/models/') && GEMINI_PATH.test(path))
+}
 
 function byMethod(method: string, allowed: Record<string, Route>): Route {
   return allowed[method] ?? { kind: 'method_not_allowed', allow: Object.keys(allowed).join(', ') }
@@ -60,11 +68,26 @@ function routeOf(method: string, path: string): Route | undefined {
 export function matchRequest(method: string, url: string, claimUnknown: boolean): Match | undefined {
   const mark = url.indexOf('?')
   const path = mark === -1 ? url : url.slice(0, mark)
-  const family: ErrorFamily = path.startsWith('/v1beta/') ? 'gemini' : 'openai'
+  const family: ErrorFamily = isGeminiPath(path) ? 'gemini' : 'openai'
   let route = routeOf(method, path)
   if (!route) {
     if (!claimUnknown) return undefined
     route = { kind: 'not_found' }
   }
   return { route, family, query: new URLSearchParams(mark === -1 ? '' : url.slice(mark + 1)) }
+}
+
+/** Normalises a mount prefix: no trailing slash, `''` for the root. */
+export function normalisePrefix(prefix: string | undefined): string {
+  return (prefix ?? '').replace(/\/+$/, '')
+}
+
+/** The URL relative to a normalised mount prefix (`'/'` at least), or undefined when it lies outside it. */
+export function pathUnderPrefix(prefix: string, url: string): string | undefined {
+  if (!prefix) return url
+  if (!url.startsWith(prefix)) return undefined
+  const rest = url.slice(prefix.length)
+  if (rest === '') return '/'
+  if (rest[0] === '?') return `/${rest}`
+  return rest[0] === '/' ? rest : undefined
 }

@@ -3,7 +3,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { requestBodyHash } from '../src/hash.js'
 import { bearer, chatBody, type Fixture, KEY_A, KEY_B, startFixture } from './helpers/fixture.js'
 import { call, eventually, sendThenAbort } from './helpers/http.js'
-import { describeMatrix, NODE_KINDS } from './helpers/servers.js'
+import { describeMatrix, forwardedBody, NODE_KINDS } from './helpers/servers.js'
 
 const recoveriesOf = async (fx: Fixture, key = KEY_A) => (await call(`${fx.url}/v1/recoveries`, { headers: bearer(key) })).json
 
@@ -48,7 +48,7 @@ describeMatrix('recovery flow', (kind) => {
     const detail = await call(`${fx.url}/v1/recoveries/${summary.request_id}`, { headers: bearer(KEY_A) })
     expect(detail.status).toBe(200)
     expect(detail.json.request_id).toBe(summary.request_id)
-    expect(detail.json.request.body_raw).toBe(sent)
+    expect(detail.json.request.body_raw).toBe(forwardedBody(kind, sent))
     expect(JSON.parse(detail.json.request.body_raw)).toEqual(body)
     expect(detail.json.request.request_body_hash).toBe(summary.request_body_hash)
     const completion = JSON.parse(detail.json.response.body_raw)
