@@ -41,6 +41,8 @@ server.listen(port, '127.0.0.1', () => {
   const base = `http://127.0.0.1:${port}`
   const model = models[0].id
   const body = JSON.stringify({ model, messages: [{ role: 'user', content: 'Prove Fermat’s last theorem.' }] })
+  const gemini = models.find((m) => upstreams[m.upstream].type === 'gemini')?.id
+  const geminiBody = JSON.stringify({ contents: [{ role: 'user', parts: [{ text: 'Prove Fermat’s last theorem.' }] }] })
   console.log(`model-gateway listening on ${base} (${mock ? `mock upstream at ${mock.url}` : 'OpenAI-compatible upstream'})
 API key for this demo: ${demoKey}
 
@@ -52,7 +54,11 @@ API key for this demo: ${demoKey}
 
   # a stream
   curl -sN ${base}/v1/chat/completions -H 'Authorization: Bearer ${demoKey}' -H 'Content-Type: application/json' -d '${body.slice(0, -1)},"stream":true}'
-
+${gemini ? `
+  # the same in the Gemini format: the model is in the path, the key in x-goog-api-key
+  curl -s ${base}/v1beta/models/${gemini}:generateContent -H 'x-goog-api-key: ${demoKey}' -H 'Content-Type: application/json' -d '${geminiBody}'
+  curl -sN '${base}/v1beta/models/${gemini}:streamGenerateContent?alt=sse' -H 'x-goog-api-key: ${demoKey}' -H 'Content-Type: application/json' -d '${geminiBody}'
+` : ''}
   # the recovery flow: cut a request off, then find and fetch its response
   curl -s --max-time 1 ${base}/v1/chat/completions -H 'Authorization: Bearer ${demoKey}' -H 'Content-Type: application/json' -d '${body}'
   sleep 3

@@ -11,6 +11,7 @@ import { type ErrorFamily, sendError, sendJson } from './responses.js'
 import { type Match, matchRequest } from './router.js'
 import { createRecoveryStore } from './store/recovery-store.js'
 import { createUpstreamAgent } from './upstream.js'
+import { validateGeminiAlt } from './validate.js'
 
 /** What an adapter tells the gateway about a request beyond `req` and `res`. */
 export interface HandleOptions {
@@ -72,6 +73,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     const path = (init.path ?? req.url ?? '').split('?')[0] as string
     if (route.kind === 'chat' || route.kind === 'generateContent') {
       const gemini = route.kind === 'generateContent'
+      if (gemini) validateGeminiAlt(route.stream, query.get('alt'))
       return serveModelCall(ctx, req, res, {
         requestId,
         owner,

@@ -97,7 +97,7 @@ export interface GatewayOptions {
     /** Longest wait for a TCP/TLS connection to an upstream. @default 10000 */
     connectMs?: number
   }
-  /** Called once per completed upstream call with normalised token counts. @default undefined */
+  /** Called once per completed 2xx upstream call with normalised token counts (0 when the upstream reported none). @default undefined */
   onUsage?: (usage: UsageEvent) => void
   /** Receives warnings and errors. @default console */
   logger?: GatewayLogger

@@ -8,7 +8,7 @@ import type { ResolvedModel } from './options.js'
 import type { ErrorFamily } from './responses.js'
 import type { Endpoint } from './types.js'
 import { callUpstream, readUpstreamBody, replaceTopLevelString, type UpstreamResponse } from './upstream.js'
-import { StreamTail, type TokenCounts, usageOfBody } from './usage.js'
+import { NO_USAGE, StreamTail, type TokenCounts, usageOfBody } from './usage.js'
 import { validateChat, validateGenerateContent } from './validate.js'
 
 /** One model call as the routes describe it. */
@@ -109,10 +109,10 @@ function passHeaders(response: UpstreamResponse, contentType: string, length?: n
   return headers
 }
 
+/** Called once per completed 2xx upstream call; zero counts when the upstream reported none, so no call goes unseen. */
 function reportUsage(ctx: GatewayContext, call: ModelCall, model: ResolvedModel, counts: TokenCounts | undefined, recovered: boolean): void {
-  if (!counts) return
   try {
-    ctx.options.onUsage?.({ requestId: call.requestId, owner: call.owner, model: model.id, endpoint: call.endpoint, ...counts, recovered })
+    ctx.options.onUsage?.({ requestId: call.requestId, owner: call.owner, model: model.id, endpoint: call.endpoint, ...(counts ?? NO_USAGE), recovered })
   } catch (error) {
     ctx.options.logger.error('model-gateway: onUsage threw', { requestId: call.requestId, error: String(error) })
   }

@@ -7,6 +7,9 @@ export interface TokenCounts {
   total_tokens: number
 }
 
+/** The counts reported for a completed call whose upstream sent no usage (e.g. a chat stream without `include_usage`). */
+export const NO_USAGE: Readonly<TokenCounts> = Object.freeze({ input_tokens: 0, output_tokens: 0, total_tokens: 0 })
+
 function count(value: unknown): number {
   return typeof value === 'number' && Number.isFinite(value) && value > 0 ? value : 0
 }
@@ -61,10 +64,12 @@ export class StreamTail {
   usage(endpoint: Endpoint): TokenCounts | undefined {
     const events = Buffer.concat(this.chunks).toString('utf8').split(/\r?\n\r?\n/)
     for (let i = events.length - 1; i >= 0; i--) {
-      let data = ''
+      // Several `data:` lines of one event are joined with a line feed, as the SSE specification says.
+      const lines: string[] = []
       for (const line of (events[i] as string).split(/\r?\n/)) {
-        if (line.startsWith('data:')) data += line.slice(line[5] === ' ' ? 6 : 5)
+        if (line.startsWith('data:')) lines.push(line.slice(line[5] === ' ' ? 6 : 5))
       }
+      const data = lines.join('\n')
       if (data === '' || data === '[DONE]') continue
       let parsed: unknown
       try {

@@ -64,3 +64,15 @@ export function validateGenerateContent(body: Record<string, unknown>): void {
     }
   }
 }
+
+/** Checks `alt` of a generate-content call: absent or `json` on `:generateContent`, `sse` on `:streamGenerateContent`. */
+export function validateGeminiAlt(stream: boolean, alt: string | null): void {
+  // The client's query is never forwarded (it may carry `?key=`, and `fields` could strip the usage the gateway
+  // meters), so no other format can be honoured: Google's JSON-array stream is refused, not answered as SSE.
+  if (stream && alt !== 'sse') {
+    invalid('alt', ':streamGenerateContent is served as server-sent events only: add ?alt=sse to the URL.')
+  }
+  if (!stream && alt !== null && alt !== 'json') {
+    invalid('alt', ":generateContent answers JSON only: leave out 'alt', or use :streamGenerateContent?alt=sse to stream.")
+  }
+}

@@ -1,0 +1,435 @@
+import http from 'node:http'
+import Keyv from 'keyv'
+import { request } from 'undici'
+import { afterAll, afterEach, beforeAll, expect, it } from 'vitest'
+import { requestBodyHash } from '../src/hash.js'
+import type { UsageEvent } from '../src/options.js'
+import { REQUEST_ID_PATTERN } from '../src/request-id.js'
+import { bearer, type Fixture, KEY_A, startFixture, UPSTREAM_KEY } from './helpers/fixture.js'
+import { ENDPOINTS, expectNotFound, geminiBody, goog, googleError, gpath, MODEL, rawPost } from './helpers/gemini.js'
+import { call, eventually, sendThenAbort } from './helpers/http.js'
+import { startScriptedUpstream, type ScriptedUpstream } from './helpers/scripted-upstream.js'
+import { describeMatrix, forwardedBody } from './helpers/servers.js'
+
+describeMatrix('Gemini generate-content', (kind) => {
+  let fx: Fixture
+  beforeAll(async () => {
+    fx = await startFixture(kind, { limits: { maxRequestBytes: 1024 * 1024 } })
+  })
+  afterAll(() => fx.close())
+
+  it('forwards generateContent byte for byte with the gateway key, and returns the response', async () => {
+    fx.mock.resetRequests()
+    const sent = '{ "contents": [ {"role":"user","parts":[{"text":"héllo 世界"}]} ],\n "generationConfig": {"temperature": 0.50}, "x_extra": [1, 2] }'
+    const res = await call(`${fx.url}${gpath(false)}`, { headers: { ...goog(KEY_A), 'content-type': 'application/json' }, body: sent })
+    expect(res.status).toBe(200)
+    expect(res.headers['content-type']).toMatch(/^application\/json/)
+    expect(res.headers['x-request-id']).toMatch(REQUEST_ID_PATTERN)
+    expect(res.json.candidates[0].content.parts[0].text).toBe('Echo: héllo 世界')
+    expect(res.json.modelVersion).toBe(MODEL)
+    expect(res.json.usageMetadata.totalTokenCount).toBeGreaterThan(0)
+    expect(fx.mock.requests).toHaveLength(1)
+    const upstream = fx.mock.requests[0]!
+    expect(upstream.path).toBe(`/v1beta/models/${MODEL}:generateContent`)
+    expect(upstream.body).toBe(forwardedBody(kind, sent))
+    expect(upstream.headers['x-goog-api-key']).toBe(UPSTREAM_KEY)
+    expect(upstream.headers.authorization).toBeUndefined()
+    expect(JSON.stringify(upstream)).not.toContain(KEY_A)
+  })
+
+  it('relays streamGenerateContent?alt=sse as server-sent events', async () => {
+    fx.mock.resetRequests()
+    const res = await call(`${fx.url}${gpath(true)}`, { headers: goog(KEY_A), body: geminiBody('stream me', { chunks: 4 }) })
+    expect(res.status).toBe(200)
+    expect(res.headers['content-type']).toMatch(/^text\/event-stream/)
+    expect(res.headers['x-request-id']).toMatch(REQUEST_ID_PATTERN)
+    const frames = res.text.split('\r\n\r\n')
+    expect(frames.pop()).toBe('')
+    expect(frames).toHaveLength(4)
+    expect(frames.every((f) => f.startsWith('data: '))).toBe(true)
+    const chunks = frames.map((f) => JSON.parse(f.slice('data: '.length)))
+    expect(chunks.map((c) => c.candidates[0].content.parts[0].text).join('')).toBe('Echo: stream me')
+    expect(chunks.at(-1).candidates[0].finishReason).toBe('STOP')
+    expect(chunks.at(-1).usageMetadata.totalTokenCount).toBeGreaterThan(0)
+    expect(fx.mock.requests.map((r) => r.path)).toEqual([`/v1beta/models/${MODEL}:streamGenerateContent?alt=sse`])
+  })
+
+  it.each(ENDPOINTS)('serves $method under /v1 too (the Google GenAI SDK 3.x default), in Google’s shape', async ({ stream }) => {
+    fx.mock.resetRequests()
+    const v1 = (model = MODEL) => `${fx.url}${gpath(stream, model).replace('/v1beta/', '/v1/')}`
+    const ok = await call(v1(), { headers: goog(KEY_A), body: geminiBody('stable', { chunks: 1 }) })
+    expect(ok.status).toBe(200)
+    expect(ok.text).toContain('Echo: stable')
+    expect(fx.mock.requests.map((r) => r.path)).toEqual([gpath(stream)])
+    expect((await call(v1(), { body: geminiBody() })).json).toEqual(googleError(401, 'UNAUTHENTICATED'))
+    expect((await call(v1('gpt-4o-mini'), { headers: goog(KEY_A), body: geminiBody() })).json).toEqual(googleError(404, 'NOT_FOUND'))
+    expect((await call(v1(), { headers: goog(KEY_A), body: {} })).json).toEqual(googleError(400, 'INVALID_ARGUMENT'))
+    expect(fx.mock.requests).toHaveLength(1)
+  })
+
+  it.each(ENDPOINTS)('accepts x-goog-api-key, ?key= and Authorization: Bearer on $method, and sends only its own key upstream', async ({ stream }) => {
+    const forms: Array<[Record<string, string>, string]> = [
+      [goog(KEY_A), ''],
+      [{}, `key=${KEY_A}`],
+      [bearer(KEY_A), ''],
+    ]
+    for (const [headers, query] of forms) {
+      fx.mock.resetRequests()
+      const url = `${fx.url}${gpath(stream)}${query ? (stream ? '&' : '?') + query : ''}`
+      const res = await call(url, { headers, body: geminiBody('auth') })
+      expect(res.status).toBe(200)
+      expect(fx.mock.requests).toHaveLength(1)
+      const upstream = fx.mock.requests[0]!
+      // The client's query string is never forwarded: `?key=` least of all.
+      expect(upstream.path).toBe(`/v1beta/models/${MODEL}${stream ? ':streamGenerateContent?alt=sse' : ':generateContent'}`)
+      expect(upstream.headers['x-goog-api-key']).toBe(UPSTREAM_KEY)
+      expect(JSON.stringify(upstream)).not.toContain(KEY_A)
+    }
+  })
+
+  it.each(ENDPOINTS)('answers 401 in Google’s shape on $method without a valid key', async ({ stream }) => {
+    fx.mock.resetRequests()
+    const tries: Array<[Record<string, string>, string]> = [
+      [{}, ''],
+      [goog('sk-wrong'), ''],
+      [{ 'x-goog-api-key': '' }, ''],
+      [{}, 'key=sk-wrong'],
+      [{}, 'key='],
+      [{}, `api_key=${KEY_A}`],
+      [bearer('sk-wrong'), ''],
+      [{ authorization: KEY_A }, ''],
+    ]
+    for (const [headers, query] of tries) {
+      const url = `${fx.url}${gpath(stream)}${query ? (stream ? '&' : '?') + query : ''}`
+      const res = await call(url, { headers, body: geminiBody() })
+      expect(res.status, JSON.stringify([headers, query])).toBe(401)
+      expect(res.json).toEqual(googleError(401, 'UNAUTHENTICATED'))
+      expect(res.headers['x-request-id']).toMatch(REQUEST_ID_PATTERN)
+    }
+    // `?key=` is a /v1beta form only.
+    const chat = await call(`${fx.url}/v1/chat/completions?key=${KEY_A}`, { body: { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'x' }] } })
+    expect(chat.status).toBe(401)
+    expect(chat.json.error.code).toBe('invalid_api_key')
+    expect(fx.mock.requests).toHaveLength(0)
+  })
+
+  it.each(ENDPOINTS)('answers 415 in Google’s shape on $method for a body that is not application/json', async ({ stream }) => {
+    fx.mock.resetRequests()
+    for (const type of ['text/plain', 'application/jsonl', 'application/x-www-form-urlencoded']) {
+      const res = await call(`${fx.url}${gpath(stream)}`, { headers: { ...goog(KEY_A), 'content-type': type }, body: JSON.stringify(geminiBody()) })
+      expect(res.status).toBe(415)
+      expect(res.json).toEqual(googleError(415, 'INVALID_ARGUMENT'))
+    }
+    expect(fx.mock.requests).toHaveLength(0)
+  })
+
+  it.each([
+    ['not JSON', '{"contents":'],
+    ['a JSON array', '[{"contents":[]}]'],
+    ['a JSON scalar', '"text"'],
+    ['an object without contents', '{"generationConfig":{"temperature":1}}'],
+    ['an object with empty contents', '{"contents":[]}'],
+    ['an object whose contents is not an array', '{"contents":{"parts":[{"text":"x"}]}}'],
+    ['an object with a content that is not an object', '{"contents":["hi"]}'],
+  ])('answers 400 in Google’s shape for a body that is %s, on both endpoints', async (_name, body) => {
+    fx.mock.resetRequests()
+    for (const { stream } of ENDPOINTS) {
+      const res = await call(`${fx.url}${gpath(stream)}`, { headers: { ...goog(KEY_A), 'content-type': 'application/json' }, body })
+      expect(res.status).toBe(400)
+      // A host JSON parser in front rejects what it cannot parse itself, with the same status and its own body.
+      if (res.headers['x-request-id'] === undefined) expect(kind.badJson).toBe('host')
+      else expect(res.json).toEqual(googleError(400, 'INVALID_ARGUMENT'))
+    }
+    expect(fx.mock.requests).toHaveLength(0)
+  })
+
+  it('answers 400 for an alt the gateway cannot honour, and forwards no query', async () => {
+    fx.mock.resetRequests()
+    const base = `${fx.url}/v1beta/models/${MODEL}`
+    for (const url of [`${base}:streamGenerateContent`, `${base}:streamGenerateContent?alt=json`, `${base}:generateContent?alt=sse`, `${base}:generateContent?alt=proto`]) {
+      const res = await call(url, { headers: goog(KEY_A), body: geminiBody() })
+      expect(res.status, url).toBe(400)
+      expect(res.json).toEqual(googleError(400, 'INVALID_ARGUMENT'))
+      expect(res.json.error.message).toContain('alt')
+    }
+    expect(fx.mock.requests).toHaveLength(0)
+    const ok = await call(`${base}:generateContent?alt=json&prettyPrint=false&fields=candidates`, { headers: goog(KEY_A), body: geminiBody() })
+    expect(ok.status).toBe(200)
+    // `fields` would have stripped usageMetadata upstream, and with it the usage the gateway reports.
+    expect(ok.json.usageMetadata).toBeDefined()
+    expect(fx.mock.requests.map((r) => r.path)).toEqual([`/v1beta/models/${MODEL}:generateContent`])
+  })
+
+  it.each(ENDPOINTS)('answers 413 in Google’s shape on $method for a body above the limit, without forwarding it', async ({ stream }) => {
+    fx.mock.resetRequests()
+    const res = await call(`${fx.url}${gpath(stream)}`, { headers: goog(KEY_A), body: geminiBody('x'.repeat(1100 * 1024)) })
+    expect(res.status).toBe(413)
+    expect(res.json).toEqual(googleError(413, 'INVALID_ARGUMENT'))
+    expect(fx.mock.requests).toHaveLength(0)
+  })
+
+  it.each(ENDPOINTS)('answers 404 NOT_FOUND on $method for an unknown model or one served in the OpenAI format', async ({ stream }) => {
+    fx.mock.resetRequests()
+    for (const model of ['nope', 'gpt-4o-mini', 'renamed', 'upstream-name', 'GEMINI-2.5-FLASH', 'models']) {
+      const res = await call(`${fx.url}${gpath(stream, model)}`, { headers: goog(KEY_A), body: geminiBody() })
+      expect(res.status, model).toBe(404)
+      expect(res.json).toEqual(googleError(404, 'NOT_FOUND'))
+    }
+    expect(fx.mock.requests).toHaveLength(0)
+  })
+
+  it('answers 404 for path games in the model segment, and nothing reaches the upstream', async () => {
+    fx.mock.resetRequests()
+    const games = [
+      `/v1beta/models/../models/${MODEL}:generateContent`,
+      `/v1beta/models/..%2F${MODEL}:generateContent`,
+      `/v1beta/models/%2e%2e/models/${MODEL}:generateContent`,
+      `/v1beta/models/%2E%2E%2F${MODEL}:streamGenerateContent?alt=sse`,
+      `/v1beta/models/${MODEL}%3AgenerateContent`,
+      `/v1beta/models/${MODEL}%3agenerateContent`,
+      `/v1beta/models/${MODEL}:x:generateContent`,
+      `/v1beta/models/x:${MODEL}:generateContent`,
+      `/v1beta/models/${MODEL}/extra:generateContent`,
+      `/v1beta/models/${MODEL}/..:generateContent`,
+      `/v1beta/models/gpt-4o-mini/../${MODEL}:generateContent`,
+      `/v1beta/models/${MODEL}%2F..%2F..%2Fv1%2Fchat%2Fcompletions:generateContent`,
+      `/v1beta/models/${MODEL}:generateContent/../../../v1/chat/completions`,
+      `/v1beta/models/${MODEL}:generateContent%3Falt=sse`,
+      `/v1beta/models/${MODEL}%00:generateContent`,
+      `/v1beta/models/%67emini-2.5-flash:generateContent`,
+      `/v1beta/models/:generateContent`,
+      `/v1beta//models/${MODEL}:generateContent`,
+      `/v1beta/tunedModels/${MODEL}:generateContent`,
+    ]
+    for (const path of games) {
+      const res = await rawPost(fx, path)
+      expect(res.status, path).toBe(404)
+      expectNotFound(kind, res)
+    }
+    expect(fx.mock.requests).toHaveLength(0)
+    // The same client, with the plain path, gets through: the 404s above come from the paths alone.
+    expect((await rawPost(fx, `/v1beta/models/${MODEL}:generateContent`)).status).toBe(200)
+  })
+
+  it('answers 405 in Google’s shape for a GET on a generate-content path', async () => {
+    const res = await call(`${fx.url}${gpath(false)}`, { headers: goog(KEY_A) })
+    expect(res.status).toBe(405)
+    expect(res.headers.allow).toBe('POST')
+    expect(res.json).toEqual(googleError(405, 'INVALID_ARGUMENT'))
+  })
+
+  it.each(ENDPOINTS)('passes an upstream error on $method through verbatim, status, body and retry hint', async ({ stream }) => {
+    const googleBody = {
+      error: { code: 429, message: 'Resource has been exhausted (e.g. check quota).', status: 'RESOURCE_EXHAUSTED', details: [{ '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: '7s' }] },
+    }
+    const json = await call(`${fx.url}${gpath(stream)}`, { headers: goog(KEY_A), body: geminiBody('x', { status: 429, error_body: googleBody, headers: { 'retry-after': '7' } }) })
+    expect(json.status).toBe(429)
+    expect(json.text).toBe(JSON.stringify(googleBody))
+    expect(json.headers['retry-after']).toBe('7')
+    const text = await call(`${fx.url}${gpath(stream)}`, { headers: goog(KEY_A), body: geminiBody('x', { status: 503, error_body: 'upstream overloaded\n' }) })
+    expect(text.status).toBe(503)
+    expect(text.text).toBe('upstream overloaded\n')
+    expect(text.headers['content-type']).toMatch(/^text\/plain/)
+  })
+
+  it('aborts the upstream stream when its client leaves, and keeps no record', async () => {
+    const aborted = fx.mock.abortedStreams
+    await sendThenAbort(`${fx.url}${gpath(true)}`, {
+      headers: goog(KEY_A),
+      body: JSON.stringify(geminiBody('s', { chunks: 50, chunk_delay_ms: 50, delay_ms: 100 })),
+      afterMs: 30,
+    })
+    await fx.mock.waitFor(() => fx.mock.abortedStreams > aborted)
+    expect((await call(`${fx.url}/v1/recoveries`, { headers: bearer(KEY_A) })).json.count).toBe(0)
+  })
+})
+
+describeMatrix('Gemini upstream failures', (kind) => {
+  let fx: Fixture
+  beforeAll(async () => {
+    fx = await startFixture(kind, { timeouts: { upstreamMs: 300 } })
+  })
+  afterAll(() => fx.close())
+
+  it.each(ENDPOINTS)('answers 504 DEADLINE_EXCEEDED on $method when the upstream is slower than the timeout', async ({ stream }) => {
+    const res = await call(`${fx.url}${gpath(stream)}`, { headers: goog(KEY_A), body: geminiBody('x', { hang: true }) })
+    expect(res.status).toBe(504)
+    expect(res.json).toEqual(googleError(504, 'DEADLINE_EXCEEDED'))
+  })
+
+  it.each(ENDPOINTS)('answers 502 UNAVAILABLE on $method when the upstream breaks the connection, naming neither its URL nor its key', async ({ stream }) => {
+    const res = await call(`${fx.url}${gpath(stream)}`, { headers: goog(KEY_A), body: geminiBody('x', { destroy: true }) })
+    expect(res.status).toBe(502)
+    expect(res.json).toEqual(googleError(502, 'UNAVAILABLE'))
+    expect(res.text).not.toContain(fx.mock.url)
+    expect(res.text).not.toContain(UPSTREAM_KEY)
+  })
+
+  it('cuts the client connection when the upstream stream breaks off after the headers', async () => {
+    await expect(call(`${fx.url}${gpath(true)}`, { headers: goog(KEY_A), body: geminiBody('x', { chunks: 5, destroy_after_frames: 2 }) })).rejects.toThrow()
+    await eventually(() => fx.logs.some((l) => l.message === 'model-gateway: upstream stream broke off'))
+  })
+})
+
+describeMatrix('Gemini unreachable upstream', (kind) => {
+  let fx: Fixture
+  beforeAll(async () => {
+    const closed = http.createServer()
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve))
+    const { port } = closed.address() as { port: number }
+    await new Promise((resolve) => closed.close(resolve))
+    fx = await startFixture(kind, {
+      upstreams: { dead: { type: 'gemini', baseUrl: `http://127.0.0.1:${port}`, apiKey: UPSTREAM_KEY } },
+      models: [{ id: MODEL, upstream: 'dead' }],
+    })
+  })
+  afterAll(() => fx.close())
+
+  it.each(ENDPOINTS)('answers 502 on $method when nothing listens upstream', async ({ stream }) => {
+    const res = await call(`${fx.url}${gpath(stream)}`, { headers: goog(KEY_A), body: geminiBody() })
+    expect(res.status).toBe(502)
+    expect(res.json).toEqual(googleError(502, 'UNAVAILABLE'))
+    expect(res.text).not.toContain('127.0.0.1')
+  })
+})
+
+describeMatrix('Gemini SSE framing', (kind) => {
+  let fx: Fixture
+  let upstream: ScriptedUpstream
+  const usage: UsageEvent[] = []
+  beforeAll(async () => {
+    upstream = await startScriptedUpstream()
+    fx = await startFixture(kind, {
+      // A base path on the upstream and a different upstream model name: both must shape the upstream URL.
+      upstreams: { scripted: { type: 'gemini', baseUrl: `${upstream.url}/proxy/`, apiKey: UPSTREAM_KEY } },
+      models: [{ id: 'gemini-scripted', upstream: 'scripted', upstreamModel: 'gemini-2.5-pro' }],
+      onUsage: (u) => usage.push(u),
+    })
+  })
+  afterAll(async () => {
+    await fx.close()
+    await upstream.close()
+  })
+
+  const text =
+    'data: {"candidates":[{"content":{"parts":[{"text":"Hé"}],"role":"model"},"index":0}],"responseId":"r1"}\r\n\r\n' +
+    ': a comment the relay keeps\r\n\r\n' +
+    'data: {"candidates":[{"content":{"parts":[{"text":"llo 世界"}],"role":"model"},\r\ndata: "index":0}],"responseId":"r1"}\r\n\r\n' +
+    'data: {"candidates":[{"content":{"parts":[{"text":"!"}],"role":"model"},"finishReason":"STOP","index":0}],\n' +
+    'data: "usageMetadata":{"promptTokenCount":9,"toolUsePromptTokenCount":2,"candidatesTokenCount":4,"thoughtsTokenCount":6,"totalTokenCount":21}}\n\n'
+  const bytes = Buffer.from(text)
+  // Cut inside JSON, inside a `\r\n\r\n` separator, inside `data:`, and inside two- and three-byte characters.
+  const at = (needle: string, plus: number, from = 0) => bytes.indexOf(needle, from) + plus
+  const cuts = [at('"Hé', 3), at('\r\n\r\n', 3), at('data:', 2, 10), at('世', 1), at('世', 2), at('\r\ndata: "index"', 1), bytes.length - 1].sort((a, b) => a - b)
+  const pieces = [0, ...cuts].map((start, i) => bytes.subarray(start, cuts[i] ?? bytes.length))
+
+  it('relays every piece as it arrives, byte for byte, even mid-event and mid-character', async () => {
+    upstream.script(pieces, { gated: true })
+    const res = await request(`${fx.url}/v1beta/models/gemini-scripted:streamGenerateContent?alt=sse`, {
+      method: 'POST',
+      headers: { ...goog(KEY_A), 'content-type': 'application/json' },
+      body: JSON.stringify(geminiBody('frames')),
+    })
+    expect(res.statusCode).toBe(200)
+    expect(res.headers['content-type']).toBe('text/event-stream')
+    const body = res.body[Symbol.asyncIterator]()
+    let received = Buffer.alloc(0)
+    for (let i = 0; i < pieces.length; i++) {
+      upstream.release()
+      const expected = Buffer.concat(pieces.slice(0, i + 1))
+      while (received.length < expected.length) {
+        const next = await body.next()
+        if (next.done) break
+        received = Buffer.concat([received, next.value as Buffer])
+      }
+      // The upstream has not been let to send piece i + 1 yet: whatever arrived was relayed unbuffered.
+      expect(received.equals(expected), `after piece ${i}`).toBe(true)
+    }
+    expect((await body.next()).done).toBe(true)
+    expect(received.equals(bytes)).toBe(true)
+
+    const sent = upstream.requests.at(-1)!
+    expect(sent.path).toBe('/proxy/v1beta/models/gemini-2.5-pro:streamGenerateContent?alt=sse')
+    expect(sent.headers['x-goog-api-key']).toBe(UPSTREAM_KEY)
+    expect(JSON.stringify(sent)).not.toContain(KEY_A)
+    const requestId = res.headers['x-request-id'] as string
+    const event = await eventually(() => usage.find((u) => u.requestId === requestId))
+    expect(event).toMatchObject({ model: 'gemini-scripted', endpoint: 'generateContent', input_tokens: 11, output_tokens: 10, total_tokens: 21, recovered: false })
+  })
+
+  it('relays the same stream cut into many small writes unchanged', async () => {
+    upstream.script(Array.from({ length: Math.ceil(bytes.length / 7) }, (_, i) => bytes.subarray(i * 7, i * 7 + 7)))
+    const res = await call(`${fx.url}/v1beta/models/gemini-scripted:streamGenerateContent?alt=sse`, { headers: goog(KEY_A), body: geminiBody('small') })
+    expect(res.status).toBe(200)
+    expect(res.text).toBe(text)
+  })
+})
+
+describeMatrix('Gemini recovery flow', (kind) => {
+  let fx: Fixture
+  beforeAll(async () => {
+    fx = await startFixture(kind)
+  })
+  afterAll(() => fx.close())
+  afterEach(async () => {
+    await call(`${fx.url}/v1/recoveries?all=true`, { method: 'DELETE', headers: bearer(KEY_A) })
+  })
+  const recoveries = async () => (await call(`${fx.url}/v1/recoveries`, { headers: bearer(KEY_A) })).json
+
+  it('keeps exactly one record for a generateContent call whose client left, found by list, lookup and detail', async () => {
+    const body = geminiBody('prove it', { delay_ms: 300 })
+    const sent = JSON.stringify({ generationConfig: { temperature: 0.5 }, ...body }, null, 2)
+    const before = fx.mock.completedCalls
+    // `?key=` on purpose: the key must end up in neither the upstream request nor the record.
+    await sendThenAbort(`${fx.url}${gpath(false)}?key=${KEY_A}`, { body: sent, afterMs: 30 })
+    await fx.mock.waitFor(() => fx.mock.completedCalls > before)
+    const list = await eventually(async () => {
+      const l = await recoveries()
+      return l.count === 1 ? l : undefined
+    })
+    const summary = list.items[0]
+    expect(Object.keys(summary).sort()).toEqual(['created_at', 'interrupted_reason', 'request_body_hash', 'request_id'])
+    expect(summary.interrupted_reason).toBe('context canceled')
+    // The hash is of the body as sent: the model is in the path, not in the body, so it is not hashed.
+    expect(summary.request_body_hash).toBe(requestBodyHash(sent))
+    const lookup = (b: unknown) => call(`${fx.url}/v1/recoveries/lookup`, { headers: bearer(KEY_A), body: b })
+    expect((await lookup({ ...body, generationConfig: { temperature: 0.5 } })).json).toEqual({ items: [summary] })
+    expect((await lookup({ model: MODEL, generationConfig: { temperature: 0.5 }, ...body })).json).toEqual({ items: [] })
+
+    const detail = await call(`${fx.url}/v1/recoveries/${summary.request_id}`, { headers: bearer(KEY_A) })
+    expect(detail.status).toBe(200)
+    const { request, response } = detail.json
+    expect(request).toEqual({
+      body_raw: forwardedBody(kind, sent),
+      request_body_hash: summary.request_body_hash,
+      path: `/v1beta/models/${MODEL}:generateContent`,
+      endpoint: 'generateContent',
+      model: MODEL,
+    })
+    const generated = JSON.parse(response.body_raw)
+    expect(generated.candidates[0].content.parts[0].text).toBe('Echo: prove it')
+    expect(generated.candidates[0].finishReason).toBe('STOP')
+    expect(generated.usageMetadata.totalTokenCount).toBeGreaterThan(0)
+    expect(generated.modelVersion).toBe(MODEL)
+    expect(response.status).toBe(200)
+    expect(response.content_type).toMatch(/^application\/json/)
+    expect(response.response_body_size).toBe(Buffer.byteLength(response.body_raw, 'utf8'))
+    expect(detail.text).not.toContain(KEY_A)
+    expect(JSON.stringify(fx.mock.requests.at(-1))).not.toContain(KEY_A)
+    expect((await recoveries()).count).toBe(1)
+  })
+
+  it('keeps nothing when the upstream answered a generateContent call with an error', async () => {
+    const map = new Map()
+    const own = await startFixture(kind, { store: new Keyv({ store: map }) })
+    try {
+      await sendThenAbort(`${own.url}${gpath(false)}`, { headers: goog(KEY_A), body: JSON.stringify(geminiBody('x', { delay_ms: 200, status: 500 })), afterMs: 30 })
+      await own.mock.waitFor(() => own.mock.completedCalls > 0)
+      // close() drains the call: anything it was going to store is stored by then.
+      await own.gateway.close()
+      expect(map.size).toBe(0)
+    } finally {
+      await own.close()
+    }
+  })
+})

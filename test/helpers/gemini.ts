@@ -1,0 +1,59 @@
+import { Agent } from 'undici'
+import { expect } from 'vitest'
+import { type Fixture, KEY_A } from './fixture.js'
+import type { TestResponse } from './http.js'
+import type { ServerKind } from './servers.js'
+
+/** The Gemini model the fixture configures. */
+export const MODEL = 'gemini-2.5-flash'
+
+/** The two generate-content endpoints, for `it.each`. */
+export const ENDPOINTS = [
+  { method: 'generateContent', stream: false },
+  { method: 'streamGenerateContent', stream: true },
+] as const
+
+/** The gateway path of a generate-content call, `?alt=sse` included for the stream. */
+export const gpath = (stream: boolean, model = MODEL) =>
+  `/v1beta/models/${model}:${stream ? 'streamGenerateContent?alt=sse' : 'generateContent'}`
+
+/** The header the Google GenAI SDK sends its key in. */
+export const goog = (key: string) => ({ 'x-goog-api-key': key })
+
+/** A small valid generate-content body, with optional mock-upstream controls. */
+export const geminiBody = (text = 'hello', mock?: Record<string, unknown>) => ({
+  contents: [{ role: 'user', parts: [{ text }] }],
+  ...(mock ? { mock } : {}),
+})
+
+/** A Google-shaped error body, as a matcher. */
+export const googleError = (code: number, status: string) => ({ error: { code, message: expect.any(String), status } })
+
+const raw = new Agent({ keepAliveTimeout: 1000 })
+
+/** POSTs a small body to a path sent exactly as written: a URL object would resolve `..` and `%2e%2e` first. */
+export async function rawPost(fx: Fixture, path: string): Promise<TestResponse> {
+  const base = new URL(fx.url)
+  const response = await raw.request({
+    origin: base.origin,
+    path: base.pathname.replace(/\/$/, '') + path,
+    method: 'POST',
+    headers: { ...goog(KEY_A), 'content-type': 'application/json' },
+    body: JSON.stringify(geminiBody()),
+  })
+  const text = await response.body.text()
+  let json: unknown
+  try {
+    json = JSON.parse(text)
+  } catch {
+    json = undefined
+  }
+  return { status: response.statusCode, headers: response.headers, text, json }
+}
+
+/** A 404 from the gateway is Google-shaped; one without a request id can only be the host's, after `next()`. */
+export function expectNotFound(kind: ServerKind, res: TestResponse): void {
+  expect(res.status).toBe(404)
+  if (res.headers['x-request-id'] !== undefined) expect(res.json).toEqual(googleError(404, 'NOT_FOUND'))
+  else expect(kind.unknownPath).toBe('host')
+}
