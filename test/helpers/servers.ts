@@ -2,6 +2,7 @@ import http from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { bodyParser } from '@koa/bodyparser'
 import express, { type ErrorRequestHandler } from 'express'
+import express4 from 'express4'
 import Koa from 'koa'
 import { describe } from 'vitest'
 import { expressMiddleware } from '../../adapters/express.js'
@@ -59,8 +60,11 @@ export const hostErrorHandler: ErrorRequestHandler = (error: { status?: number; 
  * gateway under `/ai` (or at the root), a 404 of its own and an error handler. `before` runs first
  * (body parsers).
  */
-export function expressApp(gateway: Gateway, options: { at: string; before?: express.RequestHandler[] }): express.Express {
-  const app = express()
+export function expressApp(
+  gateway: Gateway,
+  options: { at: string; before?: express.RequestHandler[]; framework?: typeof express },
+): express.Express {
+  const app = (options.framework ?? express)()
   for (const handler of options.before ?? []) app.use(handler)
   app.get('/host', (_req, res) => {
     res.send('host route')
@@ -139,7 +143,7 @@ export const NODE_KINDS: ServerKind[] = [
 
 const LIMIT = '64mb' // the host parsers' limits sit at the gateway's default, so the gateway's own limit is what is tested
 
-/** Express 5 apps: bare at `/`, at `/ai` among host routes, and behind each kind of host body parser. */
+/** Express 5 apps (bare at `/`, at `/ai` among host routes, behind each kind of host body parser), and Express 4. */
 export const EXPRESS_KINDS: ServerKind[] = [
   {
     name: 'express at /',
@@ -172,6 +176,15 @@ export const EXPRESS_KINDS: ServerKind[] = [
     badJson: 'gateway',
     unknownPath: 'host',
     mount: (gateway) => serve(expressApp(gateway, { at: '/', before: [express.raw({ type: 'application/json', limit: LIMIT })] }), ''),
+  },
+  {
+    // Express 4's json parser leaves `req.body = {}` on requests it skips, and its router strips mounts its own way.
+    name: 'express 4 with express.json(), at /ai',
+    body: 'parsed',
+    badJson: 'host',
+    unknownPath: 'host',
+    mount: (gateway) =>
+      serve(expressApp(gateway, { at: '/ai', framework: express4, before: [express4.json({ limit: LIMIT })] }), '/ai'),
   },
 ]
 
