@@ -130,6 +130,10 @@ export async function obtainBody(req: IncomingMessage, limit: number, preparsed:
     }
     return serialiseParsed(preparsed.parsed, limit)
   } else {
+    const encoding = req.headers['content-encoding']
+    if (encoding !== undefined && encoding.trim().toLowerCase() !== 'identity') {
+      throw new GatewayError('unsupported_media_type', `Content-Encoding '${encoding}' is not supported; send the JSON body uncompressed.`)
+    }
     bytes = await readBody(req, limit)
   }
   if (bytes.length > limit) throw tooLarge(limit)

@@ -3,7 +3,7 @@ import { createAuthenticator, presentedKey } from './auth.js'
 import type { PreparsedBody } from './body.js'
 import type { GatewayContext } from './context.js'
 import { GatewayError, isGatewayError } from './errors.js'
-import { type GatewayOptions, resolveOptions } from './options.js'
+import { type GatewayLogger, type GatewayOptions, resolveOptions } from './options.js'
 import { serveModelCall } from './proxy.js'
 import { serveRecoveries } from './recoveries.js'
 import { newRequestId } from './request-id.js'
@@ -31,6 +31,24 @@ export interface Gateway {
   close(): Promise<void>
 }
 
+const STORE_ERROR_LOG_INTERVAL_MS = 10_000
+
+/** A store that reconnects reports an error per attempt: log the first, then one line per interval with a count. */
+function storeErrorReporter(logger: GatewayLogger): (error: unknown) => void {
+  let lastLogged = -Infinity
+  let suppressed = 0
+  return (error) => {
+    const now = Date.now()
+    if (now - lastLogged < STORE_ERROR_LOG_INTERVAL_MS) {
+      suppressed++
+      return
+    }
+    logger.warn('model-gateway: store error', { error: String(error), ...(suppressed > 0 ? { suppressed } : {}) })
+    lastLogged = now
+    suppressed = 0
+  }
+}
+
 /** Creates a gateway; throws GatewayError('invalid_options') on bad options. */
 export function createGateway(options: GatewayOptions): Gateway {
   const resolved = resolveOptions(options)
@@ -40,7 +58,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     store: createRecoveryStore({
       keyv: resolved.store,
       maxMemoryBytes: resolved.recovery.maxMemoryBytes,
-      onError: (error) => resolved.logger.warn('model-gateway: store error', { error: String(error) }),
+      onError: storeErrorReporter(resolved.logger),
     }),
   }
   const authenticate = createAuthenticator(resolved.auth)

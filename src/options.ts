@@ -189,7 +189,8 @@ function resolveUpstream(name: string, raw: unknown): ResolvedUpstream {
     name,
     type: raw.type,
     origin: url.origin,
-    basePath: url.pathname.replace(/\/+$/, ''),
+    // Google documents its base URL with `/v1beta`; the gateway adds the version itself, so a copied URL still works.
+    basePath: url.pathname.replace(/\/+$/, '').replace(raw.type === 'gemini' ? /\/v1beta$/ : /$^/, ''),
     apiKey: raw.apiKey as string | undefined,
     headers,
   }

@@ -1,4 +1,5 @@
 import http from 'node:http'
+import { gzipSync } from 'node:zlib'
 import { afterAll, beforeAll, expect, it } from 'vitest'
 import { REQUEST_ID_PATTERN } from '../src/request-id.js'
 import { bearer, chatBody, type Fixture, KEY_A, startFixture, UPSTREAM_KEY } from './helpers/fixture.js'
@@ -90,6 +91,23 @@ describeMatrix('chat completions and models', (kind) => {
     })
     expect(res.status).toBe(415)
     expect(res.json.error.code).toBe('unsupported_media_type')
+  })
+
+  it('answers 415 for a compressed body it would have to read itself; a host parser in front inflates it', async () => {
+    fx.mock.resetRequests()
+    const text = JSON.stringify(chatBody('zipped'))
+    const res = await call(`${fx.url}/v1/chat/completions`, {
+      headers: { ...bearer(KEY_A), 'content-type': 'application/json', 'content-encoding': 'gzip' },
+      body: gzipSync(text),
+    })
+    if (kind.body === 'stream') {
+      expect(res.status).toBe(415)
+      expect(res.json.error.message).toMatch(/Content-Encoding 'gzip'/)
+      expect(fx.mock.requests).toHaveLength(0)
+    } else {
+      expect(res.status).toBe(200)
+      expect(fx.mock.requests[0]!.body).toBe(forwardedBody(kind, text))
+    }
   })
 
   it.each([
