@@ -66,10 +66,13 @@ export function createGateway(options: GatewayOptions): Gateway {
     object: 'list',
     data: [...resolved.models.values()].map((m) => ({ id: m.id, object: 'model', created: m.created, owned_by: m.ownedBy })),
   }
-  const inFlight = new Set<Promise<void>>()
+  // A count, not a set of promises: close() only needs to know when it reaches zero.
+  let inFlight = 0
+  let drained: (() => void) | undefined
   let closing: Promise<void> | undefined
 
   const fail = (res: ServerResponse, family: ErrorFamily, error: unknown, requestId: string) => {
+    if (!res.headersSent) res.setHeader('x-request-id', requestId)
     if (isGatewayError(error)) return sendError(res, family, error)
     resolved.logger.error('model-gateway: unexpected error', { requestId, error: error instanceof Error ? error.stack : String(error) })
     sendError(res, family, new GatewayError('internal_error', 'The gateway failed to handle this request.'))
@@ -79,6 +82,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     const { route, family, query } = match
     switch (route.kind) {
       case 'models':
+        res.setHeader('x-request-id', requestId)
         return sendJson(res, 200, modelList)
       case 'not_found':
         throw new GatewayError('not_found', 'Unknown path.')
@@ -87,6 +91,8 @@ export function createGateway(options: GatewayOptions): Gateway {
         throw new GatewayError('method_not_allowed', `Method ${req.method} is not allowed here; use ${route.allow}.`)
     }
     if (closing) throw new GatewayError('gateway_closed', 'The gateway is shutting down.')
+    // Model calls put the id into their own `writeHead`; every other answer carries it from here.
+    if (route.kind !== 'chat' && route.kind !== 'generateContent') res.setHeader('x-request-id', requestId)
     const owner = await authenticate(presentedKey(req, family, query), req)
     const path = (init.path ?? req.url ?? '').split('?')[0] as string
     if (route.kind === 'chat' || route.kind === 'generateContent') {
@@ -106,21 +112,27 @@ export function createGateway(options: GatewayOptions): Gateway {
     return serveRecoveries(ctx, req, res, route, owner, query, init.body)
   }
 
+  async function serveSafely(req: IncomingMessage, res: ServerResponse, match: Match, requestId: string, init: HandleOptions): Promise<true> {
+    inFlight++
+    try {
+      await serve(req, res, match, requestId, init)
+    } catch (error) {
+      fail(res, match.family, error, requestId)
+    } finally {
+      if (--inFlight === 0) drained?.()
+    }
+    return true
+  }
+
   return {
     handle(req, res, init = {}) {
       const match = matchRequest(req.method ?? 'GET', init.path ?? req.url ?? '/', init.claimUnknown ?? false)
       if (!match) return Promise.resolve(false)
-      const requestId = newRequestId()
-      res.setHeader('x-request-id', requestId)
-      const task: Promise<void> = serve(req, res, match, requestId, init)
-        .catch((error: unknown) => fail(res, match.family, error, requestId))
-        .finally(() => inFlight.delete(task))
-      inFlight.add(task)
-      return task.then(() => true)
+      return serveSafely(req, res, match, newRequestId(), init)
     },
     close() {
       closing ??= (async () => {
-        while (inFlight.size > 0) await Promise.allSettled([...inFlight])
+        if (inFlight > 0) await new Promise<void>((resolve) => (drained = resolve))
         await ctx.store.close()
         await ctx.agent.close()
       })()

@@ -68,7 +68,7 @@ export async function serveModelCall(ctx: GatewayContext, req: IncomingMessage, 
   const contentType = headerText(response, 'content-type') ?? 'application/json'
   const ok = response.statusCode >= 200 && response.statusCode < 300
   if (!watch.clientGone) {
-    res.writeHead(response.statusCode, passHeaders(response, contentType, responseBytes.length))
+    res.writeHead(response.statusCode, passHeaders(response, call.requestId, contentType, responseBytes.length))
     res.end(responseBytes, (error?: Error | null) => watch.noteWriteError(error as NodeJS.ErrnoException))
   }
   if (!ok) return
@@ -100,9 +100,12 @@ function headerText(response: UpstreamResponse, name: string): string | undefine
   return Array.isArray(value) ? value[0] : value
 }
 
-/** Headers passed down: the upstream's content type and, on errors, its retry hint. */
-function passHeaders(response: UpstreamResponse, contentType: string, length?: number): Record<string, string | number> {
-  const headers: Record<string, string | number> = { 'content-type': contentType }
+/**
+ * Headers passed down: the upstream's content type and, on errors, its retry hint. The request id goes in here
+ * rather than through `setHeader`, which would make `writeHead` merge two header sets on every call.
+ */
+function passHeaders(response: UpstreamResponse, requestId: string, contentType: string, length?: number): Record<string, string | number> {
+  const headers: Record<string, string | number> = { 'content-type': contentType, 'x-request-id': requestId }
   if (length !== undefined) headers['content-length'] = length
   const retryAfter = headerText(response, 'retry-after')
   if (retryAfter !== undefined) headers['retry-after'] = retryAfter
@@ -118,15 +121,27 @@ function reportUsage(ctx: GatewayContext, call: ModelCall, model: ResolvedModel,
   }
 }
 
-function waitForDrain(res: ServerResponse): Promise<void> {
-  return new Promise((resolve) => {
-    const done = () => {
-      res.off('drain', done)
-      res.off('close', done)
-      resolve()
+/**
+ * Pipes an upstream event stream to the client chunk by chunk, pausing the upstream while the client's socket is
+ * full. Plain events rather than `for await`, which delays every chunk by a few microtask turns.
+ */
+function pipeEvents(body: UpstreamResponse['body'], res: ServerResponse, tail: StreamTail | undefined): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const onData = (chunk: Buffer) => {
+      tail?.push(chunk)
+      if (!res.write(chunk)) body.pause()
     }
-    res.on('drain', done)
-    res.on('close', done)
+    const onDrain = () => body.resume()
+    const done = (error?: Error) => {
+      body.off('data', onData)
+      res.off('drain', onDrain)
+      if (error) reject(error)
+      else resolve()
+    }
+    body.on('data', onData)
+    res.on('drain', onDrain)
+    body.once('end', () => done())
+    body.once('error', done)
   })
 }
 
@@ -148,19 +163,20 @@ async function relayStream(ctx: GatewayContext, res: ServerResponse, call: Model
     const contentType = headerText(response, 'content-type') ?? 'text/event-stream'
     if (response.statusCode < 200 || response.statusCode >= 300) {
       const bytes = await readUpstreamBody(response)
-      res.writeHead(response.statusCode, passHeaders(response, contentType, bytes.length))
+      res.writeHead(response.statusCode, passHeaders(response, call.requestId, contentType, bytes.length))
       res.end(bytes)
       return
     }
-    res.writeHead(response.statusCode, { 'content-type': contentType, 'cache-control': 'no-cache', 'x-accel-buffering': 'no' })
+    res.writeHead(response.statusCode, {
+      'content-type': contentType,
+      'cache-control': 'no-cache',
+      'x-accel-buffering': 'no',
+      'x-request-id': call.requestId,
+    })
     res.flushHeaders()
     const tail = ctx.options.onUsage ? new StreamTail() : undefined
     try {
-      for await (const chunk of response.body) {
-        tail?.push(chunk as Buffer)
-        if (!res.write(chunk)) await waitForDrain(res)
-        if (controller.signal.aborted) return
-      }
+      await pipeEvents(response.body, res, tail)
     } catch (error) {
       if (controller.signal.aborted) return
       // Headers are out: the only honest signal left for a broken upstream stream is a cut connection.

@@ -18,11 +18,20 @@ function encodeTime(ms: number): string {
   return out
 }
 
+// One system call per 256 ids instead of one per id.
+const POOL_SIZE = RANDOM_CHARS * 256
+let pool = randomBytes(POOL_SIZE)
+let poolOffset = 0
+
 function freshRandom(): number[] {
-  const bytes = randomBytes(RANDOM_CHARS)
+  if (poolOffset + RANDOM_CHARS > POOL_SIZE) {
+    pool = randomBytes(POOL_SIZE)
+    poolOffset = 0
+  }
   const digits: number[] = new Array(RANDOM_CHARS)
   // The top bit of the first digit stays clear so increments within one millisecond never overflow.
-  for (let i = 0; i < RANDOM_CHARS; i++) digits[i] = (bytes[i] as number) & (i === 0 ? 15 : 31)
+  for (let i = 0; i < RANDOM_CHARS; i++) digits[i] = (pool[poolOffset + i] as number) & (i === 0 ? 15 : 31)
+  poolOffset += RANDOM_CHARS
   return digits
 }
 

@@ -77,18 +77,19 @@ export async function callUpstream(
 }
 
 /** Reads a whole upstream body; rejects with a 502/504 GatewayError when it breaks off. */
-export async function readUpstreamBody(response: UpstreamResponse): Promise<Buffer> {
-  const chunks: Buffer[] = []
-  let size = 0
-  try {
-    for await (const chunk of response.body) {
-      chunks.push(chunk as Buffer)
-      size += (chunk as Buffer).length
-    }
-  } catch (error) {
-    throw upstreamFailure(error)
-  }
-  return chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size)
+export function readUpstreamBody(response: UpstreamResponse): Promise<Buffer> {
+  // Plain events, not `for await`: the async iterator costs measurable time per request at saturation.
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = []
+    let size = 0
+    const { body } = response
+    body.on('data', (chunk: Buffer) => {
+      chunks.push(chunk)
+      size += chunk.length
+    })
+    body.once('end', () => resolve(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size)))
+    body.once('error', (error) => reject(upstreamFailure(error)))
+  })
 }
 
 /** Replaces the top-level string value of `key` in a JSON object text, keeping every other byte as sent. */

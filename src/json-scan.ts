@@ -1,0 +1,549 @@
+import { GatewayError } from './errors.js'
+
+/**
+ * Stands in for a string value too big to keep in a skeleton (see `scanJsonObject`). Only its type is faithful:
+ * it is a non-empty string, as the string it replaces was.
+ */
+export const BIG_STRING = '\u0000big'
+
+/** Scanner states. The structural ones (whitespace allowed before the next token) come first, up to AFTER. */
+const VALUE = 0 // a value must follow (start, after ':' or after ',' in an array)
+const VALUE_OR_CLOSE = 1 // after '[': a value or ']'
+const KEY_OR_CLOSE = 2 // after '{': a key or '}'
+const KEY = 3 // after ',' in an object: a key
+const COLON = 4 // after a key
+const AFTER = 5 // after a value: ',' or the closing bracket, or (at the top) nothing but whitespace
+const STRING = 6 // inside a string
+const ESCAPE = 7 // after a backslash
+const HEX = 8 // inside \uXXXX
+const NUM_MINUS = 9 // after '-'
+const NUM_ZERO = 10 // integer part is '0'
+const NUM_INT = 11 // inside the integer digits
+const NUM_DOT = 12 // after '.'
+const NUM_FRAC = 13 // inside the fraction digits
+const NUM_E = 14 // after 'e' or 'E'
+const NUM_ESIGN = 15 // after the exponent's sign
+const NUM_EXP = 16 // inside the exponent digits
+const LITERAL = 17 // inside true / false / null
+
+const OBJECT = 1
+const ARRAY = 2
+
+/** `true`, `false` and `null` back to back: a literal is matched from its first byte's offset here. */
+const LITERALS = Buffer.from('truefalsenull', 'latin1')
+
+/** Key spans beyond this are left out of skeletons: no field the gateway validates has such a name. */
+const MAX_KEY_BYTES = 64 * 1024
+
+/** A run of small children is parsed once it spans this many bytes, so no parse call is long. */
+const RUN_BYTES = 64 * 1024
+
+/** Significant digits kept when reducing a long number; more than the 768 that correct rounding to a double can need. */
+const MAX_DIGITS = 800
+
+/** Marks a member that a skeleton object leaves out. */
+const LEFT_OUT: unique symbol = Symbol('left out')
+
+type Skeleton = unknown[] | Record<string, unknown>
+
+/**
+ * A container whose skeleton may be needed: the top-level object (level 0), a top-level member's array or object
+ * (level 1), or an object element of such an array (level 2). Consecutive children whose values are small form a
+ * run, parsed in one JSON.parse call (the text from the first child, or its key, to the last child's end, wrapped
+ * in brackets) when a big child comes, when the run grows past RUN_BYTES, or when the container ends. While the
+ * container is not known to be big (`built` null), its run holds all its children and it may yet be parsed whole.
+ */
+class Frame {
+  active = false
+  start = 0
+  isArray = false
+  built: Skeleton | null = null
+  runStart = -1
+  runEnd = 0
+}
+
+function describe(c: number | undefined): string {
+  if (c === undefined) return 'end of input'
+  if (c > 0x20 && c < 0x7f) return `'${String.fromCharCode(c)}'`
+  return `byte 0x${c.toString(16).padStart(2, '0')}`
+}
+
+function invalid(reason: string, offset: number): GatewayError {
+  return new GatewayError('invalid_request', `The request body is not valid JSON: ${reason} at byte ${offset}.`)
+}
+
+function defineMember(target: Record<string, unknown>, key: string, value: unknown): void {
+  // Plain assignment of '__proto__' would set the prototype; JSON.parse makes it an own property, so must we.
+  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true })
+}
+
+class Scanner {
+  i = 0
+  state = VALUE
+  depth = 0
+  stack = new Uint8Array(64)
+  /** 3 while the top-level value is an object (levels 1..3 are reported), -1 otherwise. */
+  trackDepth = 3
+  isObject = false
+  inKey = false
+  hexLeft = 0
+  literalAt = 0
+  literalEnd = 0
+  /** Per level 1..3: where the current value and its key begin, and where the key ends. */
+  readonly valueStart = [0, 0, 0, 0]
+  readonly keyStart = [0, 0, 0, 0]
+  readonly keyEnd = [0, 0, 0, 0]
+  readonly frames = [new Frame(), new Frame(), new Frame()]
+  readonly digits = Buffer.allocUnsafe(MAX_DIGITS + 1)
+
+  constructor(
+    readonly bytes: Buffer,
+    readonly small: number,
+  ) {
+    const top = this.frames[0] as Frame
+    top.active = true
+    top.built = {}
+    top.isArray = false
+  }
+
+  /** Scans bytes up to `end`, from where the last call stopped; stops in the middle of any token. */
+  run(end: number): void {
+    const b = this.bytes
+    let i = this.i
+    let state = this.state
+    let depth = this.depth
+    let stack = this.stack
+    let trackDepth = this.trackDepth
+    let c = 0
+    outer: while (i < end) {
+      if (state <= AFTER) {
+        c = b[i] as number
+        if (c <= 0x20) {
+          if (c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09) {
+            i++
+            continue
+          }
+          throw invalid(`unexpected ${describe(c)}`, i)
+        }
+        switch (state) {
+          case VALUE_OR_CLOSE:
+            if (c === 0x5d) {
+              depth--
+              i++
+              if (depth <= trackDepth) this.onEnd(depth, i)
+              state = AFTER
+              continue
+            }
+          // falls through
+          case VALUE:
+            if (depth <= trackDepth) {
+              if (depth === 0) {
+                this.isObject = c === 0x7b
+                trackDepth = this.isObject ? 3 : -1
+                this.trackDepth = trackDepth
+              } else {
+                this.onStart(depth, i)
+              }
+            }
+            if (c === 0x22) {
+              state = STRING
+            } else if (c === 0x7b || c === 0x5b) {
+              if (depth === stack.length) {
+                const grown = new Uint8Array(stack.length * 2)
+                grown.set(stack)
+                stack = grown
+                this.stack = grown
+              }
+              if (c === 0x7b) {
+                stack[depth++] = OBJECT
+                state = KEY_OR_CLOSE
+              } else {
+                stack[depth++] = ARRAY
+                state = VALUE_OR_CLOSE
+              }
+            } else if (c >= 0x31 && c <= 0x39) {
+              state = NUM_INT
+            } else if (c === 0x30) {
+              state = NUM_ZERO
+            } else if (c === 0x2d) {
+              state = NUM_MINUS
+            } else if (c === 0x74) {
+              this.literalAt = 1
+              this.literalEnd = 4
+              state = LITERAL
+            } else if (c === 0x66) {
+              this.literalAt = 5
+              this.literalEnd = 9
+              state = LITERAL
+            } else if (c === 0x6e) {
+              this.literalAt = 10
+              this.literalEnd = 13
+              state = LITERAL
+            } else {
+              throw invalid(`unexpected ${describe(c)}`, i)
+            }
+            i++
+            continue
+          case KEY_OR_CLOSE:
+            if (c === 0x7d) {
+              depth--
+              i++
+              if (depth <= trackDepth) this.onEnd(depth, i)
+              state = AFTER
+              continue
+            }
+          // falls through
+          case KEY:
+            if (c !== 0x22) throw invalid(`expected a string key, found ${describe(c)}`, i)
+            if (depth <= trackDepth) this.keyStart[depth] = i
+            this.inKey = true
+            state = STRING
+            i++
+            continue
+          case COLON:
+            if (c !== 0x3a) throw invalid(`expected ':', found ${describe(c)}`, i)
+            state = VALUE
+            i++
+            continue
+          default: // AFTER
+            if (depth === 0) throw invalid('unexpected data after the JSON value', i)
+            if (c === 0x2c) {
+              state = stack[depth - 1] === OBJECT ? KEY : VALUE
+              i++
+              continue
+            }
+            if (c === (stack[depth - 1] === OBJECT ? 0x7d : 0x5d)) {
+              depth--
+              i++
+              if (depth <= trackDepth) this.onEnd(depth, i)
+              continue
+            }
+            throw invalid(`expected ',' or '${stack[depth - 1] === OBJECT ? '}' : ']'}', found ${describe(c)}`, i)
+        }
+      }
+      switch (state) {
+        case STRING:
+          c = b[i] as number
+          while (c !== 0x22 && c !== 0x5c && c >= 0x20) {
+            if (++i === end) break outer
+            c = b[i] as number
+          }
+          i++
+          if (c === 0x22) {
+            if (this.inKey) {
+              this.inKey = false
+              if (depth <= trackDepth) this.keyEnd[depth] = i
+              state = COLON
+            } else {
+              if (depth <= trackDepth) this.onEnd(depth, i)
+              state = AFTER
+            }
+          } else if (c === 0x5c) {
+            state = ESCAPE
+          } else {
+            throw invalid(`unescaped control character ${describe(c)} in a string`, i - 1)
+          }
+          continue
+        case ESCAPE:
+          c = b[i] as number
+          if (c === 0x75) {
+            this.hexLeft = 4
+            state = HEX
+          } else if (c === 0x22 || c === 0x5c || c === 0x2f || c === 0x62 || c === 0x66 || c === 0x6e || c === 0x72 || c === 0x74) {
+            state = STRING
+          } else {
+            throw invalid(`bad escape ${describe(c)} in a string`, i)
+          }
+          i++
+          continue
+        case HEX:
+          c = b[i] as number
+          if (!((c >= 0x30 && c <= 0x39) || ((c | 0x20) >= 0x61 && (c | 0x20) <= 0x66))) throw invalid(`bad \\u escape: ${describe(c)} is not a hex digit`, i)
+          i++
+          if (--this.hexLeft === 0) state = STRING
+          continue
+        case NUM_MINUS:
+          c = b[i] as number
+          if (c === 0x30) state = NUM_ZERO
+          else if (c >= 0x31 && c <= 0x39) state = NUM_INT
+          else throw invalid(`expected a digit after '-', found ${describe(c)}`, i)
+          i++
+          continue
+        case NUM_INT:
+          c = b[i] as number
+          while (c >= 0x30 && c <= 0x39) {
+            if (++i === end) break outer
+            c = b[i] as number
+          }
+        // falls through
+        case NUM_ZERO:
+          c = b[i] as number
+          if (c === 0x2e) {
+            state = NUM_DOT
+            i++
+          } else if ((c | 0x20) === 0x65) {
+            state = NUM_E
+            i++
+          } else {
+            if (depth <= trackDepth) this.onEnd(depth, i)
+            state = AFTER
+          }
+          continue
+        case NUM_DOT:
+          c = b[i] as number
+          if (!(c >= 0x30 && c <= 0x39)) throw invalid(`expected a digit after '.', found ${describe(c)}`, i)
+          state = NUM_FRAC
+          i++
+          continue
+        case NUM_FRAC:
+          c = b[i] as number
+          while (c >= 0x30 && c <= 0x39) {
+            if (++i === end) break outer
+            c = b[i] as number
+          }
+          if ((c | 0x20) === 0x65) {
+            state = NUM_E
+            i++
+          } else {
+            if (depth <= trackDepth) this.onEnd(depth, i)
+            state = AFTER
+          }
+          continue
+        case NUM_E:
+          c = b[i] as number
+          if (c === 0x2b || c === 0x2d) state = NUM_ESIGN
+          else if (c >= 0x30 && c <= 0x39) state = NUM_EXP
+          else throw invalid(`expected a digit in the exponent, found ${describe(c)}`, i)
+          i++
+          continue
+        case NUM_ESIGN:
+          c = b[i] as number
+          if (!(c >= 0x30 && c <= 0x39)) throw invalid(`expected a digit in the exponent, found ${describe(c)}`, i)
+          state = NUM_EXP
+          i++
+          continue
+        case NUM_EXP:
+          c = b[i] as number
+          while (c >= 0x30 && c <= 0x39) {
+            if (++i === end) break outer
+            c = b[i] as number
+          }
+          if (depth <= trackDepth) this.onEnd(depth, i)
+          state = AFTER
+          continue
+        default: // LITERAL
+          if (b[i] !== LITERALS[this.literalAt]) throw invalid(`unexpected ${describe(b[i])}`, i)
+          i++
+          if (++this.literalAt === this.literalEnd) {
+            if (depth <= trackDepth) this.onEnd(depth, i)
+            state = AFTER
+          }
+          continue
+      }
+    }
+    this.i = i
+    this.state = state
+    this.depth = depth
+  }
+
+  /** Ends the scan at the end of the bytes: the skeleton, or the error JSON.parse would have thrown. */
+  finish(): Record<string, unknown> {
+    const length = this.bytes.length
+    const state = this.state
+    if (state === NUM_ZERO || state === NUM_INT || state === NUM_FRAC || state === NUM_EXP) {
+      if (this.depth <= this.trackDepth) this.onEnd(this.depth, length)
+      this.state = AFTER
+    }
+    if (this.state !== AFTER || this.depth !== 0) throw invalid('unexpected end of input', length)
+    if (!this.isObject) throw new GatewayError('invalid_request', 'The request body must be a JSON object.')
+    this.flush(this.frames[0] as Frame)
+    return (this.frames[0] as Frame).built as Record<string, unknown>
+  }
+
+  /** A value begins at `level` (1..3) of an object body. */
+  onStart(level: number, at: number): void {
+    this.valueStart[level] = at
+    if (level > 2) return
+    const c = this.bytes[at]
+    if (c !== 0x7b && c !== 0x5b) return
+    const frame = this.frames[level] as Frame
+    // Level 1 containers always; level 2 only objects that are elements of a level-1 array.
+    frame.active = level === 1 || (c === 0x7b && (this.frames[1] as Frame).isArray)
+    frame.start = at
+    frame.isArray = c === 0x5b
+    frame.built = null
+    frame.runStart = -1
+  }
+
+  /** A value at `level` (0..3) of an object body ends just before `end`. */
+  onEnd(level: number, end: number): void {
+    if (level === 0) return
+    const parent = this.frames[level - 1] as Frame
+    if (!parent.active) return
+    const start = this.valueStart[level] as number
+    const span = end - start
+    if (level <= 2 && span > this.small) {
+      const c = this.bytes[start]
+      const frame = this.frames[level] as Frame
+      if ((c === 0x7b || c === 0x5b) && frame.active) {
+        if (frame.built === null) frame.built = frame.isArray ? [] : {}
+        this.flush(frame)
+      }
+    }
+    // The parent spans at least up to its closing bracket, just after this child at the earliest.
+    if (parent.built === null && end + 1 - parent.start > this.small) parent.built = parent.isArray ? [] : {}
+    const keyStart = this.keyStart[level] as number
+    const longKey = !parent.isArray && (this.keyEnd[level] as number) - keyStart > MAX_KEY_BYTES
+    if (span <= this.small && !longKey) {
+      if (parent.runStart < 0) parent.runStart = parent.isArray ? start : keyStart
+      parent.runEnd = end
+      if (parent.built !== null && end - parent.runStart > RUN_BYTES) this.flush(parent)
+      return
+    }
+    // A big child makes the parent big; a member with a long key is left out and forces the run to be cut.
+    if (parent.built === null) parent.built = parent.isArray ? [] : {}
+    this.flush(parent)
+    if (longKey) return
+    const value = this.bigValue(level, parent.isArray, start, end)
+    if (parent.isArray) {
+      ;(parent.built as unknown[]).push(value)
+      return
+    }
+    const key = this.keyOf(keyStart, this.keyEnd[level] as number)
+    const target = parent.built as Record<string, unknown>
+    // The last duplicate wins, as with JSON.parse: a left-out value also removes an earlier one.
+    if (value === LEFT_OUT) delete target[key]
+    else defineMember(target, key, value)
+  }
+
+  /** Parses the frame's run of small children into its skeleton. */
+  flush(frame: Frame): void {
+    if (frame.runStart < 0) return
+    const text = this.bytes.toString('utf8', frame.runStart, frame.runEnd)
+    frame.runStart = -1
+    if (frame.isArray) {
+      const values = JSON.parse(`[${text}]`) as unknown[]
+      const target = frame.built as unknown[]
+      for (let k = 0; k < values.length; k++) target.push(values[k])
+    } else {
+      const members = JSON.parse(`{${text}}`) as Record<string, unknown>
+      const target = frame.built as Record<string, unknown>
+      for (const key of Object.keys(members)) defineMember(target, key, members[key])
+    }
+  }
+
+  /** What stands for the big value spanning [start, end) at `level` in a skeleton. */
+  bigValue(level: number, inArray: boolean, start: number, end: number): unknown {
+    const c = this.bytes[start]
+    if (c === 0x22) return BIG_STRING
+    if (c === 0x7b || c === 0x5b) {
+      if (level <= 2) {
+        const frame = this.frames[level] as Frame
+        if (frame.active) return frame.built
+      }
+      return inArray ? [] : LEFT_OUT
+    }
+    // Literals are never big (the threshold is at least 5 bytes): this is a number.
+    return this.longNumber(start, end)
+  }
+
+  /** The key spanning [start, end), quotes included. */
+  keyOf(start: number, end: number): string {
+    const b = this.bytes
+    for (let k = start + 1; k < end - 1; k++) {
+      if (b[k] === 0x5c) return JSON.parse(b.toString('utf8', start, end)) as string
+    }
+    return b.toString('utf8', start + 1, end - 1)
+  }
+
+  /**
+   * The value of a valid JSON number of any length, exactly as JSON.parse reads it, from at most MAX_DIGITS
+   * significant digits plus a sticky digit for any non-zero ones dropped, and the decimal exponent.
+   */
+  longNumber(start: number, end: number): number {
+    const b = this.bytes
+    const digits = this.digits
+    let i = start
+    const negative = b[i] === 0x2d
+    if (negative) i++
+    let count = 0
+    let sticky = false
+    let significant = false
+    // value = 0.<digits> × 10^point
+    let point = 0
+    let c = b[i] as number
+    for (; i < end && c >= 0x30 && c <= 0x39; c = b[++i] as number) {
+      if (!significant) {
+        if (c === 0x30) continue
+        significant = true
+      }
+      point++
+      if (count < MAX_DIGITS) digits[count++] = c
+      else if (c !== 0x30) sticky = true
+    }
+    if (i < end && c === 0x2e) {
+      for (c = b[++i] as number; i < end && c >= 0x30 && c <= 0x39; c = b[++i] as number) {
+        if (!significant) {
+          if (c === 0x30) {
+            point--
+            continue
+          }
+          significant = true
+        }
+        if (count < MAX_DIGITS) digits[count++] = c
+        else if (c !== 0x30) sticky = true
+      }
+    }
+    let exponent = 0
+    let negativeExponent = false
+    if (i < end) {
+      // 'e' or 'E'
+      c = b[++i] as number
+      if (c === 0x2d || c === 0x2b) {
+        negativeExponent = c === 0x2d
+        c = b[++i] as number
+      }
+      for (; i < end; c = b[++i] as number) {
+        // Beyond ±1e10 every exponent gives 0 or Infinity alike.
+        if (exponent < 1e10) exponent = exponent * 10 + (c - 0x30)
+      }
+    }
+    if (!significant) return negative ? -0 : 0
+    if (sticky) digits[count++] = 0x31
+    const text = `${negative ? '-' : ''}0.${digits.toString('latin1', 0, count)}e${point + (negativeExponent ? -exponent : exponent)}`
+    return Number(text)
+  }
+}
+
+/**
+ * Validates a request body as JSON and returns a skeleton of it: a stand-in for the parsed object that holds
+ * only what validation reads (`validateChat`, `validateGenerateContent`), with big values left out.
+ *
+ * - The whole body is checked against the JSON grammar exactly as `JSON.parse` of its UTF-8 text accepts it,
+ *   without recursion (any nesting depth), in slices of `sliceBytes` (default 256 KiB) with a turn of the event
+ *   loop between slices. An invalid body, or one that is not an object, throws the GatewayError that
+ *   `parseJsonObject` throws (the messages begin alike; the invalid-JSON one names the reason and byte offset).
+ * - Every top-level member is present (last duplicate wins; `__proto__` is an own property, as with JSON.parse).
+ *   A value whose text spans at most `smallValueBytes` (default 64 KiB) is parsed, hence exact; so are all
+ *   numbers, booleans and null, and the empty string. A bigger string is `BIG_STRING`. A bigger array holds one
+ *   entry per element, an element being its parsed value when small, else `BIG_STRING` (string), `[]` (array) or
+ *   the skeleton of an object. A bigger object (a top-level member, or an array element as above) is a skeleton
+ *   object: its members parsed when small, `BIG_STRING` for big strings, big arrays and objects left out.
+ *   Members whose key is longer than 64 KiB are left out.
+ *
+ * The skeleton is for validation only: values standing in for big data (`BIG_STRING`, `[]`, left-out members,
+ * partial objects) must never be forwarded, stored or logged as the body. Forward the original bytes.
+ */
+export async function scanJsonObject(bytes: Buffer, options?: { sliceBytes?: number; smallValueBytes?: number }): Promise<Record<string, unknown>> {
+  const sliceBytes = Math.max(1, Math.floor(options?.sliceBytes ?? 256 * 1024))
+  // Spans up to 5 bytes (all literals, the empty string) are always small.
+  const small = Math.max(5, Math.floor(options?.smallValueBytes ?? 64 * 1024))
+  const scanner = new Scanner(bytes, small)
+  const length = bytes.length
+  for (let end = Math.min(length, sliceBytes); ; end = Math.min(length, end + sliceBytes)) {
+    scanner.run(end)
+    if (end === length) break
+    await new Promise(setImmediate)
+  }
+  return scanner.finish()
+}
