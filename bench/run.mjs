@@ -1,0 +1,349 @@
+#!/usr/bin/env node
+// Side-by-side benchmarks of model-gateway against the floor and its peers, in one run on one machine.
+//
+//   node bench/run.mjs                       full run (~6–10 min), writes bench/RESULTS.md
+//   node bench/run.mjs --quick               one short round of the cheap parts, our contestants only
+//   node bench/run.mjs --only latency,gw-node,floor-node
+//   node bench/run.mjs --profile             also write CPU profiles of the contestants to bench/profiles/,
+//                                            summarised by `node bench/profile-top.mjs bench/profiles/*.cpuprofile`
+//
+// The peers (http-proxy-middleware, @portkey-ai/gateway) and autocannon come from `npm install` in bench/;
+// without them the run measures only our adapters and the floors, with an undici load generator.
+//
+// Tables go to stdout, progress to stderr. Traffic stays on 127.0.0.1 and every loop is bounded.
+import { spawnSync } from 'node:child_process'
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import os from 'node:os'
+import { fileURLToPath } from 'node:url'
+import { redisPart } from './parts/redis.mjs'
+import { hashPart, inflightMemoryPart, stallPart, storeMemoryPart } from './parts/big.mjs'
+import { latencyPart, ssePart, streamsHeldPart, throughputPart } from './parts/http.mjs'
+import { loadGenerator } from './lib/load.mjs'
+import { freePort, pin, planCores, startChild, startForeign } from './lib/proc.mjs'
+import { verdictTable } from './lib/report.mjs'
+
+const BENCH = fileURLToPath(new URL('.', import.meta.url))
+const ROOT = fileURLToPath(new URL('..', import.meta.url))
+const KEY = 'sk-bench'
+
+const FULL = {
+  rounds: 5,
+  latencyWarmup: 300,
+  latencyCount: 2000,
+  throughputWarmupS: 1,
+  throughputS: 2,
+  connections: 32,
+  sseFrameGapMs: 2,
+  sseStreams: 12,
+  sseRounds: 3,
+  heldStreams: 1000,
+  heldFrameGapMs: 40,
+  bigBytes: 20 * 1024 * 1024,
+  hashRounds: 5,
+  stallRounds: 3,
+  stallWindowMs: 2000,
+  stallMaxSamples: 20_000,
+  stallParallel: 2,
+  inflight: 10,
+  inflightHoldMs: 2000,
+  storeRecords: 1000,
+  storeRecordBytes: 100 * 1024,
+  listRepeats: 10,
+  redisSequential: 200,
+  redisBurst: 1000,
+  redisRecordBytes: 10 * 1024,
+}
+const QUICK = {
+  ...FULL,
+  rounds: 1,
+  latencyWarmup: 50,
+  latencyCount: 200,
+  throughputWarmupS: 1,
+  throughputS: 1,
+  sseStreams: 3,
+  sseRounds: 1,
+  heldStreams: 50,
+  heldFrameGapMs: 5,
+  bigBytes: 4 * 1024 * 1024,
+  hashRounds: 1,
+  stallRounds: 1,
+  stallWindowMs: 500,
+  inflight: 3,
+  inflightHoldMs: 500,
+  storeRecords: 50,
+  listRepeats: 2,
+  redisSequential: 10,
+  redisBurst: 20,
+}
+
+const PARTS = ['latency', 'throughput', 'sse', 'held', 'hash', 'stall', 'inflight', 'store', 'redis']
+const QUICK_PARTS = ['latency', 'throughput', 'sse', 'hash']
+
+/** Everyone measured. `peer`: needs `npm install` in bench/. */
+const CONTESTANTS = [
+  { id: 'direct', label: 'direct to the mock' },
+  { id: 'floor-node', label: 'floor: node:http + undici' },
+  { id: 'gw-node', label: 'model-gateway node' },
+  { id: 'floor-express', label: 'bare Express + undici' },
+  { id: 'gw-express', label: 'model-gateway Express' },
+  { id: 'floor-koa', label: 'bare Koa + undici' },
+  { id: 'gw-koa', label: 'model-gateway Koa' },
+  { id: 'hpm-express', label: 'http-proxy-middleware (Express)', peer: true },
+  { id: 'portkey', label: '@portkey-ai/gateway', peer: true },
+]
+
+function parseArgs(argv) {
+  const args = { quick: false, only: [], profile: false, write: undefined }
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]
+    if (arg === '--quick') args.quick = true
+    else if (arg === '--profile') args.profile = true
+    else if (arg === '--no-write') args.write = false
+    else if (arg === '--write') args.write = true
+    else if (arg === '--only') args.only.push(...String(argv[++i] ?? '').split(','))
+    else if (arg.startsWith('--only=')) args.only.push(...arg.slice(7).split(','))
+    else if (arg === '--help' || arg === '-h') {
+      console.log('usage: node bench/run.mjs [--quick] [--only part,contestant,...] [--profile] [--write|--no-write]')
+      console.log(`parts: ${PARTS.join(', ')}\ncontestants: ${CONTESTANTS.map((c) => c.id).join(', ')}`)
+      process.exit(0)
+    } else throw new Error(`unknown argument ${arg}`)
+  }
+  args.only = args.only.map((s) => s.trim()).filter(Boolean)
+  for (const token of args.only) {
+    if (!PARTS.includes(token) && !CONTESTANTS.some((c) => c.id === token)) throw new Error(`--only: unknown part or contestant '${token}'`)
+  }
+  return args
+}
+
+const log = (line) => process.stderr.write(`· ${line}\n`)
+
+function versionOf(name) {
+  for (const base of [`${BENCH}node_modules`, `${ROOT}node_modules`]) {
+    try {
+      return JSON.parse(readFileSync(`${base}/${name}/package.json`, 'utf8')).version
+    } catch {}
+  }
+  return undefined
+}
+
+function ensureBuilt() {
+  if (existsSync(`${ROOT}dist/index.js`) && existsSync(`${ROOT}dist/node.js`)) return
+  log('dist/ is missing: npm run build')
+  const result = spawnSync('npm', ['run', 'build'], { cwd: ROOT, stdio: ['ignore', 'inherit', 'inherit'] })
+  if (result.status !== 0) throw new Error('npm run build failed')
+}
+
+function targetFor(id, port, mockUrl) {
+  const headers = { 'content-type': 'application/json', authorization: `Bearer ${KEY}` }
+  if (id === 'portkey') Object.assign(headers, { 'x-portkey-provider': 'openai', 'x-portkey-custom-host': `${mockUrl}/v1` })
+  return { origin: `http://127.0.0.1:${port}`, path: '/v1/chat/completions', headers }
+}
+
+async function main() {
+  const args = parseArgs(process.argv.slice(2))
+  const cfg = args.quick ? QUICK : FULL
+  const partTokens = args.only.filter((t) => PARTS.includes(t))
+  const contestantTokens = args.only.filter((t) => !PARTS.includes(t))
+  const parts = partTokens.length ? partTokens : args.quick ? QUICK_PARTS : PARTS
+  const write = args.write ?? (!args.quick && args.only.length === 0)
+  ensureBuilt()
+
+  const plan = planCores()
+  if (plan.pinned) pin(process.pid, plan.load)
+  const peersInstalled = existsSync(`${BENCH}node_modules/@portkey-ai/gateway`) && existsSync(`${BENCH}node_modules/http-proxy-middleware`)
+  const notes = []
+  let wanted = CONTESTANTS.filter((c) => (contestantTokens.length ? contestantTokens.includes(c.id) : !(args.quick && c.peer)))
+  if (!wanted.some((c) => c.id === 'direct')) wanted.unshift(CONTESTANTS[0])
+  if (!peersInstalled && wanted.some((c) => c.peer)) {
+    notes.push('Peers skipped: bench/node_modules is missing (run `npm install` in bench/).')
+    wanted = wanted.filter((c) => !c.peer)
+  }
+
+  const machine = {
+    date: new Date().toISOString(),
+    cpu: os.cpus()[0]?.model ?? 'unknown',
+    cores: plan.cores,
+    node: process.version,
+    pinning: plan.pinned ? `servers on core ${plan.server}; mock and load generator on core ${plan.load}` : plan.note,
+    load: os.loadavg().map((v) => v.toFixed(2)).join(' '),
+  }
+  const versions = ['undici', 'express', 'koa', 'autocannon', 'http-proxy-middleware', '@portkey-ai/gateway', '@hono/node-server', '@redis/client']
+    .map((name) => [name, versionOf(name)])
+    .filter(([, v]) => v)
+    .map(([name, v]) => `${name} ${v}`)
+    .join(', ')
+  const header = [
+    `Date: ${machine.date}`,
+    `Machine: ${machine.cores} cores (${machine.cpu}), Node ${machine.node}, load average at start ${machine.load}`,
+    `Pinning: ${machine.pinning}`,
+    `Mode: ${args.quick ? 'quick (one short round)' : 'full'}; parts: ${parts.join(', ')}; load generator: ${loadGenerator}`,
+    `Versions: ${versions}`,
+  ]
+  console.log(`## model-gateway benchmarks\n\n${header.map((line) => `- ${line}`).join('\n')}\n`)
+
+  const mock = await startChild(`${BENCH}mock.mjs`, [], { cpus: plan.load })
+  const mockUrl = mock.ready.url
+  const serverEnv = { UPSTREAM: mockUrl, BENCH_KEY: KEY }
+  const execArgv = args.profile ? ['--cpu-prof', `--cpu-prof-dir=${BENCH}profiles`] : []
+  if (args.profile) mkdirSync(`${BENCH}profiles`, { recursive: true })
+
+  const needsServers = parts.some((p) => ['latency', 'throughput', 'sse', 'held', 'stall'].includes(p))
+  const contestants = []
+  const running = []
+  if (needsServers) {
+    for (const c of wanted) {
+      if (c.id === 'direct') {
+        contestants.push({ ...c, target: targetFor(c.id, mock.ready.port, mockUrl), pid: undefined })
+        continue
+      }
+      if (c.id === 'portkey') {
+        // Its own server entry, headless, pointed per request at the mock as a custom OpenAI host. bench/package.json
+        // overrides @hono/node-server to 1.13.5: later versions hand Portkey the upstream Response's immutable
+        // headers, and every streamed answer fails with `TypeError: immutable` on Node 20.
+        const port = await freePort()
+        const script = `${BENCH}node_modules/@portkey-ai/gateway/build/start-server.js`
+        const server = await startForeign(process.execPath, [...execArgv, script, `--port=${port}`, '--headless'], { cwd: BENCH, port, cpus: plan.server })
+        running.push(server)
+        contestants.push({ ...c, target: targetFor(c.id, port, mockUrl), pid: server.child.pid })
+        continue
+      }
+      const server = await startChild(`${BENCH}server.mjs`, [c.id], { cpus: plan.server, env: serverEnv, execArgv })
+      if (server.ready.type !== 'ready') {
+        notes.push(`${c.label} skipped: ${server.ready.reason}.`)
+        continue
+      }
+      running.push(server)
+      contestants.push({ ...c, target: targetFor(c.id, server.ready.port, mockUrl), pid: server.child.pid })
+    }
+    log(`contestants: ${contestants.map((c) => c.id).join(', ')}`)
+  }
+  for (const note of notes) console.log(`> ${note}\n`)
+
+  const ctx = {
+    cfg,
+    plan,
+    log,
+    mock,
+    serverEnv,
+    contestants,
+    loadPids: [process.pid, mock.child.pid],
+    targetFor: (id, port) => targetFor(id, port, mockUrl),
+  }
+  const results = {}
+  const sections = []
+  const run = async (name, fn) => {
+    if (!parts.includes(name)) return
+    log(`part: ${name}`)
+    try {
+      results[name] = await fn(ctx)
+      sections.push(results[name].text)
+      console.log(results[name].text)
+    } catch (error) {
+      const text = `### ${name}\n\nFailed: ${String(error?.stack ?? error).split('\n').slice(0, 3).join(' ')}\n`
+      sections.push(text)
+      console.log(text)
+    }
+  }
+  await run('latency', latencyPart)
+  await run('throughput', throughputPart)
+  await run('sse', ssePart)
+  await run('held', streamsHeldPart)
+  for (const server of running) await server.stop()
+  await run('hash', hashPart)
+  await run('stall', async (c) => {
+    // Fresh servers: the earlier parts leave heaps grown by other traffic.
+    const fresh = []
+    for (const id of ['floor-node', 'gw-node']) {
+      const server = await startChild(`${BENCH}server.mjs`, [id], { cpus: plan.server, env: serverEnv, execArgv })
+      if (server.ready.type !== 'ready') continue
+      running.push(server)
+      fresh.push({ ...CONTESTANTS.find((x) => x.id === id), target: targetFor(id, server.ready.port, mockUrl), pid: server.child.pid, server })
+    }
+    try {
+      return await stallPart({ ...c, contestants: fresh })
+    } finally {
+      for (const server of running) await server.stop()
+    }
+  })
+  await run('inflight', inflightMemoryPart)
+  await run('store', storeMemoryPart)
+  await run('redis', redisPart)
+  await mock.stop()
+
+  const verdicts = verdictsOf(results)
+  const verdictText = `### Targets\n\n${verdictTable(verdicts)}\n`
+  console.log(verdictText)
+  if (write) {
+    const doc = [
+      '# Benchmark results',
+      '',
+      'Written by `npm run bench` (`node bench/run.mjs`); every figure below was printed by that run. Ratios, not absolute',
+      'numbers, are what carries over to another machine.',
+      '',
+      ...header.map((line) => `- ${line}`),
+      '',
+      ...notes.map((note) => `> ${note}\n`),
+      ...sections,
+      verdictText,
+    ].join('\n')
+    writeFileSync(`${BENCH}RESULTS.md`, doc)
+    log('wrote bench/RESULTS.md')
+  }
+  log('done')
+}
+
+/** The performance targets against what this run measured; undefined where the run did not measure it. */
+function verdictsOf(results) {
+  const mb = (bytes) => `${Math.round(bytes / 1048576)} MiB`
+  const v = []
+  const lat = results.latency?.rows
+  const thr = results.throughput
+  const fmt = (value, digits = 2, unit = '') => (Number.isFinite(value) ? `${value.toFixed(digits)}${unit}` : '—')
+  const added = lat?.['gw-node']?.added50.median
+  const portkeyAdded = lat?.portkey?.added50.median
+  v.push({ target: 'node adapter added p50 at c=1 ≤ +0.35 ms over direct', measured: `${fmt(added, 3, ' ms')}`, ok: Number.isFinite(added) ? added <= 0.35 : undefined })
+  const vsPortkey = added / portkeyAdded
+  v.push({ target: 'node adapter added p50 ≤ 0.3× Portkey’s', measured: fmt(vsPortkey, 2, '×'), ok: Number.isFinite(vsPortkey) ? vsPortkey <= 0.3 : undefined })
+  const r = thr?.ratios ?? {}
+  const check = (target, s, limit) => v.push({ target, measured: fmt(s?.median, 2, '×'), ok: Number.isFinite(s?.median) ? s.median >= limit : undefined })
+  check('node adapter req/s at c=32 ≥ 0.8× the floor', r.nodeVsFloor, 0.8)
+  check('node adapter req/s at c=32 ≥ 6× Portkey', r.nodeVsPortkey, 6)
+  check('Express adapter req/s ≥ 0.9× bare Express + undici', r.expressVsBare, 0.9)
+  check('Express adapter req/s ≥ 1.4× http-proxy-middleware', r.expressVsHpm, 1.4)
+  const sse = results.sse?.rows
+  for (const id of ['gw-node', 'gw-express', 'gw-koa']) {
+    const row = sse?.[id]
+    if (!row) continue
+    const t = row.addedTtft.median
+    v.push({ target: `SSE added TTFT ≤ 0.5 ms (${row.label})`, measured: fmt(t, 3, ' ms'), ok: Number.isFinite(t) ? t <= 0.5 : undefined })
+    const direct = sse.direct
+    // Buffering shows as bursts: frames arriving together, the median gap collapsing towards 0.
+    const unbuffered = row.incomplete === 0 && row.frames === direct.frames && row.gap50.median >= 0.5 * direct.gap50.median
+    v.push({
+      target: `SSE every frame forwarded unbuffered (${row.label})`,
+      measured: `${row.frames} frames (direct ${direct.frames}); median gap ${fmt(row.gap50.median, 2, ' ms')} (direct ${fmt(direct.gap50.median, 2, ' ms')}); coalesced ${fmt(row.coalescedPct, 1, ' %')} (direct ${fmt(direct.coalescedPct, 1, ' %')})`,
+      ok: unbuffered,
+    })
+  }
+  for (const [kind, row] of Object.entries(results.hash?.rows ?? {})) {
+    v.push({ target: `hash of a ${mb(results.hash.bytes)} body ≤ 1.3× the floor (${kind}, from text)`, measured: fmt(row.ratioText.median, 2, '×'), ok: row.ratioText.median <= 1.3 })
+  }
+  for (const row of results.stall?.rows ?? []) {
+    if (row.id !== 'gw-node') continue
+    v.push({ target: `small p99 with ${mb(results.stall.bytes)} bodies in flight ≤ 2× without (${row.kind})`, measured: fmt(row.ratio.median, 1, '×'), ok: row.ratio.median <= 2 })
+  }
+  for (const row of results.inflight?.rows ?? []) {
+    if (row.id !== 'gw-node') continue
+    v.push({ target: `peak RSS growth per in-flight ${mb(results.inflight.bytes)} request ≤ 3× the body (${row.kind})`, measured: fmt(row.perBody, 2, '×'), ok: row.perBody <= 3 })
+  }
+  return v
+}
+
+main().then(
+  // Keep-alive sockets of the clients would hold the loop open for their idle timeout.
+  () => process.exit(0),
+  (error) => {
+    console.error(error?.stack ?? error)
+    process.exit(1)
+  },
+)

@@ -1,0 +1,182 @@
+// One contestant server per process: `node bench/server.mjs <kind>`, upstream origin in UPSTREAM.
+// Reports `{ type: 'ready', port }` over IPC, or `{ type: 'skip', reason }` when its entry point is
+// not built yet. Answers memory and record-write questions over IPC so that nothing bench-specific
+// sits in front of the request handler.
+import { existsSync } from 'node:fs'
+import http from 'node:http'
+import { monitorEventLoopDelay } from 'node:perf_hooks'
+import { fileURLToPath, pathToFileURL } from 'node:url'
+import { createFloor } from './lib/floor.mjs'
+
+const kind = process.argv[2]
+const upstream = /** @type {string} */ (process.env.UPSTREAM)
+const dist = new URL('../dist/', import.meta.url)
+const KEY = process.env.BENCH_KEY ?? 'sk-bench'
+
+async function distModule(name) {
+  const file = new URL(`${name}.js`, dist)
+  if (!existsSync(fileURLToPath(file))) return undefined
+  return import(pathToFileURL(fileURLToPath(file)).href)
+}
+
+/** Record-write timings: from the moment an upstream response body completed to `onUsage({ recovered: true })`. */
+const writes = { samples: /** @type {number[]} */ ([]), recovered: 0, firstUpstreamDone: 0n, lastRecovered: 0n, lastUpstreamDone: 0n }
+
+async function createBenchGateway() {
+  const core = await distModule('index')
+  if (!core) return undefined
+  let store
+  if (process.env.BENCH_STORE === 'redis') {
+    const { createKeyv } = await import('@keyv/redis')
+    store = createKeyv(
+      { url: process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379', socket: { connectTimeout: 2000 } },
+      { namespace: process.env.BENCH_NAMESPACE ?? 'mg-bench', connectionTimeout: 2000 },
+    )
+  }
+  const instrument = process.env.BENCH_INSTRUMENT === '1'
+  if (instrument) {
+    // Undici reports a finished response body on this channel whichever copy of undici is loaded.
+    const { subscribe } = await import('node:diagnostics_channel')
+    subscribe('undici:request:trailers', () => {
+      writes.lastUpstreamDone = process.hrtime.bigint()
+      if (writes.firstUpstreamDone === 0n) writes.firstUpstreamDone = writes.lastUpstreamDone
+    })
+  }
+  return core.createGateway({
+    upstreams: { mock: { type: 'openai', baseUrl: `${upstream}/v1` }, 'mock-gemini': { type: 'gemini', baseUrl: upstream } },
+    models: [
+      { id: 'gpt-4o-mini', upstream: 'mock' },
+      { id: 'gemini-2.5-flash', upstream: 'mock-gemini' },
+    ],
+    auth: { apiKeys: [KEY] },
+    store,
+    onUsage: instrument
+      ? (usage) => {
+          if (!usage.recovered) return
+          const now = process.hrtime.bigint()
+          writes.recovered++
+          writes.lastRecovered = now
+          if (writes.lastUpstreamDone > 0n) writes.samples.push(Number(now - writes.lastUpstreamDone) / 1e6)
+        }
+      : undefined,
+  })
+}
+
+/** @returns {Promise<import('node:http').Server | string>} a server, or why this kind cannot run */
+async function build() {
+  switch (kind) {
+    case 'floor-node': {
+      const floor = createFloor(upstream)
+      return http.createServer(floor.handle)
+    }
+    case 'floor-express': {
+      const { default: express } = await import('express')
+      const floor = createFloor(upstream)
+      const app = express()
+      app.use(floor.handle)
+      return http.createServer(app)
+    }
+    case 'floor-koa': {
+      const { default: Koa } = await import('koa')
+      const floor = createFloor(upstream)
+      const app = new Koa()
+      app.use(floor.koa)
+      return http.createServer(app.callback())
+    }
+    case 'hpm-express': {
+      const { default: express } = await import('express')
+      const { createProxyMiddleware } = await import('http-proxy-middleware')
+      const app = express()
+      app.use(createProxyMiddleware({ target: upstream, agent: new http.Agent({ keepAlive: true, maxSockets: Infinity }) }))
+      return http.createServer(app)
+    }
+    case 'gw-node': {
+      const node = await distModule('node')
+      const gateway = await createBenchGateway()
+      if (!node || !gateway) return 'dist/node.js is not built'
+      return http.createServer(node.nodeHandler(gateway))
+    }
+    case 'gw-express': {
+      const adapter = await distModule('express')
+      if (!adapter) return 'dist/express.js is not built yet'
+      const { default: express } = await import('express')
+      const app = express()
+      app.use(adapter.expressMiddleware(await createBenchGateway()))
+      return http.createServer(app)
+    }
+    case 'gw-koa': {
+      const adapter = await distModule('koa')
+      if (!adapter) return 'dist/koa.js is not built yet'
+      const { default: Koa } = await import('koa')
+      const app = new Koa()
+      app.use(adapter.koaMiddleware(await createBenchGateway()))
+      return http.createServer(app.callback())
+    }
+    default:
+      return `unknown contestant kind ${kind}`
+  }
+}
+
+/** @type {import('node:perf_hooks').IntervalHistogram | undefined} */
+let loopDelay
+
+process.on('message', (message) => {
+  const reply = (extra = {}) => process.send?.({ id: message.id, ...extra })
+  switch (message.type) {
+    case 'loop-delay-start': {
+      loopDelay = monitorEventLoopDelay({ resolution: 5 })
+      loopDelay.enable()
+      return reply()
+    }
+    case 'loop-delay-stop': {
+      loopDelay?.disable()
+      const h = loopDelay
+      loopDelay = undefined
+      return reply({ p99: (h?.percentile(99) ?? Number.NaN) / 1e6, max: (h?.max ?? Number.NaN) / 1e6 })
+    }
+    case 'memory': {
+      if (message.gc && typeof globalThis.gc === 'function') {
+        globalThis.gc()
+        globalThis.gc()
+      }
+      return reply(process.memoryUsage())
+    }
+    case 'writes': {
+      const span = writes.lastRecovered > writes.firstUpstreamDone && writes.firstUpstreamDone > 0n ? Number(writes.lastRecovered - writes.firstUpstreamDone) / 1e6 : 0
+      reply({ samples: writes.samples, recovered: writes.recovered, spanMs: span })
+      if (message.reset) {
+        writes.samples = []
+        writes.recovered = 0
+        writes.firstUpstreamDone = 0n
+        writes.lastRecovered = 0n
+        writes.lastUpstreamDone = 0n
+      }
+      return
+    }
+    default:
+      return reply({ error: `unknown message ${message.type}` })
+  }
+})
+
+let built
+try {
+  built = await build()
+} catch (error) {
+  // A peer that is not installed is a skip, not a failure: the quick run needs only the root's dependencies.
+  if (error?.code === 'ERR_MODULE_NOT_FOUND') built = `not installed (${String(error.message).split('\n')[0]})`
+  else throw error
+}
+if (typeof built === 'string') {
+  process.send?.({ type: 'skip', reason: built })
+  process.disconnect?.()
+} else {
+  const server = built
+  server.keepAliveTimeout = 30_000
+  server.headersTimeout = 60_000
+  server.requestTimeout = 0
+  server.listen(0, '127.0.0.1', () => {
+    process.send?.({ type: 'ready', port: /** @type {import('node:net').AddressInfo} */ (server.address()).port })
+  })
+  process.once('SIGTERM', () => process.exit(0))
+  process.once('disconnect', () => process.exit(0))
+}
