@@ -11,7 +11,8 @@ export interface CaptureInput {
   path: string
   model: string
   requestBytes: Buffer
-  requestJson: Record<string, unknown>
+  /** The parsed body when the request path had it; a large body is parsed here, on this rare path, instead. */
+  requestValue: Record<string, unknown> | undefined
   status: number
   contentType: string
   responseBytes: Buffer
@@ -19,7 +20,7 @@ export interface CaptureInput {
 
 /** Builds the record; the hash is taken here, off the happy path, and always from the whole body. */
 export function buildRecord(input: CaptureInput, maxStoredRequestBytes: number): RecoveryRecord {
-  const hash = requestBodyHash(input.requestJson)
+  const hash = requestBodyHash(input.requestValue ?? input.requestBytes)
   const responseText = input.responseBytes.toString('utf8')
   return {
     request_id: input.requestId,

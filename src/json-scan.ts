@@ -32,7 +32,7 @@ const ARRAY = 2
 /** `true`, `false` and `null` back to back: a literal is matched from its first byte's offset here. */
 const LITERALS = Buffer.from('truefalsenull', 'latin1')
 
-/** Key spans beyond this are left out of skeletons: no field the gateway validates has such a name. */
+/** Key spans beyond this (or beyond smallValueBytes if larger) are left out: no field the gateway validates has such a name. */
 const MAX_KEY_BYTES = 64 * 1024
 
 /** A run of small children is parsed once it spans this many bytes, so no parse call is long. */
@@ -95,11 +95,13 @@ class Scanner {
   readonly keyEnd = [0, 0, 0, 0]
   readonly frames = [new Frame(), new Frame(), new Frame()]
   readonly digits = Buffer.allocUnsafe(MAX_DIGITS + 1)
+  readonly maxKey: number
 
   constructor(
     readonly bytes: Buffer,
     readonly small: number,
   ) {
+    this.maxKey = Math.max(MAX_KEY_BYTES, small)
     const top = this.frames[0] as Frame
     top.active = true
     top.built = {}
@@ -393,7 +395,7 @@ class Scanner {
     // The parent spans at least up to its closing bracket, just after this child at the earliest.
     if (parent.built === null && end + 1 - parent.start > this.small) parent.built = parent.isArray ? [] : {}
     const keyStart = this.keyStart[level] as number
-    const longKey = !parent.isArray && (this.keyEnd[level] as number) - keyStart > MAX_KEY_BYTES
+    const longKey = !parent.isArray && (this.keyEnd[level] as number) - keyStart > this.maxKey
     if (span <= this.small && !longKey) {
       if (parent.runStart < 0) parent.runStart = parent.isArray ? start : keyStart
       parent.runEnd = end
@@ -524,15 +526,18 @@ class Scanner {
  *   loop between slices. An invalid body, or one that is not an object, throws the GatewayError that
  *   `parseJsonObject` throws (the messages begin alike; the invalid-JSON one names the reason and byte offset).
  * - Every top-level member is present (last duplicate wins; `__proto__` is an own property, as with JSON.parse).
- *   A value whose text spans at most `smallValueBytes` (default 64 KiB) is parsed, hence exact; so are all
- *   numbers, booleans and null, and the empty string. A bigger string is `BIG_STRING`. A bigger array holds one
+ *   A value whose text spans at most `smallValueBytes` (default 64 KiB, at least 5) is parsed, hence exact; so
+ *   are all numbers (a longer one is read from its first 800 significant digits, still exactly), booleans, null
+ *   and the empty string. A bigger string is `BIG_STRING`. A bigger array holds one
  *   entry per element, an element being its parsed value when small, else `BIG_STRING` (string), `[]` (array) or
  *   the skeleton of an object. A bigger object (a top-level member, or an array element as above) is a skeleton
  *   object: its members parsed when small, `BIG_STRING` for big strings, big arrays and objects left out.
- *   Members whose key is longer than 64 KiB are left out.
+ *   Members whose key spans more than 64 KiB (or `smallValueBytes` if larger) are left out.
  *
  * The skeleton is for validation only: values standing in for big data (`BIG_STRING`, `[]`, left-out members,
- * partial objects) must never be forwarded, stored or logged as the body. Forward the original bytes.
+ * partial objects) must never be forwarded, stored or logged as the body. Forward the original bytes. Validation
+ * of a skeleton passes or fails exactly as on the parsed body, but a value it hands back can be a stand-in: a
+ * `model` name longer than `smallValueBytes` comes back from `validateChat` as `BIG_STRING`.
  */
 export async function scanJsonObject(bytes: Buffer, options?: { sliceBytes?: number; smallValueBytes?: number }): Promise<Record<string, unknown>> {
   const sliceBytes = Math.max(1, Math.floor(options?.sliceBytes ?? 256 * 1024))

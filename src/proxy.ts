@@ -48,11 +48,11 @@ export async function serveModelCall(ctx: GatewayContext, req: IncomingMessage, 
   let modelId: string
   let stream: boolean
   if (call.endpoint === 'chat.completions') {
-    const chat = validateChat(body.json)
+    const chat = validateChat(body.fields)
     modelId = chat.model
     stream = chat.stream
   } else {
-    validateGenerateContent(body.json)
+    validateGenerateContent(body.fields)
     modelId = call.model as string
     stream = call.stream === true
   }
@@ -83,7 +83,7 @@ export async function serveModelCall(ctx: GatewayContext, req: IncomingMessage, 
         path: call.path,
         model: model.id,
         requestBytes: body.bytes,
-        requestJson: body.json,
+        requestValue: body.value,
         status: response.statusCode,
         contentType,
         responseBytes,

@@ -39,7 +39,7 @@ export async function serveRecoveries(
         throw new GatewayError('unsupported_media_type', "Content-Type must be 'application/json'.")
       }
       const body = await obtainBody(req, ctx.options.maxRequestBytes, preparsed)
-      const items = await store.lookup(owner, requestBodyHash(body.json))
+      const items = await store.lookup(owner, requestBodyHash(body.value ?? body.bytes))
       return sendJson(res, 200, { items })
     }
     case 'recoveries.get': {

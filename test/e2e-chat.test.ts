@@ -9,7 +9,7 @@ import { describeMatrix, forwardedBody } from './helpers/servers.js'
 describeMatrix('chat completions and models', (kind) => {
   let fx: Fixture
   beforeAll(async () => {
-    fx = await startFixture(kind, { limits: { maxRequestBytes: 1024 * 1024 } })
+    fx = await startFixture(kind, { limits: { maxRequestBytes: 4 * 1024 * 1024 } })
   })
   afterAll(() => fx.close())
 
@@ -116,6 +116,8 @@ describeMatrix('chat completions and models', (kind) => {
     ['a JSON scalar', '"text"', undefined],
     ['JSON nested 100 000 levels deep', '['.repeat(100_000) + ']'.repeat(100_000), undefined],
     ['an object nested 100 000 levels deep', '{"a":'.repeat(100_000) + '1' + '}'.repeat(100_000), 'model'],
+    ['2 MB of JSON cut off mid-string (scanned, not parsed)', JSON.stringify(chatBody('x'.repeat(2 << 20))).slice(0, -20), undefined],
+    ['2 MB of JSON with a stray comma at the end', `${JSON.stringify(chatBody('y'.repeat(2 << 20))).slice(0, -1)},}`, undefined],
   ])('answers 400 for a body that is %s', async (_name, body, param) => {
     const res = await call(`${fx.url}/v1/chat/completions`, { headers: { ...bearer(KEY_A), 'content-type': 'application/json' }, body })
     expect(res.status).toBe(400)
@@ -149,6 +151,29 @@ describeMatrix('chat completions and models', (kind) => {
     expect(fx.mock.requests).toHaveLength(0)
   })
 
+  it.each([
+    ['temperature', { temperature: 3 }],
+    ['model', { model: 42 }],
+    ['messages[1].role', { messages: [{ role: 'user', content: 'z'.repeat(2 << 20) }, { content: 'no role' }] }],
+  ])('checks a body above 1 MiB just as strictly, naming %s', async (param, patch) => {
+    fx.mock.resetRequests()
+    const res = await call(`${fx.url}/v1/chat/completions`, {
+      headers: bearer(KEY_A),
+      body: { ...chatBody('w'.repeat(2 << 20)), ...patch },
+    })
+    expect(res.status).toBe(400)
+    expect(res.json.error.param).toBe(param)
+    expect(fx.mock.requests).toHaveLength(0)
+  })
+
+  it('forwards a valid body above 1 MiB unchanged', async () => {
+    fx.mock.resetRequests()
+    const sent = JSON.stringify(chatBody(`big ${'é"\\n'.repeat(250_000)}`, { stream: false, temperature: 0.2 }))
+    const res = await call(`${fx.url}/v1/chat/completions`, { headers: { ...bearer(KEY_A), 'content-type': 'application/json' }, body: sent })
+    expect(res.status).toBe(200)
+    expect(fx.mock.requests[0]!.body).toBe(forwardedBody(kind, sent))
+  })
+
   it('accepts values at the edges of every range', async () => {
     const res = await call(`${fx.url}/v1/chat/completions`, {
       headers: bearer(KEY_A),
@@ -159,7 +184,7 @@ describeMatrix('chat completions and models', (kind) => {
 
   it('answers 413 for a body above the limit without forwarding it, with or without content-length', async () => {
     fx.mock.resetRequests()
-    const big = JSON.stringify(chatBody('x'.repeat(1100 * 1024)))
+    const big = JSON.stringify(chatBody('x'.repeat(4500 * 1024)))
     const declared = await call(`${fx.url}/v1/chat/completions`, { headers: { ...bearer(KEY_A), 'content-type': 'application/json' }, body: big })
     expect(declared.status).toBe(413)
     expect(declared.json.error.code).toBe('request_too_large')
