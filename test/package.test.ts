@@ -45,7 +45,7 @@ beforeAll(async () => {
   await run('npm', ['run', 'build', '--', '--out-dir', path.join(pkgDir, 'dist')], { cwd: root })
   await cp(path.join(root, 'package.json'), path.join(pkgDir, 'package.json'))
   await cp(path.join(root, 'README.md'), path.join(pkgDir, 'README.md'))
-  for (const example of ['mock-upstream.mjs', 'express', 'koa']) {
+  for (const example of ['mock-upstream.mjs', 'mock-upstream', 'express', 'koa']) {
     await cp(path.join(root, 'examples', example), path.join(pkgDir, 'examples', example), { recursive: true })
   }
   // Dependencies (and the frameworks the examples use) as installed for the repo.

@@ -1,0 +1,62 @@
+// What both wire formats derive the same way from a request: reply text, token counts, stream pieces.
+
+/** The plain JSON content type: OpenAI answers, and Gemini replies sent whole. */
+export const JSON_TYPE = 'application/json'
+
+const FILLER = 'lorem ipsum dolor sit amet, consectetur adipiscing elit. '
+// Bounds the frames built in memory for one stream, whatever a request asks for.
+const MAX_CHUNKS = 100_000
+
+/** True for a plain object (not null, not an array). @param {unknown} v @returns {v is Record<string, any>} */
+export function isObject(v) {
+  return typeof v === 'object' && v !== null && !Array.isArray(v)
+}
+
+/** Non-negative finite number or undefined. @param {unknown} v */
+export function num(v) {
+  return typeof v === 'number' && Number.isFinite(v) && v >= 0 ? v : undefined
+}
+
+/** Deterministic token estimate: one token per 4 UTF-16 code units. @param {number} len */
+export function tokens(len) {
+  return Math.ceil(len / 4)
+}
+
+/** @param {number} n */
+function fillerText(n) {
+  return n <= FILLER.length ? FILLER.slice(0, n) : FILLER.repeat(Math.ceil(n / FILLER.length)).slice(0, n)
+}
+
+/** Reply text: mock.content_bytes > mock.content > `Echo: <last user text>`. */
+export function replyText(/** @type {Record<string, any>} */ ctl, /** @type {string} */ lastUser) {
+  const bytes = num(ctl.content_bytes)
+  if (bytes !== undefined) return fillerText(Math.floor(bytes))
+  if (typeof ctl.content === 'string') return ctl.content
+  return `Echo: ${lastUser}`
+}
+
+/** Split `text` into exactly `n` pieces (never inside a surrogate pair). @param {string} text @param {number} n */
+export function splitText(text, n) {
+  if (n <= 0) return []
+  if (n === 1) return [text]
+  const out = []
+  const len = text.length
+  let start = 0
+  for (let i = 1; i <= n; i++) {
+    let end = i === n ? len : Math.floor((len * i) / n)
+    if (end < start) end = start
+    if (end > 0 && end < len) {
+      const c = text.charCodeAt(end - 1)
+      if (c >= 0xd800 && c <= 0xdbff) end++
+    }
+    out.push(text.slice(start, end))
+    start = end
+  }
+  return out
+}
+
+/** Number of content pieces a stream is cut into (`mock.chunks`, default 5). @param {Record<string, any>} ctl */
+export function chunkCount(ctl) {
+  const c = num(ctl.chunks)
+  return c === undefined ? 5 : Math.min(MAX_CHUNKS, Math.floor(c))
+}
