@@ -3,7 +3,7 @@ import { gzipSync } from 'node:zlib'
 import { afterAll, beforeAll, expect, it } from 'vitest'
 import { REQUEST_ID_PATTERN } from '../src/request-id.js'
 import { bearer, chatBody, type Fixture, KEY_A, startFixture, UPSTREAM_KEY } from './helpers/fixture.js'
-import { call } from './helpers/http.js'
+import { call, closedPort } from './helpers/http.js'
 import { describeMatrix, forwardedBody } from './helpers/servers.js'
 
 describeMatrix('chat completions and models', (kind) => {
@@ -268,10 +268,7 @@ describeMatrix('upstream failures', (kind) => {
 describeMatrix('unreachable upstream', (kind) => {
   let fx: Fixture
   beforeAll(async () => {
-    const closed = http.createServer()
-    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve))
-    const { port } = closed.address() as { port: number }
-    await new Promise((resolve) => closed.close(resolve))
+    const port = await closedPort()
     fx = await startFixture(kind, {
       upstreams: { dead: { type: 'openai', baseUrl: `http://127.0.0.1:${port}/v1`, apiKey: UPSTREAM_KEY } },
       models: [{ id: 'gpt-4o-mini', upstream: 'dead' }],

@@ -1,9 +1,8 @@
-import http from 'node:http'
 import { afterAll, beforeAll, expect, it } from 'vitest'
 import { REQUEST_ID_PATTERN } from '../src/request-id.js'
 import { bearer, type Fixture, KEY_A, startFixture, UPSTREAM_KEY } from './helpers/fixture.js'
 import { ENDPOINTS, expectNotFound, geminiBody, goog, googleError, gpath, MODEL, rawPost } from './helpers/gemini.js'
-import { call, eventually, sendThenAbort } from './helpers/http.js'
+import { call, closedPort, eventually, sendThenAbort } from './helpers/http.js'
 import { describeMatrix, forwardedBody } from './helpers/servers.js'
 
 describeMatrix('Gemini generate-content', (kind) => {
@@ -269,10 +268,7 @@ describeMatrix('Gemini upstream failures', (kind) => {
 describeMatrix('Gemini unreachable upstream', (kind) => {
   let fx: Fixture
   beforeAll(async () => {
-    const closed = http.createServer()
-    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve))
-    const { port } = closed.address() as { port: number }
-    await new Promise((resolve) => closed.close(resolve))
+    const port = await closedPort()
     fx = await startFixture(kind, {
       upstreams: { dead: { type: 'gemini', baseUrl: `http://127.0.0.1:${port}`, apiKey: UPSTREAM_KEY } },
       models: [{ id: MODEL, upstream: 'dead' }],

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto'
 import { describe, expect, it } from 'vitest'
 import { isGatewayError } from '../src/errors.js'
 import { canonicalJson, hashCanonical, requestBodyHash } from '../src/hash.js'
+import { mulberry32 } from './helpers/random.js'
 
 // The obviously-correct definition the fast implementation must match: recursive, no tricks.
 function reference(value: unknown): string {
@@ -15,17 +16,6 @@ function reference(value: unknown): string {
 
 function sha16(text: string): string {
   return createHash('sha256').update(Buffer.from(text, 'utf8')).digest('hex').slice(0, 16)
-}
-
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
 }
 
 // A JSON document as a tree whose leaves list equivalent spellings, so one value can be printed

@@ -70,3 +70,12 @@ export async function eventually<T>(check: () => Promise<T> | T, timeoutMs = 500
     await new Promise((resolve) => setTimeout(resolve, 20))
   }
 }
+
+/** A loopback port nothing listens on (bound, then released), for "upstream unreachable" cases. */
+export async function closedPort(): Promise<number> {
+  const server = http.createServer()
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const { port } = server.address() as { port: number }
+  await new Promise((resolve) => server.close(resolve))
+  return port
+}

@@ -1,15 +1,6 @@
 // Seeded generator of JSON texts (written by hand, not by JSON.stringify, to vary whitespace, escapes and numbers)
 
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
+import { mulberry32 } from './random.js'
 
 /** A seeded source of random choices, so every run builds the same corpus. */
 export class Gen {
