@@ -30,7 +30,9 @@ function findModel(ctx: GatewayContext, id: string, endpoint: Endpoint, family: 
   const wanted = endpoint === 'chat.completions' ? 'openai' : 'gemini'
   if (!model || model.upstream.type !== wanted) {
     // Same answer for "absent" and "other format": the list of what is configured is public anyway.
-    throw new GatewayError('model_not_found', `The model '${id}' does not exist or is not served in this format.`, {
+    // The name is the client's: echo a bounded piece of it, not megabytes.
+    const shown = id.length > 200 ? `${id.slice(0, 200)}…` : id
+    throw new GatewayError('model_not_found', `The model '${shown}' does not exist or is not served in this format.`, {
       param: family === 'openai' ? 'model' : undefined,
     })
   }

@@ -214,6 +214,14 @@ describeMatrix('chat completions and models', (kind) => {
     }
   })
 
+  it('echoes only a bounded piece of a very long unknown model name', async () => {
+    const res = await call(`${fx.url}/v1/chat/completions`, { headers: bearer(KEY_A), body: chatBody('x', { model: 'm'.repeat(100_000) }) })
+    expect(res.status).toBe(404)
+    expect(res.json.error.code).toBe('model_not_found')
+    expect(res.json.error.message).toContain(`'${'m'.repeat(200)}…'`)
+    expect(res.text.length).toBeLessThan(1000)
+  })
+
   it('answers 404 for an unknown path under the gateway, or leaves it to the host', async () => {
     const res = await call(`${fx.url}/v1/nothing-here`, { headers: bearer(KEY_A) })
     expect(res.status).toBe(404)

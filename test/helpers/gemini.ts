@@ -1,7 +1,7 @@
 import { Agent } from 'undici'
 import { expect } from 'vitest'
 import { type Fixture, KEY_A } from './fixture.js'
-import type { TestResponse } from './http.js'
+import { readResponse, type TestResponse } from './http.js'
 import type { ServerKind } from './servers.js'
 
 /** The Gemini model the fixture configures. */
@@ -41,14 +41,7 @@ export async function rawPost(fx: Fixture, path: string): Promise<TestResponse> 
     headers: { ...goog(KEY_A), 'content-type': 'application/json' },
     body: JSON.stringify(geminiBody()),
   })
-  const text = await response.body.text()
-  let json: unknown
-  try {
-    json = JSON.parse(text)
-  } catch {
-    json = undefined
-  }
-  return { status: response.statusCode, headers: response.headers, text, json }
+  return readResponse(response)
 }
 
 /** A 404 from the gateway is Google-shaped; one without a request id can only be the host's, after `next()`. */

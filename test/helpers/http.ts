@@ -1,5 +1,5 @@
 import http from 'node:http'
-import { Agent, request } from 'undici'
+import { Agent, type Dispatcher, request } from 'undici'
 
 /** A response as the tests read it. */
 export interface TestResponse {
@@ -24,6 +24,11 @@ export async function call(
     headers['content-type'] ??= 'application/json'
   }
   const response = await request(url, { method: (options.method ?? (body === undefined ? 'GET' : 'POST')) as 'GET', headers, body, dispatcher: agent })
+  return readResponse(response)
+}
+
+/** Reads an undici response whole; `json` is undefined when the body is not JSON. */
+export async function readResponse(response: Dispatcher.ResponseData): Promise<TestResponse> {
   const text = await response.body.text()
   let json: unknown
   try {
