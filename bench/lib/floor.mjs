@@ -9,17 +9,17 @@ import { Agent } from 'undici'
 export function createFloor(upstream) {
   const agent = new Agent({ keepAliveTimeout: 30_000, headersTimeout: 600_000, bodyTimeout: 600_000 })
 
-  /** @param {import('node:http').IncomingMessage} req */
-  function readBody(req) {
+  /** A whole stream (request or upstream body) in one buffer: one write downstream, as any buffering proxy does. */
+  function collect(stream) {
     return new Promise((resolve, reject) => {
       const chunks = []
       let size = 0
-      req.on('data', (chunk) => {
+      stream.on('data', (chunk) => {
         chunks.push(chunk)
         size += chunk.length
       })
-      req.on('end', () => resolve(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size)))
-      req.on('error', reject)
+      stream.on('end', () => resolve(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size)))
+      stream.on('error', reject)
     })
   }
 
@@ -35,20 +35,6 @@ export function createFloor(upstream) {
   }
 
   const isStream = (up) => String(up.headers['content-type'] ?? '').startsWith('text/event-stream')
-
-  /** A whole upstream body in one buffer: one write downstream, as any buffering proxy does. */
-  function readAll(body) {
-    return new Promise((resolve, reject) => {
-      const chunks = []
-      let size = 0
-      body.on('data', (chunk) => {
-        chunks.push(chunk)
-        size += chunk.length
-      })
-      body.on('end', () => resolve(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size)))
-      body.on('error', reject)
-    })
-  }
 
   /** Relays a stream with backpressure; a client that leaves destroys the upstream body, which aborts the call. */
   function relay(up, res) {
@@ -82,11 +68,11 @@ export function createFloor(upstream) {
 
   /** node:http and Express: `(req, res) => void`. */
   function handle(req, res) {
-    readBody(req)
+    collect(req)
       .then((body) => forward(req, body))
       .then(async (up) => {
         if (isStream(up)) return relay(up, res)
-        const bytes = await readAll(up.body)
+        const bytes = await collect(up.body)
         res.writeHead(up.statusCode, { 'content-type': up.headers['content-type'] ?? 'application/json', 'content-length': bytes.length })
         res.end(bytes)
       })
@@ -95,11 +81,11 @@ export function createFloor(upstream) {
 
   /** Koa, written the Koa way: `ctx.body` is the buffered answer, or the upstream stream that Koa pipes. */
   async function koa(ctx) {
-    const body = await readBody(ctx.req)
+    const body = await collect(ctx.req)
     const up = await forward(ctx.req, body)
     ctx.status = up.statusCode
     ctx.type = up.headers['content-type'] ?? 'application/json'
-    ctx.body = isStream(up) ? up.body : await readAll(up.body)
+    ctx.body = isStream(up) ? up.body : await collect(up.body)
   }
 
   return { handle, koa, close: () => agent.close() }
