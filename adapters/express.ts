@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
-import { hostBody } from '../src/body.js'
-import type { Gateway } from '../src/gateway.js'
+import { hostBody } from '../src/http/read-body.js'
+import type { Gateway } from '../src/types.js'
 
 /** The parts of an Express request the adapter reads; `body` is whatever a host body parser left. */
 export type ExpressRequest = IncomingMessage & { body?: unknown }

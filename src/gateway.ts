@@ -1,41 +1,27 @@
+import { randomUUID } from 'node:crypto'
 import type { IncomingMessage, ServerResponse } from 'node:http'
-import { createAuthenticator, presentedKey } from './auth.js'
-import type { PreparsedBody } from './body.js'
-import type { GatewayContext } from './context.js'
-import { GatewayError, isGatewayError } from './errors.js'
-import { type GatewayLogger, type GatewayOptions, resolveOptions } from './options.js'
-import { serveModelCall } from './proxy.js'
-import { serveRecoveries } from './recoveries.js'
-import { newRequestId } from './request-id.js'
-import { type ErrorFamily, sendError, sendJson } from './responses.js'
-import { type Match, matchRequest } from './router.js'
-import { createRecoveryStore } from './store/recovery-store.js'
-import { createUpstreamAgent } from './upstream.js'
-import { validateGeminiAlt } from './validate.js'
-
-/** What an adapter tells the gateway about a request beyond `req` and `res`. */
-export interface HandleOptions {
-  /** The path relative to where the gateway is mounted, with its query. @default req.url */
-  path?: string
-  /** A body the host framework already read. @default undefined (the gateway reads `req`) */
-  body?: PreparsedBody
-  /** Answer 404 for paths the gateway does not know, instead of leaving them to the host. @default false */
-  claimUnknown?: boolean
-}
-
-/** A gateway: hand it requests through an adapter, close it on shutdown. */
-export interface Gateway {
-  /** Serves a request if it is the gateway's; resolves false (and leaves `res` alone) when it is not. */
-  handle(req: IncomingMessage, res: ServerResponse, options?: HandleOptions): Promise<boolean>
-  /** Stops taking requests, waits for in-flight upstream calls and record writes, then closes the store. */
-  close(): Promise<void>
-}
+import { performance } from 'node:perf_hooks'
+import { resolveOptions } from './config/resolve.js'
+import { chatCompletionsHandler } from './handlers/chat-completions.js'
+import { generateContentHandler } from './handlers/generate-content.js'
+import { modelsHandler } from './handlers/models.js'
+import { recoveriesHandler } from './handlers/recoveries.js'
+import { createDispatch } from './http/dispatch.js'
+import { matchRequest } from './http/router.js'
+import { subscribeUsage } from './observe/usage.js'
+import { createRecoveryStore } from './recovery/store/recovery-store.js'
+import type { Runtime } from './runtime.js'
+import type { Gateway, GatewayLogger, GatewayOptions, HandleOptions } from './types.js'
+import { createUpstreamAgent } from './upstream/agent.js'
+import { attemptEvents } from './upstream/interceptors/attempt-events.js'
+import { compose } from './upstream/interceptors/compose.js'
+import { createSend } from './upstream/send.js'
 
 const STORE_ERROR_LOG_INTERVAL_MS = 10_000
 
 /** A store that reconnects reports an error per attempt: log the first, then one line per interval with a count. */
 function storeErrorReporter(logger: GatewayLogger): (error: unknown) => void {
-  let lastLogged = -Infinity
+  let lastLogged = Number.NEGATIVE_INFINITY
   let suppressed = 0
   return (error) => {
     const now = Date.now()
@@ -49,75 +35,52 @@ function storeErrorReporter(logger: GatewayLogger): (error: unknown) => void {
   }
 }
 
-/** Creates a gateway; throws GatewayError('invalid_options') on bad options. */
+/**
+ * Creates a gateway; throws GatewayError('invalid_options') on bad options.
+ *
+ * @example
+ * const gateway = createGateway({
+ *   upstreams: { openai: { type: 'openai', baseUrl: 'https://api.openai.com/v1', apiKey: process.env.OPENAI_API_KEY } },
+ *   models: [{ id: 'gpt-4o-mini', upstream: 'openai' }],
+ *   auth: { apiKeys: ['sk-my-client-key'] },
+ * })
+ * http.createServer(nodeHandler(gateway)).listen(8080)
+ */
 export function createGateway(options: GatewayOptions): Gateway {
   const resolved = resolveOptions(options)
-  const ctx: GatewayContext = {
+  const id = randomUUID()
+  const agent = createUpstreamAgent(resolved.timeouts)
+  const rt: Runtime = {
+    id,
     options: resolved,
-    agent: createUpstreamAgent(resolved.upstreamMs, resolved.connectMs),
+    agent,
+    send: compose([attemptEvents(id)], createSend(agent)),
     store: createRecoveryStore({
       keyv: resolved.store,
       maxMemoryBytes: resolved.recovery.maxMemoryBytes,
       onError: storeErrorReporter(resolved.logger),
     }),
   }
-  const authenticate = createAuthenticator(resolved.auth)
-  const modelList = {
-    object: 'list',
-    data: [...resolved.models.values()].map((m) => ({ id: m.id, object: 'model', created: m.created, owned_by: m.ownedBy })),
-  }
+  const unsubscribeUsage = resolved.onUsage ? subscribeUsage(id, resolved.onUsage, resolved.logger) : undefined
   // A count, not a set of promises: close() only needs to know when it reaches zero.
   let inFlight = 0
   let drained: (() => void) | undefined
   let closing: Promise<void> | undefined
+  const dispatch = createDispatch(
+    rt,
+    {
+      models: modelsHandler(rt),
+      chatCompletions: chatCompletionsHandler(rt),
+      generateContent: generateContentHandler(rt),
+      recoveries: recoveriesHandler(rt),
+    },
+    () => closing !== undefined,
+  )
 
-  const fail = (res: ServerResponse, family: ErrorFamily, error: unknown, requestId: string) => {
-    if (!res.headersSent) res.setHeader('x-request-id', requestId)
-    if (isGatewayError(error)) return sendError(res, family, error)
-    resolved.logger.error('model-gateway: unexpected error', { requestId, error: error instanceof Error ? error.stack : String(error) })
-    sendError(res, family, new GatewayError('internal_error', 'The gateway failed to handle this request.'))
-  }
-
-  async function serve(req: IncomingMessage, res: ServerResponse, match: Match, requestId: string, init: HandleOptions): Promise<void> {
-    const { route, family, query } = match
-    switch (route.kind) {
-      case 'models':
-        res.setHeader('x-request-id', requestId)
-        return sendJson(res, 200, modelList)
-      case 'not_found':
-        throw new GatewayError('not_found', 'Unknown path.')
-      case 'method_not_allowed':
-        res.setHeader('allow', route.allow)
-        throw new GatewayError('method_not_allowed', `Method ${req.method} is not allowed here; use ${route.allow}.`)
-    }
-    if (closing) throw new GatewayError('gateway_closed', 'The gateway is shutting down.')
-    // Model calls put the id into their own `writeHead`; every other answer carries it from here.
-    if (route.kind !== 'chat' && route.kind !== 'generateContent') res.setHeader('x-request-id', requestId)
-    const owner = await authenticate(presentedKey(req, family, query), req)
-    const path = (init.path ?? req.url ?? '').split('?')[0] as string
-    if (route.kind === 'chat' || route.kind === 'generateContent') {
-      const gemini = route.kind === 'generateContent'
-      if (gemini) validateGeminiAlt(route.stream, query.get('alt'))
-      return serveModelCall(ctx, req, res, {
-        requestId,
-        owner,
-        family,
-        endpoint: gemini ? 'generateContent' : 'chat.completions',
-        path,
-        model: gemini ? route.model : undefined,
-        stream: gemini ? route.stream : undefined,
-        preparsed: init.body,
-      })
-    }
-    return serveRecoveries(ctx, req, res, route, owner, query, init.body)
-  }
-
-  async function serveSafely(req: IncomingMessage, res: ServerResponse, match: Match, requestId: string, init: HandleOptions): Promise<true> {
+  async function serve(req: IncomingMessage, res: ServerResponse, init: HandleOptions, match: NonNullable<ReturnType<typeof matchRequest>>) {
     inFlight++
     try {
-      await serve(req, res, match, requestId, init)
-    } catch (error) {
-      fail(res, match.family, error, requestId)
+      await dispatch(req, res, match, init, performance.now())
     } finally {
       if (--inFlight === 0) drained?.()
     }
@@ -125,18 +88,21 @@ export function createGateway(options: GatewayOptions): Gateway {
   }
 
   return {
+    id,
     handle(req, res, init = {}) {
       const match = matchRequest(req.method ?? 'GET', init.path ?? req.url ?? '/', init.claimUnknown ?? false)
       if (!match) return Promise.resolve(false)
-      return serveSafely(req, res, match, newRequestId(), init)
+      return serve(req, res, init, match)
     },
     close() {
       closing ??= (async () => {
         if (inFlight > 0) await new Promise<void>((resolve) => (drained = resolve))
-        await ctx.store.close()
-        await ctx.agent.close()
+        unsubscribeUsage?.()
+        await rt.store.close()
+        await agent.close()
       })()
       return closing
     },
   }
 }
+export type { Gateway, HandleOptions } from './types.js'

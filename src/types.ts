@@ -1,5 +1,125 @@
-/** The two request formats the gateway speaks. */
-export type Endpoint = 'chat.completions' | 'generateContent'
+// Every public type of the package. Runtime code lives elsewhere; this file only describes.
+import type { IncomingMessage, ServerResponse } from 'node:http'
+import type Keyv from 'keyv'
+import type { DialectName } from './dialects/names.js'
+
+export type { DialectName } from './dialects/names.js'
+
+/** What a model call asks for; the value a record's `request.endpoint` and a usage event's `endpoint` carry. */
+export type Operation = 'chat.completions' | 'generateContent'
+
+/** Token counts in one shape for every format. */
+export interface TokenCounts {
+  input_tokens: number
+  output_tokens: number
+  total_tokens: number
+}
+
+/** One upstream API the gateway forwards to. */
+export interface UpstreamOptions {
+  /** `openai`: any OpenAI-compatible chat-completions API; `gemini`: the Gemini API. */
+  type: DialectName
+  /** Base URL, e.g. `https://api.openai.com/v1` or `https://generativelanguage.googleapis.com`. */
+  baseUrl: string
+  /** The gateway's own key for this upstream; never shown to clients. @default undefined (no key sent) */
+  apiKey?: string
+  /** Extra headers sent with every upstream request. @default {} */
+  headers?: Record<string, string>
+}
+
+/** One model the gateway offers. */
+export interface ModelOptions {
+  /** The name clients use. */
+  id: string
+  /** Key into `upstreams`. */
+  upstream: string
+  /** The name sent upstream. @default id */
+  upstreamModel?: string
+  /** `owned_by` in the model list. @default the upstream's key */
+  ownedBy?: string
+  /** `created` in the model list, Unix seconds. @default the time the gateway was created */
+  created?: number
+}
+
+/** What `authenticate` returns for an accepted key. */
+export interface AuthResult {
+  /** Stable id of the caller; records are private to it. Hashed before use. */
+  owner: string
+}
+
+/** How clients prove who they are: a fixed key list, or your own check. */
+export type AuthOptions =
+  | { apiKeys: readonly string[] }
+  | { authenticate: (apiKey: string, req: IncomingMessage) => AuthResult | null | Promise<AuthResult | null> }
+
+/** Recovery settings. */
+export interface RecoveryOptions {
+  /** Keep captured records this long. @default 259200000 (3 days) */
+  ttlMs?: number
+  /** Request bodies above this many bytes are stored as `__OMITTED_TOO_LARGE__`. @default 20971520 (20 MiB) */
+  maxStoredRequestBytes?: number
+  /** Byte bound of the default in-memory store (ignored when `store` is given). @default 268435456 (256 MiB) */
+  maxMemoryBytes?: number
+}
+
+/** Request limits. */
+export interface LimitOptions {
+  /** Largest request body accepted; larger ones get 413 and are not forwarded. @default 67108864 (64 MiB) */
+  maxRequestBytes?: number
+  /**
+   * Largest upstream response body the gateway holds whole (non-streaming answers and upstream errors); past it the
+   * upstream call is aborted and the client gets 502 `upstream_response_too_large`. Streams are relayed unbuffered.
+   * @default 268435456 (256 MiB)
+   */
+  maxResponseBytes?: number
+}
+
+/** Timeouts. */
+export interface TimeoutOptions {
+  /** Longest wait for an upstream's response headers, and between two body chunks. @default 600000 (10 min) */
+  upstreamMs?: number
+  /** Longest wait for a TCP/TLS connection to an upstream. @default 10000 */
+  connectMs?: number
+}
+
+/** Normalised token usage of one completed upstream call. */
+export interface UsageEvent extends TokenCounts {
+  requestId: string
+  /** The owner id (a hex digest, never the key). */
+  owner: string
+  model: string
+  endpoint: Operation
+  /** True when the client had gone and the response was kept as a recovery record. */
+  recovered: boolean
+}
+
+/** Where the gateway reports problems it cannot answer to a client (failed record writes, store errors). */
+export interface GatewayLogger {
+  warn(message: string, meta?: Record<string, unknown>): void
+  error(message: string, meta?: Record<string, unknown>): void
+}
+
+/** Options of `createGateway`. Unknown keys are rejected with the nearest valid name. */
+export interface GatewayOptions {
+  /** Upstream APIs by name. */
+  upstreams: Record<string, UpstreamOptions>
+  /** The models offered; each names an upstream. */
+  models: readonly ModelOptions[]
+  /** Client authentication. */
+  auth: AuthOptions
+  /** A Keyv instance for recovery records. @default an in-memory store bounded by `recovery.maxMemoryBytes` */
+  store?: Keyv
+  /** Recovery settings. */
+  recovery?: RecoveryOptions
+  /** Request limits. */
+  limits?: LimitOptions
+  /** Timeouts. */
+  timeouts?: TimeoutOptions
+  /** Called once per completed 2xx upstream call with normalised token counts (0 when the upstream reported none). @default undefined */
+  onUsage?: (usage: UsageEvent) => void
+  /** Receives warnings and errors. @default console */
+  logger?: GatewayLogger
+}
 
 /** One recovery record as list and lookup return it: never the bodies. */
 export interface RecoverySummary {
@@ -18,7 +138,7 @@ export interface RecoveryRecord extends RecoverySummary {
     request_body_hash: string
     /** The gateway path the request was sent to, e.g. `/v1/chat/completions`. */
     path: string
-    endpoint: Endpoint
+    endpoint: Operation
     /** The model id the client asked for. */
     model: string
   }
@@ -29,6 +149,38 @@ export interface RecoveryRecord extends RecoverySummary {
     status: number
     content_type: string
   }
+}
+
+/**
+ * A body a host framework already read, handed over by an adapter. `raw` is used whenever present; `parsed`
+ * only once the request stream has been drained (a parser ran), because some parsers leave a placeholder
+ * (`{}`) on requests they skipped, whose bodies are still unread in the stream.
+ */
+export interface PreparsedBody {
+  /** The raw bytes when the host parser kept them (`express.raw()`, Koa's `rawBody`). */
+  raw?: Buffer | string
+  /** The parsed value when only that is left (`express.json()`, `@koa/bodyparser`). */
+  parsed?: unknown
+}
+
+/** What an adapter tells the gateway about a request beyond `req` and `res`. */
+export interface HandleOptions {
+  /** The path relative to where the gateway is mounted, with its query. @default req.url */
+  path?: string
+  /** A body the host framework already read. @default undefined (the gateway reads `req`) */
+  body?: PreparsedBody
+  /** Answer 404 for paths the gateway does not know, instead of leaving them to the host. @default false */
+  claimUnknown?: boolean
+}
+
+/** A gateway: hand it requests through an adapter, close it on shutdown. */
+export interface Gateway {
+  /** Unique per gateway; diagnostics channel messages carry it as `gatewayId`. */
+  readonly id: string
+  /** Serves a request if it is the gateway's; resolves false (and leaves `res` alone) when it is not. */
+  handle(req: IncomingMessage, res: ServerResponse, options?: HandleOptions): Promise<boolean>
+  /** Stops taking requests, waits for in-flight upstream calls and record writes, then closes the store. */
+  close(): Promise<void>
 }
 
 /** Text stored in place of a request body above `recovery.maxStoredRequestBytes`. */

@@ -7,7 +7,7 @@ import { expressMiddleware } from '../adapters/express.js'
 import { koaMiddleware } from '../adapters/koa.js'
 import { nodeHandler } from '../adapters/node.js'
 import type { Gateway } from '../src/gateway.js'
-import { requestBodyHash } from '../src/hash.js'
+import { requestBodyHash } from '../src/json/hash.js'
 import { bearer, chatBody, type Fixture, KEY_A, startFixture } from './helpers/fixture.js'
 import { call, eventually, sendThenAbort } from './helpers/http.js'
 import { expressApp, hostErrorHandler, koaApp, listen, type MountedServer, type ServerKind } from './helpers/servers.js'
@@ -232,7 +232,7 @@ describe('errors and the host error handler', () => {
   async function withStub(handle: Gateway['handle']) {
     const seen: unknown[] = []
     const app = express()
-    app.use('/ai', expressMiddleware({ handle, close: async () => {} }))
+    app.use('/ai', expressMiddleware({ id: 'fake', handle, close: async () => {} }))
     app.use(((error, req, res, next) => {
       seen.push(error)
       hostErrorHandler(error, req, res, next)
@@ -285,7 +285,7 @@ describe('errors and the host error handler', () => {
         ctx.body = { host_error: (error as Error).message }
       }
     })
-    app.use(koaMiddleware({ handle: async () => Promise.reject(new Error('boom')), close: async () => {} }))
+    app.use(koaMiddleware({ id: 'fake', handle: async () => Promise.reject(new Error('boom')), close: async () => {} }))
     const server = await serve(app.callback(), '')
     servers.push(server)
     const res = await call(`${server.url}/v1/models`)
@@ -298,6 +298,7 @@ describe('errors and the host error handler', () => {
     app.silent = true
     app.use(
       koaMiddleware({
+        id: 'fake',
         handle: async (_req, res) => {
           res.writeHead(200, { 'content-type': 'text/plain', 'content-length': '100' })
           res.write('partial')

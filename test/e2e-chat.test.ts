@@ -1,7 +1,7 @@
 import http from 'node:http'
 import { gzipSync } from 'node:zlib'
 import { afterAll, beforeAll, expect, it } from 'vitest'
-import { REQUEST_ID_PATTERN } from '../src/request-id.js'
+import { REQUEST_ID_PATTERN } from '../src/http/request-id.js'
 import { bearer, chatBody, type Fixture, KEY_A, startFixture, UPSTREAM_KEY } from './helpers/fixture.js'
 import { call, closedPort } from './helpers/http.js'
 import { describeMatrix, forwardedBody } from './helpers/servers.js'

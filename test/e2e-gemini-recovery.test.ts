@@ -1,6 +1,6 @@
 import Keyv from 'keyv'
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest'
-import { requestBodyHash } from '../src/hash.js'
+import { requestBodyHash } from '../src/json/hash.js'
 import { bearer, type Fixture, KEY_A, startFixture } from './helpers/fixture.js'
 import { geminiBody, goog, gpath, MODEL } from './helpers/gemini.js'
 import { call, eventually, sendThenAbort } from './helpers/http.js'

@@ -1,6 +1,6 @@
 import { request } from 'undici'
 import { afterAll, beforeAll, expect, it } from 'vitest'
-import type { UsageEvent } from '../src/options.js'
+import type { UsageEvent } from '../src/types.js'
 import { type Fixture, KEY_A, startFixture, UPSTREAM_KEY } from './helpers/fixture.js'
 import { geminiBody, goog } from './helpers/gemini.js'
 import { call, eventually } from './helpers/http.js'

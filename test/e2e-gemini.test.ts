@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, expect, it } from 'vitest'
-import { REQUEST_ID_PATTERN } from '../src/request-id.js'
+import { REQUEST_ID_PATTERN } from '../src/http/request-id.js'
 import { bearer, type Fixture, KEY_A, startFixture, UPSTREAM_KEY } from './helpers/fixture.js'
 import { ENDPOINTS, expectNotFound, geminiBody, goog, googleError, gpath, MODEL, rawPost } from './helpers/gemini.js'
 import { call, closedPort, eventually, sendThenAbort } from './helpers/http.js'

@@ -1,6 +1,6 @@
 import Keyv from 'keyv'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
-import { requestBodyHash } from '../src/hash.js'
+import { requestBodyHash } from '../src/json/hash.js'
 import { bearer, chatBody, type Fixture, KEY_A, KEY_B, startFixture } from './helpers/fixture.js'
 import { call, eventually, sendThenAbort } from './helpers/http.js'
 import { describeMatrix, forwardedBody, NODE_KINDS } from './helpers/servers.js'

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { UsageEvent } from '../src/options.js'
+import type { UsageEvent } from '../src/types.js'
 import { type Fixture, KEY_A, startFixture, UPSTREAM_KEY } from './helpers/fixture.js'
 import { eventually } from './helpers/http.js'
 import { describeMatrix, type ServerKind } from './helpers/servers.js'

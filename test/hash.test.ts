@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto'
 import { describe, expect, it } from 'vitest'
 import { isGatewayError } from '../src/errors.js'
-import { canonicalJson, hashCanonical, requestBodyHash } from '../src/hash.js'
+import { canonicalJson, hashCanonical, requestBodyHash } from '../src/json/hash.js'
 import { mulberry32 } from './helpers/random.js'
 
 // The obviously-correct definition the fast implementation must match: recursive, no tricks.

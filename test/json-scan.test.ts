@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { GatewayError } from '../src/errors.js'
-import { BIG_STRING, scanJsonObject } from '../src/json-scan.js'
-import { validateChat } from '../src/validate.js'
+import { BIG_STRING, scanJsonObject } from '../src/json/scan.js'
+import { validateChat } from '../src/dialects/openai/validate.js'
 import { exact, sameValidation } from './helpers/json-agreement.js'
 import { Gen, numberText } from './helpers/json-corpus.js'
 

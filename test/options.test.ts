@@ -5,7 +5,7 @@ import { nodeHandler } from '../adapters/node.js'
 import { startMockUpstream } from '../examples/mock-upstream.mjs'
 import { GatewayError, isGatewayError } from '../src/errors.js'
 import { createGateway } from '../src/gateway.js'
-import type { GatewayOptions } from '../src/options.js'
+import type { GatewayOptions } from '../src/types.js'
 
 const valid: GatewayOptions = {
   upstreams: { openai: { type: 'openai', baseUrl: 'https://api.example.com/v1', apiKey: 'k' } },

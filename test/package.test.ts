@@ -61,7 +61,7 @@ afterAll(async () => {
 
 describe('the built package', () => {
   const expected = {
-    'model-gateway': { createGateway: 'function', GatewayError: 'function', isGatewayError: 'function', requestBodyHash: 'function', OMITTED_TOO_LARGE: 'string' },
+    'model-gateway': { createGateway: 'function', GatewayError: 'function', isGatewayError: 'function', requestBodyHash: 'function', OMITTED_TOO_LARGE: 'string', gatewayChannels: 'object' },
     'model-gateway/node': { nodeHandler: 'function' },
     'model-gateway/express': { expressMiddleware: 'function' },
     'model-gateway/koa': { koaMiddleware: 'function' },

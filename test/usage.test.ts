@@ -1,7 +1,9 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { ownerOfKey } from '../src/auth.js'
-import type { UsageEvent } from '../src/options.js'
-import { StreamTail, usageOf, usageOfBody } from '../src/usage.js'
+import { ownerOfKey } from '../src/http/auth.js'
+import type { UsageEvent } from '../src/types.js'
+import { usageOfBody } from '../src/call/usage.js'
+import { gemini as geminiDialect, openai as openaiDialect } from '../src/dialects/index.js'
+import { StreamTail } from '../src/sse/tail.js'
 import { bearer, chatBody, type Fixture, KEY_A, startFixture } from './helpers/fixture.js'
 import { geminiBody, goog, gpath } from './helpers/gemini.js'
 import { call, eventually, sendThenAbort } from './helpers/http.js'
@@ -15,7 +17,7 @@ function cut(bytes: Buffer, offsets: number[]): Buffer[] {
 
 function tailOf(chunks: Buffer[]): StreamTail {
   const tail = new StreamTail()
-  for (const chunk of chunks) tail.push(chunk)
+  for (const chunk of chunks) tail.write(chunk)
   return tail
 }
 
@@ -37,12 +39,12 @@ describe('usage normalisation', () => {
       modelVersion: 'gemini-2.5-flash',
       responseId: 'r1',
     }
-    expect(usageOf('generateContent', response)).toEqual({ input_tokens: 120, output_tokens: 57, total_tokens: 177 })
-    expect(usageOfBody('generateContent', Buffer.from(JSON.stringify(response)))).toEqual({ input_tokens: 120, output_tokens: 57, total_tokens: 177 })
+    expect(geminiDialect.usage(response)).toEqual({ input_tokens: 120, output_tokens: 57, total_tokens: 177 })
+    expect(usageOfBody(geminiDialect, Buffer.from(JSON.stringify(response)))).toEqual({ input_tokens: 120, output_tokens: 57, total_tokens: 177 })
   })
 
   it('takes a Gemini response without tool-use or thoughts counts as prompt and candidates only', () => {
-    const usage = usageOf('generateContent', { usageMetadata: { promptTokenCount: 3, candidatesTokenCount: 4, totalTokenCount: 7 } })
+    const usage = geminiDialect.usage({ usageMetadata: { promptTokenCount: 3, candidatesTokenCount: 4, totalTokenCount: 7 } })
     expect(usage).toEqual({ input_tokens: 3, output_tokens: 4, total_tokens: 7 })
   })
 
@@ -59,29 +61,29 @@ describe('usage normalisation', () => {
         completion_tokens_details: { reasoning_tokens: 20, audio_tokens: 0, accepted_prediction_tokens: 0, rejected_prediction_tokens: 0 },
       },
     }
-    expect(usageOf('chat.completions', completion)).toEqual({ input_tokens: 12, output_tokens: 30, total_tokens: 42 })
+    expect(openaiDialect.usage(completion)).toEqual({ input_tokens: 12, output_tokens: 30, total_tokens: 42 })
   })
 
   it('reports nothing when usage is missing, null or the body is not JSON', () => {
-    expect(usageOf('chat.completions', { id: 'x', choices: [] })).toBeUndefined()
-    expect(usageOf('chat.completions', { usage: null })).toBeUndefined()
-    expect(usageOf('generateContent', { candidates: [] })).toBeUndefined()
-    expect(usageOf('generateContent', { usageMetadata: null })).toBeUndefined()
+    expect(openaiDialect.usage({ id: 'x', choices: [] })).toBeUndefined()
+    expect(openaiDialect.usage({ usage: null })).toBeUndefined()
+    expect(geminiDialect.usage({ candidates: [] })).toBeUndefined()
+    expect(geminiDialect.usage({ usageMetadata: null })).toBeUndefined()
     // The other format's field is not read: each endpoint has its own.
-    expect(usageOf('generateContent', { usage: { prompt_tokens: 1, completion_tokens: 1 } })).toBeUndefined()
-    expect(usageOf('chat.completions', { usageMetadata: { promptTokenCount: 1 } })).toBeUndefined()
-    expect(usageOf('chat.completions', null)).toBeUndefined()
-    expect(usageOf('generateContent', 'text')).toBeUndefined()
-    expect(usageOfBody('generateContent', Buffer.from('{"usageMetadata":'))).toBeUndefined()
-    expect(usageOfBody('chat.completions', Buffer.from(''))).toBeUndefined()
+    expect(geminiDialect.usage({ usage: { prompt_tokens: 1, completion_tokens: 1 } })).toBeUndefined()
+    expect(openaiDialect.usage({ usageMetadata: { promptTokenCount: 1 } })).toBeUndefined()
+    expect(openaiDialect.usage(null)).toBeUndefined()
+    expect(geminiDialect.usage('text')).toBeUndefined()
+    expect(usageOfBody(geminiDialect, Buffer.from('{"usageMetadata":'))).toBeUndefined()
+    expect(usageOfBody(openaiDialect, Buffer.from(''))).toBeUndefined()
   })
 
   it('counts absent, negative or non-numeric fields as zero', () => {
-    const usage = usageOf('generateContent', {
+    const usage = geminiDialect.usage({
       usageMetadata: { promptTokenCount: '5', candidatesTokenCount: -3, thoughtsTokenCount: 2, toolUsePromptTokenCount: null },
     })
     expect(usage).toEqual({ input_tokens: 0, output_tokens: 2, total_tokens: 2 })
-    expect(usageOf('chat.completions', { usage: {} })).toEqual({ input_tokens: 0, output_tokens: 0, total_tokens: 0 })
+    expect(openaiDialect.usage({ usage: {} })).toEqual({ input_tokens: 0, output_tokens: 0, total_tokens: 0 })
   })
 })
 
@@ -97,9 +99,9 @@ describe('stream tail', () => {
 
   it('reads the usage of the final Gemini frame, wherever the stream was cut into chunks', () => {
     for (let at = 1; at < gemini.length; at++) {
-      expect(tailOf(cut(gemini, [at])).usage('generateContent'), `cut at ${at}`).toEqual(final)
+      expect(tailOf(cut(gemini, [at])).usage(geminiDialect), `cut at ${at}`).toEqual(final)
     }
-    expect(tailOf(cut(gemini, Array.from({ length: gemini.length }, (_, i) => i))).usage('generateContent')).toEqual(final)
+    expect(tailOf(cut(gemini, Array.from({ length: gemini.length }, (_, i) => i))).usage(geminiDialect)).toEqual(final)
   })
 
   it('reads a final event whose JSON spans several data: lines, with LF or CRLF line ends', () => {
@@ -109,7 +111,7 @@ describe('stream tail', () => {
         `data: {"candidates":[{"content":{"parts":[{"text":"b"}],"role":"model"},"index":0}],${eol}` +
         `data: "usageMetadata":{"promptTokenCount":5,"candidatesTokenCount":2,${eol}` +
         `data: "thoughtsTokenCount":1}}${eol}${eol}`
-      expect(tailOf(cut(Buffer.from(text), [7, 40, 120])).usage('generateContent')).toEqual({ input_tokens: 5, output_tokens: 3, total_tokens: 8 })
+      expect(tailOf(cut(Buffer.from(text), [7, 40, 120])).usage(geminiDialect)).toEqual({ input_tokens: 5, output_tokens: 3, total_tokens: 8 })
     }
   })
 
@@ -123,24 +125,24 @@ describe('stream tail', () => {
     const bytes = Buffer.from(text)
     const done = text.lastIndexOf('[DONE]')
     for (const at of [1, done - 3, done + 2, bytes.length - 1]) {
-      expect(tailOf(cut(bytes, [at])).usage('chat.completions')).toEqual({ input_tokens: 8, output_tokens: 5, total_tokens: 13 })
+      expect(tailOf(cut(bytes, [at])).usage(openaiDialect)).toEqual({ input_tokens: 8, output_tokens: 5, total_tokens: 13 })
     }
   })
 
   it('reports nothing for a stream without usage', () => {
-    expect(tailOf([Buffer.from(geminiFrame('a') + geminiFrame('b'))]).usage('generateContent')).toBeUndefined()
-    expect(tailOf([Buffer.from('data: {"choices":[]}\n\ndata: [DONE]\n\n')]).usage('chat.completions')).toBeUndefined()
-    expect(new StreamTail().usage('chat.completions')).toBeUndefined()
+    expect(tailOf([Buffer.from(geminiFrame('a') + geminiFrame('b'))]).usage(geminiDialect)).toBeUndefined()
+    expect(tailOf([Buffer.from('data: {"choices":[]}\n\ndata: [DONE]\n\n')]).usage(openaiDialect)).toBeUndefined()
+    expect(new StreamTail().usage(openaiDialect)).toBeUndefined()
   })
 
   it('still finds the final usage after far more than its window of earlier frames', () => {
     const tail = new StreamTail()
     const big = Buffer.from(geminiFrame('x'.repeat(8000), { usageMetadata: { promptTokenCount: 1, candidatesTokenCount: 1 } }))
-    for (let i = 0; i < 200; i++) tail.push(big)
+    for (let i = 0; i < 200; i++) tail.write(big)
     // The window is cut at a chunk boundary that may fall mid-event: that partial event is simply skipped.
-    tail.push(big.subarray(0, 100))
-    tail.push(Buffer.concat([big.subarray(100), Buffer.from(geminiFrame('end', { usageMetadata: { promptTokenCount: 40, candidatesTokenCount: 2 } }))]))
-    expect(tail.usage('generateContent')).toEqual({ input_tokens: 40, output_tokens: 2, total_tokens: 42 })
+    tail.write(big.subarray(0, 100))
+    tail.write(Buffer.concat([big.subarray(100), Buffer.from(geminiFrame('end', { usageMetadata: { promptTokenCount: 40, candidatesTokenCount: 2 } }))]))
+    expect(tail.usage(geminiDialect)).toEqual({ input_tokens: 40, output_tokens: 2, total_tokens: 42 })
   })
 })
 

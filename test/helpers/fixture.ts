@@ -1,6 +1,6 @@
 import { startMockUpstream } from '../../examples/mock-upstream.mjs'
 import { createGateway, type Gateway } from '../../src/gateway.js'
-import type { GatewayOptions } from '../../src/options.js'
+import type { GatewayOptions } from '../../src/types.js'
 import type { ServerKind } from './servers.js'
 
 /** Keys of two clients, and the gateway's own key for the mock upstream. */

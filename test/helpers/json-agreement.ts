@@ -2,8 +2,9 @@
 
 import { expect } from 'vitest'
 import { GatewayError } from '../../src/errors.js'
-import { BIG_STRING, scanJsonObject } from '../../src/json-scan.js'
-import { validateChat, validateGenerateContent } from '../../src/validate.js'
+import { BIG_STRING, scanJsonObject } from '../../src/json/scan.js'
+import { validateChat } from '../../src/dialects/openai/validate.js'
+import { validateGenerateContent } from '../../src/dialects/gemini/validate.js'
 
 type Outcome = { ok: true; value: unknown } | { ok: false; code: string; param: string | undefined; message: string }
 

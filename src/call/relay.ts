@@ -1,0 +1,24 @@
+import type { Readable } from 'node:stream'
+import type { ClientSink, ResponseSink } from '../http/sink.js'
+
+/**
+ * Pipes an upstream event stream into a sink chunk by chunk, pausing the upstream while the client's socket is
+ * full. Plain events rather than `for await`, which delays every chunk by a few microtask turns.
+ */
+export function relay(body: Readable, sink: ResponseSink, client: ClientSink): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const onData = (chunk: Buffer) => {
+      if (!sink.write(chunk)) body.pause()
+    }
+    const stopDrain = client.onDrain(() => body.resume())
+    const done = (error?: Error) => {
+      body.off('data', onData)
+      stopDrain()
+      if (error) reject(error)
+      else resolve()
+    }
+    body.on('data', onData)
+    body.once('end', () => done())
+    body.once('error', done)
+  })
+}

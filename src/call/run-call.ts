@@ -1,0 +1,161 @@
+import { performance } from 'node:perf_hooks'
+import { GatewayError, isGatewayError } from '../errors.js'
+import { collectBody } from '../http/collect-body.js'
+import type { ClientSink, ResponseHead } from '../http/sink.js'
+import { type CallEndMessage, type CallStartMessage, channels } from '../observe/channels.js'
+import type { Runtime } from '../runtime.js'
+import { StreamTail } from '../sse/tail.js'
+import type { TokenCounts } from '../types.js'
+import { upstreamFailure } from '../upstream/failure.js'
+import type { UpstreamRequest, UpstreamResponse } from '../upstream/send.js'
+import { keepRecord } from './capture.js'
+import type { CallSpec } from './call-spec.js'
+import { relay } from './relay.js'
+import { tee } from './tee.js'
+import { NO_USAGE, usageOfBody } from './usage.js'
+
+/** How a call ended, for the `call:end` message. */
+interface CallOutcome {
+  status: number
+  delivered: boolean
+  recovered: boolean
+  usage: TokenCounts | undefined
+}
+
+/** Status reported for a call whose client left before any response head was written. */
+const CLIENT_GONE = 499
+
+/**
+ * Runs one model call: sends it upstream, relays or completes the response into the client's sink, keeps it as
+ * a recovery record when the client left, and reports how it ended.
+ */
+export async function runCall(rt: Runtime, spec: CallSpec, client: ClientSink): Promise<void> {
+  if (channels.callStart.hasSubscribers) channels.callStart.publish(startMessage(rt, spec))
+  let outcome: CallOutcome = { status: 500, delivered: false, recovered: false, usage: undefined }
+  try {
+    outcome = spec.stream ? await streamCall(rt, spec, client) : await wholeCall(rt, spec, client)
+  } catch (error) {
+    // The dispatcher answers a thrown error with its status.
+    outcome.status = isGatewayError(error) ? (error.status ?? 500) : 500
+    throw error
+  } finally {
+    if (channels.callEnd.hasSubscribers) channels.callEnd.publish(endMessage(rt, spec, outcome))
+  }
+}
+
+function upstreamRequest(spec: CallSpec, signal: AbortSignal | undefined): UpstreamRequest {
+  return {
+    requestId: spec.requestId,
+    model: spec.model,
+    operation: spec.operation,
+    stream: spec.stream,
+    attempt: 1,
+    body: spec.upstreamBody,
+    signal,
+  }
+}
+
+/** Reads a whole upstream body within `limits.maxResponseBytes`. */
+function readUpstreamBody(rt: Runtime, response: UpstreamResponse): Promise<Buffer> {
+  const limit = rt.options.limits.maxResponseBytes
+  return collectBody(response.body, {
+    limit,
+    afterOverflow: 'destroy',
+    tooLarge: () => new GatewayError('upstream_response_too_large', `The upstream response is larger than the limit of ${limit} bytes.`),
+    broken: (cause) => upstreamFailure(cause),
+  })
+}
+
+function headerText(response: UpstreamResponse, name: string): string | undefined {
+  const value = response.headers[name]
+  return Array.isArray(value) ? value[0] : value
+}
+
+/** Headers passed down with a whole response: the upstream's content type and, on errors, its retry hint. */
+function wholeHead(response: UpstreamResponse, requestId: string, contentType: string, length: number): ResponseHead {
+  const headers: Record<string, string | number> = { 'content-type': contentType, 'x-request-id': requestId, 'content-length': length }
+  const retryAfter = headerText(response, 'retry-after')
+  if (retryAfter !== undefined) headers['retry-after'] = retryAfter
+  return { status: response.statusCode, headers }
+}
+
+const isSuccess = (status: number) => status >= 200 && status < 300
+
+/** A non-streaming call: the upstream call runs to its end even when the client leaves, so the answer can be kept. */
+async function wholeCall(rt: Runtime, spec: CallSpec, client: ClientSink): Promise<CallOutcome> {
+  const response = await rt.send(upstreamRequest(spec, undefined))
+  const body = await readUpstreamBody(rt, response)
+  const contentType = headerText(response, 'content-type') ?? 'application/json'
+  const status = response.statusCode
+  client.complete(wholeHead(response, spec.requestId, contentType, body.length), body)
+  const delivery = await client.watch.settled()
+  if (!isSuccess(status)) return { status, delivered: delivery.delivered, recovered: false, usage: undefined }
+  const recovered = delivery.delivered ? false : await keepRecord(rt, spec, { reason: delivery.reason, status, contentType, body })
+  const usage = channels.callEnd.hasSubscribers ? (usageOfBody(spec.model.upstream.dialect, body) ?? NO_USAGE) : undefined
+  return { status, delivered: delivery.delivered, recovered, usage }
+}
+
+/** A streaming call: relayed chunk by chunk with backpressure, the upstream call aborted as soon as the client leaves. */
+async function streamCall(rt: Runtime, spec: CallSpec, client: ClientSink): Promise<CallOutcome> {
+  const controller = new AbortController()
+  const stopWatching = client.watch.onGone(() => controller.abort())
+  const gone = (status: number): CallOutcome => ({ status, delivered: false, recovered: false, usage: undefined })
+  try {
+    let response: UpstreamResponse
+    try {
+      response = await rt.send(upstreamRequest(spec, controller.signal))
+    } catch (error) {
+      if (controller.signal.aborted) return gone(CLIENT_GONE)
+      throw error
+    }
+    const status = response.statusCode
+    const contentType = headerText(response, 'content-type') ?? 'text/event-stream'
+    if (!isSuccess(status)) {
+      const body = await readUpstreamBody(rt, response)
+      client.complete(wholeHead(response, spec.requestId, contentType, body.length), body)
+      return { status, delivered: (await client.watch.settled()).delivered, recovered: false, usage: undefined }
+    }
+    const tail = channels.callEnd.hasSubscribers ? new StreamTail() : undefined
+    const sink = tail ? tee(client, [tail]) : client
+    sink.open({
+      status,
+      headers: { 'content-type': contentType, 'cache-control': 'no-cache', 'x-accel-buffering': 'no', 'x-request-id': spec.requestId },
+    })
+    try {
+      await relay(response.body, sink, client)
+    } catch (error) {
+      if (controller.signal.aborted) return gone(status)
+      rt.options.logger.warn('model-gateway: upstream stream broke off', { requestId: spec.requestId, error: String(error) })
+      sink.abort(error as Error)
+      return gone(status)
+    }
+    sink.end()
+    const { delivered } = await client.watch.settled()
+    return { status, delivered, recovered: false, usage: tail ? (tail.usage(spec.model.upstream.dialect) ?? NO_USAGE) : undefined }
+  } finally {
+    stopWatching()
+  }
+}
+
+function startMessage(rt: Runtime, spec: CallSpec): CallStartMessage {
+  return {
+    gatewayId: rt.id,
+    requestId: spec.requestId,
+    owner: spec.owner,
+    operation: spec.operation,
+    model: spec.model.id,
+    stream: spec.stream,
+  }
+}
+
+function endMessage(rt: Runtime, spec: CallSpec, outcome: CallOutcome): CallEndMessage {
+  const message: CallEndMessage = {
+    ...startMessage(rt, spec),
+    status: outcome.status,
+    delivered: outcome.delivered,
+    recovered: outcome.recovered,
+    durationMs: performance.now() - spec.startedAt,
+  }
+  if (outcome.usage) message.usage = outcome.usage
+  return message
+}

@@ -1,0 +1,29 @@
+// The one table of defaults. README's options table and the JSDoc `@default`s in types.ts state the same numbers.
+
+/** Defaults of every numeric option. */
+export const DEFAULTS = {
+  recovery: {
+    ttlMs: 3 * 24 * 3600_000,
+    maxStoredRequestBytes: 20 * 1024 * 1024,
+    maxMemoryBytes: 256 * 1024 * 1024,
+  },
+  limits: {
+    maxRequestBytes: 64 * 1024 * 1024,
+    maxResponseBytes: 256 * 1024 * 1024,
+  },
+  timeouts: {
+    upstreamMs: 10 * 60_000,
+    connectMs: 10_000,
+  },
+} as const
+
+/** The keys each options object may hold; anything else is a typo, answered with the nearest of these. */
+export const KNOWN_KEYS = {
+  top: ['upstreams', 'models', 'auth', 'store', 'recovery', 'limits', 'timeouts', 'onUsage', 'logger'],
+  upstream: ['type', 'baseUrl', 'apiKey', 'headers'],
+  model: ['id', 'upstream', 'upstreamModel', 'ownedBy', 'created'],
+  auth: ['apiKeys', 'authenticate'],
+  recovery: Object.keys(DEFAULTS.recovery),
+  limits: Object.keys(DEFAULTS.limits),
+  timeouts: Object.keys(DEFAULTS.timeouts),
+} as const

@@ -1,0 +1,49 @@
+import type { IncomingHttpHeaders } from 'node:http'
+import type { HttpErrorCode } from '../errors.js'
+import type { Operation, TokenCounts } from '../types.js'
+import type { DialectName } from './names.js'
+
+/** Which model a call is for and whether it streams, as the request said it (in its path or its body). */
+export interface CallTarget {
+  model: string
+  stream: boolean
+}
+
+/** One operation of a dialect, as a client asks for it. */
+export interface OperationFormat {
+  readonly operation: Operation
+  /** Whether the model name is a top-level body field (rewritten when the upstream knows the model by another name). */
+  readonly modelInBody: boolean
+  /**
+   * Checks a request body and returns the call's target. `fromPath` is what the route read from the URL, for
+   * formats that put the model there (generate-content); formats that put it in the body ignore it.
+   */
+  read(fields: Record<string, unknown>, fromPath: CallTarget | undefined): CallTarget
+}
+
+/** An error as a dialect renders it. */
+export interface ErrorFacts {
+  status: number
+  code: HttpErrorCode
+  message: string
+  param: string | undefined
+}
+
+/** Everything that differs between two wire formats. Nothing outside `src/dialects/` compares dialect names. */
+export interface Dialect {
+  readonly name: DialectName
+  /** The API key a client of this format presents. */
+  clientKey(headers: IncomingHttpHeaders, query: URLSearchParams): string | undefined
+  /** The error body a client of this format understands. */
+  errorBody(error: ErrorFacts): unknown
+  /** Token counts of a response object of this format, or undefined when it carries none. */
+  usage(response: unknown): TokenCounts | undefined
+  /** A configured `baseUrl` path, normalised (without a trailing slash). */
+  upstreamBasePath(pathname: string): string
+  /** Why a configured `upstreamModel` cannot be sent to this format, or undefined when it can. */
+  upstreamModelProblem(name: string): string | undefined
+  /** Path of an upstream call below the base path. */
+  upstreamPath(basePath: string, upstreamModel: string, operation: Operation, stream: boolean): string
+  /** The headers that carry the gateway's own upstream key. */
+  upstreamAuthHeaders(apiKey: string): Record<string, string>
+}

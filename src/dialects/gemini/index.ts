@@ -1,0 +1,65 @@
+import type { IncomingHttpHeaders } from 'node:http'
+import { invariant } from '../../errors.js'
+import type { Dialect, OperationFormat } from '../dialect.js'
+import { bearer, tokenCount } from '../shared.js'
+import { validateGenerateContent } from './validate.js'
+
+const GOOGLE_STATUS: Partial<Record<number, string>> = {
+  400: 'INVALID_ARGUMENT',
+  401: 'UNAUTHENTICATED',
+  403: 'PERMISSION_DENIED',
+  404: 'NOT_FOUND',
+  405: 'INVALID_ARGUMENT',
+  413: 'INVALID_ARGUMENT',
+  415: 'INVALID_ARGUMENT',
+  429: 'RESOURCE_EXHAUSTED',
+  502: 'UNAVAILABLE',
+  503: 'UNAVAILABLE',
+  504: 'DEADLINE_EXCEEDED',
+}
+
+/** `x-goog-api-key` (what the Google GenAI SDK sends), then `?key=`, then `Authorization: Bearer`. */
+function clientKey(headers: IncomingHttpHeaders, query: URLSearchParams): string | undefined {
+  const header = headers['x-goog-api-key']
+  if (typeof header === 'string' && header.trim() !== '') return header.trim()
+  const fromQuery = query.get('key')
+  if (fromQuery) return fromQuery
+  return bearer(headers.authorization)
+}
+
+/** The Gemini wire format: generate-content, `x-goog-api-key`, `{ error: { code, message, status } }`. */
+export const gemini: Dialect = {
+  name: 'gemini',
+  clientKey,
+  errorBody: ({ status, message }) => ({
+    error: { code: status, message, status: GOOGLE_STATUS[status] ?? (status >= 500 ? 'INTERNAL' : 'INVALID_ARGUMENT') },
+  }),
+  usage(response) {
+    if (typeof response !== 'object' || response === null) return undefined
+    const meta = (response as { usageMetadata?: Record<string, unknown> | null }).usageMetadata
+    if (typeof meta !== 'object' || meta === null) return undefined
+    // Tool-use prompt tokens are billed as input and thoughts as output.
+    const input = tokenCount(meta.promptTokenCount) + tokenCount(meta.toolUsePromptTokenCount)
+    const output = tokenCount(meta.candidatesTokenCount) + tokenCount(meta.thoughtsTokenCount)
+    return { input_tokens: input, output_tokens: output, total_tokens: input + output }
+  },
+  // Google documents its base URL with `/v1beta`; the gateway adds the version itself, so a copied URL still works.
+  upstreamBasePath: (pathname) => pathname.replace(/\/+$/, '').replace(/\/v1beta$/, ''),
+  upstreamModelProblem: (name) => (/^[\w.-]+$/.test(name) ? undefined : 'must be a plain Gemini model name'),
+  upstreamPath: (basePath, upstreamModel, _operation, stream) =>
+    `${basePath}/v1beta/models/${encodeURIComponent(upstreamModel)}:${stream ? 'streamGenerateContent?alt=sse' : 'generateContent'}`,
+  upstreamAuthHeaders: (apiKey) => ({ 'x-goog-api-key': apiKey }),
+}
+
+/** `POST …/models/{model}:generateContent` and `:streamGenerateContent`: the model and streaming are in the path. */
+export const generateContent: OperationFormat = {
+  operation: 'generateContent',
+  modelInBody: false,
+  read(fields, fromPath) {
+    invariant(fromPath, 'generate-content is routed with its model and method')
+    validateGenerateContent(fields)
+    return fromPath
+  },
+}
+
+export { validateGeminiAlt } from './validate.js'

@@ -1,0 +1,31 @@
+import type { Dialect, OperationFormat } from '../dialect.js'
+import { bearer, tokenCount } from '../shared.js'
+import { validateChat } from './validate.js'
+
+/** The OpenAI wire format: chat completions, Bearer keys, `{ error: { message, type, param, code } }`. */
+export const openai: Dialect = {
+  name: 'openai',
+  clientKey: (headers) => bearer(headers.authorization),
+  errorBody: ({ status, code, message, param }) => ({
+    error: { message, type: status >= 500 ? 'api_error' : 'invalid_request_error', param: param ?? null, code },
+  }),
+  usage(response) {
+    if (typeof response !== 'object' || response === null) return undefined
+    const usage = (response as { usage?: Record<string, unknown> | null }).usage
+    if (typeof usage !== 'object' || usage === null) return undefined
+    const input = tokenCount(usage.prompt_tokens)
+    const output = tokenCount(usage.completion_tokens)
+    return { input_tokens: input, output_tokens: output, total_tokens: input + output }
+  },
+  upstreamBasePath: (pathname) => pathname.replace(/\/+$/, ''),
+  upstreamModelProblem: () => undefined,
+  upstreamPath: (basePath) => `${basePath}/chat/completions`,
+  upstreamAuthHeaders: (apiKey) => ({ authorization: `Bearer ${apiKey}` }),
+}
+
+/** `POST /v1/chat/completions`: the model and the stream flag are in the body. */
+export const chatCompletions: OperationFormat = {
+  operation: 'chat.completions',
+  modelInBody: true,
+  read: (fields) => validateChat(fields),
+}

@@ -1,0 +1,46 @@
+import { invalidField as invalid } from '../../errors.js'
+import type { CallTarget } from '../dialect.js'
+
+function numberIn(body: Record<string, unknown>, field: string, min: number, max: number): void {
+  const value = body[field]
+  if (value === undefined || value === null) return
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < min || value > max) {
+    invalid(field, `'${field}' must be a number from ${min} to ${max}.`)
+  }
+}
+
+function positiveInteger(body: Record<string, unknown>, field: string): void {
+  const value = body[field]
+  if (value === undefined || value === null) return
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1) {
+    invalid(field, `'${field}' must be an integer of at least 1.`)
+  }
+}
+
+/** Checks a chat-completions body; unknown fields are left alone and pass through. */
+export function validateChat(body: Record<string, unknown>): CallTarget {
+  if (typeof body.model !== 'string' || body.model === '') invalid('model', "'model' is required and must be a string.")
+  const messages = body.messages
+  if (!Array.isArray(messages) || messages.length === 0) invalid('messages', "'messages' must be a non-empty array.")
+  for (let i = 0; i < messages.length; i++) {
+    const message: unknown = messages[i]
+    if (typeof message !== 'object' || message === null || Array.isArray(message)) {
+      invalid(`messages[${i}]`, `'messages[${i}]' must be an object.`)
+    }
+    if (typeof (message as { role?: unknown }).role !== 'string') {
+      invalid(`messages[${i}].role`, `'messages[${i}].role' must be a string.`)
+    }
+  }
+  if (body.stream !== undefined && body.stream !== null && typeof body.stream !== 'boolean') {
+    invalid('stream', "'stream' must be a boolean.")
+  }
+  numberIn(body, 'temperature', 0, 2)
+  numberIn(body, 'top_p', 0, 1)
+  numberIn(body, 'presence_penalty', -2, 2)
+  numberIn(body, 'frequency_penalty', -2, 2)
+  positiveInteger(body, 'n')
+  positiveInteger(body, 'max_completion_tokens')
+  positiveInteger(body, 'max_tokens')
+  return { model: body.model, stream: body.stream === true }
+}
+

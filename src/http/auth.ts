@@ -1,0 +1,41 @@
+import { createHash } from 'node:crypto'
+import type { IncomingMessage } from 'node:http'
+import { GatewayError } from '../errors.js'
+import type { AuthOptions } from '../types.js'
+
+/** Owner ids are 32 lowercase hex characters, so nothing a client controls reaches a store key. */
+export const OWNER_PATTERN = /^[0-9a-f]{32}$/
+
+function digest(kind: string, value: string): string {
+  return createHash('sha256').update(`${kind}\u0000${value}`).digest('hex').slice(0, 32)
+}
+
+/** Owner id of a raw API key. */
+export function ownerOfKey(apiKey: string): string {
+  return digest('key', apiKey)
+}
+
+/** Resolves a presented key to an owner id; rejects with GatewayError('invalid_api_key'). */
+export function createAuthenticator(auth: AuthOptions): (apiKey: string | undefined, req: IncomingMessage) => Promise<string> {
+  const missing = () => new GatewayError('invalid_api_key', 'Missing API key: send `Authorization: Bearer <key>` (or `x-goog-api-key` on /v1beta).')
+  const invalid = () => new GatewayError('invalid_api_key', 'Incorrect API key provided.')
+  if ('apiKeys' in auth) {
+    const owners = new Map(auth.apiKeys.map((key) => [key, ownerOfKey(key)]))
+    return async (apiKey) => {
+      if (apiKey === undefined) throw missing()
+      const owner = owners.get(apiKey)
+      if (owner === undefined) throw invalid()
+      return owner
+    }
+  }
+  const { authenticate } = auth
+  return async (apiKey, req) => {
+    if (apiKey === undefined) throw missing()
+    const result = await authenticate(apiKey, req)
+    if (result === null || result === undefined) throw invalid()
+    if (typeof result.owner !== 'string' || result.owner === '') {
+      throw new GatewayError('internal_error', 'authenticate() returned no owner')
+    }
+    return digest('owner', result.owner)
+  }
+}

@@ -1,0 +1,74 @@
+import type { Readable } from 'node:stream'
+
+/** How `collectBody` reads one body. */
+export interface CollectOptions {
+  /** Largest body accepted, in bytes. */
+  limit: number
+  /** The declared length, when known: the bytes are copied into one buffer of that size as they arrive. */
+  expectedBytes?: number
+  /** What happens to the stream past the limit: drained (a client can still read a 413), or destroyed. */
+  afterOverflow: 'drain' | 'destroy'
+  /** The error for a body over the limit. */
+  tooLarge: () => Error
+  /** The error for a stream that broke off or failed before its end. */
+  broken: (cause: unknown) => Error
+}
+
+/**
+ * Reads a whole body, request or upstream, within a byte limit. Plain events rather than `for await`, whose
+ * async iterator costs measurable time per request at saturation.
+ */
+export function collectBody(stream: Readable, options: CollectOptions): Promise<Buffer> {
+  // A stream destroyed before we listen emits nothing more: waiting on it would never end.
+  if (stream.destroyed) return Promise.reject(options.broken(undefined))
+  const { limit } = options
+  const expected = options.expectedBytes
+  let whole = expected !== undefined && Number.isSafeInteger(expected) && expected > 0 && expected <= limit ? Buffer.allocUnsafe(expected) : undefined
+  return new Promise((resolve, reject) => {
+    let chunks: Buffer[] = []
+    let size = 0
+    let settled = false
+    const cleanup = () => {
+      stream.off('data', onData)
+      stream.off('end', onEnd)
+      stream.off('error', onError)
+      stream.off('close', onClose)
+    }
+    const fail = (error: Error, overflow: boolean) => {
+      if (settled) return
+      settled = true
+      cleanup()
+      if (overflow && options.afterOverflow === 'drain') stream.resume()
+      else if (overflow) stream.destroy()
+      reject(error)
+    }
+    const onData = (chunk: Buffer) => {
+      if (whole) {
+        if (size + chunk.length <= whole.length) {
+          chunk.copy(whole, size)
+          size += chunk.length
+          return
+        }
+        // More than declared (a host that re-emits data): carry on as an unsized body.
+        chunks = [whole.subarray(0, size)]
+        whole = undefined
+      }
+      size += chunk.length
+      if (size > limit) return fail(options.tooLarge(), true)
+      chunks.push(chunk)
+    }
+    const onEnd = () => {
+      if (settled) return
+      settled = true
+      cleanup()
+      if (whole) resolve(size === whole.length ? whole : whole.subarray(0, size))
+      else resolve(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size))
+    }
+    const onError = (error: unknown) => fail(options.broken(error), false)
+    const onClose = () => fail(options.broken(undefined), false)
+    stream.on('data', onData)
+    stream.on('end', onEnd)
+    stream.on('error', onError)
+    stream.on('close', onClose)
+  })
+}

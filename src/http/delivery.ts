@@ -1,0 +1,67 @@
+import type { ServerResponse } from 'node:http'
+
+/** How a response ended: delivered, or interrupted with the reason a recovery record carries. */
+export type DeliveryOutcome = { delivered: true } | { delivered: false; reason: string }
+
+/**
+ * The one watcher of a response, from the start of its request. The outcome is fixed at `finish` or `close`,
+ * whichever comes first: on Node 20/22 `writableFinished` can still flip after an abort, so it is never read later.
+ */
+export class DeliveryWatch {
+  private outcome: DeliveryOutcome | undefined
+  private writeError: string | undefined
+  private waiters: Array<(outcome: DeliveryOutcome) => void> = []
+
+  constructor(private readonly res: ServerResponse) {
+    res.once('finish', () => this.settle({ delivered: true }))
+    res.once('close', () => this.settle(this.closedOutcome()))
+    res.on('error', (error: NodeJS.ErrnoException) => {
+      this.writeError ??= error.code ?? error.message
+    })
+  }
+
+  private closedOutcome(): DeliveryOutcome {
+    if (this.res.writableFinished) return { delivered: true }
+    return { delivered: false, reason: this.writeError ? `write failed: ${this.writeError}` : 'context canceled' }
+  }
+
+  private settle(outcome: DeliveryOutcome): void {
+    if (this.outcome) return
+    this.outcome = outcome
+    const waiters = this.waiters
+    this.waiters = []
+    for (const waiter of waiters) waiter(outcome)
+  }
+
+  /** True once the client is known to be gone without the whole response. */
+  get clientGone(): boolean {
+    return this.outcome !== undefined && !this.outcome.delivered
+  }
+
+  /** Records a failed write (from a write callback), so the outcome names it. */
+  noteWriteError(error: NodeJS.ErrnoException | null | undefined): void {
+    if (error) this.writeError ??= error.code ?? error.message
+  }
+
+  /** Resolves when the response has finished or the connection closed. */
+  settled(): Promise<DeliveryOutcome> {
+    if (this.outcome) return Promise.resolve(this.outcome)
+    return new Promise((resolve) => this.waiters.push(resolve))
+  }
+
+  /** Calls `listener` once if the client leaves before the whole response; returns a function that stops watching. */
+  onGone(listener: () => void): () => void {
+    if (this.outcome) {
+      if (!this.outcome.delivered) listener()
+      return () => {}
+    }
+    const waiter = (outcome: DeliveryOutcome) => {
+      if (!outcome.delivered) listener()
+    }
+    this.waiters.push(waiter)
+    return () => {
+      const i = this.waiters.indexOf(waiter)
+      if (i !== -1) this.waiters.splice(i, 1)
+    }
+  }
+}

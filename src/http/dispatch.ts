@@ -1,0 +1,89 @@
+import type { IncomingMessage, ServerResponse } from 'node:http'
+import type { CallTarget } from '../dialects/index.js'
+import { GatewayError, isGatewayError } from '../errors.js'
+import type { Runtime } from '../runtime.js'
+import type { HandleOptions, PreparsedBody } from '../types.js'
+import { createAuthenticator } from './auth.js'
+import { sendError } from './reply.js'
+import { newRequestId } from './request-id.js'
+import type { Match, Route } from './router.js'
+
+/** One authenticated request on its way to a handler. */
+export interface Exchange {
+  req: IncomingMessage
+  res: ServerResponse
+  requestId: string
+  match: Match
+  /** The owner id (a digest, never the key). */
+  owner: string
+  /** The gateway path, without its query. */
+  path: string
+  /** A body the host framework already read, if any. */
+  preparsed: PreparsedBody | undefined
+  /** `performance.now()` when the request reached the gateway. */
+  startedAt: number
+}
+
+/** The recovery routes, as the router tells them apart. */
+export type RecoveryRoute = Extract<Route, { kind: `recoveries.${string}` }>
+
+/** What the dispatcher hands each route to; one handler per endpoint. */
+export interface Handlers {
+  models(res: ServerResponse): void
+  chatCompletions(ex: Exchange): Promise<void>
+  generateContent(ex: Exchange, target: CallTarget): Promise<void>
+  recoveries(ex: Exchange, route: RecoveryRoute): Promise<void>
+}
+
+/**
+ * The one place where a routed request gets its id and owner and where every error is answered: handlers throw,
+ * the dispatcher renders in the shape the route speaks (and logs what is not a GatewayError).
+ */
+export function createDispatch(rt: Runtime, handlers: Handlers, isClosing: () => boolean) {
+  const authenticate = createAuthenticator(rt.options.auth)
+
+  async function serve(req: IncomingMessage, res: ServerResponse, match: Match, requestId: string, init: HandleOptions, startedAt: number) {
+    const { route } = match
+    switch (route.kind) {
+      case 'models':
+        res.setHeader('x-request-id', requestId)
+        return handlers.models(res)
+      case 'not_found':
+        throw new GatewayError('not_found', 'Unknown path.')
+      case 'method_not_allowed':
+        res.setHeader('allow', route.allow)
+        throw new GatewayError('method_not_allowed', `Method ${req.method} is not allowed here; use ${route.allow}.`)
+    }
+    if (isClosing()) throw new GatewayError('gateway_closed', 'The gateway is shutting down.')
+    // Model calls put the id into their own `writeHead`; every other answer carries it from here.
+    if (route.kind !== 'chat' && route.kind !== 'generateContent') res.setHeader('x-request-id', requestId)
+    const owner = await authenticate(match.dialect.clientKey(req.headers, match.query), req)
+    const path = (init.path ?? req.url ?? '').split('?')[0] as string
+    const ex: Exchange = { req, res, requestId, match, owner, path, preparsed: init.body, startedAt }
+    switch (route.kind) {
+      case 'chat':
+        return handlers.chatCompletions(ex)
+      case 'generateContent':
+        return handlers.generateContent(ex, route.target)
+      default:
+        return handlers.recoveries(ex, route)
+    }
+  }
+
+  function fail(res: ServerResponse, match: Match, error: unknown, requestId: string): void {
+    if (!res.headersSent) res.setHeader('x-request-id', requestId)
+    if (isGatewayError(error)) return sendError(res, match.dialect, error)
+    rt.options.logger.error('model-gateway: unexpected error', { requestId, error: error instanceof Error ? error.stack : String(error) })
+    sendError(res, match.dialect, new GatewayError('internal_error', 'The gateway failed to handle this request.'))
+  }
+
+  /** Serves one routed request to its end; never rejects. */
+  return async function dispatch(req: IncomingMessage, res: ServerResponse, match: Match, init: HandleOptions, startedAt: number): Promise<void> {
+    const requestId = newRequestId()
+    try {
+      await serve(req, res, match, requestId, init, startedAt)
+    } catch (error) {
+      fail(res, match, error, requestId)
+    }
+  }
+}

@@ -1,0 +1,124 @@
+import type { IncomingMessage } from 'node:http'
+import { GatewayError } from '../errors.js'
+import type { PreparsedBody } from '../types.js'
+import { scanJsonObject } from '../json/scan.js'
+import { collectBody } from './collect-body.js'
+
+/** A request body as the gateway forwards and stores it. */
+export interface RequestBody {
+  /** The exact bytes to forward. */
+  bytes: Buffer
+  /** What validation reads: the parsed object, or for a large body a skeleton of it (see json-scan.ts). */
+  fields: Record<string, unknown>
+  /** The whole parsed object when it is at hand; a large body is never parsed whole on the request path. */
+  value: Record<string, unknown> | undefined
+}
+
+/**
+ * Bodies from this size on are checked by a scanner that yields to the event loop between slices, instead of one
+ * `JSON.parse` that would stall every other request for hundreds of milliseconds on a 20 MB body.
+ */
+export const SCAN_FROM_BYTES = 1024 * 1024
+
+/** Top-level members whose value the gateway uses, not just checks: the scanner keeps them exactly or refuses. */
+const EXACT_STRINGS = ['model']
+
+/** Sorts what a host parser left on a request: bytes or text are the raw body, anything else a parsed value. */
+export function hostBody(body: unknown, rawBody?: unknown): PreparsedBody | undefined {
+  if (typeof rawBody === 'string' || Buffer.isBuffer(rawBody)) return { raw: rawBody, parsed: body }
+  if (typeof body === 'string' || Buffer.isBuffer(body)) return { raw: body }
+  return body === undefined ? undefined : { parsed: body }
+}
+
+function tooLarge(limit: number): GatewayError {
+  return new GatewayError('request_too_large', `Request body is larger than the limit of ${limit} bytes.`)
+}
+
+/** True when the content type is `application/json`, with or without parameters. */
+export function isJsonContentType(value: string | undefined): boolean {
+  if (!value) return false
+  const semicolon = value.indexOf(';')
+  const type = (semicolon === -1 ? value : value.slice(0, semicolon)).trim().toLowerCase()
+  return type === 'application/json'
+}
+
+/** Reads a JSON request body: 415 unless it is declared `application/json`, then as `obtainBody`. */
+export function readJsonBody(req: IncomingMessage, limit: number, preparsed: PreparsedBody | undefined): Promise<RequestBody> {
+  if (!isJsonContentType(req.headers['content-type'])) {
+    return Promise.reject(new GatewayError('unsupported_media_type', "Content-Type must be 'application/json'."))
+  }
+  return obtainBody(req, limit, preparsed)
+}
+
+/** Reads a request body up to `limit` bytes; answers 413 from `content-length` alone when it is already too large. */
+export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
+  const declared = req.headers['content-length']
+  if (declared !== undefined && Number(declared) > limit) return Promise.reject(tooLarge(limit))
+  return collectBody(req, {
+    limit,
+    expectedBytes: declared === undefined ? undefined : Number(declared),
+    afterOverflow: 'drain',
+    tooLarge: () => tooLarge(limit),
+    broken: (cause) =>
+      cause === undefined
+        ? new GatewayError('invalid_request', 'The client closed the connection before sending the whole body.')
+        : new GatewayError('invalid_request', 'The request body could not be read.'),
+  })
+}
+
+/** Parses a body as a JSON object; answers 400 for anything else. */
+export function parseJsonObject(bytes: Buffer): Record<string, unknown> {
+  let value: unknown
+  try {
+    value = JSON.parse(bytes.toString('utf8'))
+  } catch (error) {
+    throw new GatewayError('invalid_request', `The request body is not valid JSON: ${(error as Error).message}`)
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw new GatewayError('invalid_request', 'The request body must be a JSON object.')
+  }
+  return value as Record<string, unknown>
+}
+
+/** Re-serialises a host parser's value compactly: the faithful copy left when the parser kept no bytes. */
+function serialiseParsed(parsed: unknown, limit: number): RequestBody {
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed) || Buffer.isBuffer(parsed)) {
+    throw new GatewayError('invalid_request', 'The request body must be a JSON object.')
+  }
+  let text: string
+  try {
+    text = JSON.stringify(parsed)
+  } catch (error) {
+    // JSON.stringify recurses: a body nested tens of thousands of levels deep overflows the stack.
+    throw new GatewayError('invalid_request', 'The request body cannot be re-serialised as JSON (nested too deeply).', { cause: error })
+  }
+  const bytes = Buffer.from(text, 'utf8')
+  if (bytes.length > limit) throw tooLarge(limit)
+  return { bytes, fields: parsed as Record<string, unknown>, value: parsed as Record<string, unknown> }
+}
+
+/**
+ * Gets the body within the byte limit: the raw bytes a host parser kept, else (once a parser drained the
+ * stream) a re-serialisation of its value, else the stream itself. Never waits on a drained stream.
+ */
+export async function obtainBody(req: IncomingMessage, limit: number, preparsed: PreparsedBody | undefined): Promise<RequestBody> {
+  let bytes: Buffer
+  if (preparsed?.raw !== undefined) {
+    bytes = typeof preparsed.raw === 'string' ? Buffer.from(preparsed.raw, 'utf8') : preparsed.raw
+  } else if (req.readableEnded) {
+    if (preparsed?.parsed === undefined) {
+      throw new GatewayError('internal_error', 'A middleware in front of the gateway read the request body and kept nothing of it.')
+    }
+    return serialiseParsed(preparsed.parsed, limit)
+  } else {
+    const encoding = req.headers['content-encoding']
+    if (encoding !== undefined && encoding.trim().toLowerCase() !== 'identity') {
+      throw new GatewayError('unsupported_media_type', `Content-Encoding '${encoding}' is not supported; send the JSON body uncompressed.`)
+    }
+    bytes = await readBody(req, limit)
+  }
+  if (bytes.length > limit) throw tooLarge(limit)
+  if (bytes.length >= SCAN_FROM_BYTES) return { bytes, fields: await scanJsonObject(bytes, { exactStrings: EXACT_STRINGS }), value: undefined }
+  const value = parseJsonObject(bytes)
+  return { bytes, fields: value, value }
+}

@@ -1,0 +1,93 @@
+import { type CallTarget, type Dialect, gemini, openai } from '../dialects/index.js'
+
+/** What a request asks for, once its path and method are known. */
+export type Route =
+  | { kind: 'models' }
+  | { kind: 'chat' }
+  | { kind: 'generateContent'; target: CallTarget }
+  | { kind: 'recoveries.list' }
+  | { kind: 'recoveries.deleteAll' }
+  | { kind: 'recoveries.lookup' }
+  | { kind: 'recoveries.get'; requestId: string }
+  | { kind: 'recoveries.delete'; requestId: string }
+  | { kind: 'method_not_allowed'; allow: string }
+  | { kind: 'not_found' }
+
+/** A matched request: the route, the dialect its path speaks (errors, keys) and the parsed query. */
+export interface Match {
+  route: Route
+  dialect: Dialect
+  query: URLSearchParams
+}
+
+// `/v1` too: the Google GenAI SDK 3.x calls the stable version by default; both are served alike (upstream v1beta).
+// The model segment is matched raw (never percent-decoded) and may hold `/` for configured ids such as
+// `google/gemini-2.5-flash`; it only ever selects a configured model, so `..`, `%2F` or `%3A` simply name none.
+const GEMINI_PATH = /^\/v1(?:beta)?\/models\/([^:]+):(generateContent|streamGenerateContent)$/
+
+/** Google's format answers everything under `/v1beta` and the generate-content paths under `/v1`; OpenAI's the rest. */
+function dialectOfPath(path: string): Dialect {
+  const google = path === '/v1beta' || path.startsWith('/v1beta/') || (path.startsWith('/v1/models/') && GEMINI_PATH.test(path))
+  return google ? gemini : openai
+}
+
+function byMethod(method: string, allowed: Record<string, Route>): Route {
+  return allowed[method] ?? { kind: 'method_not_allowed', allow: Object.keys(allowed).join(', ') }
+}
+
+function routeOf(method: string, path: string): Route | undefined {
+  switch (path) {
+    case '/v1/models':
+      return byMethod(method, { GET: { kind: 'models' } })
+    case '/v1/chat/completions':
+      return byMethod(method, { POST: { kind: 'chat' } })
+    case '/v1/recoveries':
+      return byMethod(method, { GET: { kind: 'recoveries.list' }, DELETE: { kind: 'recoveries.deleteAll' } })
+    case '/v1/recoveries/lookup':
+      if (method === 'POST') return { kind: 'recoveries.lookup' }
+  }
+  if (path.startsWith('/v1/recoveries/')) {
+    // Kept raw (not percent-decoded): an id is 26 base32 characters, so anything else is simply not found.
+    const requestId = path.slice('/v1/recoveries/'.length)
+    return byMethod(method, {
+      GET: { kind: 'recoveries.get', requestId },
+      DELETE: { kind: 'recoveries.delete', requestId },
+    })
+  }
+  const generate = GEMINI_PATH.exec(path)
+  if (generate) {
+    const route: Route = { kind: 'generateContent', target: { model: generate[1] as string, stream: generate[2] === 'streamGenerateContent' } }
+    return byMethod(method, { POST: route })
+  }
+  return undefined
+}
+
+/**
+ * Matches a request path (relative to where the gateway is mounted). Paths under `/v1/` or `/v1beta/`
+ * that name nothing become `not_found` when `claimUnknown` is set, else undefined (left to the host).
+ */
+export function matchRequest(method: string, url: string, claimUnknown: boolean): Match | undefined {
+  const mark = url.indexOf('?')
+  const path = mark === -1 ? url : url.slice(0, mark)
+  let route = routeOf(method, path)
+  if (!route) {
+    if (!claimUnknown) return undefined
+    route = { kind: 'not_found' }
+  }
+  return { route, dialect: dialectOfPath(path), query: new URLSearchParams(mark === -1 ? '' : url.slice(mark + 1)) }
+}
+
+/** Normalises a mount prefix: no trailing slash, `''` for the root. */
+export function normalisePrefix(prefix: string | undefined): string {
+  return (prefix ?? '').replace(/\/+$/, '')
+}
+
+/** The URL relative to a normalised mount prefix (`'/'` at least), or undefined when it lies outside it. */
+export function pathUnderPrefix(prefix: string, url: string): string | undefined {
+  if (!prefix) return url
+  if (!url.startsWith(prefix)) return undefined
+  const rest = url.slice(prefix.length)
+  if (rest === '') return '/'
+  if (rest[0] === '?') return `/${rest}`
+  return rest[0] === '/' ? rest : undefined
+}

@@ -1,0 +1,67 @@
+import type { ServerResponse } from 'node:http'
+import { DeliveryWatch } from './delivery.js'
+
+/** Status and headers of a response, as written to a client. */
+export interface ResponseHead {
+  status: number
+  headers: Record<string, string | number>
+}
+
+/**
+ * Where one response goes. A response arrives either whole (`complete`) or as a stream (`open`, `write`…,
+ * then `end` or `abort`). The client's socket is one sink; joined retries, journals and usage meters are others.
+ */
+export interface ResponseSink {
+  /** A whole response at once. */
+  complete(head: ResponseHead, body: Buffer): void
+  /** The head of a streamed response. */
+  open(head: ResponseHead): void
+  /** One chunk of a streamed body; false asks the producer to wait for the primary sink's drain. */
+  write(chunk: Buffer): boolean
+  /** The stream ended normally. */
+  end(): void
+  /** The stream broke off after `open`. */
+  abort(error: Error): void
+}
+
+/** The client's response as a sink, with the one delivery watch of that response. */
+export class ClientSink implements ResponseSink {
+  /** Watches the response from the start of the request: a client that leaves at any point is seen. */
+  readonly watch: DeliveryWatch
+
+  constructor(private readonly res: ServerResponse) {
+    this.watch = new DeliveryWatch(res)
+  }
+
+  complete(head: ResponseHead, body: Buffer): void {
+    if (this.watch.clientGone) return
+    // The request id travels inside `writeHead` rather than through `setHeader`, which would make `writeHead`
+    // merge two header sets on every call.
+    this.res.writeHead(head.status, head.headers)
+    this.res.end(body, (error?: Error | null) => this.watch.noteWriteError(error as NodeJS.ErrnoException | null))
+  }
+
+  open(head: ResponseHead): void {
+    this.res.writeHead(head.status, head.headers)
+    this.res.flushHeaders()
+  }
+
+  write(chunk: Buffer): boolean {
+    return this.res.write(chunk)
+  }
+
+  end(): void {
+    this.res.end()
+  }
+
+  abort(): void {
+    // Headers are out: the only honest signal left for a broken stream is a cut connection.
+    this.res.destroy()
+  }
+
+  /** Calls `listener` each time the client's socket can take more; returns a function that stops it. */
+  onDrain(listener: () => void): () => void {
+    this.res.on('drain', listener)
+    return () => this.res.off('drain', listener)
+  }
+}

@@ -1,0 +1,242 @@
+// The skeleton half of the body scanner: json-scan.ts checks the grammar byte by byte and reports where each value
+// at levels 0..3 of an object body begins and ends; this module alone decides what of those values to keep.
+
+/**
+ * Stands in for a string value too big to keep in a skeleton (see `scanJsonObject`). Only its type is faithful:
+ * it is a non-empty string, as the string it replaces was.
+ */
+export const BIG_STRING = '\u0000big'
+
+import { invalidField, shown } from '../errors.js'
+
+/** Key spans beyond this (or beyond smallValueBytes if larger) are left out: no field the gateway validates has such a name. */
+const MAX_KEY_BYTES = 64 * 1024
+
+/** A run of small children is parsed once it spans this many bytes, so no parse call is long. */
+const RUN_BYTES = 64 * 1024
+
+/** Significant digits kept when reducing a long number; more than the 768 that correct rounding to a double can need. */
+const MAX_DIGITS = 800
+
+/** Marks a member that a skeleton object leaves out. */
+const LEFT_OUT: unique symbol = Symbol('left out')
+
+type Skeleton = unknown[] | Record<string, unknown>
+
+/**
+ * A container whose skeleton may be needed: the top-level object (level 0), a top-level member's array or object
+ * (level 1), or an object element of such an array (level 2). Consecutive children whose values are small form a
+ * run, parsed in one JSON.parse call (the text from the first child, or its key, to the last child's end, wrapped
+ * in brackets) when a big child comes, when the run grows past RUN_BYTES, or when the container ends. While the
+ * container is not known to be big (`built` null), its run holds all its children and it may yet be parsed whole.
+ */
+class Frame {
+  active = false
+  start = 0
+  isArray = false
+  built: Skeleton | null = null
+  runStart = -1
+  runEnd = 0
+}
+
+function defineMember(target: Record<string, unknown>, key: string, value: unknown): void {
+  // Plain assignment of '__proto__' would set the prototype; JSON.parse makes it an own property, so must we.
+  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true })
+}
+
+/**
+ * Builds the skeleton of a valid object body (see `scanJsonObject`) from the value boundaries its scanner reports,
+ * in text order; reads only the bytes of values it keeps or measures, never scans.
+ */
+export class SkeletonBuilder {
+  /** Per level 1..3: where the current value and its key begin, and where the key ends. */
+  private readonly valueStart = [0, 0, 0, 0]
+  private readonly keyStart = [0, 0, 0, 0]
+  private readonly keyEnd = [0, 0, 0, 0]
+  private readonly frames = [new Frame(), new Frame(), new Frame()]
+  private readonly digits = Buffer.allocUnsafe(MAX_DIGITS + 1)
+  private readonly maxKey: number
+
+  constructor(
+    private readonly bytes: Buffer,
+    private readonly small: number,
+    /** Top-level members whose string value is read as such (`model`): too big to keep is refused, never stood in for. */
+    private readonly exactStrings: ReadonlySet<string> = new Set(),
+  ) {
+    this.maxKey = Math.max(MAX_KEY_BYTES, small)
+    const top = this.frames[0] as Frame
+    top.active = true
+    top.built = {}
+    top.isArray = false
+  }
+
+  /**
+   * A value begins at `level` (1..3) of an object body, at byte `at`; its key spans [keyStart, keyEnd), quotes
+   * included, when its container is an object (otherwise the key arguments are stale and ignored).
+   */
+  onStart(level: number, at: number, keyStart: number, keyEnd: number): void {
+    this.valueStart[level] = at
+    this.keyStart[level] = keyStart
+    this.keyEnd[level] = keyEnd
+    if (level > 2) return
+    const c = this.bytes[at]
+    if (c !== 0x7b && c !== 0x5b) return
+    const frame = this.frames[level] as Frame
+    // Level 1 containers always; level 2 only objects that are elements of a level-1 array.
+    frame.active = level === 1 || (c === 0x7b && (this.frames[1] as Frame).isArray)
+    frame.start = at
+    frame.isArray = c === 0x5b
+    frame.built = null
+    frame.runStart = -1
+  }
+
+  /** A value at `level` (0..3) of an object body ends just before `end`. */
+  onEnd(level: number, end: number): void {
+    if (level === 0) return
+    const parent = this.frames[level - 1] as Frame
+    if (!parent.active) return
+    const start = this.valueStart[level] as number
+    const span = end - start
+    if (level <= 2 && span > this.small) {
+      const c = this.bytes[start]
+      const frame = this.frames[level] as Frame
+      if ((c === 0x7b || c === 0x5b) && frame.active) {
+        if (frame.built === null) frame.built = frame.isArray ? [] : {}
+        this.flush(frame)
+      }
+    }
+    // The parent spans at least up to its closing bracket, just after this child at the earliest.
+    if (parent.built === null && end + 1 - parent.start > this.small) parent.built = parent.isArray ? [] : {}
+    const keyStart = this.keyStart[level] as number
+    const longKey = !parent.isArray && (this.keyEnd[level] as number) - keyStart > this.maxKey
+    if (span <= this.small && !longKey) {
+      if (parent.runStart < 0) parent.runStart = parent.isArray ? start : keyStart
+      parent.runEnd = end
+      if (parent.built !== null && end - parent.runStart > RUN_BYTES) this.flush(parent)
+      return
+    }
+    // A big child makes the parent big; a member with a long key is left out and forces the run to be cut.
+    if (parent.built === null) parent.built = parent.isArray ? [] : {}
+    this.flush(parent)
+    if (longKey) return
+    if (level === 1 && this.bytes[start] === 0x22 && this.exactStrings.size > 0) {
+      const key = this.keyOf(keyStart, this.keyEnd[level] as number)
+      if (this.exactStrings.has(key)) throw invalidField(key, `'${shown(key)}' is longer than ${this.small} bytes.`)
+    }
+    const value = this.bigValue(level, parent.isArray, start, end)
+    if (parent.isArray) {
+      ;(parent.built as unknown[]).push(value)
+      return
+    }
+    const key = this.keyOf(keyStart, this.keyEnd[level] as number)
+    const target = parent.built as Record<string, unknown>
+    // The last duplicate wins, as with JSON.parse: a left-out value also removes an earlier one.
+    if (value === LEFT_OUT) delete target[key]
+    else defineMember(target, key, value)
+  }
+
+  /** The skeleton, once the whole body has been reported and found to be a valid object. */
+  finish(): Record<string, unknown> {
+    const top = this.frames[0] as Frame
+    this.flush(top)
+    return top.built as Record<string, unknown>
+  }
+
+  /** Parses the frame's run of small children into its skeleton. */
+  private flush(frame: Frame): void {
+    if (frame.runStart < 0) return
+    const text = this.bytes.toString('utf8', frame.runStart, frame.runEnd)
+    frame.runStart = -1
+    if (frame.isArray) {
+      const values = JSON.parse(`[${text}]`) as unknown[]
+      const target = frame.built as unknown[]
+      for (let k = 0; k < values.length; k++) target.push(values[k])
+    } else {
+      const members = JSON.parse(`{${text}}`) as Record<string, unknown>
+      const target = frame.built as Record<string, unknown>
+      for (const key of Object.keys(members)) defineMember(target, key, members[key])
+    }
+  }
+
+  /** What stands for the big value spanning [start, end) at `level` in a skeleton. */
+  private bigValue(level: number, inArray: boolean, start: number, end: number): unknown {
+    const c = this.bytes[start]
+    if (c === 0x22) return BIG_STRING
+    if (c === 0x7b || c === 0x5b) {
+      if (level <= 2) {
+        const frame = this.frames[level] as Frame
+        if (frame.active) return frame.built
+      }
+      return inArray ? [] : LEFT_OUT
+    }
+    // Literals are never big (the threshold is at least 5 bytes): this is a number.
+    return this.longNumber(start, end)
+  }
+
+  /** The key spanning [start, end), quotes included. */
+  private keyOf(start: number, end: number): string {
+    const b = this.bytes
+    for (let k = start + 1; k < end - 1; k++) {
+      if (b[k] === 0x5c) return JSON.parse(b.toString('utf8', start, end)) as string
+    }
+    return b.toString('utf8', start + 1, end - 1)
+  }
+
+  /**
+   * The value of a valid JSON number of any length, exactly as JSON.parse reads it, from at most MAX_DIGITS
+   * significant digits plus a sticky digit for any non-zero ones dropped, and the decimal exponent.
+   */
+  private longNumber(start: number, end: number): number {
+    const b = this.bytes
+    const digits = this.digits
+    let i = start
+    const negative = b[i] === 0x2d
+    if (negative) i++
+    let count = 0
+    let sticky = false
+    let significant = false
+    // value = 0.<digits> × 10^point
+    let point = 0
+    let c = b[i] as number
+    for (; i < end && c >= 0x30 && c <= 0x39; c = b[++i] as number) {
+      if (!significant) {
+        if (c === 0x30) continue
+        significant = true
+      }
+      point++
+      if (count < MAX_DIGITS) digits[count++] = c
+      else if (c !== 0x30) sticky = true
+    }
+    if (i < end && c === 0x2e) {
+      for (c = b[++i] as number; i < end && c >= 0x30 && c <= 0x39; c = b[++i] as number) {
+        if (!significant) {
+          if (c === 0x30) {
+            point--
+            continue
+          }
+          significant = true
+        }
+        if (count < MAX_DIGITS) digits[count++] = c
+        else if (c !== 0x30) sticky = true
+      }
+    }
+    let exponent = 0
+    let negativeExponent = false
+    if (i < end) {
+      // 'e' or 'E'
+      c = b[++i] as number
+      if (c === 0x2d || c === 0x2b) {
+        negativeExponent = c === 0x2d
+        c = b[++i] as number
+      }
+      for (; i < end; c = b[++i] as number) {
+        // Beyond ±1e10 every exponent gives 0 or Infinity alike.
+        if (exponent < 1e10) exponent = exponent * 10 + (c - 0x30)
+      }
+    }
+    if (!significant) return negative ? -0 : 0
+    if (sticky) digits[count++] = 0x31
+    const text = `${negative ? '-' : ''}0.${digits.toString('latin1', 0, count)}e${point + (negativeExponent ? -exponent : exponent)}`
+    return Number(text)
+  }
+}

@@ -1,0 +1,54 @@
+import { GatewayError, InvariantError, isGatewayError } from '../../errors.js'
+
+/** The error every store failure surfaces as (503 on the recoveries endpoints). */
+export function storeUnavailable(message: string, cause?: unknown): GatewayError {
+  return new GatewayError('store_unavailable', message, cause === undefined ? undefined : { cause })
+}
+
+/**
+ * Runs one store operation with a deadline. GatewayErrors and broken invariants pass through; anything else thrown by
+ * Keyv, an adapter or a client becomes GatewayError('store_unavailable') with the original as cause.
+ * On timeout the operation keeps running in the background; its late failure is swallowed.
+ */
+export async function guarded<T>(what: string, timeoutMs: number, operation: () => Promise<T>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined
+  const work = Promise.resolve().then(operation)
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(storeUnavailable(`The recovery store did not answer within ${timeoutMs} ms (${what}).`)), timeoutMs)
+    timer.unref()
+  })
+  try {
+    return await Promise.race([work, deadline])
+  } catch (error) {
+    work.catch(() => {})
+    if (isGatewayError(error) || error instanceof InvariantError) throw error
+    throw storeUnavailable(`The recovery store failed (${what}).`, error)
+  } finally {
+    clearTimeout(timer)
+  }
+}
+
+/**
+ * Serialises async work per key, in this process only. Two processes sharing a non-Redis Keyv store
+ * can still interleave their read-modify-write of one catalog; sharing a store across processes needs Redis.
+ */
+export class KeyedMutex {
+  readonly #tails = new Map<string, Promise<void>>()
+
+  async run<T>(key: string, work: () => Promise<T>): Promise<T> {
+    const previous = this.#tails.get(key) ?? Promise.resolve()
+    let release!: () => void
+    const current = new Promise<void>((resolve) => {
+      release = resolve
+    })
+    const tail = previous.then(() => current)
+    this.#tails.set(key, tail)
+    await previous
+    try {
+      return await work()
+    } finally {
+      release()
+      if (this.#tails.get(key) === tail) this.#tails.delete(key)
+    }
+  }
+}

@@ -1,0 +1,103 @@
+import type Keyv from 'keyv'
+import type { OwnerCatalog } from './catalog.js'
+import { KeyedMutex, storeUnavailable } from './guard.js'
+import { type CatalogEntry, type RecordKeys, catalogKey, parseCatalogEntry, recordKeys } from './layout.js'
+
+/**
+ * The per-owner catalog on any Keyv store (the default in-memory one, or a user's non-Redis store):
+ * one key `idx:{owner}` holding an array of catalog entries.
+ *
+ * Keyv has no atomic read-modify-write, so every change of one owner's catalog runs under an
+ * in-process mutex. That makes it safe within one process only: several gateway processes sharing
+ * one non-Redis store could lose each other's catalog updates. Share a store across processes with
+ * Redis, where the catalog is a Redis hash (see redis-catalog.ts).
+ */
+export class KeyvCatalog implements OwnerCatalog {
+  readonly #keyv: Keyv
+  readonly #cheapExists: boolean
+  readonly #mutex = new KeyedMutex()
+
+  /** `cheapExists`: `keyv.has` is cheap enough to verify every write (true for the owned LRU store). */
+  constructor(keyv: Keyv, options: { cheapExists: boolean }) {
+    this.#keyv = keyv
+    this.#cheapExists = options.cheapExists
+  }
+
+  async ready(): Promise<void> {}
+
+  add(owner: string, entry: CatalogEntry): Promise<void> {
+    return this.#mutex.run(owner, async () => {
+      const now = Date.now()
+      const kept = (await this.#read(owner)).filter((e) => e.expires_at > now && e.request_id !== entry.request_id)
+      kept.push(entry)
+      await this.#write(owner, kept)
+    })
+  }
+
+  entries(owner: string): Promise<CatalogEntry[]> {
+    return this.#mutex.run(owner, async () => {
+      const all = await this.#read(owner)
+      const now = Date.now()
+      const unexpired = all.filter((e) => e.expires_at > now)
+      // A detail key can vanish before its entry expires (evicted by the LRU's byte bound, deleted elsewhere).
+      const present = await Promise.all(unexpired.map((e) => this.#keyv.has(recordKeys(owner, e.request_id).detail)))
+      const live = unexpired.filter((_, i) => present[i] === true)
+      if (live.length !== all.length) await this.#write(owner, live)
+      return live
+    })
+  }
+
+  remove(owner: string, records: Array<{ requestId: string; keys: RecordKeys }>): Promise<number> {
+    return this.#mutex.run(owner, async () => {
+      const ids = new Set(records.map((r) => r.requestId))
+      const all = await this.#read(owner)
+      const kept = all.filter((e) => !ids.has(e.request_id))
+      if (kept.length !== all.length) await this.#write(owner, kept)
+      let existed = 0
+      for (const { keys } of records) {
+        // Keyv's `has` honours expiry; `delete` of an expired-but-unpurged value would still say true.
+        if (await this.#keyv.has(keys.detail)) existed++
+        await Promise.all([this.#keyv.delete(keys.detail), this.#keyv.delete(keys.request), this.#keyv.delete(keys.response)])
+      }
+      return existed
+    })
+  }
+
+  async verifyWritten(keys: string[]): Promise<boolean | undefined> {
+    if (!this.#cheapExists) return undefined
+    const present = await Promise.all(keys.map((key) => this.#keyv.has(key)))
+    return present.every(Boolean)
+  }
+
+  async probe(): Promise<boolean[] | undefined> {
+    return undefined
+  }
+
+  async disconnect(): Promise<void> {
+    await this.#keyv.disconnect()
+  }
+
+  async #read(owner: string): Promise<CatalogEntry[]> {
+    const raw: unknown = await this.#keyv.get(catalogKey(owner))
+    if (!Array.isArray(raw)) return []
+    const entries: CatalogEntry[] = []
+    for (const item of raw) {
+      const entry = parseCatalogEntry(item)
+      if (entry) entries.push(entry)
+    }
+    return entries
+  }
+
+  /** Writes a fresh array (the in-memory store keeps it by reference); the key lives as long as its newest entry. */
+  async #write(owner: string, entries: CatalogEntry[]): Promise<void> {
+    const key = catalogKey(owner)
+    if (entries.length === 0) {
+      await this.#keyv.delete(key)
+      return
+    }
+    let latest = 0
+    for (const e of entries) latest = Math.max(latest, e.expires_at)
+    const ok: unknown = await this.#keyv.set(key, entries, Math.max(1, latest - Date.now()))
+    if (ok === false) throw storeUnavailable('The recovery catalog could not be written.')
+  }
+}

@@ -1,0 +1,140 @@
+import { invariant } from '../../errors.js'
+import type { RecoveryRecord, RecoverySummary } from '../../types.js'
+
+/*
+ * Key layout, under the Keyv namespace (default `model-gateway`):
+ *
+ *   rec:{<owner>}:<request_id>       detail envelope: summary + request/response meta + body lengths
+ *   rec:{<owner>}:<request_id>:req   request.body_raw, a plain string
+ *   rec:{<owner>}:<request_id>:res   response.body_raw, a plain string
+ *   idx:{<owner>}                    the owner's catalog of summaries (a Keyv value, or a Redis hash)
+ *
+ * The braces are literal: on Redis Cluster they are a hash tag, so every key of one owner lives
+ * in one slot and the few multi-key commands the store sends stay legal.
+ */
+
+/** Owner ids are hex digests; anything else could carry `:`, `*` or `{` into a key. */
+const OWNER_PATTERN = /^[0-9a-f]{8,128}$/
+/** Request ids are ULIDs: 26 Crockford base32 characters. */
+const REQUEST_ID_PATTERN = /^[0-9A-HJKMNP-TV-Z]{26}$/
+
+/**
+ * The one place that guards key material; every store method calls it before building a key. Callers pass only
+ * owner digests and request ids they checked, so a failure here is a bug, not a client's bad input.
+ */
+export function assertKeyParts(owner: string, requestId?: string): void {
+  invariant(typeof owner === 'string' && OWNER_PATTERN.test(owner), 'invalid owner id for the recovery store')
+  invariant(requestId === undefined || (typeof requestId === 'string' && REQUEST_ID_PATTERN.test(requestId)), 'invalid request id for the recovery store')
+}
+
+/** The three keys of one record, detail envelope first. */
+export interface RecordKeys {
+  detail: string
+  request: string
+  response: string
+}
+
+export function recordKeys(owner: string, requestId: string): RecordKeys {
+  const detail = `rec:{${owner}}:${requestId}`
+  return { detail, request: `${detail}:req`, response: `${detail}:res` }
+}
+
+export function catalogKey(owner: string): string {
+  return `idx:{${owner}}`
+}
+
+/** A summary as the catalog keeps it: the four summary fields plus when the record expires (Unix ms). */
+export interface CatalogEntry extends RecoverySummary {
+  expires_at: number
+}
+
+export function toCatalogEntry(record: RecoveryRecord, expiresAt: number): CatalogEntry {
+  return {
+    request_id: record.request_id,
+    created_at: record.created_at,
+    interrupted_reason: record.interrupted_reason,
+    request_body_hash: record.request_body_hash,
+    expires_at: expiresAt,
+  }
+}
+
+/** Exactly the four summary fields. */
+export function toSummary(entry: CatalogEntry): RecoverySummary {
+  return {
+    request_id: entry.request_id,
+    created_at: entry.created_at,
+    interrupted_reason: entry.interrupted_reason,
+    request_body_hash: entry.request_body_hash,
+  }
+}
+
+/** An catalog entry read back from a store, or undefined when it is not one. */
+export function parseCatalogEntry(value: unknown): CatalogEntry | undefined {
+  if (typeof value !== 'object' || value === null) return undefined
+  const v = value as Record<string, unknown>
+  if (
+    typeof v.request_id !== 'string' ||
+    !REQUEST_ID_PATTERN.test(v.request_id) ||
+    typeof v.created_at !== 'number' ||
+    typeof v.interrupted_reason !== 'string' ||
+    typeof v.request_body_hash !== 'string' ||
+    typeof v.expires_at !== 'number'
+  ) {
+    return undefined
+  }
+  return {
+    request_id: v.request_id,
+    created_at: v.created_at,
+    interrupted_reason: v.interrupted_reason,
+    request_body_hash: v.request_body_hash,
+    expires_at: v.expires_at,
+  }
+}
+
+/** Newest first: by created_at, then by request id (ids are time-sortable). */
+export function newestFirst(a: RecoverySummary, b: RecoverySummary): number {
+  if (a.created_at !== b.created_at) return b.created_at - a.created_at
+  return a.request_id < b.request_id ? 1 : a.request_id > b.request_id ? -1 : 0
+}
+
+type RequestMeta = Omit<RecoveryRecord['request'], 'body_raw'>
+type ResponseMeta = Omit<RecoveryRecord['response'], 'body_raw'>
+
+/** The small detail value: everything but the two bodies, plus their lengths to check them on read. */
+export interface DetailEnvelope {
+  v: 1
+  record: Omit<RecoveryRecord, 'request' | 'response'> & { request: RequestMeta; response: ResponseMeta }
+  request_chars: number
+  response_chars: number
+}
+
+/** Splits a record into its envelope and its two bodies; the bodies are never stringified here. */
+export function splitRecord(record: RecoveryRecord): { envelope: DetailEnvelope; requestBody: string; responseBody: string } {
+  const { request, response, ...top } = record
+  const { body_raw: requestBody, ...requestMeta } = request
+  const { body_raw: responseBody, ...responseMeta } = response
+  invariant(typeof requestBody === 'string' && typeof responseBody === 'string', 'a recovery record needs string bodies')
+  return {
+    envelope: {
+      v: 1,
+      record: { ...top, request: requestMeta, response: responseMeta },
+      request_chars: requestBody.length,
+      response_chars: responseBody.length,
+    },
+    requestBody,
+    responseBody,
+  }
+}
+
+/** Rebuilds a record; undefined when a part is missing, malformed or does not belong to the envelope. */
+export function joinRecord(envelope: unknown, requestBody: unknown, responseBody: unknown): RecoveryRecord | undefined {
+  if (typeof requestBody !== 'string' || typeof responseBody !== 'string') return undefined
+  if (typeof envelope !== 'object' || envelope === null) return undefined
+  const e = envelope as Partial<DetailEnvelope>
+  if (e.v !== 1 || typeof e.record !== 'object' || e.record === null) return undefined
+  if (e.request_chars !== requestBody.length || e.response_chars !== responseBody.length) return undefined
+  const { request, response, ...top } = e.record
+  if (typeof request !== 'object' || request === null || typeof response !== 'object' || response === null) return undefined
+  // Fresh objects every time: with the in-memory store the envelope is held by reference.
+  return { ...top, request: { body_raw: requestBody, ...request }, response: { body_raw: responseBody, ...response } }
+}

@@ -1,0 +1,203 @@
+import type Keyv from 'keyv'
+import { invariant } from '../../errors.js'
+import type { RecoveryRecord, RecoverySummary } from '../../types.js'
+import type { OwnerCatalog } from './catalog.js'
+import { guarded, storeUnavailable } from './guard.js'
+import { KeyvCatalog } from './keyv-catalog.js'
+import { type RecordKeys, assertKeyParts, joinRecord, newestFirst, recordKeys, splitRecord, toCatalogEntry, toSummary } from './layout.js'
+import { type LruStoreAdapter, createMemoryKeyv } from './lru-adapter.js'
+import { RedisCatalog, isRedisKeyv } from './redis-catalog.js'
+
+/** Storage of recovery records, private per owner. All methods reject with GatewayError('store_unavailable') when the backing store fails. */
+export interface RecoveryStore {
+  /** Rejects when the write did not take (Keyv's `set` returned false or threw, or the value did not stay). */
+  put(owner: string, record: RecoveryRecord, ttlMs: number): Promise<void>
+  /** Live records, newest first (created_at, then request_id, descending). */
+  list(owner: string): Promise<RecoverySummary[]>
+  /** Same order, only records whose `request_body_hash` matches. */
+  lookup(owner: string, hash: string): Promise<RecoverySummary[]>
+  /** Undefined when the record, or any part of it, is missing or expired. */
+  get(owner: string, requestId: string): Promise<RecoveryRecord | undefined>
+  /** True when the record existed. */
+  delete(owner: string, requestId: string): Promise<boolean>
+  /** How many records were deleted (or, with `dryRun`, would be). Only the owner's records. */
+  deleteAll(owner: string, options: { dryRun: boolean }): Promise<number>
+  /** Clears the default in-memory store, or disconnects a Keyv passed in; never waits longer than the store deadline. */
+  close(): Promise<void>
+}
+
+export interface RecoveryStoreOptions {
+  /**
+   * Where records live. A Keyv on @keyv/redis (any copy) is recognised by its client and gets a
+   * race-free Redis hash catalog. Create it with `createKeyv(url, { namespace, connectionTimeout })`
+   * (not `new Keyv(new KeyvRedis(url), { namespace })`, which prefixes twice); for fast failure while
+   * Redis is down also pass client options `{ url, disableOfflineQueue: true, socket: { connectTimeout } }`.
+   * @default an in-memory Keyv on lru-cache bounded by `maxMemoryBytes`
+   */
+  keyv?: Keyv
+  /** Byte bound of the default in-memory store (ignored with `keyv`). @default 268435456 (256 MiB) */
+  maxMemoryBytes?: number
+  /** Receives errors Keyv and its adapter emit (Keyv swallows them otherwise). */
+  onError?: (err: unknown) => void
+  /** Deadline of one store call, in ms. @default 5000 */
+  timeoutMs?: number
+}
+
+const DEFAULT_TIMEOUT_MS = 5000
+/** How long a call waits for a Redis connection still being opened (a lost one fails at once). */
+const MAX_CONNECT_WAIT_MS = 2000
+
+/** Creates the recovery store over the given Keyv, or over a private byte-bounded in-memory one. */
+export function createRecoveryStore(options: RecoveryStoreOptions = {}): RecoveryStore {
+  return new KeyvRecoveryStore(options)
+}
+
+class KeyvRecoveryStore implements RecoveryStore {
+  readonly #keyv: Keyv
+  readonly #owned: LruStoreAdapter | undefined
+  readonly #catalog: OwnerCatalog
+  readonly #timeoutMs: number
+  readonly #onError: (error: unknown) => void
+  #closed = false
+
+  constructor(options: RecoveryStoreOptions) {
+    const report = options.onError
+    this.#onError = (error) => {
+      try {
+        report?.(error)
+      } catch {
+        // A failing logger must not break the store.
+      }
+    }
+    this.#timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS
+    if (options.keyv) {
+      this.#keyv = options.keyv
+      this.#owned = undefined
+    } else {
+      const memory = createMemoryKeyv(options.maxMemoryBytes)
+      this.#keyv = memory.keyv
+      this.#owned = memory.adapter
+    }
+    // Without a listener, a Keyv built on Node's EventEmitter (other copies) would crash the process.
+    this.#keyv.on('error', this.#onError)
+    this.#catalog = isRedisKeyv(this.#keyv)
+      ? new RedisCatalog(this.#keyv, { waitMs: Math.min(MAX_CONNECT_WAIT_MS, this.#timeoutMs), onError: this.#onError })
+      : new KeyvCatalog(this.#keyv, { cheapExists: this.#owned !== undefined })
+  }
+
+  put(owner: string, record: RecoveryRecord, ttlMs: number): Promise<void> {
+    return this.#run('put', async () => {
+      invariant(typeof record === 'object' && record !== null, 'a recovery record is required')
+      assertKeyParts(owner, record.request_id)
+      invariant(typeof ttlMs === 'number' && ttlMs > 0 && Number.isFinite(ttlMs), 'a recovery record needs a positive ttl')
+      const ttl = Math.ceil(ttlMs)
+      const { envelope, requestBody, responseBody } = splitRecord(record)
+      const keys = recordKeys(owner, record.request_id)
+      await this.#catalog.ready()
+      const expiresAt = Date.now() + ttl
+      try {
+        // Detail first, then bodies, then the catalog: see lru-adapter.ts for why the order matters.
+        await this.#set(keys.detail, envelope, ttl)
+        await this.#set(keys.request, requestBody, ttl)
+        await this.#set(keys.response, responseBody, ttl)
+        if ((await this.#catalog.verifyWritten([keys.detail, keys.request, keys.response])) === false) {
+          throw storeUnavailable('The recovery record did not stay in the store (evicted or rejected).')
+        }
+        await this.#catalog.add(owner, toCatalogEntry(record, expiresAt), ttl)
+      } catch (error) {
+        // Not awaited: on a failing store the clean-up could itself wait for the deadline.
+        void this.#discard(keys)
+        throw error
+      }
+    })
+  }
+
+  list(owner: string): Promise<RecoverySummary[]> {
+    return this.#run('list', async () => {
+      assertKeyParts(owner)
+      await this.#catalog.ready()
+      return (await this.#catalog.entries(owner)).sort(newestFirst).map(toSummary)
+    })
+  }
+
+  lookup(owner: string, hash: string): Promise<RecoverySummary[]> {
+    return this.#run('lookup', async () => {
+      assertKeyParts(owner)
+      await this.#catalog.ready()
+      const entries = await this.#catalog.entries(owner)
+      return entries
+        .filter((e) => e.request_body_hash === hash)
+        .sort(newestFirst)
+        .map(toSummary)
+    })
+  }
+
+  get(owner: string, requestId: string): Promise<RecoveryRecord | undefined> {
+    return this.#run('get', async () => {
+      assertKeyParts(owner, requestId)
+      await this.#catalog.ready()
+      const keys = recordKeys(owner, requestId)
+      const parts: unknown[] = await Promise.all([this.#keyv.get(keys.detail), this.#keyv.get(keys.request), this.#keyv.get(keys.response)])
+      const record = joinRecord(parts[0], parts[1], parts[2])
+      if (record && record.request_id === requestId) return record
+      if (parts.every((part) => part !== undefined)) {
+        this.#onError(new Error(`model-gateway: recovery record ${requestId} is malformed; ignored`))
+        return undefined
+      }
+      // Keyv answers undefined both for "absent" and for "the store failed": ask the store itself where it can tell.
+      const present = await this.#catalog.probe([keys.detail, keys.request, keys.response])
+      if (present?.every(Boolean)) throw storeUnavailable('The recovery record could not be read.')
+      return undefined
+    })
+  }
+
+  delete(owner: string, requestId: string): Promise<boolean> {
+    return this.#run('delete', async () => {
+      assertKeyParts(owner, requestId)
+      await this.#catalog.ready()
+      return (await this.#catalog.remove(owner, [{ requestId, keys: recordKeys(owner, requestId) }])) > 0
+    })
+  }
+
+  deleteAll(owner: string, options: { dryRun: boolean }): Promise<number> {
+    return this.#run('deleteAll', async () => {
+      assertKeyParts(owner)
+      await this.#catalog.ready()
+      const entries = await this.#catalog.entries(owner)
+      if (options.dryRun) return entries.length
+      return this.#catalog.remove(
+        owner,
+        entries.map((e) => ({ requestId: e.request_id, keys: recordKeys(owner, e.request_id) })),
+      )
+    })
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return
+    this.#closed = true
+    // Never `keyv.clear()`: on a shared store it wipes every namespace. The private LRU is emptied; a store the
+    // user passed in is disconnected, as `gateway.close()` promises, within the store deadline so shutdown never hangs.
+    if (this.#owned) this.#owned.cache.clear()
+    else await guarded('close', this.#timeoutMs, () => this.#catalog.disconnect()).catch((error: unknown) => this.#onError(error))
+    this.#keyv.off('error', this.#onError)
+  }
+
+  #run<T>(what: string, operation: () => Promise<T>): Promise<T> {
+    if (this.#closed) return Promise.reject(storeUnavailable('The recovery store is closed.'))
+    return guarded(what, this.#timeoutMs, operation)
+  }
+
+  async #set(key: string, value: unknown, ttl: number): Promise<void> {
+    const ok: unknown = await this.#keyv.set(key, value, ttl)
+    if (ok === false) throw storeUnavailable('The recovery store did not take a write.')
+  }
+
+  /** Best effort after a failed put; whatever stays behind expires with its ttl and never enters the catalog. */
+  async #discard(keys: RecordKeys): Promise<void> {
+    try {
+      await Promise.all([this.#keyv.delete(keys.detail), this.#keyv.delete(keys.request), this.#keyv.delete(keys.response)])
+    } catch (error) {
+      this.#onError(error)
+    }
+  }
+}

@@ -1,0 +1,16 @@
+import type { Agent } from 'undici'
+import type { ResolvedOptions } from './config/resolve.js'
+import type { RecoveryStore } from './recovery/store/recovery-store.js'
+import type { Send } from './upstream/send.js'
+
+/** What every handler of one gateway shares. */
+export interface Runtime {
+  /** The gateway's id, carried by every diagnostics message. */
+  readonly id: string
+  readonly options: ResolvedOptions
+  /** The connection pool to every upstream. */
+  readonly agent: Agent
+  /** Sends one upstream request through the gateway's interceptors. */
+  readonly send: Send
+  readonly store: RecoveryStore
+}

@@ -1,0 +1,48 @@
+import type { Dialect } from '../dialects/index.js'
+import type { ResponseSink } from '../http/sink.js'
+import type { TokenCounts } from '../types.js'
+import { eventData } from './parse.js'
+
+const TAIL_BYTES = 64 * 1024
+
+/**
+ * Keeps the last few frames of a server-sent event stream, so the usage in its final frames can be read at the
+ * end without parsing every frame on the way. A sink beside the client's: it takes chunks and never asks to wait.
+ */
+export class StreamTail implements ResponseSink {
+  private chunks: Buffer[] = []
+  private size = 0
+
+  complete(): void {}
+  open(): void {}
+  end(): void {}
+  abort(): void {}
+
+  /** Remembers a relayed chunk, forgetting the oldest beyond the tail size. */
+  write(chunk: Buffer): boolean {
+    this.chunks.push(chunk)
+    this.size += chunk.length
+    while (this.size - (this.chunks[0] as Buffer).length >= TAIL_BYTES && this.chunks.length > 1) {
+      this.size -= (this.chunks.shift() as Buffer).length
+    }
+    return true
+  }
+
+  /** Usage from the last event that carries one, read in the upstream's dialect. */
+  usage(dialect: Dialect): TokenCounts | undefined {
+    const events = eventData(Buffer.concat(this.chunks).toString('utf8'))
+    for (let i = events.length - 1; i >= 0; i--) {
+      const data = events[i] as string
+      if (data === '' || data === '[DONE]') continue
+      let parsed: unknown
+      try {
+        parsed = JSON.parse(data)
+      } catch {
+        continue
+      }
+      const found = dialect.usage(parsed)
+      if (found) return found
+    }
+    return undefined
+  }
+}

@@ -1,0 +1,54 @@
+import type { Dispatcher } from 'undici'
+import type { ResolvedModel } from '../config/resolve.js'
+import type { Operation } from '../types.js'
+import { upstreamFailure } from './failure.js'
+
+/** One upstream call, fully described: which model (hence upstream and dialect), what is asked, and the bytes. */
+export interface UpstreamRequest {
+  /** The gateway's request id, for logs and diagnostics. */
+  requestId: string
+  model: ResolvedModel
+  operation: Operation
+  stream: boolean
+  /** 1 for the first attempt of a call; interceptors that try again count up. */
+  attempt: number
+  /** The exact bytes to send. */
+  body: Buffer
+  /** Aborts the call (a stream whose client left). */
+  signal: AbortSignal | undefined
+}
+
+/** An upstream response whose body has not been read yet. */
+export type UpstreamResponse = Dispatcher.ResponseData
+
+/** Sends one upstream request; rejects with a 502/504 GatewayError when no response head arrives. */
+export type Send = (request: UpstreamRequest) => Promise<UpstreamResponse>
+
+/** Headers of the upstream call: the gateway's own credentials (set once per upstream), never the client's. */
+function upstreamHeaders(request: UpstreamRequest): Record<string, string> {
+  return {
+    ...request.model.upstream.requestHeaders,
+    'content-length': String(request.body.length),
+    accept: request.stream ? 'text/event-stream' : 'application/json',
+  }
+}
+
+/** The innermost `Send`: one POST through the gateway's agent, errors mapped to GatewayErrors. */
+export function createSend(dispatcher: Dispatcher): Send {
+  return async (request) => {
+    const { model } = request
+    const { upstream } = model
+    try {
+      return await dispatcher.request({
+        origin: upstream.origin,
+        path: upstream.dialect.upstreamPath(upstream.basePath, model.upstreamModel, request.operation, request.stream),
+        method: 'POST',
+        headers: upstreamHeaders(request),
+        body: request.body,
+        signal: request.signal,
+      })
+    } catch (error) {
+      throw upstreamFailure(error)
+    }
+  }
+}
