@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { hostBody } from '../src/http/read-body.js'
-import type { Gateway } from '../src/types.js'
 import { normalisePrefix, pathUnderPrefix } from '../src/http/router.js'
+import type { Gateway } from '../src/types.js'
 
 /** Options of `koaMiddleware`. */
 export interface KoaMiddlewareOptions {

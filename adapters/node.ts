@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
-import type { Gateway } from '../src/types.js'
 import { normalisePrefix, pathUnderPrefix } from '../src/http/router.js'
+import type { Gateway } from '../src/types.js'
 
 /** Options of `nodeHandler`. */
 export interface NodeHandlerOptions {

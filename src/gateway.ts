@@ -77,7 +77,12 @@ export function createGateway(options: GatewayOptions): Gateway {
     () => closing !== undefined,
   )
 
-  async function serve(req: IncomingMessage, res: ServerResponse, init: HandleOptions, match: NonNullable<ReturnType<typeof matchRequest>>) {
+  async function serve(
+    req: IncomingMessage,
+    res: ServerResponse,
+    init: HandleOptions,
+    match: NonNullable<ReturnType<typeof matchRequest>>,
+  ) {
     inFlight++
     try {
       await dispatch(req, res, match, init, performance.now())

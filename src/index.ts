@@ -1,11 +1,11 @@
+export { type ConfigErrorCode, GatewayError, type GatewayErrorCode, type HttpErrorCode, isGatewayError } from './errors.js'
 export { createGateway } from './gateway.js'
-export { GatewayError, isGatewayError, type GatewayErrorCode, type HttpErrorCode, type ConfigErrorCode } from './errors.js'
 export { requestBodyHash } from './json/hash.js'
 export {
-  gatewayChannels,
   type CallEndMessage,
   type CallStartMessage,
   type ChannelMessage,
+  gatewayChannels,
   type RecordStoredMessage,
   type UpstreamAttemptMessage,
 } from './observe/channels.js'

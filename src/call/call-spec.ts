@@ -43,7 +43,9 @@ function findModel(rt: Runtime, id: string, inbound: Dialect): ResolvedModel {
   const model = rt.options.models.get(id)
   if (!model || model.upstream.dialect !== inbound) {
     // Same answer for "absent" and "other format": the list of what is configured is public anyway.
-    throw new GatewayError('model_not_found', `The model '${shown(id)}' does not exist or is not served in this format.`, { param: 'model' })
+    throw new GatewayError('model_not_found', `The model '${shown(id)}' does not exist or is not served in this format.`, {
+      param: 'model',
+    })
   }
   return model
 }

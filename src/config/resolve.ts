@@ -1,15 +1,7 @@
 import type Keyv from 'keyv'
 import { DIALECT_NAMES, type Dialect, dialectNamed } from '../dialects/index.js'
 import { GatewayError } from '../errors.js'
-import type {
-  AuthOptions,
-  GatewayLogger,
-  GatewayOptions,
-  LimitOptions,
-  RecoveryOptions,
-  TimeoutOptions,
-  UsageEvent,
-} from '../types.js'
+import type { AuthOptions, GatewayLogger, GatewayOptions, LimitOptions, RecoveryOptions, TimeoutOptions, UsageEvent } from '../types.js'
 import { DEFAULTS, KNOWN_KEYS } from './defaults.js'
 import { nearestName } from './suggest.js'
 
@@ -192,7 +184,11 @@ export function resolveOptions(options: GatewayOptions): ResolvedOptions {
     store: options.store,
     recovery: {
       ttlMs: positiveInt(recovery.ttlMs, DEFAULTS.recovery.ttlMs, 'recovery.ttlMs'),
-      maxStoredRequestBytes: positiveInt(recovery.maxStoredRequestBytes, DEFAULTS.recovery.maxStoredRequestBytes, 'recovery.maxStoredRequestBytes'),
+      maxStoredRequestBytes: positiveInt(
+        recovery.maxStoredRequestBytes,
+        DEFAULTS.recovery.maxStoredRequestBytes,
+        'recovery.maxStoredRequestBytes',
+      ),
       maxMemoryBytes: positiveInt(recovery.maxMemoryBytes, DEFAULTS.recovery.maxMemoryBytes, 'recovery.maxMemoryBytes'),
     },
     limits: {

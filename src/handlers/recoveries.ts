@@ -41,13 +41,22 @@ export function recoveriesHandler(rt: Runtime): (ex: Exchange, route: RecoveryRo
       case 'recoveries.deleteAll': {
         const { query } = ex.match
         if (query.get('all') !== 'true') {
-          throw new GatewayError('confirmation_required', 'Deleting every record needs the confirmation ?all=true (try ?all=true&dry_run=true first).', {
-            details: { deleted: 0 },
-          })
+          throw new GatewayError(
+            'confirmation_required',
+            'Deleting every record needs the confirmation ?all=true (try ?all=true&dry_run=true first).',
+            {
+              details: { deleted: 0 },
+            },
+          )
         }
         if (query.get('dry_run') === 'true') {
           const wouldDelete = await store.deleteAll(owner, { dryRun: true })
-          return sendJson(res, 200, { deleted: 0, would_delete: wouldDelete, message: `Dry run: ${wouldDelete} record(s) would be deleted.`, reason: 'DRY_RUN' })
+          return sendJson(res, 200, {
+            deleted: 0,
+            would_delete: wouldDelete,
+            message: `Dry run: ${wouldDelete} record(s) would be deleted.`,
+            reason: 'DRY_RUN',
+          })
         }
         const deleted = await store.deleteAll(owner, { dryRun: false })
         return sendJson(res, 200, { deleted, message: `${deleted} record(s) deleted.`, reason: 'OK' })

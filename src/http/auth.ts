@@ -17,7 +17,8 @@ export function ownerOfKey(apiKey: string): string {
 
 /** Resolves a presented key to an owner id; rejects with GatewayError('invalid_api_key'). */
 export function createAuthenticator(auth: AuthOptions): (apiKey: string | undefined, req: IncomingMessage) => Promise<string> {
-  const missing = () => new GatewayError('invalid_api_key', 'Missing API key: send `Authorization: Bearer <key>` (or `x-goog-api-key` on /v1beta).')
+  const missing = () =>
+    new GatewayError('invalid_api_key', 'Missing API key: send `Authorization: Bearer <key>` (or `x-goog-api-key` on /v1beta).')
   const invalid = () => new GatewayError('invalid_api_key', 'Incorrect API key provided.')
   if ('apiKeys' in auth) {
     const owners = new Map(auth.apiKeys.map((key) => [key, ownerOfKey(key)]))

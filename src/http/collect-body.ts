@@ -23,7 +23,8 @@ export function collectBody(stream: Readable, options: CollectOptions): Promise<
   if (stream.destroyed) return Promise.reject(options.broken(undefined))
   const { limit } = options
   const expected = options.expectedBytes
-  let whole = expected !== undefined && Number.isSafeInteger(expected) && expected > 0 && expected <= limit ? Buffer.allocUnsafe(expected) : undefined
+  let whole =
+    expected !== undefined && Number.isSafeInteger(expected) && expected > 0 && expected <= limit ? Buffer.allocUnsafe(expected) : undefined
   return new Promise((resolve, reject) => {
     let chunks: Buffer[] = []
     let size = 0

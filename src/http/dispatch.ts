@@ -72,13 +72,22 @@ export function createDispatch(rt: Runtime, handlers: Handlers, isClosing: () =>
 
   function fail(res: ServerResponse, match: Match, error: unknown, requestId: string): void {
     if (!res.headersSent) res.setHeader('x-request-id', requestId)
-    if (isGatewayError(error)) return sendError(res, match.dialect, error)
+    if (isGatewayError(error)) {
+      sendError(res, match.dialect, error)
+      return
+    }
     rt.options.logger.error('model-gateway: unexpected error', { requestId, error: error instanceof Error ? error.stack : String(error) })
     sendError(res, match.dialect, new GatewayError('internal_error', 'The gateway failed to handle this request.'))
   }
 
   /** Serves one routed request to its end; never rejects. */
-  return async function dispatch(req: IncomingMessage, res: ServerResponse, match: Match, init: HandleOptions, startedAt: number): Promise<void> {
+  return async function dispatch(
+    req: IncomingMessage,
+    res: ServerResponse,
+    match: Match,
+    init: HandleOptions,
+    startedAt: number,
+  ): Promise<void> {
     const requestId = newRequestId()
     try {
       await serve(req, res, match, requestId, init, startedAt)

@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http'
 import { GatewayError } from '../errors.js'
-import type { PreparsedBody } from '../types.js'
 import { scanJsonObject } from '../json/scan.js'
+import type { PreparsedBody } from '../types.js'
 import { collectBody } from './collect-body.js'
 
 /** A request body as the gateway forwards and stores it. */
@@ -118,7 +118,8 @@ export async function obtainBody(req: IncomingMessage, limit: number, preparsed:
     bytes = await readBody(req, limit)
   }
   if (bytes.length > limit) throw tooLarge(limit)
-  if (bytes.length >= SCAN_FROM_BYTES) return { bytes, fields: await scanJsonObject(bytes, { exactStrings: EXACT_STRINGS }), value: undefined }
+  if (bytes.length >= SCAN_FROM_BYTES)
+    return { bytes, fields: await scanJsonObject(bytes, { exactStrings: EXACT_STRINGS }), value: undefined }
   const value = parseJsonObject(bytes)
   return { bytes, fields: value, value }
 }

@@ -28,7 +28,10 @@ export function sendError(res: ServerResponse, dialect: Dialect, error: GatewayE
   const code: HttpErrorCode = error.code === 'invalid_options' ? 'internal_error' : error.code
   const status = STATUS_BY_CODE[code]
   const reason = RECOVERY_REASONS[code]
-  if (reason !== undefined) return sendJson(res, status, { ...error.details, message: error.message, reason })
+  if (reason !== undefined) {
+    sendJson(res, status, { ...error.details, message: error.message, reason })
+    return
+  }
   const headers: Record<string, string> = {}
   if (code === 'request_too_large') headers.connection = 'close'
   sendJson(res, status, dialect.errorBody({ status, code, message: error.message, param: error.param }), headers)

@@ -56,7 +56,10 @@ function routeOf(method: string, path: string): Route | undefined {
   }
   const generate = GEMINI_PATH.exec(path)
   if (generate) {
-    const route: Route = { kind: 'generateContent', target: { model: generate[1] as string, stream: generate[2] === 'streamGenerateContent' } }
+    const route: Route = {
+      kind: 'generateContent',
+      target: { model: generate[1] as string, stream: generate[2] === 'streamGenerateContent' },
+    }
     return byMethod(method, { POST: route })
   }
   return undefined

@@ -150,7 +150,7 @@ function walk(value: unknown): string {
   const keyPrefix = (key: string): string => {
     let text = keyCache.get(key)
     if (text === undefined) {
-      text = stringify(key) + ':'
+      text = `${stringify(key)}:`
       keyCache.set(key, text)
     }
     return text
@@ -207,7 +207,7 @@ function walk(value: unknown): string {
         if (depth >= CYCLE_CHECK_DEPTH) ancestors = enter(ancestors, record)
         sortKeys(keys)
         const first = keys[0] as string
-        out += '{' + keyPrefix(first)
+        out += `{${keyPrefix(first)}`
         containers[depth] = record
         keyLists[depth] = keys
         indexes[depth] = 0
@@ -246,7 +246,7 @@ function walk(value: unknown): string {
         if (next < list.length) {
           indexes[top] = next
           const key = list[next] as string
-          out += ',' + keyPrefix(key)
+          out += `,${keyPrefix(key)}`
           current = (container as Record<string, unknown>)[key]
           break
         }
@@ -309,7 +309,7 @@ function canonicalPieces(value: unknown): string[] {
     const key = keys[i] as string
     const member = record[key]
     if (isSkipped(member)) continue
-    out += (first ? '' : ',') + stringify(key) + ':'
+    out += `${(first ? '' : ',') + stringify(key)}:`
     first = false
     const text = canonicalValue(member)
     if (text.length < HASH_CHUNK) {
@@ -319,7 +319,7 @@ function canonicalPieces(value: unknown): string[] {
       out = ''
     }
   }
-  pieces.push(out + '}')
+  pieces.push(`${out}}`)
   return pieces
 }
 

@@ -91,6 +91,7 @@ class Scanner {
           throw invalid(`unexpected ${describe(c)}`, i)
         }
         switch (state) {
+          // biome-ignore lint/suspicious/noFallthroughSwitchClause: the grammar's shared tails fall through on purpose
           case VALUE_OR_CLOSE:
             if (c === 0x5d) {
               depth--
@@ -149,6 +150,7 @@ class Scanner {
             }
             i++
             continue
+          // biome-ignore lint/suspicious/noFallthroughSwitchClause: the grammar's shared tails fall through on purpose
           case KEY_OR_CLOSE:
             if (c === 0x7d) {
               depth--
@@ -223,7 +225,8 @@ class Scanner {
           continue
         case HEX:
           c = b[i] as number
-          if (!((c >= 0x30 && c <= 0x39) || ((c | 0x20) >= 0x61 && (c | 0x20) <= 0x66))) throw invalid(`bad \\u escape: ${describe(c)} is not a hex digit`, i)
+          if (!((c >= 0x30 && c <= 0x39) || ((c | 0x20) >= 0x61 && (c | 0x20) <= 0x66)))
+            throw invalid(`bad \\u escape: ${describe(c)} is not a hex digit`, i)
           i++
           if (--this.hexLeft === 0) state = STRING
           continue
@@ -234,6 +237,7 @@ class Scanner {
           else throw invalid(`expected a digit after '-', found ${describe(c)}`, i)
           i++
           continue
+        // biome-ignore lint/suspicious/noFallthroughSwitchClause: the grammar's shared tails fall through on purpose
         case NUM_INT:
           c = b[i] as number
           while (c >= 0x30 && c <= 0x39) {

@@ -9,7 +9,14 @@ export function subscribeUsage(gatewayId: string, onUsage: (usage: UsageEvent) =
     if (end.gatewayId !== gatewayId || end.usage === undefined) return
     // A subscriber that throws would surface as an uncaught exception: the user's hook is fenced here.
     try {
-      onUsage({ requestId: end.requestId, owner: end.owner, model: end.model, endpoint: end.operation, ...end.usage, recovered: end.recovered })
+      onUsage({
+        requestId: end.requestId,
+        owner: end.owner,
+        model: end.model,
+        endpoint: end.operation,
+        ...end.usage,
+        recovered: end.recovered,
+      })
     } catch (error) {
       logger.error('model-gateway: onUsage threw', { requestId: end.requestId, error: String(error) })
     }

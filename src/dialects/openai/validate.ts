@@ -43,4 +43,3 @@ export function validateChat(body: Record<string, unknown>): CallTarget {
   positiveInteger(body, 'max_tokens')
   return { model: body.model, stream: body.stream === true }
 }
-

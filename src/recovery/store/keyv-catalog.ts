@@ -1,7 +1,7 @@
 import type Keyv from 'keyv'
 import type { OwnerCatalog } from './catalog.js'
 import { KeyedMutex, storeUnavailable } from './guard.js'
-import { type CatalogEntry, type RecordKeys, catalogKey, parseCatalogEntry, recordKeys } from './layout.js'
+import { type CatalogEntry, catalogKey, parseCatalogEntry, type RecordKeys, recordKeys } from './layout.js'
 
 /**
  * The per-owner catalog on any Keyv store (the default in-memory one, or a user's non-Redis store):

@@ -24,7 +24,10 @@ const REQUEST_ID_PATTERN = /^[0-9A-HJKMNP-TV-Z]{26}$/
  */
 export function assertKeyParts(owner: string, requestId?: string): void {
   invariant(typeof owner === 'string' && OWNER_PATTERN.test(owner), 'invalid owner id for the recovery store')
-  invariant(requestId === undefined || (typeof requestId === 'string' && REQUEST_ID_PATTERN.test(requestId)), 'invalid request id for the recovery store')
+  invariant(
+    requestId === undefined || (typeof requestId === 'string' && REQUEST_ID_PATTERN.test(requestId)),
+    'invalid request id for the recovery store',
+  )
 }
 
 /** The three keys of one record, detail envelope first. */

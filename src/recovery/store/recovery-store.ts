@@ -4,9 +4,9 @@ import type { RecoveryRecord, RecoverySummary } from '../../types.js'
 import type { OwnerCatalog } from './catalog.js'
 import { guarded, storeUnavailable } from './guard.js'
 import { KeyvCatalog } from './keyv-catalog.js'
-import { type RecordKeys, assertKeyParts, joinRecord, newestFirst, recordKeys, splitRecord, toCatalogEntry, toSummary } from './layout.js'
-import { type LruStoreAdapter, createMemoryKeyv } from './lru-adapter.js'
-import { RedisCatalog, isRedisKeyv } from './redis-catalog.js'
+import { assertKeyParts, joinRecord, newestFirst, type RecordKeys, recordKeys, splitRecord, toCatalogEntry, toSummary } from './layout.js'
+import { createMemoryKeyv, type LruStoreAdapter } from './lru-adapter.js'
+import { isRedisKeyv, RedisCatalog } from './redis-catalog.js'
 
 /** Storage of recovery records, private per owner. All methods reject with GatewayError('store_unavailable') when the backing store fails. */
 export interface RecoveryStore {

@@ -1,7 +1,7 @@
 import type Keyv from 'keyv'
 import type { OwnerCatalog } from './catalog.js'
 import { storeUnavailable } from './guard.js'
-import { type CatalogEntry, type RecordKeys, catalogKey, parseCatalogEntry, recordKeys } from './layout.js'
+import { type CatalogEntry, catalogKey, parseCatalogEntry, type RecordKeys, recordKeys } from './layout.js'
 
 /** The part of a node-redis v5 MULTI this catalog uses. */
 interface RedisMulti {
