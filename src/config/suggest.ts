@@ -15,8 +15,8 @@ function distance(a: string, b: string): number {
 }
 
 /**
- * The known name closest to `name`, when it is close enough to be a typo: within a third of its length, or one
- * being a prefix of the other (`timeout` → `timeouts`, `maxRequest` → `maxRequestBytes`).
+ * The known name closest to `name`, when it is close enough to be a typo: within a third of its length, or a known
+ * name it begins (`timeout` → `timeouts`, `maxRequest` → `maxRequestBytes`).
  */
 export function nearestName(name: string, known: readonly string[]): string | undefined {
   let best: string | undefined
@@ -24,7 +24,7 @@ export function nearestName(name: string, known: readonly string[]): string | un
   const lower = name.toLowerCase()
   for (const candidate of known) {
     const c = candidate.toLowerCase()
-    const d = c.startsWith(lower) || lower.startsWith(c) ? 0.5 : distance(name, candidate)
+    const d = c.startsWith(lower) ? 0.5 : distance(name, candidate)
     if (d < bestDistance) {
       bestDistance = d
       best = candidate

@@ -39,8 +39,13 @@ export function collectBody(stream: Readable, options: CollectOptions): Promise<
       if (settled) return
       settled = true
       cleanup()
-      if (overflow && options.afterOverflow === 'drain') stream.resume()
-      else if (overflow) stream.destroy()
+      if (overflow && options.afterOverflow === 'drain') {
+        stream.resume()
+      } else if (overflow) {
+        // Some streams (undici's bodies) report their own destruction as an error: nobody may be left unheard.
+        stream.on('error', () => {})
+        stream.destroy()
+      }
       reject(error)
     }
     const onData = (chunk: Buffer) => {

@@ -59,10 +59,11 @@ export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
     expectedBytes: declared === undefined ? undefined : Number(declared),
     afterOverflow: 'drain',
     tooLarge: () => tooLarge(limit),
+    // Node reports a client that hung up mid-body as an 'aborted' ECONNRESET error, or as a bare close.
     broken: (cause) =>
-      cause === undefined
+      cause === undefined || (cause as { code?: unknown }).code === 'ECONNRESET'
         ? new GatewayError('invalid_request', 'The client closed the connection before sending the whole body.')
-        : new GatewayError('invalid_request', 'The request body could not be read.'),
+        : new GatewayError('invalid_request', 'The request body could not be read.', { cause }),
   })
 }
 

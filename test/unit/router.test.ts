@@ -1,0 +1,64 @@
+import { describe, expect, it } from 'vitest'
+import { gemini, openai } from '../../src/dialects/index.js'
+import { matchRequest, normalisePrefix, pathUnderPrefix } from '../../src/http/router.js'
+
+describe('matchRequest', () => {
+  it.each([
+    ['GET', '/v1/models', { kind: 'models' }],
+    ['POST', '/v1/chat/completions', { kind: 'chat' }],
+    ['GET', '/v1/recoveries', { kind: 'recoveries.list' }],
+    ['DELETE', '/v1/recoveries?all=true', { kind: 'recoveries.deleteAll' }],
+    ['POST', '/v1/recoveries/lookup', { kind: 'recoveries.lookup' }],
+    ['GET', '/v1/recoveries/01ARZ3NDEKTSV4RRFFQ69G5FAV', { kind: 'recoveries.get', requestId: '01ARZ3NDEKTSV4RRFFQ69G5FAV' }],
+    ['DELETE', '/v1/recoveries/x', { kind: 'recoveries.delete', requestId: 'x' }],
+    [
+      'POST',
+      '/v1beta/models/gemini-2.5-flash:generateContent',
+      { kind: 'generateContent', target: { model: 'gemini-2.5-flash', stream: false } },
+    ],
+    [
+      'POST',
+      '/v1/models/google/gemini-2.5-flash:streamGenerateContent?alt=sse',
+      { kind: 'generateContent', target: { model: 'google/gemini-2.5-flash', stream: true } },
+    ],
+  ])('%s %s routes to %j', (method, url, route) => {
+    expect(matchRequest(method, url, false)?.route).toEqual(route)
+  })
+
+  it('answers a known path with the wrong method as method_not_allowed, naming the allowed ones', () => {
+    expect(matchRequest('PUT', '/v1/recoveries', false)?.route).toEqual({ kind: 'method_not_allowed', allow: 'GET, DELETE' })
+    expect(matchRequest('GET', '/v1/chat/completions', false)?.route).toEqual({ kind: 'method_not_allowed', allow: 'POST' })
+  })
+
+  it('leaves unknown paths to the host unless told to claim them', () => {
+    expect(matchRequest('GET', '/v1/nothing', false)).toBeUndefined()
+    expect(matchRequest('GET', '/v1/nothing', true)?.route).toEqual({ kind: 'not_found' })
+  })
+
+  it('gives Google-format paths the gemini dialect and every other path the openai dialect', () => {
+    expect(matchRequest('GET', '/v1beta/anything', true)?.dialect).toBe(gemini)
+    expect(matchRequest('POST', '/v1/models/m:generateContent', true)?.dialect).toBe(gemini)
+    expect(matchRequest('GET', '/v1/models', true)?.dialect).toBe(openai)
+    expect(matchRequest('GET', '/v1/recoveries', true)?.dialect).toBe(openai)
+    expect(matchRequest('GET', '/elsewhere', true)?.dialect).toBe(openai)
+  })
+
+  it('parses the query and never percent-decodes the model segment', () => {
+    const match = matchRequest('POST', '/v1beta/models/a%2Fb:generateContent?key=k&alt=json', false)
+    expect(match?.query.get('key')).toBe('k')
+    expect(match?.route).toEqual({ kind: 'generateContent', target: { model: 'a%2Fb', stream: false } })
+  })
+})
+
+describe('mount prefixes', () => {
+  it('normalises a prefix and cuts it off paths below it, and only those', () => {
+    expect(normalisePrefix('/ai///')).toBe('/ai')
+    expect(normalisePrefix(undefined)).toBe('')
+    expect(pathUnderPrefix('/ai', '/ai/v1/models')).toBe('/v1/models')
+    expect(pathUnderPrefix('/ai', '/ai')).toBe('/')
+    expect(pathUnderPrefix('/ai', '/ai?x=1')).toBe('/?x=1')
+    expect(pathUnderPrefix('/ai', '/aim/v1/models')).toBeUndefined()
+    expect(pathUnderPrefix('/ai', '/v1/models')).toBeUndefined()
+    expect(pathUnderPrefix('', '/v1/models')).toBe('/v1/models')
+  })
+})
