@@ -68,6 +68,6 @@ describe('GatewayError', () => {
     const foreign = Object.assign(new Error('x'), { [Symbol.for('model-gateway.GatewayError')]: true, code: 'not_found' })
     expect(foreign instanceof GatewayError).toBe(true)
     expect(new Error('x') instanceof GatewayError).toBe(false)
-    expect(null instanceof GatewayError).toBe(false)
+    expect((null as unknown as object) instanceof GatewayError).toBe(false)
   })
 })
