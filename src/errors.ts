@@ -11,9 +11,11 @@ export type HttpErrorCode =
   | 'method_not_allowed'
   | 'recovery_not_found'
   | 'confirmation_required'
+  | 'invalid_parameter'
   | 'upstream_unreachable'
   | 'upstream_timeout'
   | 'upstream_response_too_large'
+  | 'upstream_auth_failed'
   | 'store_unavailable'
   | 'gateway_closed'
   | 'internal_error'
@@ -35,9 +37,11 @@ export const STATUS_BY_CODE: Readonly<Record<HttpErrorCode, number>> = {
   method_not_allowed: 405,
   recovery_not_found: 404,
   confirmation_required: 400,
+  invalid_parameter: 400,
   upstream_unreachable: 502,
   upstream_timeout: 504,
   upstream_response_too_large: 502,
+  upstream_auth_failed: 502,
   store_unavailable: 503,
   gateway_closed: 503,
   internal_error: 500,

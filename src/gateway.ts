@@ -15,6 +15,7 @@ import type { Gateway, GatewayLogger, GatewayOptions, HandleOptions } from './ty
 import { createUpstreamAgent } from './upstream/agent.js'
 import { attemptEvents } from './upstream/interceptors/attempt-events.js'
 import { compose } from './upstream/interceptors/compose.js'
+import { KeyRedaction } from './upstream/redact.js'
 import { createSend } from './upstream/send.js'
 
 const STORE_ERROR_LOG_INTERVAL_MS = 10_000
@@ -60,6 +61,7 @@ export function createGateway(options: GatewayOptions): Gateway {
       maxMemoryBytes: resolved.recovery.maxMemoryBytes,
       onError: storeErrorReporter(resolved.logger),
     }),
+    redaction: new KeyRedaction([...resolved.upstreams.values()].flatMap((upstream) => upstream.secrets)),
   }
   const unsubscribeUsage = resolved.onUsage ? subscribeUsage(id, resolved.onUsage, resolved.logger) : undefined
   // A count, not a set of promises: close() only needs to know when it reaches zero.

@@ -1,6 +1,7 @@
 import type { Agent } from 'undici'
 import type { ResolvedOptions } from './config/resolve.js'
 import type { RecoveryStore } from './recovery/store/recovery-store.js'
+import type { KeyRedaction } from './upstream/redact.js'
 import type { Send } from './upstream/send.js'
 
 /** What every handler of one gateway shares. */
@@ -13,4 +14,6 @@ export interface Runtime {
   /** Sends one upstream request through the gateway's interceptors. */
   readonly send: Send
   readonly store: RecoveryStore
+  /** Takes the gateway's own upstream keys out of whatever an upstream sends back. */
+  readonly redaction: KeyRedaction
 }

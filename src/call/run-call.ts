@@ -10,6 +10,7 @@ import { upstreamFailure } from '../upstream/failure.js'
 import type { UpstreamRequest, UpstreamResponse } from '../upstream/send.js'
 import type { CallSpec } from './call-spec.js'
 import { keepRecord } from './capture.js'
+import { redactingSink } from './redacting-sink.js'
 import { relay } from './relay.js'
 import { tee } from './tee.js'
 import { NO_USAGE, usageOfBody } from './usage.js'
@@ -55,26 +56,45 @@ function upstreamRequest(spec: CallSpec, signal: AbortSignal | undefined): Upstr
   }
 }
 
-/** Reads a whole upstream body within `limits.maxResponseBytes`. */
-function readUpstreamBody(rt: Runtime, response: UpstreamResponse): Promise<Buffer> {
+/** Reads a whole upstream body within `limits.maxResponseBytes`, the gateway's own keys taken out. */
+async function readUpstreamBody(rt: Runtime, response: UpstreamResponse): Promise<Buffer> {
   const limit = rt.options.limits.maxResponseBytes
-  return collectBody(response.body, {
+  const body = await collectBody(response.body, {
     limit,
     afterOverflow: 'destroy',
     tooLarge: () => new GatewayError('upstream_response_too_large', `The upstream response is larger than the limit of ${limit} bytes.`),
     broken: (cause) => upstreamFailure(cause),
   })
+  return rt.redaction.whole(body)
 }
 
-function headerText(response: UpstreamResponse, name: string): string | undefined {
-  const value = response.headers[name]
-  return Array.isArray(value) ? value[0] : value
+/**
+ * An upstream that refuses the gateway's own key is the operator's problem, not the client's: the client gets a
+ * 502 it cannot mistake for its own wrong key, the operator an error line (never the key).
+ */
+async function refuseUpstreamAuthFailure(rt: Runtime, spec: CallSpec, response: UpstreamResponse): Promise<void> {
+  if (response.statusCode !== 401 && response.statusCode !== 403) return
+  await readUpstreamBody(rt, response).catch(() => undefined)
+  rt.options.logger.error("model-gateway: the upstream refused the gateway's credentials", {
+    requestId: spec.requestId,
+    upstream: spec.model.upstream.name,
+    model: spec.model.upstreamModel,
+    status: response.statusCode,
+  })
+  throw new GatewayError('upstream_auth_failed', 'The gateway could not authenticate with the upstream model; its operator has been told.')
+}
+
+/** An upstream header passed down, keys taken out. */
+function headerText(rt: Runtime, response: UpstreamResponse, name: string): string | undefined {
+  const raw = response.headers[name]
+  const value = Array.isArray(raw) ? raw[0] : raw
+  return value === undefined || !rt.redaction.active ? value : rt.redaction.text(value)
 }
 
 /** Headers passed down with a whole response: the upstream's content type and, on errors, its retry hint. */
-function wholeHead(response: UpstreamResponse, requestId: string, contentType: string, length: number): ResponseHead {
+function wholeHead(rt: Runtime, response: UpstreamResponse, requestId: string, contentType: string, length: number): ResponseHead {
   const headers: Record<string, string | number> = { 'content-type': contentType, 'x-request-id': requestId, 'content-length': length }
-  const retryAfter = headerText(response, 'retry-after')
+  const retryAfter = headerText(rt, response, 'retry-after')
   if (retryAfter !== undefined) headers['retry-after'] = retryAfter
   return { status: response.statusCode, headers }
 }
@@ -84,10 +104,11 @@ const isSuccess = (status: number) => status >= 200 && status < 300
 /** A non-streaming call: the upstream call runs to its end even when the client leaves, so the answer can be kept. */
 async function wholeCall(rt: Runtime, spec: CallSpec, client: ClientSink): Promise<CallOutcome> {
   const response = await rt.send(upstreamRequest(spec, undefined))
+  await refuseUpstreamAuthFailure(rt, spec, response)
   const body = await readUpstreamBody(rt, response)
-  const contentType = headerText(response, 'content-type') ?? 'application/json'
+  const contentType = headerText(rt, response, 'content-type') ?? 'application/json'
   const status = response.statusCode
-  client.complete(wholeHead(response, spec.requestId, contentType, body.length), body)
+  client.complete(wholeHead(rt, response, spec.requestId, contentType, body.length), body)
   const delivery = await client.watch.settled()
   if (!isSuccess(status)) return { status, delivered: delivery.delivered, recovered: false, usage: undefined }
   const recovered = delivery.delivered ? false : await keepRecord(rt, spec, { reason: delivery.reason, status, contentType, body })
@@ -108,15 +129,17 @@ async function streamCall(rt: Runtime, spec: CallSpec, client: ClientSink): Prom
       if (controller.signal.aborted) return gone(CLIENT_GONE)
       throw error
     }
+    await refuseUpstreamAuthFailure(rt, spec, response)
     const status = response.statusCode
-    const contentType = headerText(response, 'content-type') ?? 'text/event-stream'
+    const contentType = headerText(rt, response, 'content-type') ?? 'text/event-stream'
     if (!isSuccess(status)) {
       const body = await readUpstreamBody(rt, response)
-      client.complete(wholeHead(response, spec.requestId, contentType, body.length), body)
+      client.complete(wholeHead(rt, response, spec.requestId, contentType, body.length), body)
       return { status, delivered: (await client.watch.settled()).delivered, recovered: false, usage: undefined }
     }
     const tail = channels.callEnd.hasSubscribers ? new StreamTail() : undefined
-    const sink = tail ? tee(client, [tail]) : client
+    const fanned = tail ? tee(client, [tail]) : client
+    const sink = rt.redaction.active ? redactingSink(fanned, rt.redaction) : fanned
     sink.open({
       status,
       headers: { 'content-type': contentType, 'cache-control': 'no-cache', 'x-accel-buffering': 'no', 'x-request-id': spec.requestId },

@@ -26,6 +26,8 @@ export interface ResolvedUpstream {
   /** Path prefix of `baseUrl`, without a trailing slash. */
   basePath: string
   apiKey: string | undefined
+  /** The secrets this upstream is sent (its key, and credentials in configured auth headers): never shown to anyone. */
+  secrets: readonly string[]
   /** Configured headers, content type and the upstream key's headers: what every call to it carries. */
   requestHeaders: Readonly<Record<string, string>>
 }
@@ -97,12 +99,28 @@ function resolveUpstream(name: string, raw: unknown): ResolvedUpstream {
     origin: url.origin,
     basePath: dialect.upstreamBasePath(url.pathname),
     apiKey: raw.apiKey as string | undefined,
+    secrets: secretsOf(raw.apiKey as string | undefined, headers),
     requestHeaders: {
       ...headers,
       'content-type': 'application/json',
       ...(typeof raw.apiKey === 'string' ? dialect.upstreamAuthHeaders(raw.apiKey) : {}),
     },
   }
+}
+
+/** Header names that carry credentials when an operator configures them by hand. */
+const CREDENTIAL_HEADER = /auth|key|token|secret/i
+
+/** The key and any credential-looking configured header values (a Bearer token without its scheme). */
+function secretsOf(apiKey: string | undefined, headers: Record<string, string>): string[] {
+  const secrets = apiKey === undefined ? [] : [apiKey]
+  for (const [name, value] of Object.entries(headers)) {
+    if (!CREDENTIAL_HEADER.test(name)) continue
+    const token = value.replace(/^\s*(Bearer|Basic)\s+/i, '').trim()
+    // Short values are not secrets worth scrubbing from bodies, and replacing them would garble ordinary text.
+    if (token.length >= 8) secrets.push(token)
+  }
+  return secrets
 }
 
 function resolveAuth(raw: unknown): AuthOptions {

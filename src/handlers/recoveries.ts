@@ -12,6 +12,49 @@ function notFound(requestId: string, extra: Record<string, unknown> = {}): Gatew
   return new GatewayError('recovery_not_found', NOT_FOUND, { details: { request_id: shown(requestId), ...extra } })
 }
 
+/**
+ * What `DELETE /v1/recoveries` was asked to do. Deleting everything takes exactly `all=true` and, optionally,
+ * `dry_run=true|false`, each once and spelled exactly so: anything else (a repeated, misspelt, encoded or unknown
+ * parameter) is refused before a record is touched, since a misread dry run would delete for real.
+ */
+function deleteAllMode(rawQuery: string): 'dry_run' | 'delete' {
+  const seen = new Map<string, string>()
+  for (const pair of rawQuery === '' ? [] : rawQuery.split('&')) {
+    const eq = pair.indexOf('=')
+    const name = eq === -1 ? pair : pair.slice(0, eq)
+    const value = eq === -1 ? '' : pair.slice(eq + 1)
+    if (name !== 'all' && name !== 'dry_run') {
+      throw new GatewayError(
+        'invalid_parameter',
+        `Unknown query parameter '${shown(name)}': deleting every record takes all=true and dry_run=true|false only.`,
+        {
+          details: { deleted: 0, param: shown(name) },
+        },
+      )
+    }
+    if (seen.has(name)) {
+      throw new GatewayError('invalid_parameter', `The query parameter '${name}' is given more than once.`, {
+        details: { deleted: 0, param: name },
+      })
+    }
+    seen.set(name, value)
+  }
+  const dryRun = seen.get('dry_run')
+  if (dryRun !== undefined && dryRun !== 'true' && dryRun !== 'false') {
+    throw new GatewayError('invalid_parameter', "'dry_run' must be exactly true or false.", { details: { deleted: 0, param: 'dry_run' } })
+  }
+  if (seen.get('all') !== 'true') {
+    throw new GatewayError(
+      'confirmation_required',
+      'Deleting every record needs the confirmation ?all=true (try ?all=true&dry_run=true first).',
+      {
+        details: { deleted: 0 },
+      },
+    )
+  }
+  return dryRun === 'true' ? 'dry_run' : 'delete'
+}
+
 /** The five Recoveries operations for one authenticated owner. */
 export function recoveriesHandler(rt: Runtime): (ex: Exchange, route: RecoveryRoute) => Promise<void> {
   const { store } = rt
@@ -39,17 +82,7 @@ export function recoveriesHandler(rt: Runtime): (ex: Exchange, route: RecoveryRo
         return sendJson(res, 200, { request_id: route.requestId, deleted: true, message: 'Recovery record deleted.', reason: 'OK' })
       }
       case 'recoveries.deleteAll': {
-        const { query } = ex.match
-        if (query.get('all') !== 'true') {
-          throw new GatewayError(
-            'confirmation_required',
-            'Deleting every record needs the confirmation ?all=true (try ?all=true&dry_run=true first).',
-            {
-              details: { deleted: 0 },
-            },
-          )
-        }
-        if (query.get('dry_run') === 'true') {
+        if (deleteAllMode(ex.match.rawQuery) === 'dry_run') {
           const wouldDelete = await store.deleteAll(owner, { dryRun: true })
           return sendJson(res, 200, {
             deleted: 0,

@@ -20,6 +20,7 @@ export function sendJson(res: ServerResponse, status: number, body: unknown, hea
 const RECOVERY_REASONS: Partial<Record<HttpErrorCode, string>> = {
   recovery_not_found: 'RECOVERY_NOT_FOUND',
   confirmation_required: 'CONFIRMATION_REQUIRED',
+  invalid_parameter: 'INVALID_PARAMETER',
 }
 
 /** Answers with a request error in the shape its route speaks: the Recoveries shape or the path's dialect. */

@@ -18,6 +18,8 @@ export interface Match {
   route: Route
   dialect: Dialect
   query: URLSearchParams
+  /** The query as sent, undecoded: destructive endpoints read their confirmation from it exactly. */
+  rawQuery: string
 }
 
 // `/v1` too: the Google GenAI SDK 3.x calls the stable version by default; both are served alike (upstream v1beta).
@@ -77,7 +79,8 @@ export function matchRequest(method: string, url: string, claimUnknown: boolean)
     if (!claimUnknown) return undefined
     route = { kind: 'not_found' }
   }
-  return { route, dialect: dialectOfPath(path), query: new URLSearchParams(mark === -1 ? '' : url.slice(mark + 1)) }
+  const rawQuery = mark === -1 ? '' : url.slice(mark + 1)
+  return { route, dialect: dialectOfPath(path), query: new URLSearchParams(rawQuery), rawQuery }
 }
 
 /** Normalises a mount prefix: no trailing slash, `''` for the root. */
