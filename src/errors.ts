@@ -6,6 +6,7 @@ export type HttpErrorCode =
   | 'unsupported_media_type'
   | 'invalid_request'
   | 'request_too_large'
+  | 'request_timeout'
   | 'model_not_found'
   | 'not_found'
   | 'method_not_allowed'
@@ -32,6 +33,7 @@ export const STATUS_BY_CODE: Readonly<Record<HttpErrorCode, number>> = {
   unsupported_media_type: 415,
   invalid_request: 400,
   request_too_large: 413,
+  request_timeout: 408,
   model_not_found: 404,
   not_found: 404,
   method_not_allowed: 405,

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { performance } from 'node:perf_hooks'
 import { resolveOptions } from './config/resolve.js'
+import { GatewayError } from './errors.js'
 import { chatCompletionsHandler } from './handlers/chat-completions.js'
 import { generateContentHandler } from './handlers/generate-content.js'
 import { modelsHandler } from './handlers/models.js'
@@ -19,6 +20,23 @@ import { KeyRedaction } from './upstream/redact.js'
 import { createSend } from './upstream/send.js'
 
 const STORE_ERROR_LOG_INTERVAL_MS = 10_000
+/** How long `close()` waits for in-flight work before aborting it. */
+const DEFAULT_CLOSE_TIMEOUT_MS = 30_000
+/** How long `close()` then gives aborted handlers to return before it closes the store regardless. */
+const ABORT_GRACE_MS = 1_000
+
+/** Whether `promise` settled within `ms`. */
+async function within(promise: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined
+  const timedOut = new Promise<false>((resolve) => {
+    timer = setTimeout(() => resolve(false), ms)
+  })
+  try {
+    return await Promise.race([promise.then(() => true as const), timedOut])
+  } finally {
+    clearTimeout(timer)
+  }
+}
 
 /** A store that reconnects reports an error per attempt: log the first, then one line per interval with a count. */
 function storeErrorReporter(logger: GatewayLogger): (error: unknown) => void {
@@ -61,6 +79,7 @@ export function createGateway(options: GatewayOptions): Gateway {
       maxMemoryBytes: resolved.recovery.maxMemoryBytes,
       onError: storeErrorReporter(resolved.logger),
     }),
+    bodyLimits: { maxBytes: resolved.limits.maxRequestBytes, timeoutMs: resolved.timeouts.requestBodyMs },
     redaction: new KeyRedaction([...resolved.upstreams.values()].flatMap((upstream) => upstream.secrets)),
   }
   const unsubscribeUsage = resolved.onUsage ? subscribeUsage(id, resolved.onUsage, resolved.logger) : undefined
@@ -101,12 +120,28 @@ export function createGateway(options: GatewayOptions): Gateway {
       if (!match) return Promise.resolve(false)
       return serve(req, res, init, match)
     },
-    close() {
+    close(options = {}) {
+      const timeoutMs = options.timeoutMs ?? DEFAULT_CLOSE_TIMEOUT_MS
+      if (typeof timeoutMs !== 'number' || !(timeoutMs >= 0)) {
+        return Promise.reject(
+          new GatewayError('invalid_options', `close({ timeoutMs }) takes a number of ms >= 0, got ${String(timeoutMs)}`),
+        )
+      }
       closing ??= (async () => {
-        if (inFlight > 0) await new Promise<void>((resolve) => (drained = resolve))
+        let aborted = false
+        if (inFlight > 0) {
+          const allDrained = new Promise<void>((resolve) => (drained = resolve))
+          if (!(await within(allDrained, timeoutMs))) {
+            resolved.logger.warn('model-gateway: close() timed out; aborting the upstream calls still running', { inFlight, timeoutMs })
+            // Destroying the pool aborts every upstream call: streams end, whole calls fail, handlers return.
+            aborted = true
+            await agent.destroy()
+            await within(allDrained, ABORT_GRACE_MS)
+          }
+        }
         unsubscribeUsage?.()
         await rt.store.close()
-        await agent.close()
+        if (!aborted) await agent.close()
       })()
       return closing
     },

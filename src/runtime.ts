@@ -1,5 +1,6 @@
 import type { Agent } from 'undici'
 import type { ResolvedOptions } from './config/resolve.js'
+import type { BodyLimits } from './http/read-body.js'
 import type { RecoveryStore } from './recovery/store/recovery-store.js'
 import type { KeyRedaction } from './upstream/redact.js'
 import type { Send } from './upstream/send.js'
@@ -16,4 +17,6 @@ export interface Runtime {
   readonly store: RecoveryStore
   /** Takes the gateway's own upstream keys out of whatever an upstream sends back. */
   readonly redaction: KeyRedaction
+  /** How request bodies are bounded, from `limits` and `timeouts`. */
+  readonly bodyLimits: BodyLimits
 }

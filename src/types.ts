@@ -80,6 +80,8 @@ export interface TimeoutOptions {
   upstreamMs?: number
   /** Longest wait for a TCP/TLS connection to an upstream. @default 10000 */
   connectMs?: number
+  /** Longest time a request body may take to arrive; past it the client gets 408 and the connection closes. @default 60000 */
+  requestBodyMs?: number
 }
 
 /** Normalised token usage of one completed upstream call. */
@@ -95,6 +97,8 @@ export interface UsageEvent extends TokenCounts {
 
 /** Where the gateway reports problems it cannot answer to a client (failed record writes, store errors). */
 export interface GatewayLogger {
+  /** Events an operator may want to reconcile later (a client that left a call the gateway finishes). @default none */
+  info?(message: string, meta?: Record<string, unknown>): void
   warn(message: string, meta?: Record<string, unknown>): void
   error(message: string, meta?: Record<string, unknown>): void
 }
@@ -179,8 +183,11 @@ export interface Gateway {
   readonly id: string
   /** Serves a request if it is the gateway's; resolves false (and leaves `res` alone) when it is not. */
   handle(req: IncomingMessage, res: ServerResponse, options?: HandleOptions): Promise<boolean>
-  /** Stops taking requests, waits for in-flight upstream calls and record writes, then closes the store. */
-  close(): Promise<void>
+  /**
+   * Stops taking requests, waits for in-flight upstream calls and record writes (at most `timeoutMs`, default
+   * 30 s, then aborts what remains), and closes the store.
+   */
+  close(options?: { timeoutMs?: number }): Promise<void>
 }
 
 /** Text stored in place of a request body above `recovery.maxStoredRequestBytes`. */

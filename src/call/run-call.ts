@@ -103,7 +103,13 @@ const isSuccess = (status: number) => status >= 200 && status < 300
 
 /** A non-streaming call: the upstream call runs to its end even when the client leaves, so the answer can be kept. */
 async function wholeCall(rt: Runtime, spec: CallSpec, client: ClientSink): Promise<CallOutcome> {
-  const response = await rt.send(upstreamRequest(spec, undefined))
+  // A process killed before the answer arrives loses it: this line lets an operator reconcile such calls.
+  const stopNotice = client.watch.onGone(() =>
+    rt.options.logger.info?.('model-gateway: client left a non-streaming call; it goes on and its answer will be kept', {
+      requestId: spec.requestId,
+    }),
+  )
+  const response = await rt.send(upstreamRequest(spec, undefined)).finally(stopNotice)
   await refuseUpstreamAuthFailure(rt, spec, response)
   const body = await readUpstreamBody(rt, response)
   const contentType = headerText(rt, response, 'content-type') ?? 'application/json'

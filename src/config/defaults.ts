@@ -14,6 +14,7 @@ export const DEFAULTS = {
   timeouts: {
     upstreamMs: 10 * 60_000,
     connectMs: 10_000,
+    requestBodyMs: 60_000,
   },
 } as const
 

@@ -103,6 +103,8 @@ function resolveUpstream(name: string, raw: unknown): ResolvedUpstream {
     requestHeaders: {
       ...headers,
       'content-type': 'application/json',
+      // Never compressed: the gateway reads usage from answers and keeps them byte for byte.
+      'accept-encoding': 'identity',
       ...(typeof raw.apiKey === 'string' ? dialect.upstreamAuthHeaders(raw.apiKey) : {}),
     },
   }
@@ -216,6 +218,7 @@ export function resolveOptions(options: GatewayOptions): ResolvedOptions {
     timeouts: {
       upstreamMs: positiveInt(timeouts.upstreamMs, DEFAULTS.timeouts.upstreamMs, 'timeouts.upstreamMs'),
       connectMs: positiveInt(timeouts.connectMs, DEFAULTS.timeouts.connectMs, 'timeouts.connectMs'),
+      requestBodyMs: positiveInt(timeouts.requestBodyMs, DEFAULTS.timeouts.requestBodyMs, 'timeouts.requestBodyMs'),
     },
     onUsage: options.onUsage,
     logger,

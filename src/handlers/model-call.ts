@@ -10,7 +10,7 @@ import type { Runtime } from '../runtime.js'
 export async function serveModelCall(rt: Runtime, ex: Exchange, format: OperationFormat, fromPath: CallTarget | undefined): Promise<void> {
   // The sink's delivery watch starts now: a client that leaves while the body is read or the upstream works is seen.
   const client = new ClientSink(ex.res)
-  const body = await readJsonBody(ex.req, rt.options.limits.maxRequestBytes, ex.preparsed)
+  const body = await readJsonBody(ex.req, rt.bodyLimits, ex.preparsed)
   const spec = buildCallSpec(rt, {
     requestId: ex.requestId,
     owner: ex.owner,

@@ -66,7 +66,7 @@ export function recoveriesHandler(rt: Runtime): (ex: Exchange, route: RecoveryRo
         return sendJson(res, 200, { count: items.length, items })
       }
       case 'recoveries.lookup': {
-        const body = await readJsonBody(ex.req, rt.options.limits.maxRequestBytes, ex.preparsed)
+        const body = await readJsonBody(ex.req, rt.bodyLimits, ex.preparsed)
         const items = await store.lookup(owner, requestBodyHash(body.value ?? body.bytes))
         return sendJson(res, 200, { items })
       }

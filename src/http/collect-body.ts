@@ -12,6 +12,8 @@ export interface CollectOptions {
   tooLarge: () => Error
   /** The error for a stream that broke off or failed before its end. */
   broken: (cause: unknown) => Error
+  /** How long the whole body may take, and the error past it (the stream is then left alone, paused). */
+  deadline?: { ms: number; error: () => Error }
 }
 
 /**
@@ -29,7 +31,19 @@ export function collectBody(stream: Readable, options: CollectOptions): Promise<
     let chunks: Buffer[] = []
     let size = 0
     let settled = false
+    const deadline = options.deadline
+    const timer = deadline
+      ? setTimeout(() => {
+          if (settled) return
+          settled = true
+          cleanup()
+          stream.pause()
+          reject(deadline.error())
+        }, deadline.ms)
+      : undefined
+    timer?.unref()
     const cleanup = () => {
+      if (timer) clearTimeout(timer)
       stream.off('data', onData)
       stream.off('end', onEnd)
       stream.off('error', onError)

@@ -1,6 +1,7 @@
 import type { IncomingMessage } from 'node:http'
 import { GatewayError } from '../errors.js'
 import { scanJsonObject } from '../json/scan.js'
+import { invalidUtf8At } from '../json/utf8.js'
 import type { PreparsedBody } from '../types.js'
 import { collectBody } from './collect-body.js'
 
@@ -42,20 +43,33 @@ export function isJsonContentType(value: string | undefined): boolean {
   return type === 'application/json'
 }
 
+/** The bounds of reading one request body. */
+export interface BodyLimits {
+  /** Largest body accepted (413 past it). */
+  maxBytes: number
+  /** Longest time the whole body may take to arrive (408 past it). */
+  timeoutMs: number
+}
+
 /** Reads a JSON request body: 415 unless it is declared `application/json`, then as `obtainBody`. */
-export function readJsonBody(req: IncomingMessage, limit: number, preparsed: PreparsedBody | undefined): Promise<RequestBody> {
+export function readJsonBody(req: IncomingMessage, limits: BodyLimits, preparsed: PreparsedBody | undefined): Promise<RequestBody> {
   if (!isJsonContentType(req.headers['content-type'])) {
     return Promise.reject(new GatewayError('unsupported_media_type', "Content-Type must be 'application/json'."))
   }
-  return obtainBody(req, limit, preparsed)
+  return obtainBody(req, limits, preparsed)
 }
 
 /** Reads a request body up to `limit` bytes; answers 413 from `content-length` alone when it is already too large. */
-export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
+export function readBody(req: IncomingMessage, limits: BodyLimits): Promise<Buffer> {
+  const limit = limits.maxBytes
   const declared = req.headers['content-length']
   if (declared !== undefined && Number(declared) > limit) return Promise.reject(tooLarge(limit))
   return collectBody(req, {
     limit,
+    deadline: {
+      ms: limits.timeoutMs,
+      error: () => new GatewayError('request_timeout', `The request body did not arrive within ${limits.timeoutMs} ms.`),
+    },
     expectedBytes: declared === undefined ? undefined : Number(declared),
     afterOverflow: 'drain',
     tooLarge: () => tooLarge(limit),
@@ -102,7 +116,8 @@ function serialiseParsed(parsed: unknown, limit: number): RequestBody {
  * Gets the body within the byte limit: the raw bytes a host parser kept, else (once a parser drained the
  * stream) a re-serialisation of its value, else the stream itself. Never waits on a drained stream.
  */
-export async function obtainBody(req: IncomingMessage, limit: number, preparsed: PreparsedBody | undefined): Promise<RequestBody> {
+export async function obtainBody(req: IncomingMessage, limits: BodyLimits, preparsed: PreparsedBody | undefined): Promise<RequestBody> {
+  const limit = limits.maxBytes
   let bytes: Buffer
   if (preparsed?.raw !== undefined) {
     bytes = typeof preparsed.raw === 'string' ? Buffer.from(preparsed.raw, 'utf8') : preparsed.raw
@@ -116,9 +131,13 @@ export async function obtainBody(req: IncomingMessage, limit: number, preparsed:
     if (encoding !== undefined && encoding.trim().toLowerCase() !== 'identity') {
       throw new GatewayError('unsupported_media_type', `Content-Encoding '${encoding}' is not supported; send the JSON body uncompressed.`)
     }
-    bytes = await readBody(req, limit)
+    bytes = await readBody(req, limits)
   }
   if (bytes.length > limit) throw tooLarge(limit)
+  const broken = invalidUtf8At(bytes)
+  // JSON is UTF-8 (RFC 8259); anything else would be forwarded as sent but stored and hashed as something else.
+  if (broken !== -1)
+    throw new GatewayError('invalid_request', `The request body is not valid UTF-8 at byte ${broken}; JSON must be sent as UTF-8.`)
   if (bytes.length >= SCAN_FROM_BYTES)
     return { bytes, fields: await scanJsonObject(bytes, { exactStrings: EXACT_STRINGS }), value: undefined }
   const value = parseJsonObject(bytes)

@@ -34,6 +34,7 @@ export function sendError(res: ServerResponse, dialect: Dialect, error: GatewayE
     return
   }
   const headers: Record<string, string> = {}
-  if (code === 'request_too_large') headers.connection = 'close'
+  // The rest of such a body is not worth reading: the connection ends with this answer.
+  if (code === 'request_too_large' || code === 'request_timeout') headers.connection = 'close'
   sendJson(res, status, dialect.errorBody({ status, code, message: error.message, param: error.param }), headers)
 }

@@ -1,6 +1,8 @@
+import type { Readable } from 'node:stream'
 import type { Dispatcher } from 'undici'
 import type { ResolvedModel } from '../config/resolve.js'
 import type { Operation } from '../types.js'
+import { decodedBody } from './decode.js'
 import { upstreamFailure } from './failure.js'
 
 /** One upstream call, fully described: which model (hence upstream and dialect), what is asked, and the bytes. */
@@ -18,8 +20,12 @@ export interface UpstreamRequest {
   signal: AbortSignal | undefined
 }
 
-/** An upstream response whose body has not been read yet. */
-export type UpstreamResponse = Dispatcher.ResponseData
+/** An upstream response whose body has not been read yet; the body is always plain (decoded) bytes. */
+export interface UpstreamResponse {
+  statusCode: number
+  headers: Dispatcher.ResponseData['headers']
+  body: Readable
+}
 
 /** Sends one upstream request; rejects with a 502/504 GatewayError when no response head arrives. */
 export type Send = (request: UpstreamRequest) => Promise<UpstreamResponse>
@@ -38,8 +44,9 @@ export function createSend(dispatcher: Dispatcher): Send {
   return async (request) => {
     const { model } = request
     const { upstream } = model
+    let response: Dispatcher.ResponseData
     try {
-      return await dispatcher.request({
+      response = await dispatcher.request({
         origin: upstream.origin,
         path: upstream.dialect.upstreamPath(upstream.basePath, model.upstreamModel, request.operation, request.stream),
         method: 'POST',
@@ -50,5 +57,8 @@ export function createSend(dispatcher: Dispatcher): Send {
     } catch (error) {
       throw upstreamFailure(error)
     }
+    const encoding = response.headers['content-encoding']
+    if (encoding === undefined) return response
+    return { statusCode: response.statusCode, headers: response.headers, body: decodedBody(response.body, encoding) }
   }
 }

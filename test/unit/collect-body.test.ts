@@ -76,7 +76,7 @@ describe('readBody on a real connection', () => {
   async function serverReading(limit: number) {
     const results: Array<Promise<Buffer>> = []
     const server = http.createServer((req, res) => {
-      const read = readBody(req, limit)
+      const read = readBody(req, { maxBytes: limit, timeoutMs: 60_000 })
       results.push(read)
       read.then(
         (body) => res.end(`got ${body.length}`),
