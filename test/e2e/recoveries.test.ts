@@ -1,9 +1,9 @@
 import Keyv from 'keyv'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
-import { requestBodyHash } from '../src/hash.js'
-import { bearer, chatBody, type Fixture, KEY_A, KEY_B, startFixture } from './helpers/fixture.js'
-import { call, eventually, sendThenAbort } from './helpers/http.js'
-import { describeMatrix, forwardedBody, NODE_KINDS } from './helpers/servers.js'
+import { requestBodyHash } from '../../src/hash.js'
+import { bearer, chatBody, type Fixture, KEY_A, KEY_B, startFixture } from '../support/fixture.js'
+import { call, eventually, sendThenAbort } from '../support/http.js'
+import { describeMatrix, forwardedBody, NODE_KINDS } from '../support/servers.js'
 
 const recoveriesOf = async (fx: Fixture, key = KEY_A) => (await call(`${fx.url}/v1/recoveries`, { headers: bearer(key) })).json
 

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, expect, it } from 'vitest'
-import { REQUEST_ID_PATTERN } from '../src/request-id.js'
-import { bearer, type Fixture, KEY_A, startFixture, UPSTREAM_KEY } from './helpers/fixture.js'
-import { ENDPOINTS, expectNotFound, geminiBody, goog, googleError, gpath, MODEL, rawPost } from './helpers/gemini.js'
-import { call, closedPort, eventually, sendThenAbort } from './helpers/http.js'
-import { describeMatrix, forwardedBody } from './helpers/servers.js'
+import { REQUEST_ID_PATTERN } from '../../src/request-id.js'
+import { bearer, type Fixture, KEY_A, startFixture, UPSTREAM_KEY } from '../support/fixture.js'
+import { ENDPOINTS, expectNotFound, geminiBody, goog, googleError, gpath, MODEL, rawPost } from '../support/gemini.js'
+import { call, closedPort, eventually, sendThenAbort } from '../support/http.js'
+import { describeMatrix, forwardedBody } from '../support/servers.js'
 
 describeMatrix('Gemini generate-content', (kind) => {
   let fx: Fixture

@@ -1,11 +1,11 @@
 import { request } from 'undici'
 import { afterAll, beforeAll, expect, it } from 'vitest'
-import type { UsageEvent } from '../src/options.js'
-import { type Fixture, KEY_A, startFixture, UPSTREAM_KEY } from './helpers/fixture.js'
-import { geminiBody, goog } from './helpers/gemini.js'
-import { call, eventually } from './helpers/http.js'
-import { startScriptedUpstream, type ScriptedUpstream } from './helpers/scripted-upstream.js'
-import { describeMatrix } from './helpers/servers.js'
+import type { UsageEvent } from '../../src/options.js'
+import { type Fixture, KEY_A, startFixture, UPSTREAM_KEY } from '../support/fixture.js'
+import { geminiBody, goog } from '../support/gemini.js'
+import { call, eventually } from '../support/http.js'
+import { startScriptedUpstream, type ScriptedUpstream } from '../support/scripted-upstream.js'
+import { describeMatrix } from '../support/servers.js'
 
 describeMatrix('Gemini SSE framing', (kind) => {
   let fx: Fixture

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { UsageEvent } from '../src/options.js'
-import { type Fixture, KEY_A, startFixture, UPSTREAM_KEY } from './helpers/fixture.js'
-import { eventually } from './helpers/http.js'
-import { describeMatrix, type ServerKind } from './helpers/servers.js'
+import type { UsageEvent } from '../../src/options.js'
+import { type Fixture, KEY_A, startFixture, UPSTREAM_KEY } from '../support/fixture.js'
+import { eventually } from '../support/http.js'
+import { describeMatrix, type ServerKind } from '../support/servers.js'
 
 /** The part of a GenerateContentResponse these scenarios read; both SDK majors have it. */
 interface SdkResponse {

@@ -1,6 +1,6 @@
 import Keyv from 'keyv'
 import { describe, expect, it, vi } from 'vitest'
-import { createGateway } from '../src/gateway.js'
+import { createGateway } from '../../src/gateway.js'
 
 describe('store error logging', () => {
   it('logs the first store error at once and folds a burst into one line per interval', async () => {

@@ -1,10 +1,10 @@
 import http from 'node:http'
 import { gzipSync } from 'node:zlib'
 import { afterAll, beforeAll, expect, it } from 'vitest'
-import { REQUEST_ID_PATTERN } from '../src/request-id.js'
-import { bearer, chatBody, type Fixture, KEY_A, startFixture, UPSTREAM_KEY } from './helpers/fixture.js'
-import { call, closedPort } from './helpers/http.js'
-import { describeMatrix, forwardedBody } from './helpers/servers.js'
+import { REQUEST_ID_PATTERN } from '../../src/request-id.js'
+import { bearer, chatBody, type Fixture, KEY_A, startFixture, UPSTREAM_KEY } from '../support/fixture.js'
+import { call, closedPort } from '../support/http.js'
+import { describeMatrix, forwardedBody } from '../support/servers.js'
 
 describeMatrix('chat completions and models', (kind) => {
   let fx: Fixture

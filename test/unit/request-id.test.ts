@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { newRequestId, REQUEST_ID_PATTERN } from '../src/request-id.js'
+import { newRequestId, REQUEST_ID_PATTERN } from '../../src/request-id.js'
 
 describe('request ids', () => {
   it('are 26 URL-safe characters', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { checkDocument, outcomes } from './helpers/json-agreement.js'
-import { documentText, Gen, mutate, SPECIAL_BYTES, SPECIAL_TEXTS } from './helpers/json-corpus.js'
+import { checkDocument, outcomes } from '../support/json-agreement.js'
+import { documentText, Gen, mutate, SPECIAL_BYTES, SPECIAL_TEXTS } from '../support/json-corpus.js'
 
 describe('scanJsonObject', () => {
   it('agrees with JSON.parse and validation on a seeded corpus, mutations and edge cases, in 7-byte slices', async () => {

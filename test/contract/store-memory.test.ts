@@ -1,9 +1,9 @@
 import { setTimeout as sleep } from 'node:timers/promises'
 import Keyv from 'keyv'
 import { describe, expect, it } from 'vitest'
-import { isGatewayError } from '../src/errors.js'
-import { LruStoreAdapter, approxBytes, createMemoryKeyv } from '../src/store/lru-adapter.js'
-import { createRecoveryStore } from '../src/store/recovery-store.js'
+import { isGatewayError } from '../../src/errors.js'
+import { LruStoreAdapter, approxBytes, createMemoryKeyv } from '../../src/store/lru-adapter.js'
+import { createRecoveryStore } from '../../src/store/recovery-store.js'
 import { describeStoreContract, makeRecord, newOwner } from './store-contract.js'
 
 describeStoreContract('default in-memory store', async () => {

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest'
-import { GatewayError } from '../src/errors.js'
-import { BIG_STRING, scanJsonObject } from '../src/json-scan.js'
-import { validateChat } from '../src/validate.js'
-import { exact, sameValidation } from './helpers/json-agreement.js'
-import { Gen, numberText } from './helpers/json-corpus.js'
+import { GatewayError } from '../../src/errors.js'
+import { BIG_STRING, scanJsonObject } from '../../src/json-scan.js'
+import { validateChat } from '../../src/validate.js'
+import { exact, sameValidation } from '../support/json-agreement.js'
+import { Gen, numberText } from '../support/json-corpus.js'
 
 describe('scanJsonObject', () => {
   it('gives the errors of parseJsonObject, naming the reason and the byte', async () => {

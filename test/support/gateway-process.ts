@@ -8,9 +8,9 @@ import { promisify } from 'node:util'
 import { eventually } from './http.js'
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url))
-const SCRIPT = join(ROOT, 'test/fixtures/redis-gateway.mjs')
+const SCRIPT = join(ROOT, 'test/support/redis-gateway.mjs')
 
-/** One line a gateway process reported (see test/fixtures/redis-gateway.mjs). */
+/** One line a gateway process reported (see test/support/redis-gateway.mjs). */
 export interface ProcessEvent {
   listening?: number
   log?: 'warn' | 'error'

@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto'
 import { describe, expect, it } from 'vitest'
-import { isGatewayError } from '../src/errors.js'
-import { canonicalJson, hashCanonical, requestBodyHash } from '../src/hash.js'
-import { mulberry32 } from './helpers/random.js'
+import { isGatewayError } from '../../src/errors.js'
+import { canonicalJson, hashCanonical, requestBodyHash } from '../../src/hash.js'
+import { mulberry32 } from '../support/random.js'
 
 // The obviously-correct definition the fast implementation must match: recursive, no tricks.
 function reference(value: unknown): string {

@@ -1,9 +1,9 @@
 import { createClient } from '@keyv/redis'
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest'
-import { startMockUpstream } from '../examples/mock-upstream.mjs'
-import { type GatewayProcess, ensureBuilt, startGatewayProcess, stopAllGatewayProcesses } from './helpers/gateway-process.js'
-import { call, eventually, sendThenAbort, type TestResponse } from './helpers/http.js'
-import { type AdminClient, REDIS_URL, describeWithRedis, freePort, keysMatching, killAllOwnRedis, killOwnRedis, startOwnRedis } from './helpers/redis.js'
+import { startMockUpstream } from '../../examples/mock-upstream.mjs'
+import { type GatewayProcess, ensureBuilt, startGatewayProcess, stopAllGatewayProcesses } from '../support/gateway-process.js'
+import { call, eventually, sendThenAbort, type TestResponse } from '../support/http.js'
+import { type AdminClient, REDIS_URL, describeWithRedis, freePort, keysMatching, killAllOwnRedis, killOwnRedis, startOwnRedis } from '../support/redis.js'
 
 /** Every key this run writes starts with this; afterAll removes exactly those. */
 const RUN = `mg-e2e-${process.pid}-${Date.now().toString(36)}`

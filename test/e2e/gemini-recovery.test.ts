@@ -1,10 +1,10 @@
 import Keyv from 'keyv'
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest'
-import { requestBodyHash } from '../src/hash.js'
-import { bearer, type Fixture, KEY_A, startFixture } from './helpers/fixture.js'
-import { geminiBody, goog, gpath, MODEL } from './helpers/gemini.js'
-import { call, eventually, sendThenAbort } from './helpers/http.js'
-import { describeMatrix, forwardedBody } from './helpers/servers.js'
+import { requestBodyHash } from '../../src/hash.js'
+import { bearer, type Fixture, KEY_A, startFixture } from '../support/fixture.js'
+import { geminiBody, goog, gpath, MODEL } from '../support/gemini.js'
+import { call, eventually, sendThenAbort } from '../support/http.js'
+import { describeMatrix, forwardedBody } from '../support/servers.js'
 
 describeMatrix('Gemini recovery flow', (kind) => {
   let fx: Fixture

@@ -7,10 +7,10 @@ import { promisify } from 'node:util'
 import { publint } from 'publint'
 import { formatMessage } from 'publint/utils'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { call } from './helpers/http.js'
+import { call } from '../support/http.js'
 
 const run = promisify(execFile)
-const root = fileURLToPath(new URL('..', import.meta.url))
+const root = fileURLToPath(new URL('../..', import.meta.url))
 const ENTRIES = ['model-gateway', 'model-gateway/node', 'model-gateway/express', 'model-gateway/koa']
 
 let tmp: string

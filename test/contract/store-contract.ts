@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { isGatewayError } from '../src/errors.js'
-import type { RecoveryStore } from '../src/store/recovery-store.js'
-import { OMITTED_TOO_LARGE, type RecoveryRecord } from '../src/types.js'
+import { isGatewayError } from '../../src/errors.js'
+import type { RecoveryStore } from '../../src/store/recovery-store.js'
+import { OMITTED_TOO_LARGE, type RecoveryRecord } from '../../src/types.js'
 
 /** What a backend under test provides; `failWrites` makes later writes fail, where the backend can. */
 export interface StoreHarness {
