@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { chat, GEN, gemini, geminiFrames, mock, openaiFrames, post, rawRequest, startExtra, STREAM_SSE, useFreshMock } from '../support/mock-upstream.js'
+import { chat, GEN, gemini, geminiFrames, mock, openaiFrames, post, rawRequest, startExtra, STREAM_SSE, useFreshMock } from '../support/mock-upstream-harness.js'
 
 useFreshMock()
 

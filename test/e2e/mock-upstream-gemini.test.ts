@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { GEN, gemini, geminiFrames, post, STREAM_ARRAY, STREAM_SSE, useFreshMock } from '../support/mock-upstream.js'
+import { GEN, gemini, geminiFrames, post, STREAM_ARRAY, STREAM_SSE, useFreshMock } from '../support/mock-upstream-harness.js'
 
 useFreshMock()
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { chat, mock, openaiFrames, post, rawRequest, useFreshMock } from '../support/mock-upstream.js'
+import { chat, mock, openaiFrames, post, rawRequest, useFreshMock } from '../support/mock-upstream-harness.js'
 
 useFreshMock()
 

@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process'
 import { describe, expect, it } from 'vitest'
-import { chat, GEN, gemini, mock, post, SCRIPT, startExtra, startMockUpstream, STREAM_SSE, useFreshMock } from '../support/mock-upstream.js'
+import { chat, GEN, gemini, mock, post, SCRIPT, startExtra, startMockUpstream, STREAM_SSE, useFreshMock } from '../support/mock-upstream-harness.js'
 
 useFreshMock()
 

@@ -1,7 +1,7 @@
 import http from 'node:http'
 import { describe, expect, it } from 'vitest'
 import { nodeHandler } from '../../adapters/node.js'
-import { startMockUpstream } from '../../examples/mock-upstream.mjs'
+import { startMockUpstream } from '../support/mock-upstream/index.mjs'
 import { createGateway } from '../../src/gateway.js'
 
 // The one options case that can only be seen through a running gateway: where a call really goes.

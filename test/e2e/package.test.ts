@@ -45,8 +45,9 @@ beforeAll(async () => {
   await run('npm', ['run', 'build', '--', '--out-dir', path.join(pkgDir, 'dist')], { cwd: root })
   await cp(path.join(root, 'package.json'), path.join(pkgDir, 'package.json'))
   await cp(path.join(root, 'README.md'), path.join(pkgDir, 'README.md'))
-  for (const example of ['mock-upstream.mjs', 'mock-upstream', 'express', 'koa']) {
-    await cp(path.join(root, 'examples', example), path.join(pkgDir, 'examples', example), { recursive: true })
+  // The examples' mock upstream re-exports the tests' one, which comes along at the same relative path.
+  for (const part of ['examples/mock-upstream.mjs', 'examples/express', 'examples/koa', 'test/support/mock-upstream']) {
+    await cp(path.join(root, part), path.join(pkgDir, part), { recursive: true })
   }
   // Dependencies (and the frameworks the examples use) as installed for the repo.
   await symlink(path.join(root, 'node_modules'), path.join(pkgDir, 'node_modules'), 'dir')

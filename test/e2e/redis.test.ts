@@ -1,6 +1,6 @@
 import { createClient } from '@keyv/redis'
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest'
-import { startMockUpstream } from '../../examples/mock-upstream.mjs'
+import { startMockUpstream } from '../support/mock-upstream/index.mjs'
 import { type GatewayProcess, ensureBuilt, startGatewayProcess, stopAllGatewayProcesses } from '../support/gateway-process.js'
 import { call, eventually, sendThenAbort, type TestResponse } from '../support/http.js'
 import { type AdminClient, REDIS_URL, describeWithRedis, freePort, keysMatching, killAllOwnRedis, killOwnRedis, startOwnRedis } from '../support/redis.js'

@@ -1,4 +1,4 @@
-import { startMockUpstream } from '../../examples/mock-upstream.mjs'
+import { startMockUpstream } from './mock-upstream/index.mjs'
 import { createGateway, type Gateway } from '../../src/gateway.js'
 import type { GatewayOptions } from '../../src/options.js'
 import type { ServerKind } from './servers.js'

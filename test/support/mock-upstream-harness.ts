@@ -1,8 +1,7 @@
 import http from 'node:http'
 import { fileURLToPath } from 'node:url'
 import { afterEach, beforeEach, expect } from 'vitest'
-// @ts-ignore -- plain JS example module (typed with JSDoc, no declaration file)
-import { startMockUpstream as startMockUntyped } from '../../examples/mock-upstream.mjs'
+import { startMockUpstream as startMockUntyped } from './mock-upstream/index.mjs'
 
 /** A request as the mock recorded it. */
 export interface RecordedRequest {
