@@ -3,7 +3,8 @@ import KeyvRedis, { Keyv, createClient, createKeyv } from '@keyv/redis'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { isGatewayError } from '../../src/errors.js'
 import { type RecoveryStore, createRecoveryStore } from '../../src/store/recovery-store.js'
-import { type AdminClient, REDIS_URL, describeWithRedis, freePort, keysMatching, killAllOwnRedis, killOwnRedis, startOwnRedis } from '../support/redis.js'
+import { freePort } from '../support/free-port.mjs'
+import { type AdminClient, REDIS_URL, describeWithRedis, keysMatching, killAllOwnRedis, killOwnRedis, startOwnRedis } from '../support/redis.js'
 import { describeStoreContract, makeRecord, newOwner } from './store-contract.js'
 
 /** Every key this run writes starts with this; afterAll removes exactly those. */

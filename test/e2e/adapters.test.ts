@@ -1,4 +1,3 @@
-import http from 'node:http'
 import { bodyParser } from '@koa/bodyparser'
 import express from 'express'
 import Koa from 'koa'
@@ -8,11 +7,10 @@ import { koaMiddleware } from '../../adapters/koa.js'
 import { nodeHandler } from '../../adapters/node.js'
 import type { Gateway } from '../../src/gateway.js'
 import { requestBodyHash } from '../../src/hash.js'
-import { bearer, chatBody, type Fixture, KEY_A, startFixture } from '../support/fixture.js'
-import { call, eventually, sendThenAbort } from '../support/http.js'
-import { expressApp, hostErrorHandler, koaApp, listen, type MountedServer, type ServerKind } from '../support/servers.js'
-
-const serve = (handler: http.RequestListener, prefix: string) => listen(http.createServer(handler), prefix)
+import { chatBody } from '../support/bodies.js'
+import { bearer, type Fixture, KEY_A, startFixture } from '../support/fixture.js'
+import { call, eventually, type MountedServer, sendThenAbort } from '../support/http.js'
+import { expressApp, hostErrorHandler, koaApp, serve, type ServerKind } from '../support/servers.js'
 
 /** A one-off server kind for these tests; the matrix fields do not matter here. */
 const kindOf = (name: string, mount: ServerKind['mount']): ServerKind => ({ name, mount, body: 'stream', badJson: 'gateway', unknownPath: 'host' })

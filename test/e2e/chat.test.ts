@@ -2,8 +2,10 @@ import http from 'node:http'
 import { gzipSync } from 'node:zlib'
 import { afterAll, beforeAll, expect, it } from 'vitest'
 import { REQUEST_ID_PATTERN } from '../../src/request-id.js'
-import { bearer, chatBody, type Fixture, KEY_A, startFixture, UPSTREAM_KEY } from '../support/fixture.js'
-import { call, closedPort } from '../support/http.js'
+import { chatBody } from '../support/bodies.js'
+import { bearer, type Fixture, KEY_A, startFixture, UPSTREAM_KEY } from '../support/fixture.js'
+import { freePort } from '../support/free-port.mjs'
+import { call } from '../support/http.js'
 import { describeMatrix, forwardedBody } from '../support/servers.js'
 
 describeMatrix('chat completions and models', (kind) => {
@@ -276,7 +278,7 @@ describeMatrix('upstream failures', (kind) => {
 describeMatrix('unreachable upstream', (kind) => {
   let fx: Fixture
   beforeAll(async () => {
-    const port = await closedPort()
+    const port = await freePort()
     fx = await startFixture(kind, {
       upstreams: { dead: { type: 'openai', baseUrl: `http://127.0.0.1:${port}/v1`, apiKey: UPSTREAM_KEY } },
       models: [{ id: 'gpt-4o-mini', upstream: 'dead' }],

@@ -1,8 +1,9 @@
 import Keyv from 'keyv'
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest'
 import { requestBodyHash } from '../../src/hash.js'
+import { geminiBody } from '../support/bodies.js'
 import { bearer, type Fixture, KEY_A, startFixture } from '../support/fixture.js'
-import { geminiBody, goog, gpath, MODEL } from '../support/gemini.js'
+import { goog, gpath, MODEL } from '../support/gemini.js'
 import { call, eventually, sendThenAbort } from '../support/http.js'
 import { describeMatrix, forwardedBody } from '../support/servers.js'
 
@@ -18,7 +19,7 @@ describeMatrix('Gemini recovery flow', (kind) => {
   const recoveries = async () => (await call(`${fx.url}/v1/recoveries`, { headers: bearer(KEY_A) })).json
 
   it('keeps exactly one record for a generateContent call whose client left, found by list, lookup and detail', async () => {
-    const body = geminiBody('prove it', { delay_ms: 300 })
+    const body = geminiBody('prove it', { mock: { delay_ms: 300 } })
     const sent = JSON.stringify({ generationConfig: { temperature: 0.5 }, ...body }, null, 2)
     const before = fx.mock.completedCalls
     // `?key=` on purpose: the key must end up in neither the upstream request nor the record.
@@ -64,7 +65,7 @@ describeMatrix('Gemini recovery flow', (kind) => {
     const map = new Map()
     const own = await startFixture(kind, { store: new Keyv({ store: map }) })
     try {
-      await sendThenAbort(`${own.url}${gpath(false)}`, { headers: goog(KEY_A), body: JSON.stringify(geminiBody('x', { delay_ms: 200, status: 500 })), afterMs: 30 })
+      await sendThenAbort(`${own.url}${gpath(false)}`, { headers: goog(KEY_A), body: JSON.stringify(geminiBody('x', { mock: { delay_ms: 200, status: 500 } })), afterMs: 30 })
       await own.mock.waitFor(() => own.mock.completedCalls > 0)
       // close() drains the call: anything it was going to store is stored by then.
       await own.gateway.close()

@@ -1,9 +1,9 @@
-import { request } from 'undici'
 import { afterAll, beforeAll, expect, it } from 'vitest'
 import type { UsageEvent } from '../../src/options.js'
+import { geminiBody } from '../support/bodies.js'
 import { type Fixture, KEY_A, startFixture, UPSTREAM_KEY } from '../support/fixture.js'
-import { geminiBody, goog } from '../support/gemini.js'
-import { call, eventually } from '../support/http.js'
+import { goog } from '../support/gemini.js'
+import { call, eventually, open } from '../support/http.js'
 import { startScriptedUpstream, type ScriptedUpstream } from '../support/scripted-upstream.js'
 import { describeMatrix } from '../support/servers.js'
 
@@ -39,11 +39,7 @@ describeMatrix('Gemini SSE framing', (kind) => {
 
   it('relays every piece as it arrives, byte for byte, even mid-event and mid-character', async () => {
     upstream.script(pieces, { gated: true })
-    const res = await request(`${fx.url}/v1beta/models/gemini-scripted:streamGenerateContent?alt=sse`, {
-      method: 'POST',
-      headers: { ...goog(KEY_A), 'content-type': 'application/json' },
-      body: JSON.stringify(geminiBody('frames')),
-    })
+    const res = await open(`${fx.url}/v1beta/models/gemini-scripted:streamGenerateContent?alt=sse`, { headers: goog(KEY_A), body: geminiBody('frames') })
     expect(res.statusCode).toBe(200)
     expect(res.headers['content-type']).toBe('text/event-stream')
     const body = res.body[Symbol.asyncIterator]()

@@ -1,8 +1,10 @@
 import { afterAll, beforeAll, expect, it } from 'vitest'
 import { REQUEST_ID_PATTERN } from '../../src/request-id.js'
+import { chatBody, geminiBody } from '../support/bodies.js'
 import { bearer, type Fixture, KEY_A, startFixture, UPSTREAM_KEY } from '../support/fixture.js'
-import { ENDPOINTS, expectNotFound, geminiBody, goog, googleError, gpath, MODEL, rawPost } from '../support/gemini.js'
-import { call, closedPort, eventually, sendThenAbort } from '../support/http.js'
+import { ENDPOINTS, expectNotFound, goog, googleError, gpath, MODEL, rawPost } from '../support/gemini.js'
+import { freePort } from '../support/free-port.mjs'
+import { call, eventually, sendThenAbort } from '../support/http.js'
 import { describeMatrix, forwardedBody } from '../support/servers.js'
 
 describeMatrix('Gemini generate-content', (kind) => {
@@ -33,7 +35,7 @@ describeMatrix('Gemini generate-content', (kind) => {
 
   it('relays streamGenerateContent?alt=sse as server-sent events', async () => {
     fx.mock.resetRequests()
-    const res = await call(`${fx.url}${gpath(true)}`, { headers: goog(KEY_A), body: geminiBody('stream me', { chunks: 4 }) })
+    const res = await call(`${fx.url}${gpath(true)}`, { headers: goog(KEY_A), body: geminiBody('stream me', { mock: { chunks: 4 } }) })
     expect(res.status).toBe(200)
     expect(res.headers['content-type']).toMatch(/^text\/event-stream/)
     expect(res.headers['x-request-id']).toMatch(REQUEST_ID_PATTERN)
@@ -51,7 +53,7 @@ describeMatrix('Gemini generate-content', (kind) => {
   it.each(ENDPOINTS)('serves $method under /v1 too (the Google GenAI SDK 3.x default), in Google’s shape', async ({ stream }) => {
     fx.mock.resetRequests()
     const v1 = (model = MODEL) => `${fx.url}${gpath(stream, model).replace('/v1beta/', '/v1/')}`
-    const ok = await call(v1(), { headers: goog(KEY_A), body: geminiBody('stable', { chunks: 1 }) })
+    const ok = await call(v1(), { headers: goog(KEY_A), body: geminiBody('stable', { mock: { chunks: 1 } }) })
     expect(ok.status).toBe(200)
     expect(ok.text).toContain('Echo: stable')
     expect(fx.mock.requests.map((r) => r.path)).toEqual([gpath(stream)])
@@ -101,7 +103,7 @@ describeMatrix('Gemini generate-content', (kind) => {
       expect(res.headers['x-request-id']).toMatch(REQUEST_ID_PATTERN)
     }
     // `?key=` is a /v1beta form only.
-    const chat = await call(`${fx.url}/v1/chat/completions?key=${KEY_A}`, { body: { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'x' }] } })
+    const chat = await call(`${fx.url}/v1/chat/completions?key=${KEY_A}`, { body: chatBody('x') })
     expect(chat.status).toBe(401)
     expect(chat.json.error.code).toBe('invalid_api_key')
     expect(fx.mock.requests).toHaveLength(0)
@@ -216,11 +218,11 @@ describeMatrix('Gemini generate-content', (kind) => {
     const googleBody = {
       error: { code: 429, message: 'Resource has been exhausted (e.g. check quota).', status: 'RESOURCE_EXHAUSTED', details: [{ '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: '7s' }] },
     }
-    const json = await call(`${fx.url}${gpath(stream)}`, { headers: goog(KEY_A), body: geminiBody('x', { status: 429, error_body: googleBody, headers: { 'retry-after': '7' } }) })
+    const json = await call(`${fx.url}${gpath(stream)}`, { headers: goog(KEY_A), body: geminiBody('x', { mock: { status: 429, error_body: googleBody, headers: { 'retry-after': '7' } } }) })
     expect(json.status).toBe(429)
     expect(json.text).toBe(JSON.stringify(googleBody))
     expect(json.headers['retry-after']).toBe('7')
-    const text = await call(`${fx.url}${gpath(stream)}`, { headers: goog(KEY_A), body: geminiBody('x', { status: 503, error_body: 'upstream overloaded\n' }) })
+    const text = await call(`${fx.url}${gpath(stream)}`, { headers: goog(KEY_A), body: geminiBody('x', { mock: { status: 503, error_body: 'upstream overloaded\n' } }) })
     expect(text.status).toBe(503)
     expect(text.text).toBe('upstream overloaded\n')
     expect(text.headers['content-type']).toMatch(/^text\/plain/)
@@ -230,7 +232,7 @@ describeMatrix('Gemini generate-content', (kind) => {
     const aborted = fx.mock.abortedStreams
     await sendThenAbort(`${fx.url}${gpath(true)}`, {
       headers: goog(KEY_A),
-      body: JSON.stringify(geminiBody('s', { chunks: 50, chunk_delay_ms: 50, delay_ms: 100 })),
+      body: JSON.stringify(geminiBody('s', { mock: { chunks: 50, chunk_delay_ms: 50, delay_ms: 100 } })),
       afterMs: 30,
     })
     await fx.mock.waitFor(() => fx.mock.abortedStreams > aborted)
@@ -246,13 +248,13 @@ describeMatrix('Gemini upstream failures', (kind) => {
   afterAll(() => fx.close())
 
   it.each(ENDPOINTS)('answers 504 DEADLINE_EXCEEDED on $method when the upstream is slower than the timeout', async ({ stream }) => {
-    const res = await call(`${fx.url}${gpath(stream)}`, { headers: goog(KEY_A), body: geminiBody('x', { hang: true }) })
+    const res = await call(`${fx.url}${gpath(stream)}`, { headers: goog(KEY_A), body: geminiBody('x', { mock: { hang: true } }) })
     expect(res.status).toBe(504)
     expect(res.json).toEqual(googleError(504, 'DEADLINE_EXCEEDED'))
   })
 
   it.each(ENDPOINTS)('answers 502 UNAVAILABLE on $method when the upstream breaks the connection, naming neither its URL nor its key', async ({ stream }) => {
-    const res = await call(`${fx.url}${gpath(stream)}`, { headers: goog(KEY_A), body: geminiBody('x', { destroy: true }) })
+    const res = await call(`${fx.url}${gpath(stream)}`, { headers: goog(KEY_A), body: geminiBody('x', { mock: { destroy: true } }) })
     expect(res.status).toBe(502)
     expect(res.json).toEqual(googleError(502, 'UNAVAILABLE'))
     expect(res.text).not.toContain(fx.mock.url)
@@ -260,7 +262,7 @@ describeMatrix('Gemini upstream failures', (kind) => {
   })
 
   it('cuts the client connection when the upstream stream breaks off after the headers', async () => {
-    await expect(call(`${fx.url}${gpath(true)}`, { headers: goog(KEY_A), body: geminiBody('x', { chunks: 5, destroy_after_frames: 2 }) })).rejects.toThrow()
+    await expect(call(`${fx.url}${gpath(true)}`, { headers: goog(KEY_A), body: geminiBody('x', { mock: { chunks: 5, destroy_after_frames: 2 } }) })).rejects.toThrow()
     await eventually(() => fx.logs.some((l) => l.message === 'model-gateway: upstream stream broke off'))
   })
 })
@@ -268,7 +270,7 @@ describeMatrix('Gemini upstream failures', (kind) => {
 describeMatrix('Gemini unreachable upstream', (kind) => {
   let fx: Fixture
   beforeAll(async () => {
-    const port = await closedPort()
+    const port = await freePort()
     fx = await startFixture(kind, {
       upstreams: { dead: { type: 'gemini', baseUrl: `http://127.0.0.1:${port}`, apiKey: UPSTREAM_KEY } },
       models: [{ id: MODEL, upstream: 'dead' }],

@@ -7,7 +7,7 @@ describe('routes', () => {
   it('Gemini generateContent has the SPEC 2.5 shape with modelVersion from the path', async () => {
     const res = await post(GEN, gemini({}, 'hi'))
     expect(res.status).toBe(200)
-    const body = (await res.json()) as any
+    const body = res.json
     expect(body).toEqual({
       candidates: [{ content: { parts: [{ text: 'Echo: hi' }], role: 'model' }, finishReason: 'STOP', index: 0 }],
       usageMetadata: {
@@ -27,8 +27,8 @@ describe('routes', () => {
   it('Gemini streamGenerateContent?alt=sse sends data: frames ending in \\r\\n\\r\\n, usage and STOP on the last', async () => {
     const res = await post(STREAM_SSE, gemini())
     expect(res.status).toBe(200)
-    expect(res.headers.get('content-type')).toMatch(/^text\/event-stream/)
-    const frames = geminiFrames(await res.text())
+    expect(res.headers['content-type']).toMatch(/^text\/event-stream/)
+    const frames = geminiFrames(res.text)
     expect(frames).toHaveLength(5)
     expect(frames.map((f) => f.candidates[0].content.parts[0].text).join('')).toBe('Echo: hello gemini')
     for (const f of frames) {
@@ -48,8 +48,8 @@ describe('routes', () => {
   it('Gemini streamGenerateContent without alt=sse returns a JSON array of response objects', async () => {
     const res = await post(STREAM_ARRAY, gemini({ mock: { chunks: 3 } }))
     expect(res.status).toBe(200)
-    expect(res.headers.get('content-type')).toMatch(/^application\/json/)
-    const arr = (await res.json()) as any[]
+    expect(res.headers['content-type']).toMatch(/^application\/json/)
+    const arr: any[] = res.json
     expect(Array.isArray(arr)).toBe(true)
     expect(arr).toHaveLength(3)
     expect(arr.map((f) => f.candidates[0].content.parts[0].text).join('')).toBe('Echo: hello gemini')

@@ -1,13 +1,14 @@
 import { describe, expect, it } from 'vitest'
+import { call } from '../support/http.js'
 import { chat, mock, openaiFrames, post, rawRequest, useFreshMock } from '../support/mock-upstream-harness.js'
 
 useFreshMock()
 
 describe('routes', () => {
   it('GET /v1/models returns an OpenAI model list', async () => {
-    const res = await fetch(`${mock.url}/v1/models`)
+    const res = await call(`${mock.url}/v1/models`)
     expect(res.status).toBe(200)
-    const body = (await res.json()) as any
+    const body = res.json
     expect(body.object).toBe('list')
     expect(body.data.length).toBeGreaterThan(0)
     for (const m of body.data) {
@@ -18,8 +19,8 @@ describe('routes', () => {
   it('non-streaming chat completion has the SPEC 2.4 shape and echoes the last user message', async () => {
     const res = await post('/v1/chat/completions', chat({}, 'ping'))
     expect(res.status).toBe(200)
-    expect(res.headers.get('content-type')).toBe('application/json')
-    const body = (await res.json()) as any
+    expect(res.headers['content-type']).toBe('application/json')
+    const body = res.json
     expect(body).toEqual({
       id: expect.stringMatching(/^chatcmpl-mock-\d+$/),
       object: 'chat.completion',
@@ -53,8 +54,8 @@ describe('routes', () => {
   })
 
   it('chat completion ids are unique per request', async () => {
-    const a = (await (await post('/v1/chat/completions', chat())).json()) as any
-    const b = (await (await post('/v1/chat/completions', chat())).json()) as any
+    const a = (await post('/v1/chat/completions', chat())).json
+    const b = (await post('/v1/chat/completions', chat())).json
     expect(a.id).not.toBe(b.id)
   })
 
@@ -63,11 +64,11 @@ describe('routes', () => {
       model: 'm',
       messages: [{ role: 'user', content: [{ type: 'text', text: 'a' }, { type: 'text', text: 'b' }] }],
     })
-    expect(((await res.json()) as any).choices[0].message.content).toBe('Echo: ab')
+    expect(res.json.choices[0].message.content).toBe('Echo: ab')
   })
 
   it('n returns that many choices', async () => {
-    const body = (await (await post('/v1/chat/completions', chat({ n: 3 }))).json()) as any
+    const body = (await post('/v1/chat/completions', chat({ n: 3 }))).json
     expect(body.choices.map((c: any) => c.index)).toEqual([0, 1, 2])
     expect(new Set(body.choices.map((c: any) => c.message.content))).toEqual(new Set(['Echo: hello world']))
   })
@@ -75,8 +76,8 @@ describe('routes', () => {
   it('streaming chat completion: role frame, 5 content deltas, finish frame, [DONE]', async () => {
     const res = await post('/v1/chat/completions', chat({ stream: true }))
     expect(res.status).toBe(200)
-    expect(res.headers.get('content-type')).toBe('text/event-stream; charset=utf-8')
-    const frames = openaiFrames(await res.text())
+    expect(res.headers['content-type']).toBe('text/event-stream; charset=utf-8')
+    const frames = openaiFrames(res.text)
     expect(frames.at(-1)).toBe('[DONE]')
     const chunks = frames.slice(0, -1).map((f) => JSON.parse(f))
     expect(chunks).toHaveLength(1 + 5 + 1)
@@ -95,7 +96,7 @@ describe('routes', () => {
 
   it('streaming with stream_options.include_usage ends with a usage chunk with choices: []', async () => {
     const res = await post('/v1/chat/completions', chat({ stream: true, stream_options: { include_usage: true } }))
-    const frames = openaiFrames(await res.text())
+    const frames = openaiFrames(res.text)
     expect(frames.at(-1)).toBe('[DONE]')
     const chunks = frames.slice(0, -1).map((f) => JSON.parse(f))
     const last = chunks.at(-1)
@@ -106,15 +107,15 @@ describe('routes', () => {
   })
 
   it('streaming usage equals non-streaming usage for the same request', async () => {
-    const plain = (await (await post('/v1/chat/completions', chat())).json()) as any
+    const plain = (await post('/v1/chat/completions', chat())).json
     const res = await post('/v1/chat/completions', chat({ stream: true, stream_options: { include_usage: true } }))
-    const chunks = openaiFrames(await res.text()).slice(0, -1).map((f) => JSON.parse(f))
+    const chunks = openaiFrames(res.text).slice(0, -1).map((f) => JSON.parse(f))
     expect(chunks.at(-1).usage).toEqual(plain.usage)
   })
 
   it('streaming writes each frame separately (visible with chunk_delay_ms)', async () => {
-    const { res, chunks } = await rawRequest('/v1/chat/completions', chat({ stream: true, mock: { chunks: 3, chunk_delay_ms: 30 } }))
-    expect(res.statusCode).toBe(200)
+    const { status, chunks } = await rawRequest('/v1/chat/completions', chat({ stream: true, mock: { chunks: 3, chunk_delay_ms: 30 } }))
+    expect(status).toBe(200)
     // role + 3 deltas + finish + [DONE]: each arrives in its own read, 30 ms apart.
     expect(chunks).toHaveLength(6)
     for (const c of chunks) expect(c.s).toMatch(/^data: .*\n\n$/s)

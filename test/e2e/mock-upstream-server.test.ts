@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process'
 import { describe, expect, it } from 'vitest'
-import { chat, GEN, gemini, mock, post, SCRIPT, startExtra, startMockUpstream, STREAM_SSE, useFreshMock } from '../support/mock-upstream-harness.js'
+import { call } from '../support/http.js'
+import { chat, GEN, gemini, mock, post, postOpen, SCRIPT, startExtra, startMockUpstream, STREAM_SSE, useFreshMock } from '../support/mock-upstream-harness.js'
 
 useFreshMock()
 
@@ -11,23 +12,23 @@ describe('routes', () => {
   })
 
   it('unknown routes answer 404 JSON in the family shape', async () => {
-    const a = await fetch(`${mock.url}/v1/nope`)
+    const a = await call(`${mock.url}/v1/nope`)
     expect(a.status).toBe(404)
-    expect(((await a.json()) as any).error).toMatchObject({ message: expect.any(String), type: 'invalid_request_error' })
+    expect(a.json.error).toMatchObject({ message: expect.any(String), type: 'invalid_request_error' })
     const b = await post('/v1beta/models/x:countTokens', gemini())
     expect(b.status).toBe(404)
-    expect(((await b.json()) as any).error).toMatchObject({ code: 404, status: 'NOT_FOUND' })
-    const c = await fetch(`${mock.url}/v1/chat/completions`) // wrong method
+    expect(b.json.error).toMatchObject({ code: 404, status: 'NOT_FOUND' })
+    const c = await call(`${mock.url}/v1/chat/completions`) // wrong method
     expect(c.status).toBe(404)
   })
 
   it('a body that is not JSON answers 400', async () => {
     const a = await post('/v1/chat/completions', '{not json')
     expect(a.status).toBe(400)
-    expect(((await a.json()) as any).error.type).toBe('invalid_request_error')
+    expect(a.json.error.type).toBe('invalid_request_error')
     const b = await post(GEN, 'nope')
     expect(b.status).toBe(400)
-    expect(((await b.json()) as any).error).toMatchObject({ code: 400, status: 'INVALID_ARGUMENT' })
+    expect(b.json.error).toMatchObject({ code: 400, status: 'INVALID_ARGUMENT' })
   })
 })
 
@@ -36,7 +37,7 @@ describe('recording', () => {
     const body = JSON.stringify(chat())
     await post('/v1/chat/completions', body, { headers: { 'x-test': 'yes' } })
     await post(STREAM_SSE, gemini())
-    await fetch(`${mock.url}/v1/models`)
+    await call(`${mock.url}/v1/models`)
     expect(mock.requests).toHaveLength(3)
     const [a, b, c] = mock.requests
     expect(a).toMatchObject({ method: 'POST', path: '/v1/chat/completions', body })
@@ -49,7 +50,7 @@ describe('recording', () => {
 
   it('records non-JSON and 404 requests too', async () => {
     await post('/v1/chat/completions', 'garbage')
-    await fetch(`${mock.url}/elsewhere`)
+    await call(`${mock.url}/elsewhere`)
     expect(mock.requests.map((r) => r.body)).toEqual(['garbage', ''])
   })
 
@@ -73,7 +74,7 @@ describe('recording', () => {
     const big = 'x'.repeat(21 * 1024 * 1024)
     const res = await post('/v1/chat/completions', chat({ mock: { content: 'ok' } }, big))
     expect(res.status).toBe(200)
-    const body = (await res.json()) as any
+    const body = res.json
     expect(body.choices[0].message.content).toBe('ok')
     expect(body.usage.prompt_tokens).toBeGreaterThan(5 * 1024 * 1024)
     const rec = mock.requests[0]!
@@ -90,24 +91,24 @@ describe('apiKey', () => {
     const m = await startExtra({ apiKey: KEY })
     const missing = await post('/v1/chat/completions', chat(), {}, m.url)
     expect(missing.status).toBe(401)
-    expect(await missing.json()).toEqual(OPENAI_401)
+    expect(missing.json).toEqual(OPENAI_401)
     const wrong = await post('/v1/chat/completions', chat(), { headers: { authorization: 'Bearer sk-wrong' } }, m.url)
     expect(wrong.status).toBe(401)
-    expect(await wrong.json()).toEqual(OPENAI_401)
+    expect(wrong.json).toEqual(OPENAI_401)
     const ok = await post('/v1/chat/completions', chat(), { headers: { authorization: `Bearer ${KEY}` } }, m.url)
     expect(ok.status).toBe(200)
-    expect((await fetch(`${m.url}/v1/models`)).status).toBe(401)
-    expect((await fetch(`${m.url}/v1/models`, { headers: { authorization: `Bearer ${KEY}` } })).status).toBe(200)
+    expect((await call(`${m.url}/v1/models`)).status).toBe(401)
+    expect((await call(`${m.url}/v1/models`, { headers: { authorization: `Bearer ${KEY}` } })).status).toBe(200)
   })
 
   it('Gemini: missing key → 401 UNAUTHENTICATED, wrong key → 400 INVALID_ARGUMENT, right key (header or ?key=) → 200', async () => {
     const m = await startExtra({ apiKey: KEY })
     const missing = await post(GEN, gemini(), {}, m.url)
     expect(missing.status).toBe(401)
-    expect(((await missing.json()) as any).error).toEqual({ code: 401, message: expect.any(String), status: 'UNAUTHENTICATED' })
+    expect(missing.json.error).toEqual({ code: 401, message: expect.any(String), status: 'UNAUTHENTICATED' })
     const wrong = await post(GEN, gemini(), { headers: { 'x-goog-api-key': 'nope' } }, m.url)
     expect(wrong.status).toBe(400)
-    expect(((await wrong.json()) as any).error).toMatchObject({ code: 400, message: expect.stringContaining('API key not valid'), status: 'INVALID_ARGUMENT' })
+    expect(wrong.json.error).toMatchObject({ code: 400, message: expect.stringContaining('API key not valid'), status: 'INVALID_ARGUMENT' })
     // An OpenAI-style bearer key is not a Gemini key.
     expect((await post(GEN, gemini(), { headers: { authorization: `Bearer ${KEY}` } }, m.url)).status).toBe(401)
     expect((await post(STREAM_SSE, gemini(), { headers: { 'x-goog-api-key': KEY } }, m.url)).status).toBe(200)
@@ -118,10 +119,9 @@ describe('apiKey', () => {
 describe('abort tracking', () => {
   it('counts a stream whose client goes away mid-stream in abortedStreams and stops writing', async () => {
     const ac = new AbortController()
-    const res = await post('/v1/chat/completions', chat({ stream: true, mock: { chunks: 50, chunk_delay_ms: 20 } }), { signal: ac.signal })
-    const reader = res.body!.getReader()
-    const first = await reader.read()
-    expect(new TextDecoder().decode(first.value)).toContain('"role":"assistant"')
+    const res = await postOpen('/v1/chat/completions', chat({ stream: true, mock: { chunks: 50, chunk_delay_ms: 20 } }), { signal: ac.signal })
+    const first = await res.body[Symbol.asyncIterator]().next()
+    expect(String(first.value)).toContain('"role":"assistant"')
     ac.abort()
     await mock.waitFor(() => mock.abortedStreams === 1)
     await new Promise((r) => setTimeout(r, 100))
@@ -154,10 +154,10 @@ describe('abort tracking', () => {
   })
 
   it('completedCalls counts fully written responses, streams and errors alike', async () => {
-    await (await post('/v1/chat/completions', chat())).text()
-    await (await post('/v1/chat/completions', chat({ stream: true }))).text()
-    await (await post(GEN, gemini({ mock: { status: 500 } }))).text()
-    await (await fetch(`${mock.url}/missing`)).text()
+    await post('/v1/chat/completions', chat())
+    await post('/v1/chat/completions', chat({ stream: true }))
+    await post(GEN, gemini({ mock: { status: 500 } }))
+    await call(`${mock.url}/missing`)
     await mock.waitFor(() => mock.completedCalls === 4)
     expect(mock.abortedStreams).toBe(0)
   })
@@ -183,7 +183,7 @@ describe('lifecycle', () => {
 
   it('close() resolves promptly with an idle keep-alive connection and a pending delayed stream', async () => {
     const m = await startMockUpstream()
-    await (await post('/v1/chat/completions', chat(), {}, m.url)).text() // leaves a keep-alive socket
+    await post('/v1/chat/completions', chat(), {}, m.url) // leaves a keep-alive socket
     const p = post('/v1/chat/completions', chat({ stream: true, mock: { delay_ms: 60_000 } }), {}, m.url)
     await m.waitFor(() => m.requests.length === 2)
     const t0 = Date.now()
@@ -209,7 +209,7 @@ describe('lifecycle', () => {
         child.once('exit', (code) => reject(new Error(`exited with ${code}: ${out}`)))
       })
       const res = await post('/v1/chat/completions', chat({}, 'script'), {}, url)
-      expect(((await res.json()) as any).choices[0].message.content).toBe('Echo: script')
+      expect(res.json.choices[0].message.content).toBe('Echo: script')
     } finally {
       child.kill('SIGTERM')
     }

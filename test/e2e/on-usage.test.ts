@@ -1,8 +1,9 @@
 import { afterEach, beforeEach, expect, it } from 'vitest'
 import { ownerOfKey } from '../../src/auth.js'
 import type { UsageEvent } from '../../src/options.js'
-import { bearer, chatBody, type Fixture, KEY_A, startFixture } from '../support/fixture.js'
-import { geminiBody, goog, gpath } from '../support/gemini.js'
+import { chatBody, geminiBody } from '../support/bodies.js'
+import { bearer, type Fixture, KEY_A, startFixture } from '../support/fixture.js'
+import { goog, gpath } from '../support/gemini.js'
 import { call, eventually, sendThenAbort } from '../support/http.js'
 import { describeMatrix } from '../support/servers.js'
 
@@ -39,7 +40,7 @@ describeMatrix('onUsage', (kind) => {
       model: 'gemini-2.5-flash',
       url: (stream = false) => `${fx.url}${gpath(stream)}`,
       headers: goog(KEY_A),
-      body: (mock: Record<string, unknown>, _stream = false) => geminiBody('count me', mock),
+      body: (mock: Record<string, unknown>, _stream = false) => geminiBody('count me', { mock }),
       usage: { promptTokenCount: 100, toolUsePromptTokenCount: 20, candidatesTokenCount: 7, thoughtsTokenCount: 50, totalTokenCount: 177 },
       counts: { input_tokens: 120, output_tokens: 57, total_tokens: 177 },
     },

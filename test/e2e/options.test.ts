@@ -1,8 +1,9 @@
-import http from 'node:http'
 import { describe, expect, it } from 'vitest'
 import { nodeHandler } from '../../adapters/node.js'
-import { startMockUpstream } from '../support/mock-upstream/index.mjs'
 import { createGateway } from '../../src/gateway.js'
+import { call } from '../support/http.js'
+import { startMockUpstream } from '../support/mock-upstream/index.mjs'
+import { serve } from '../support/servers.js'
 
 // The one options case that can only be seen through a running gateway: where a call really goes.
 describe('createGateway options', () => {
@@ -13,20 +14,16 @@ describe('createGateway options', () => {
       models: [{ id: 'gemini-2.5-flash', upstream: 'g' }],
       auth: { apiKeys: ['sk-1'] },
     })
-    const server = http.createServer(nodeHandler(gateway)).listen(0, '127.0.0.1')
-    await new Promise((resolve) => server.once('listening', resolve))
+    const server = await serve(nodeHandler(gateway))
     try {
-      const { port } = server.address() as { port: number }
-      const res = await fetch(`http://127.0.0.1:${port}/v1beta/models/gemini-2.5-flash:generateContent`, {
-        method: 'POST',
-        headers: { 'x-goog-api-key': 'sk-1', 'content-type': 'application/json' },
-        body: JSON.stringify({ contents: [{ parts: [{ text: 'hi' }] }] }),
+      const res = await call(`${server.url}/v1beta/models/gemini-2.5-flash:generateContent`, {
+        headers: { 'x-goog-api-key': 'sk-1' },
+        body: { contents: [{ parts: [{ text: 'hi' }] }] },
       })
       expect(res.status).toBe(200)
       expect(mock.requests[0]?.path).toBe('/v1beta/models/gemini-2.5-flash:generateContent')
     } finally {
-      server.closeAllConnections()
-      server.close()
+      await server.close()
       await gateway.close()
       await mock.close()
     }

@@ -7,6 +7,7 @@ import { promisify } from 'node:util'
 import { publint } from 'publint'
 import { formatMessage } from 'publint/utils'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { chatBody } from '../support/bodies.js'
 import { call } from '../support/http.js'
 
 const run = promisify(execFile)
@@ -187,7 +188,7 @@ describe('the example apps', () => {
       expect((await call(`${base}/ai/v1/models`)).json.object).toBe('list')
       const chat = await call(`${base}/ai/v1/chat/completions`, {
         headers: { authorization: 'Bearer sk-demo-key' },
-        body: { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'from the example' }] },
+        body: chatBody('from the example'),
       })
       expect(chat.status).toBe(200)
       expect(chat.json.choices[0].message.content).toContain('from the example')

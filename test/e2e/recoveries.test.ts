@@ -1,7 +1,8 @@
 import Keyv from 'keyv'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { requestBodyHash } from '../../src/hash.js'
-import { bearer, chatBody, type Fixture, KEY_A, KEY_B, startFixture } from '../support/fixture.js'
+import { chatBody } from '../support/bodies.js'
+import { bearer, type Fixture, KEY_A, KEY_B, startFixture } from '../support/fixture.js'
 import { call, eventually, sendThenAbort } from '../support/http.js'
 import { describeMatrix, forwardedBody, NODE_KINDS } from '../support/servers.js'
 

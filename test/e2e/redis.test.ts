@@ -1,9 +1,12 @@
 import { createClient } from '@keyv/redis'
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest'
 import { startMockUpstream } from '../support/mock-upstream/index.mjs'
+import { chatBody } from '../support/bodies.js'
+import { bearer } from '../support/fixture.js'
 import { type GatewayProcess, ensureBuilt, startGatewayProcess, stopAllGatewayProcesses } from '../support/gateway-process.js'
 import { call, eventually, sendThenAbort, type TestResponse } from '../support/http.js'
-import { type AdminClient, REDIS_URL, describeWithRedis, freePort, keysMatching, killAllOwnRedis, killOwnRedis, startOwnRedis } from '../support/redis.js'
+import { freePort } from '../support/free-port.mjs'
+import { type AdminClient, REDIS_URL, describeWithRedis, keysMatching, killAllOwnRedis, killOwnRedis, startOwnRedis } from '../support/redis.js'
 
 /** Every key this run writes starts with this; afterAll removes exactly those. */
 const RUN = `mg-e2e-${process.pid}-${Date.now().toString(36)}`
@@ -12,15 +15,13 @@ const ULID = '01ARZ3NDEKTSV4RRFFQ69G5FAV'
 const LAYOUT = /^(?:rec:\{([0-9a-f]{32})\}:[0-9A-HJKMNP-TV-Z]{26}(?::req|:res)?|idx:\{([0-9a-f]{32})\})$/
 const STORE_FAILED = 'model-gateway: recovery record could not be stored'
 
-const auth = (key: string) => ({ authorization: `Bearer ${key}` })
-const chat = (content: string, delayMs: number) => ({ model: 'gpt-4o-mini', messages: [{ role: 'user', content }], mock: { delay_ms: delayMs } })
 
 /** A non-streaming chat request whose client leaves while the upstream is still working. */
 const interrupt = (gw: GatewayProcess, content: string, key = KEY, delayMs = 400) =>
-  sendThenAbort(`${gw.url}/v1/chat/completions`, { headers: auth(key), body: JSON.stringify(chat(content, delayMs)), afterMs: 30 })
+  sendThenAbort(`${gw.url}/v1/chat/completions`, { headers: bearer(key), body: JSON.stringify(chatBody(content, { mock: { delay_ms: delayMs } })), afterMs: 30 })
 
 const recoveries = (gw: GatewayProcess, path = '', options: { method?: string; key?: string; body?: unknown } = {}) =>
-  call(`${gw.url}/v1/recoveries${path}`, { method: options.method, headers: auth(options.key ?? KEY), body: options.body })
+  call(`${gw.url}/v1/recoveries${path}`, { method: options.method, headers: bearer(options.key ?? KEY), body: options.body })
 
 /** Usage events the process reported: one per completed upstream call, after its record write (if any) ended. */
 const usages = (gw: GatewayProcess) => gw.events.flatMap((e) => (e.usage ? [e.usage] : []))
@@ -218,14 +219,14 @@ await describeWithRedis('Redis end to end (gateway processes)', () => {
 
     const delivered = new Set<string>()
     for (let i = 0; i < 5; i++) {
-      const res = await answered('chat while Redis is down', call(`${gw.url}/v1/chat/completions`, { headers: auth(KEY), body: chat(`up-${i}`, 0) }))
+      const res = await answered('chat while Redis is down', call(`${gw.url}/v1/chat/completions`, { headers: bearer(KEY), body: chatBody(`up-${i}`, { mock: { delay_ms: 0 } }) }))
       expect(res.status).toBe(200)
       expect(res.json.object).toBe('chat.completion')
       delivered.add(String(res.headers['x-request-id']))
     }
     const down: Array<[string, Promise<TestResponse>]> = [
       ['list', recoveries(gw)],
-      ['lookup', call(`${gw.url}/v1/recoveries/lookup`, { headers: auth(KEY), body: chat('before', 400) })],
+      ['lookup', call(`${gw.url}/v1/recoveries/lookup`, { headers: bearer(KEY), body: chatBody('before', { mock: { delay_ms: 400 } }) })],
       ['get', recoveries(gw, `/${ULID}`)],
       ['delete', recoveries(gw, `/${ULID}`, { method: 'DELETE' })],
       ['delete all', recoveries(gw, '?all=true', { method: 'DELETE' })],

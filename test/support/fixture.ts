@@ -54,8 +54,3 @@ export async function startFixture(kind: ServerKind, overrides: Partial<GatewayO
     },
   }
 }
-
-/** A small valid chat body. */
-export function chatBody(content = 'hello', extra: Record<string, unknown> = {}): Record<string, unknown> {
-  return { model: 'gpt-4o-mini', messages: [{ role: 'user', content }], ...extra }
-}

@@ -1,7 +1,7 @@
-import { Agent } from 'undici'
 import { expect } from 'vitest'
+import { geminiBody } from './bodies.js'
 import { type Fixture, KEY_A } from './fixture.js'
-import { readResponse, type TestResponse } from './http.js'
+import { call, type TestResponse } from './http.js'
 import type { ServerKind } from './servers.js'
 
 /** The Gemini model the fixture configures. */
@@ -20,28 +20,14 @@ export const gpath = (stream: boolean, model = MODEL) =>
 /** The header the Google GenAI SDK sends its key in. */
 export const goog = (key: string) => ({ 'x-goog-api-key': key })
 
-/** A small valid generate-content body, with optional mock-upstream controls. */
-export const geminiBody = (text = 'hello', mock?: Record<string, unknown>) => ({
-  contents: [{ role: 'user', parts: [{ text }] }],
-  ...(mock ? { mock } : {}),
-})
-
 /** A Google-shaped error body, as a matcher. */
 export const googleError = (code: number, status: string) => ({ error: { code, message: expect.any(String), status } })
 
-const raw = new Agent({ keepAliveTimeout: 1000 })
-
-/** POSTs a small body to a path sent exactly as written: a URL object would resolve `..` and `%2e%2e` first. */
-export async function rawPost(fx: Fixture, path: string): Promise<TestResponse> {
+/** POSTs a small body to a path under the fixture sent exactly as written, `..` and `%2e%2e` included. */
+export function rawPost(fx: Fixture, path: string): Promise<TestResponse> {
   const base = new URL(fx.url)
-  const response = await raw.request({
-    origin: base.origin,
-    path: base.pathname.replace(/\/$/, '') + path,
-    method: 'POST',
-    headers: { ...goog(KEY_A), 'content-type': 'application/json' },
-    body: JSON.stringify(geminiBody()),
-  })
-  return readResponse(response)
+  const target = { origin: base.origin, path: base.pathname.replace(/\/$/, '') + path }
+  return call(target, { method: 'POST', headers: goog(KEY_A), body: geminiBody() })
 }
 
 /** A 404 from the gateway is Google-shaped; one without a request id can only be the host's, after `next()`. */

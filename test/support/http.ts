@@ -1,5 +1,26 @@
 import http from 'node:http'
-import { Agent, type Dispatcher, request } from 'undici'
+import type { AddressInfo } from 'node:net'
+import { Agent, type Dispatcher } from 'undici'
+
+/** A test server on a loopback port; `url` includes any mount path. */
+export interface MountedServer {
+  url: string
+  close(): Promise<void>
+}
+
+/** Listens on port 0 and closes every socket on close, so no test hangs on keep-alive. */
+export async function listen(server: http.Server, prefix = ''): Promise<MountedServer> {
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const { port } = server.address() as AddressInfo
+  return {
+    url: `http://127.0.0.1:${port}${prefix}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections()
+        server.close(() => resolve())
+      }),
+  }
+}
 
 /** A response as the tests read it. */
 export interface TestResponse {
@@ -11,11 +32,19 @@ export interface TestResponse {
 
 const agent = new Agent({ keepAliveTimeout: 1000 })
 
-/** One HTTP request from a real client; the body is sent as given (string) or as JSON (object). */
-export async function call(
-  url: string,
-  options: { method?: string; headers?: Record<string, string>; body?: unknown } = {},
-): Promise<TestResponse> {
+/** What a test request sends: the body as given (string or bytes) or as JSON (anything else). */
+export interface CallOptions {
+  method?: string
+  headers?: Record<string, string>
+  body?: unknown
+  signal?: AbortSignal
+}
+
+/** A URL, or an origin and a path sent exactly as written: a URL would resolve `..` and `%2e%2e` first. */
+export type Target = string | { origin: string; path: string }
+
+/** One HTTP request from a real client, resolved once the headers are in; the body is left to the caller to read. */
+export function open(target: Target, options: CallOptions = {}): Promise<Dispatcher.ResponseData> {
   const headers: Record<string, string> = { ...options.headers }
   let body: string | Buffer | undefined
   if (typeof options.body === 'string' || Buffer.isBuffer(options.body)) body = options.body
@@ -23,8 +52,16 @@ export async function call(
     body = JSON.stringify(options.body)
     headers['content-type'] ??= 'application/json'
   }
-  const response = await request(url, { method: (options.method ?? (body === undefined ? 'GET' : 'POST')) as 'GET', headers, body, dispatcher: agent })
-  return readResponse(response)
+  const method = (options.method ?? (body === undefined ? 'GET' : 'POST')) as Dispatcher.HttpMethod
+  const { origin, path } = typeof target === 'string' ? originAndPath(new URL(target)) : target
+  return agent.request({ origin, path, method, headers, body, signal: options.signal })
+}
+
+const originAndPath = (url: URL) => ({ origin: url.origin, path: url.pathname + url.search })
+
+/** One HTTP request from a real client, read whole. */
+export async function call(target: Target, options: CallOptions = {}): Promise<TestResponse> {
+  return readResponse(await open(target, options))
 }
 
 /** Reads an undici response whole; `json` is undefined when the body is not JSON. */
@@ -60,11 +97,6 @@ export function sendThenAbort(
   })
 }
 
-/** Collects a streamed response as raw text. */
-export function readStream(url: string, options: { headers?: Record<string, string>; body: unknown }): Promise<TestResponse> {
-  return call(url, { method: 'POST', headers: options.headers, body: options.body })
-}
-
 /** Polls until `check` resolves truthy, or fails after `timeoutMs`. */
 export async function eventually<T>(check: () => Promise<T> | T, timeoutMs = 5000): Promise<T> {
   const deadline = Date.now() + timeoutMs
@@ -74,13 +106,4 @@ export async function eventually<T>(check: () => Promise<T> | T, timeoutMs = 500
     if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`)
     await new Promise((resolve) => setTimeout(resolve, 20))
   }
-}
-
-/** A loopback port nothing listens on (bound, then released), for "upstream unreachable" cases. */
-export async function closedPort(): Promise<number> {
-  const server = http.createServer()
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const { port } = server.address() as { port: number }
-  await new Promise((resolve) => server.close(resolve))
-  return port
 }

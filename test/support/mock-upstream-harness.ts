@@ -1,6 +1,10 @@
-import http from 'node:http'
+import { once } from 'node:events'
+import type http from 'node:http'
 import { fileURLToPath } from 'node:url'
+import type { Dispatcher } from 'undici'
 import { afterEach, beforeEach, expect } from 'vitest'
+import { chatBody, geminiBody } from './bodies.js'
+import { type CallOptions, call, open, type TestResponse } from './http.js'
 import { startMockUpstream as startMockUntyped } from './mock-upstream/index.mjs'
 
 /** A request as the mock recorded it. */
@@ -32,7 +36,7 @@ export interface MockUpstreamOptions {
 /** `startMockUpstream`, typed as its tests rely on it. */
 export const startMockUpstream = startMockUntyped as (options?: MockUpstreamOptions) => Promise<MockUpstream>
 
-/** The mock module's own path, to run it as a script. */
+/** The runnable mock the examples ship, to run it as a script. */
 export const SCRIPT = fileURLToPath(new URL('../../examples/mock-upstream.mjs', import.meta.url))
 
 /** The current test's mock: a live binding, so test bodies always read the one `useFreshMock` started for them. */
@@ -57,25 +61,22 @@ export async function startExtra(options: MockUpstreamOptions): Promise<MockUpst
   return m
 }
 
-/** POSTs `body` (JSON unless already a string) to the current mock, or to `base`. */
-export function post(path: string, body: unknown, init: RequestInit = {}, base = mock.url): Promise<Response> {
-  return fetch(base + path, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', ...(init.headers as Record<string, string> | undefined) },
-    body: typeof body === 'string' ? body : JSON.stringify(body),
-    signal: init.signal ?? null,
-  })
+/** POSTs `body` (JSON unless already a string) as application/json to the current mock, or to `base`. */
+export function post(path: string, body: unknown, options: Pick<CallOptions, 'headers' | 'signal'> = {}, base = mock.url): Promise<TestResponse> {
+  return call(base + path, { method: 'POST', headers: { 'content-type': 'application/json', ...options.headers }, body, signal: options.signal })
 }
 
-/** A chat-completions body ending in a user message `content`. */
-export function chat(extraFields: Record<string, unknown> = {}, content = 'hello world') {
-  return { model: 'gpt-4o-mini', messages: [{ role: 'system', content: 'be brief' }, { role: 'user', content }], ...extraFields }
+/** The same POST, resolved at the headers with the body left to read. */
+export function postOpen(path: string, body: unknown, options: Pick<CallOptions, 'signal'> = {}): Promise<Dispatcher.ResponseData> {
+  return open(mock.url + path, { method: 'POST', headers: { 'content-type': 'application/json' }, body, signal: options.signal })
 }
 
-/** A generate-content body with one user `text`. */
-export function gemini(extraFields: Record<string, unknown> = {}, text = 'hello gemini') {
-  return { contents: [{ role: 'user', parts: [{ text }] }], ...extraFields }
-}
+// The mock's own tests send a system prompt before the user message, so every echo also proves the mock
+// answers the last user message, and their own default texts.
+/** A chat body for the mock's tests: `extraFields` first, as most tests only steer the mock. */
+export const chat = (extraFields: Record<string, unknown> = {}, content = 'hello world') => chatBody(content, extraFields, 'be brief')
+/** A generate-content body for the mock's tests. */
+export const gemini = (extraFields: Record<string, unknown> = {}, text = 'hello gemini') => geminiBody(text, extraFields)
 
 /** The Gemini route answering whole. */
 export const GEN = '/v1beta/models/gemini-2.5-flash:generateContent'
@@ -108,17 +109,12 @@ export function geminiFrames(text: string): any[] {
     })
 }
 
-/** Raw node:http request resolving with the response and every 'data' chunk with its arrival time. */
-export function rawRequest(path: string, body: unknown): Promise<{ res: http.IncomingMessage; chunks: { t: number; s: string }[] }> {
-  return new Promise((resolve, reject) => {
-    const req = http.request(mock.url + path, { method: 'POST', headers: { 'content-type': 'application/json' } }, (res) => {
-      const chunks: { t: number; s: string }[] = []
-      res.setEncoding('utf8')
-      res.on('data', (s: string) => chunks.push({ t: Date.now(), s }))
-      res.on('end', () => resolve({ res, chunks }))
-      res.on('error', reject)
-    })
-    req.on('error', reject)
-    req.end(JSON.stringify(body))
-  })
+/** POSTs to the current mock, resolving with the status and every 'data' chunk with its arrival time. */
+export async function rawRequest(path: string, body: unknown): Promise<{ status: number; chunks: { t: number; s: string }[] }> {
+  const res = await postOpen(path, body)
+  const chunks: { t: number; s: string }[] = []
+  const utf8 = new TextDecoder()
+  res.body.on('data', (bytes: Buffer) => chunks.push({ t: Date.now(), s: utf8.decode(bytes, { stream: true }) }))
+  await once(res.body, 'end')
+  return { status: res.statusCode, chunks }
 }

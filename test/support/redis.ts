@@ -1,6 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process'
 import { once } from 'node:events'
-import { type AddressInfo, createServer } from 'node:net'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { createClient } from '@keyv/redis'
 import { describe, it } from 'vitest'
@@ -61,17 +60,6 @@ export async function keysMatching(admin: AdminClient, pattern: string): Promise
     found.push(...reply.keys)
   } while (cursor !== '0')
   return found
-}
-
-/** A TCP port nothing listens on right now. */
-export async function freePort(): Promise<number> {
-  const server = createServer()
-  server.listen(0, '127.0.0.1')
-  await once(server, 'listening')
-  const { port } = server.address() as AddressInfo
-  server.close()
-  await once(server, 'close')
-  return port
 }
 
 const ownServers = new Set<ChildProcess>()

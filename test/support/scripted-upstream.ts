@@ -1,5 +1,5 @@
 import http from 'node:http'
-import type { AddressInfo } from 'node:net'
+import { listen } from './http.js'
 
 /** One request the scripted upstream received. */
 export interface ScriptedRequest {
@@ -52,10 +52,9 @@ export async function startScriptedUpstream(): Promise<ScriptedUpstream> {
       res.end()
     })
   })
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const { port } = server.address() as AddressInfo
+  const { url, close } = await listen(server)
   return {
-    url: `http://127.0.0.1:${port}`,
+    url,
     requests,
     script(next, options = {}) {
       pieces = next
@@ -69,10 +68,6 @@ export async function startScriptedUpstream(): Promise<ScriptedUpstream> {
       wake = undefined
       w?.()
     },
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections()
-        server.close(() => resolve())
-      }),
+    close,
   }
 }

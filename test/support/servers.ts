@@ -1,5 +1,4 @@
 import http from 'node:http'
-import type { AddressInfo } from 'node:net'
 import { bodyParser } from '@koa/bodyparser'
 import express, { type ErrorRequestHandler } from 'express'
 import express4 from 'express4'
@@ -9,12 +8,8 @@ import { expressMiddleware } from '../../adapters/express.js'
 import { koaMiddleware } from '../../adapters/koa.js'
 import { nodeHandler } from '../../adapters/node.js'
 import type { Gateway } from '../../src/gateway.js'
+import { listen, type MountedServer } from './http.js'
 
-/** A host server with the gateway mounted; `url` already includes the mount path. */
-export interface MountedServer {
-  url: string
-  close(): Promise<void>
-}
 
 /** One way of mounting the gateway in a real server, with what legitimately differs from one to another. */
 export interface ServerKind {
@@ -34,20 +29,6 @@ export interface ServerKind {
 /** What the upstream receives, and a record keeps, for a body sent as `text` through a server kind. */
 export function forwardedBody(kind: ServerKind, text: string): string {
   return kind.body === 'parsed' ? JSON.stringify(JSON.parse(text)) : text
-}
-
-/** Listens on port 0 and closes every socket on close, so no test hangs on keep-alive. */
-export async function listen(server: http.Server, prefix: string): Promise<MountedServer> {
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const { port } = server.address() as AddressInfo
-  return {
-    url: `http://127.0.0.1:${port}${prefix}`,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections()
-        server.close(() => resolve())
-      }),
-  }
 }
 
 /** A host's JSON error handler, so host failures (parser errors, limits) are recognisable in tests. */
@@ -111,7 +92,8 @@ export function koaApp(gateway: Gateway, options: { prefix?: string; before?: Ko
   return app
 }
 
-const serve = (handler: http.RequestListener, prefix: string) => listen(http.createServer(handler), prefix)
+/** A node:http server around `handler`, listening on a loopback port. */
+export const serve = (handler: http.RequestListener, prefix = '') => listen(http.createServer(handler), prefix)
 
 /** node:http servers: the gateway alone at `/`, and under `/ai` next to a host route. */
 export const NODE_KINDS: ServerKind[] = [

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto'
 import { describe, expect, it } from 'vitest'
 import { isGatewayError } from '../../src/errors.js'
 import { canonicalJson, hashCanonical, requestBodyHash } from '../../src/hash.js'
-import { mulberry32 } from '../support/random.js'
+import { mulberry32 } from '../support/random.mjs'
 
 // The obviously-correct definition the fast implementation must match: recursive, no tricks.
 function reference(value: unknown): string {
