@@ -10,7 +10,7 @@ import { requestBodyHash } from '../../src/hash.js'
 import { chatBody } from '../support/bodies.js'
 import { bearer, type Fixture, KEY_A, startFixture } from '../support/fixture.js'
 import { call, eventually, type MountedServer, sendThenAbort } from '../support/http.js'
-import { expressApp, hostErrorHandler, koaApp, serve, type ServerKind } from '../support/servers.js'
+import { expressApp, hostErrorHandler, koaApp, koaHostErrors, serve, type ServerKind } from '../support/servers.js'
 
 /** A one-off server kind for these tests; the matrix fields do not matter here. */
 const kindOf = (name: string, mount: ServerKind['mount']): ServerKind => ({ name, mount, body: 'stream', badJson: 'gateway', unknownPath: 'host' })
@@ -275,14 +275,7 @@ describe('errors and the host error handler', () => {
   it('koa: an error before anything was sent goes to the host error handling', async () => {
     const app = new Koa()
     app.silent = true
-    app.use(async (ctx, next) => {
-      try {
-        await next()
-      } catch (error) {
-        ctx.status = 500
-        ctx.body = { host_error: (error as Error).message }
-      }
-    })
+    app.use(koaHostErrors)
     app.use(koaMiddleware({ handle: async () => Promise.reject(new Error('boom')), close: async () => {} }))
     const server = await serve(app.callback(), '')
     servers.push(server)

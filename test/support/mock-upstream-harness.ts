@@ -85,29 +85,23 @@ export const STREAM_SSE = '/v1beta/models/gemini-2.5-flash:streamGenerateContent
 /** The Gemini route streaming a JSON array. */
 export const STREAM_ARRAY = '/v1beta/models/gemini-2.5-flash:streamGenerateContent'
 
-/** Split an OpenAI SSE body into its data payloads (all frames end with \n\n). */
-export function openaiFrames(text: string): string[] {
-  expect(text.endsWith('\n\n')).toBe(true)
+/** The data payloads of an SSE body whose events all end with `end` (each asserted to be one `data:` line). */
+function ssePayloads(text: string, end: string): string[] {
+  expect(text.endsWith(end)).toBe(true)
   return text
-    .slice(0, -2)
-    .split('\n\n')
+    .slice(0, -end.length)
+    .split(end)
     .map((f) => {
       expect(f.startsWith('data: ')).toBe(true)
       return f.slice(6)
     })
 }
 
+/** Split an OpenAI SSE body into its data payloads (all frames end with \n\n). */
+export const openaiFrames = (text: string): string[] => ssePayloads(text, '\n\n')
+
 /** Split a Gemini SSE body (frames end with \r\n\r\n) into parsed objects. */
-export function geminiFrames(text: string): any[] {
-  expect(text.endsWith('\r\n\r\n')).toBe(true)
-  return text
-    .slice(0, -4)
-    .split('\r\n\r\n')
-    .map((f) => {
-      expect(f.startsWith('data: ')).toBe(true)
-      return JSON.parse(f.slice(6))
-    })
-}
+export const geminiFrames = (text: string): any[] => ssePayloads(text, '\r\n\r\n').map((f) => JSON.parse(f))
 
 /** POSTs to the current mock, resolving with the status and every 'data' chunk with its arrival time. */
 export async function rawRequest(path: string, body: unknown): Promise<{ status: number; chunks: { t: number; s: string }[] }> {

@@ -62,21 +62,24 @@ export function expressApp(
   return app
 }
 
+/** The Koa counterpart of `hostErrorHandler`: host failures answered as recognisable JSON. */
+export const koaHostErrors: Koa.Middleware = async (ctx, next) => {
+  try {
+    await next()
+  } catch (error) {
+    if (ctx.headerSent) throw error
+    const { status, message } = error as { status?: number; message?: string }
+    ctx.status = status ?? 500
+    ctx.body = { host_error: message ?? 'error' }
+  }
+}
+
 /** A Koa app the way a host writes one: an error handler and a timing middleware around everything, its own route. */
 export function koaApp(gateway: Gateway, options: { prefix?: string; before?: Koa.Middleware[] }): Koa {
   const app = new Koa()
   // Client aborts surface as Koa app errors; they are expected here, not worth printing.
   app.silent = true
-  app.use(async (ctx, next) => {
-    try {
-      await next()
-    } catch (error) {
-      if (ctx.headerSent) throw error
-      const { status, message } = error as { status?: number; message?: string }
-      ctx.status = status ?? 500
-      ctx.body = { host_error: message ?? 'error' }
-    }
-  })
+  app.use(koaHostErrors)
   app.use(async (ctx, next) => {
     const started = Date.now()
     await next()
