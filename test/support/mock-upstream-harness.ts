@@ -71,11 +71,12 @@ export function postOpen(path: string, body: unknown, options: Pick<CallOptions,
   return open(mock.url + path, { method: 'POST', headers: { 'content-type': 'application/json' }, body, signal: options.signal })
 }
 
-// The mock's own tests send a system prompt before the user message, so every echo also proves the mock
-// answers the last user message, and their own default texts.
-/** A chat body for the mock's tests: `extraFields` first, as most tests only steer the mock. */
+/**
+ * The chat body of the mock's own tests: a system prompt before the user message, so every echo they check also
+ * proves the mock answers the last user message. `extraFields` come first, as most of these tests only steer the mock.
+ */
 export const chat = (extraFields: Record<string, unknown> = {}, content = 'hello world') => chatBody(content, extraFields, 'be brief')
-/** A generate-content body for the mock's tests. */
+/** The generate-content body of the mock's own tests. */
 export const gemini = (extraFields: Record<string, unknown> = {}, text = 'hello gemini') => geminiBody(text, extraFields)
 
 /** The Gemini route answering whole. */
