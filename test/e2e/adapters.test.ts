@@ -1,14 +1,14 @@
 import { bodyParser } from '@koa/bodyparser'
 import express from 'express'
 import Koa from 'koa'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, describe, expect, it } from 'vitest'
 import { expressMiddleware } from '../../adapters/express.js'
 import { koaMiddleware } from '../../adapters/koa.js'
 import { nodeHandler } from '../../adapters/node.js'
 import type { Gateway } from '../../src/gateway.js'
 import { requestBodyHash } from '../../src/hash.js'
 import { chatBody } from '../support/bodies.js'
-import { bearer, type Fixture, KEY_A, startFixture } from '../support/fixture.js'
+import { bearer, KEY_A, startFixture, useFixture } from '../support/fixture.js'
 import { call, eventually, type MountedServer, sendThenAbort } from '../support/http.js'
 import { expressApp, hostErrorHandler, koaApp, koaHostErrors, serve, type ServerKind } from '../support/servers.js'
 
@@ -24,11 +24,7 @@ describe('host routes and next() next to the gateway', () => {
   ]
   for (const { name, kind, hostRootUrl } of apps) {
     describe(name, () => {
-      let fx: Fixture
-      beforeAll(async () => {
-        fx = await startFixture(kind)
-      })
-      afterAll(() => fx.close())
+      const fx = useFixture(kind)
 
       it('serves the host routes and the gateway side by side', async () => {
         const root = hostRootUrl(fx.url)

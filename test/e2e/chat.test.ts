@@ -3,31 +3,16 @@ import { gzipSync } from 'node:zlib'
 import { afterAll, beforeAll, expect, it } from 'vitest'
 import { REQUEST_ID_PATTERN } from '../../src/request-id.js'
 import { chatBody } from '../support/bodies.js'
-import { bearer, type Fixture, KEY_A, startFixture, UPSTREAM_KEY } from '../support/fixture.js'
+import { bearer, type Fixture, KEY_A, startFixture, UPSTREAM_KEY, useFixture } from '../support/fixture.js'
 import { freePort } from '../support/free-port.mjs'
 import { call } from '../support/http.js'
-import { describeMatrix, forwardedBody } from '../support/servers.js'
+import { describeMatrix, describeOnce, forwardedBody } from '../support/servers.js'
+
+// Small enough that a 4.5 MB body is refused, large enough for the 2 MB ones.
+const LIMITS = { limits: { maxRequestBytes: 4 * 1024 * 1024 } }
 
 describeMatrix('chat completions and models', (kind) => {
-  let fx: Fixture
-  beforeAll(async () => {
-    fx = await startFixture(kind, { limits: { maxRequestBytes: 4 * 1024 * 1024 } })
-  })
-  afterAll(() => fx.close())
-
-  it('lists the configured models without auth', async () => {
-    const res = await call(`${fx.url}/v1/models`)
-    expect(res.status).toBe(200)
-    expect(res.json).toEqual({
-      object: 'list',
-      data: [
-        { id: 'gpt-4o-mini', object: 'model', created: 1700000000, owned_by: 'mock' },
-        { id: 'renamed', object: 'model', created: 1700000001, owned_by: 'acme' },
-        { id: 'gemini-2.5-flash', object: 'model', created: 1700000002, owned_by: 'gem' },
-      ],
-    })
-    expect(res.headers['x-request-id']).toMatch(REQUEST_ID_PATTERN)
-  })
+  const fx = useFixture(kind, LIMITS)
 
   it('forwards a chat request byte for byte with the upstream key, and returns the completion', async () => {
     fx.mock.resetRequests()
@@ -47,13 +32,6 @@ describeMatrix('chat completions and models', (kind) => {
     expect(upstream.body).toBe(forwardedBody(kind, sent))
     expect(upstream.headers.authorization).toBe(`Bearer ${UPSTREAM_KEY}`)
     expect(JSON.stringify(upstream.headers)).not.toContain(KEY_A)
-  })
-
-  it('request ids are unique and increase', async () => {
-    const ids: string[] = []
-    for (let i = 0; i < 5; i++) ids.push((await call(`${fx.url}/v1/models`)).headers['x-request-id'] as string)
-    expect(new Set(ids).size).toBe(5)
-    expect([...ids].sort()).toEqual(ids)
   })
 
   it('sends the upstream model name and keeps every other byte', async () => {
@@ -76,23 +54,6 @@ describeMatrix('chat completions and models', (kind) => {
     const chunks = frames.slice(0, -1).map((f) => JSON.parse(f.slice('data: '.length)))
     expect(chunks.every((c) => c.object === 'chat.completion.chunk')).toBe(true)
     expect(chunks.map((c) => c.choices[0]?.delta?.content ?? '').join('')).toContain('stream me')
-  })
-
-  it('answers 401 in OpenAI shape without a key or with a wrong one', async () => {
-    for (const headers of [{}, bearer('sk-wrong'), { authorization: KEY_A }]) {
-      const res = await call(`${fx.url}/v1/chat/completions`, { headers, body: chatBody() })
-      expect(res.status).toBe(401)
-      expect(res.json).toEqual({ error: { message: expect.any(String), type: 'invalid_request_error', param: null, code: 'invalid_api_key' } })
-    }
-  })
-
-  it('answers 415 for a body that is not application/json', async () => {
-    const res = await call(`${fx.url}/v1/chat/completions`, {
-      headers: { ...bearer(KEY_A), 'content-type': 'text/plain' },
-      body: JSON.stringify(chatBody()),
-    })
-    expect(res.status).toBe(415)
-    expect(res.json.error.code).toBe('unsupported_media_type')
   })
 
   it('answers 415 for a compressed body it would have to read itself; a host parser in front inflates it', async () => {
@@ -131,29 +92,6 @@ describeMatrix('chat completions and models', (kind) => {
   })
 
   it.each([
-    ['model', { model: 42 }],
-    ['messages', { messages: [] }],
-    ['messages', { messages: 'hi' }],
-    ['messages[0]', { messages: ['hi'] }],
-    ['temperature', { temperature: 2.5 }],
-    ['temperature', { temperature: '1' }],
-    ['top_p', { top_p: -0.1 }],
-    ['presence_penalty', { presence_penalty: 3 }],
-    ['frequency_penalty', { frequency_penalty: -2.01 }],
-    ['n', { n: 0 }],
-    ['n', { n: 1.5 }],
-    ['max_completion_tokens', { max_completion_tokens: 0 }],
-    ['max_tokens', { max_tokens: 'ten' }],
-    ['stream', { stream: 'yes' }],
-  ])('answers 400 naming %s when it is invalid', async (param, patch) => {
-    fx.mock.resetRequests()
-    const res = await call(`${fx.url}/v1/chat/completions`, { headers: bearer(KEY_A), body: { ...chatBody(), ...patch } })
-    expect(res.status).toBe(400)
-    expect(res.json.error.param).toBe(param)
-    expect(fx.mock.requests).toHaveLength(0)
-  })
-
-  it.each([
     ['temperature', { temperature: 3 }],
     ['model', { model: 42 }],
     ['messages[1].role', { messages: [{ role: 'user', content: 'z'.repeat(2 << 20) }, { content: 'no role' }] }],
@@ -174,14 +112,6 @@ describeMatrix('chat completions and models', (kind) => {
     const res = await call(`${fx.url}/v1/chat/completions`, { headers: { ...bearer(KEY_A), 'content-type': 'application/json' }, body: sent })
     expect(res.status).toBe(200)
     expect(fx.mock.requests[0]!.body).toBe(forwardedBody(kind, sent))
-  })
-
-  it('accepts values at the edges of every range', async () => {
-    const res = await call(`${fx.url}/v1/chat/completions`, {
-      headers: bearer(KEY_A),
-      body: chatBody('edges', { temperature: 2, top_p: 0, presence_penalty: -2, frequency_penalty: 2, n: 1, max_tokens: 1 }),
-    })
-    expect(res.status).toBe(200)
   })
 
   it('answers 413 for a body above the limit without forwarding it, with or without content-length', async () => {
@@ -208,6 +138,101 @@ describeMatrix('chat completions and models', (kind) => {
     expect(fx.mock.requests).toHaveLength(0)
   })
 
+  it('answers 404 for an unknown path under the gateway, or leaves it to the host', async () => {
+    const res = await call(`${fx.url}/v1/nothing-here`, { headers: bearer(KEY_A) })
+    expect(res.status).toBe(404)
+    if (kind.unknownPath === 'gateway') {
+      expect(res.json.error.code).toBe('not_found')
+      expect(res.headers['x-request-id']).toMatch(REQUEST_ID_PATTERN)
+    } else {
+      // The host's own 404: the gateway left the response alone.
+      expect(res.headers['x-request-id']).toBeUndefined()
+    }
+  })
+
+  it('passes an upstream error through verbatim', async () => {
+    const errorBody = '{"error":{"message":"Rate limit reached","type":"requests","code":"rate_limit_exceeded"}}'
+    const res = await call(`${fx.url}/v1/chat/completions`, {
+      headers: bearer(KEY_A),
+      body: chatBody('x', { mock: { status: 429, error_body: errorBody } }),
+    })
+    expect(res.status).toBe(429)
+    expect(res.text).toBe(errorBody)
+  })
+})
+
+describeOnce('chat completions and models', (kind) => {
+  const fx = useFixture(kind, LIMITS)
+
+  it('lists the configured models without auth', async () => {
+    const res = await call(`${fx.url}/v1/models`)
+    expect(res.status).toBe(200)
+    expect(res.json).toEqual({
+      object: 'list',
+      data: [
+        { id: 'gpt-4o-mini', object: 'model', created: 1700000000, owned_by: 'mock' },
+        { id: 'renamed', object: 'model', created: 1700000001, owned_by: 'acme' },
+        { id: 'gemini-2.5-flash', object: 'model', created: 1700000002, owned_by: 'gem' },
+      ],
+    })
+    expect(res.headers['x-request-id']).toMatch(REQUEST_ID_PATTERN)
+  })
+
+  it('request ids are unique and increase', async () => {
+    const ids: string[] = []
+    for (let i = 0; i < 5; i++) ids.push((await call(`${fx.url}/v1/models`)).headers['x-request-id'] as string)
+    expect(new Set(ids).size).toBe(5)
+    expect([...ids].sort()).toEqual(ids)
+  })
+
+  it('answers 401 in OpenAI shape without a key or with a wrong one', async () => {
+    for (const headers of [{}, bearer('sk-wrong'), { authorization: KEY_A }]) {
+      const res = await call(`${fx.url}/v1/chat/completions`, { headers, body: chatBody() })
+      expect(res.status).toBe(401)
+      expect(res.json).toEqual({ error: { message: expect.any(String), type: 'invalid_request_error', param: null, code: 'invalid_api_key' } })
+    }
+  })
+
+  it('answers 415 for a body that is not application/json', async () => {
+    const res = await call(`${fx.url}/v1/chat/completions`, {
+      headers: { ...bearer(KEY_A), 'content-type': 'text/plain' },
+      body: JSON.stringify(chatBody()),
+    })
+    expect(res.status).toBe(415)
+    expect(res.json.error.code).toBe('unsupported_media_type')
+  })
+
+  it.each([
+    ['model', { model: 42 }],
+    ['messages', { messages: [] }],
+    ['messages', { messages: 'hi' }],
+    ['messages[0]', { messages: ['hi'] }],
+    ['temperature', { temperature: 2.5 }],
+    ['temperature', { temperature: '1' }],
+    ['top_p', { top_p: -0.1 }],
+    ['presence_penalty', { presence_penalty: 3 }],
+    ['frequency_penalty', { frequency_penalty: -2.01 }],
+    ['n', { n: 0 }],
+    ['n', { n: 1.5 }],
+    ['max_completion_tokens', { max_completion_tokens: 0 }],
+    ['max_tokens', { max_tokens: 'ten' }],
+    ['stream', { stream: 'yes' }],
+  ])('answers 400 naming %s when it is invalid', async (param, patch) => {
+    fx.mock.resetRequests()
+    const res = await call(`${fx.url}/v1/chat/completions`, { headers: bearer(KEY_A), body: { ...chatBody(), ...patch } })
+    expect(res.status).toBe(400)
+    expect(res.json.error.param).toBe(param)
+    expect(fx.mock.requests).toHaveLength(0)
+  })
+
+  it('accepts values at the edges of every range', async () => {
+    const res = await call(`${fx.url}/v1/chat/completions`, {
+      headers: bearer(KEY_A),
+      body: chatBody('edges', { temperature: 2, top_p: 0, presence_penalty: -2, frequency_penalty: 2, n: 1, max_tokens: 1 }),
+    })
+    expect(res.status).toBe(200)
+  })
+
   it('answers 404 model_not_found for an unknown model or a model of the other format', async () => {
     for (const model of ['nope', 'gemini-2.5-flash']) {
       const res = await call(`${fx.url}/v1/chat/completions`, { headers: bearer(KEY_A), body: chatBody('x', { model }) })
@@ -224,41 +249,15 @@ describeMatrix('chat completions and models', (kind) => {
     expect(res.text.length).toBeLessThan(1000)
   })
 
-  it('answers 404 for an unknown path under the gateway, or leaves it to the host', async () => {
-    const res = await call(`${fx.url}/v1/nothing-here`, { headers: bearer(KEY_A) })
-    expect(res.status).toBe(404)
-    if (kind.unknownPath === 'gateway') {
-      expect(res.json.error.code).toBe('not_found')
-      expect(res.headers['x-request-id']).toMatch(REQUEST_ID_PATTERN)
-    } else {
-      // The host's own 404: the gateway left the response alone.
-      expect(res.headers['x-request-id']).toBeUndefined()
-    }
-  })
-
   it('answers 405 for a known path with the wrong method', async () => {
     const res = await call(`${fx.url}/v1/chat/completions`, { headers: bearer(KEY_A) })
     expect(res.status).toBe(405)
     expect(res.headers.allow).toBe('POST')
   })
-
-  it('passes an upstream error through verbatim', async () => {
-    const errorBody = '{"error":{"message":"Rate limit reached","type":"requests","code":"rate_limit_exceeded"}}'
-    const res = await call(`${fx.url}/v1/chat/completions`, {
-      headers: bearer(KEY_A),
-      body: chatBody('x', { mock: { status: 429, error_body: errorBody } }),
-    })
-    expect(res.status).toBe(429)
-    expect(res.text).toBe(errorBody)
-  })
 })
 
 describeMatrix('upstream failures', (kind) => {
-  let fx: Fixture
-  beforeAll(async () => {
-    fx = await startFixture(kind, { timeouts: { upstreamMs: 300 } })
-  })
-  afterAll(() => fx.close())
+  const fx = useFixture(kind, { timeouts: { upstreamMs: 300 } })
 
   it('answers 504 when the upstream is slower than the timeout', async () => {
     const res = await call(`${fx.url}/v1/chat/completions`, { headers: bearer(KEY_A), body: chatBody('x', { mock: { hang: true } }) })

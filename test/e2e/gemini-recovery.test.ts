@@ -1,18 +1,14 @@
 import Keyv from 'keyv'
-import { afterAll, afterEach, beforeAll, expect, it } from 'vitest'
+import { afterEach, expect, it } from 'vitest'
 import { requestBodyHash } from '../../src/hash.js'
 import { geminiBody } from '../support/bodies.js'
-import { bearer, type Fixture, KEY_A, startFixture } from '../support/fixture.js'
+import { bearer, KEY_A, startFixture, useFixture } from '../support/fixture.js'
 import { goog, gpath, MODEL } from '../support/gemini.js'
 import { call, eventually, sendThenAbort } from '../support/http.js'
 import { describeMatrix, forwardedBody } from '../support/servers.js'
 
 describeMatrix('Gemini recovery flow', (kind) => {
-  let fx: Fixture
-  beforeAll(async () => {
-    fx = await startFixture(kind)
-  })
-  afterAll(() => fx.close())
+  const fx = useFixture(kind)
   afterEach(async () => {
     await call(`${fx.url}/v1/recoveries?all=true`, { method: 'DELETE', headers: bearer(KEY_A) })
   })

@@ -1,18 +1,17 @@
 import { afterAll, beforeAll, expect, it } from 'vitest'
 import { REQUEST_ID_PATTERN } from '../../src/request-id.js'
 import { chatBody, geminiBody } from '../support/bodies.js'
-import { bearer, type Fixture, KEY_A, startFixture, UPSTREAM_KEY } from '../support/fixture.js'
+import { bearer, type Fixture, KEY_A, startFixture, UPSTREAM_KEY, useFixture } from '../support/fixture.js'
 import { ENDPOINTS, expectNotFound, goog, googleError, gpath, MODEL, rawPost } from '../support/gemini.js'
 import { freePort } from '../support/free-port.mjs'
 import { call, eventually, sendThenAbort } from '../support/http.js'
-import { describeMatrix, forwardedBody } from '../support/servers.js'
+import { describeMatrix, describeOnce, forwardedBody } from '../support/servers.js'
+
+// Small enough that a 1.1 MB body is refused.
+const LIMITS = { limits: { maxRequestBytes: 1024 * 1024 } }
 
 describeMatrix('Gemini generate-content', (kind) => {
-  let fx: Fixture
-  beforeAll(async () => {
-    fx = await startFixture(kind, { limits: { maxRequestBytes: 1024 * 1024 } })
-  })
-  afterAll(() => fx.close())
+  const fx = useFixture(kind, LIMITS)
 
   it('forwards generateContent byte for byte with the gateway key, and returns the response', async () => {
     fx.mock.resetRequests()
@@ -83,42 +82,6 @@ describeMatrix('Gemini generate-content', (kind) => {
     }
   })
 
-  it.each(ENDPOINTS)('answers 401 in Google’s shape on $method without a valid key', async ({ stream }) => {
-    fx.mock.resetRequests()
-    const tries: Array<[Record<string, string>, string]> = [
-      [{}, ''],
-      [goog('sk-wrong'), ''],
-      [{ 'x-goog-api-key': '' }, ''],
-      [{}, 'key=sk-wrong'],
-      [{}, 'key='],
-      [{}, `api_key=${KEY_A}`],
-      [bearer('sk-wrong'), ''],
-      [{ authorization: KEY_A }, ''],
-    ]
-    for (const [headers, query] of tries) {
-      const url = `${fx.url}${gpath(stream)}${query ? (stream ? '&' : '?') + query : ''}`
-      const res = await call(url, { headers, body: geminiBody() })
-      expect(res.status, JSON.stringify([headers, query])).toBe(401)
-      expect(res.json).toEqual(googleError(401, 'UNAUTHENTICATED'))
-      expect(res.headers['x-request-id']).toMatch(REQUEST_ID_PATTERN)
-    }
-    // `?key=` is a /v1beta form only.
-    const chat = await call(`${fx.url}/v1/chat/completions?key=${KEY_A}`, { body: chatBody('x') })
-    expect(chat.status).toBe(401)
-    expect(chat.json.error.code).toBe('invalid_api_key')
-    expect(fx.mock.requests).toHaveLength(0)
-  })
-
-  it.each(ENDPOINTS)('answers 415 in Google’s shape on $method for a body that is not application/json', async ({ stream }) => {
-    fx.mock.resetRequests()
-    for (const type of ['text/plain', 'application/jsonl', 'application/x-www-form-urlencoded']) {
-      const res = await call(`${fx.url}${gpath(stream)}`, { headers: { ...goog(KEY_A), 'content-type': type }, body: JSON.stringify(geminiBody()) })
-      expect(res.status).toBe(415)
-      expect(res.json).toEqual(googleError(415, 'INVALID_ARGUMENT'))
-    }
-    expect(fx.mock.requests).toHaveLength(0)
-  })
-
   it.each([
     ['not JSON', '{"contents":'],
     ['a JSON array', '[{"contents":[]}]'],
@@ -139,38 +102,11 @@ describeMatrix('Gemini generate-content', (kind) => {
     expect(fx.mock.requests).toHaveLength(0)
   })
 
-  it('answers 400 for an alt the gateway cannot honour, and forwards no query', async () => {
-    fx.mock.resetRequests()
-    const base = `${fx.url}/v1beta/models/${MODEL}`
-    for (const url of [`${base}:streamGenerateContent`, `${base}:streamGenerateContent?alt=json`, `${base}:generateContent?alt=sse`, `${base}:generateContent?alt=proto`]) {
-      const res = await call(url, { headers: goog(KEY_A), body: geminiBody() })
-      expect(res.status, url).toBe(400)
-      expect(res.json).toEqual(googleError(400, 'INVALID_ARGUMENT'))
-      expect(res.json.error.message).toContain('alt')
-    }
-    expect(fx.mock.requests).toHaveLength(0)
-    const ok = await call(`${base}:generateContent?alt=json&prettyPrint=false&fields=candidates`, { headers: goog(KEY_A), body: geminiBody() })
-    expect(ok.status).toBe(200)
-    // `fields` would have stripped usageMetadata upstream, and with it the usage the gateway reports.
-    expect(ok.json.usageMetadata).toBeDefined()
-    expect(fx.mock.requests.map((r) => r.path)).toEqual([`/v1beta/models/${MODEL}:generateContent`])
-  })
-
   it.each(ENDPOINTS)('answers 413 in Google’s shape on $method for a body above the limit, without forwarding it', async ({ stream }) => {
     fx.mock.resetRequests()
     const res = await call(`${fx.url}${gpath(stream)}`, { headers: goog(KEY_A), body: geminiBody('x'.repeat(1100 * 1024)) })
     expect(res.status).toBe(413)
     expect(res.json).toEqual(googleError(413, 'INVALID_ARGUMENT'))
-    expect(fx.mock.requests).toHaveLength(0)
-  })
-
-  it.each(ENDPOINTS)('answers 404 NOT_FOUND on $method for an unknown model or one served in the OpenAI format', async ({ stream }) => {
-    fx.mock.resetRequests()
-    for (const model of ['nope', 'gpt-4o-mini', 'renamed', 'upstream-name', 'GEMINI-2.5-FLASH', 'models']) {
-      const res = await call(`${fx.url}${gpath(stream, model)}`, { headers: goog(KEY_A), body: geminiBody() })
-      expect(res.status, model).toBe(404)
-      expect(res.json).toEqual(googleError(404, 'NOT_FOUND'))
-    }
     expect(fx.mock.requests).toHaveLength(0)
   })
 
@@ -207,13 +143,6 @@ describeMatrix('Gemini generate-content', (kind) => {
     expect((await rawPost(fx, `/v1beta/models/${MODEL}:generateContent`)).status).toBe(200)
   })
 
-  it('answers 405 in Google’s shape for a GET on a generate-content path', async () => {
-    const res = await call(`${fx.url}${gpath(false)}`, { headers: goog(KEY_A) })
-    expect(res.status).toBe(405)
-    expect(res.headers.allow).toBe('POST')
-    expect(res.json).toEqual(googleError(405, 'INVALID_ARGUMENT'))
-  })
-
   it.each(ENDPOINTS)('passes an upstream error on $method through verbatim, status, body and retry hint', async ({ stream }) => {
     const googleBody = {
       error: { code: 429, message: 'Resource has been exhausted (e.g. check quota).', status: 'RESOURCE_EXHAUSTED', details: [{ '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: '7s' }] },
@@ -240,12 +169,82 @@ describeMatrix('Gemini generate-content', (kind) => {
   })
 })
 
-describeMatrix('Gemini upstream failures', (kind) => {
-  let fx: Fixture
-  beforeAll(async () => {
-    fx = await startFixture(kind, { timeouts: { upstreamMs: 300 } })
+describeOnce('Gemini generate-content', (kind) => {
+  const fx = useFixture(kind, LIMITS)
+
+  it.each(ENDPOINTS)('answers 401 in Google’s shape on $method without a valid key', async ({ stream }) => {
+    fx.mock.resetRequests()
+    const tries: Array<[Record<string, string>, string]> = [
+      [{}, ''],
+      [goog('sk-wrong'), ''],
+      [{ 'x-goog-api-key': '' }, ''],
+      [{}, 'key=sk-wrong'],
+      [{}, 'key='],
+      [{}, `api_key=${KEY_A}`],
+      [bearer('sk-wrong'), ''],
+      [{ authorization: KEY_A }, ''],
+    ]
+    for (const [headers, query] of tries) {
+      const url = `${fx.url}${gpath(stream)}${query ? (stream ? '&' : '?') + query : ''}`
+      const res = await call(url, { headers, body: geminiBody() })
+      expect(res.status, JSON.stringify([headers, query])).toBe(401)
+      expect(res.json).toEqual(googleError(401, 'UNAUTHENTICATED'))
+      expect(res.headers['x-request-id']).toMatch(REQUEST_ID_PATTERN)
+    }
+    // `?key=` is a /v1beta form only.
+    const chat = await call(`${fx.url}/v1/chat/completions?key=${KEY_A}`, { body: chatBody('x') })
+    expect(chat.status).toBe(401)
+    expect(chat.json.error.code).toBe('invalid_api_key')
+    expect(fx.mock.requests).toHaveLength(0)
   })
-  afterAll(() => fx.close())
+
+  it.each(ENDPOINTS)('answers 415 in Google’s shape on $method for a body that is not application/json', async ({ stream }) => {
+    fx.mock.resetRequests()
+    for (const type of ['text/plain', 'application/jsonl', 'application/x-www-form-urlencoded']) {
+      const res = await call(`${fx.url}${gpath(stream)}`, { headers: { ...goog(KEY_A), 'content-type': type }, body: JSON.stringify(geminiBody()) })
+      expect(res.status).toBe(415)
+      expect(res.json).toEqual(googleError(415, 'INVALID_ARGUMENT'))
+    }
+    expect(fx.mock.requests).toHaveLength(0)
+  })
+
+  it('answers 400 for an alt the gateway cannot honour, and forwards no query', async () => {
+    fx.mock.resetRequests()
+    const base = `${fx.url}/v1beta/models/${MODEL}`
+    for (const url of [`${base}:streamGenerateContent`, `${base}:streamGenerateContent?alt=json`, `${base}:generateContent?alt=sse`, `${base}:generateContent?alt=proto`]) {
+      const res = await call(url, { headers: goog(KEY_A), body: geminiBody() })
+      expect(res.status, url).toBe(400)
+      expect(res.json).toEqual(googleError(400, 'INVALID_ARGUMENT'))
+      expect(res.json.error.message).toContain('alt')
+    }
+    expect(fx.mock.requests).toHaveLength(0)
+    const ok = await call(`${base}:generateContent?alt=json&prettyPrint=false&fields=candidates`, { headers: goog(KEY_A), body: geminiBody() })
+    expect(ok.status).toBe(200)
+    // `fields` would have stripped usageMetadata upstream, and with it the usage the gateway reports.
+    expect(ok.json.usageMetadata).toBeDefined()
+    expect(fx.mock.requests.map((r) => r.path)).toEqual([`/v1beta/models/${MODEL}:generateContent`])
+  })
+
+  it.each(ENDPOINTS)('answers 404 NOT_FOUND on $method for an unknown model or one served in the OpenAI format', async ({ stream }) => {
+    fx.mock.resetRequests()
+    for (const model of ['nope', 'gpt-4o-mini', 'renamed', 'upstream-name', 'GEMINI-2.5-FLASH', 'models']) {
+      const res = await call(`${fx.url}${gpath(stream, model)}`, { headers: goog(KEY_A), body: geminiBody() })
+      expect(res.status, model).toBe(404)
+      expect(res.json).toEqual(googleError(404, 'NOT_FOUND'))
+    }
+    expect(fx.mock.requests).toHaveLength(0)
+  })
+
+  it('answers 405 in Google’s shape for a GET on a generate-content path', async () => {
+    const res = await call(`${fx.url}${gpath(false)}`, { headers: goog(KEY_A) })
+    expect(res.status).toBe(405)
+    expect(res.headers.allow).toBe('POST')
+    expect(res.json).toEqual(googleError(405, 'INVALID_ARGUMENT'))
+  })
+})
+
+describeMatrix('Gemini upstream failures', (kind) => {
+  const fx = useFixture(kind, { timeouts: { upstreamMs: 300 } })
 
   it.each(ENDPOINTS)('answers 504 DEADLINE_EXCEEDED on $method when the upstream is slower than the timeout', async ({ stream }) => {
     const res = await call(`${fx.url}${gpath(stream)}`, { headers: goog(KEY_A), body: geminiBody('x', { mock: { hang: true } }) })

@@ -1,10 +1,10 @@
 import Keyv from 'keyv'
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { afterEach, describe, expect, it } from 'vitest'
 import { requestBodyHash } from '../../src/hash.js'
 import { chatBody } from '../support/bodies.js'
-import { bearer, type Fixture, KEY_A, KEY_B, startFixture } from '../support/fixture.js'
+import { bearer, type Fixture, KEY_A, KEY_B, startFixture, useFixture } from '../support/fixture.js'
 import { call, eventually, sendThenAbort } from '../support/http.js'
-import { describeMatrix, forwardedBody, NODE_KINDS } from '../support/servers.js'
+import { describeMatrix, describeOnce, forwardedBody, NODE_KINDS } from '../support/servers.js'
 
 const recoveriesOf = async (fx: Fixture, key = KEY_A) => (await call(`${fx.url}/v1/recoveries`, { headers: bearer(key) })).json
 
@@ -16,11 +16,7 @@ async function interrupted(fx: Fixture, body: Record<string, unknown>, key = KEY
 }
 
 describeMatrix('recovery flow', (kind) => {
-  let fx: Fixture
-  beforeAll(async () => {
-    fx = await startFixture(kind)
-  })
-  afterAll(() => fx.close())
+  const fx = useFixture(kind)
   afterEach(async () => {
     for (const key of [KEY_A, KEY_B]) await call(`${fx.url}/v1/recoveries?all=true`, { method: 'DELETE', headers: bearer(key) })
   })
@@ -156,6 +152,10 @@ describeMatrix('recovery flow', (kind) => {
       expect(del.json.deleted).toBe(false)
     },
   )
+})
+
+describeOnce('recovery flow', (kind) => {
+  const fx = useFixture(kind)
 
   it('requires a key on every recoveries endpoint', async () => {
     for (const [method, path] of [['GET', '/v1/recoveries'], ['DELETE', '/v1/recoveries?all=true'], ['POST', '/v1/recoveries/lookup'], ['GET', '/v1/recoveries/01ARZ3NDEKTSV4RRFFQ69G5FAV']]) {

@@ -1,6 +1,7 @@
-import { startMockUpstream } from './mock-upstream/index.mjs'
+import { afterAll, beforeAll } from 'vitest'
 import { createGateway, type Gateway } from '../../src/gateway.js'
 import type { GatewayOptions } from '../../src/options.js'
+import { startMockUpstream } from './mock-upstream/index.mjs'
 import type { ServerKind } from './servers.js'
 
 /** Keys of two clients, and the gateway's own key for the mock upstream. */
@@ -18,6 +19,19 @@ export interface Fixture {
   mock: Awaited<ReturnType<typeof startMockUpstream>>
   logs: Array<{ level: 'warn' | 'error'; message: string; meta?: Record<string, unknown> }>
   close(): Promise<void>
+}
+
+/**
+ * The chain for the tests of the calling block: started before them, closed after them. The object is filled in
+ * by the time a test runs, so tests can share it without a variable of their own.
+ */
+export function useFixture(kind: ServerKind, overrides: Partial<GatewayOptions> = {}): Fixture {
+  const fx = {} as Fixture
+  beforeAll(async () => {
+    Object.assign(fx, await startFixture(kind, overrides))
+  })
+  afterAll(() => fx.close())
+  return fx
 }
 
 /** Starts the whole chain on port 0; `overrides` replace top-level gateway options. */

@@ -201,7 +201,18 @@ export const KOA_KINDS: ServerKind[] = [
 /** Every server kind the end-to-end scenarios run through. */
 export const SERVER_KINDS: ServerKind[] = [...NODE_KINDS, ...EXPRESS_KINDS, ...KOA_KINDS]
 
-/** Runs one block of scenarios once per server kind (like h3's describeMatrix). */
+/**
+ * Runs one block of scenarios once per server kind (like h3's describeMatrix): for what an adapter or a host can
+ * change, such as how the body arrives, the mount path, fall-through, disconnects, streaming and usage reports.
+ */
 export function describeMatrix(title: string, body: (kind: ServerKind) => void): void {
   for (const kind of SERVER_KINDS) describe(`${title} [${kind.name}]`, () => body(kind))
+}
+
+/**
+ * Runs one block of scenarios on the bare node:http kind only: for answers the gateway gives before any of that
+ * matters (the model list, auth, content type and validation errors), which every kind would only repeat.
+ */
+export function describeOnce(title: string, body: (kind: ServerKind) => void): void {
+  describe(title, () => body(NODE_KINDS[0]!))
 }
