@@ -6,7 +6,7 @@
 //   the mock does not compete for the core the load generator shares with it;
 // - hold/release: requests are parked until released together, to land a burst of responses at once.
 import { EventEmitter } from 'node:events'
-import { startMockUpstream } from '../examples/mock-upstream.mjs'
+import { startMockUpstream } from '../test/support/mock-upstream/index.mjs'
 
 const mock = await startMockUpstream({ port: 0, record: false })
 const [original] = mock.server.listeners('request')

@@ -19,7 +19,8 @@ import { redisPart } from './parts/redis.mjs'
 import { hashPart, inflightMemoryPart, stallPart, storeMemoryPart } from './parts/big.mjs'
 import { latencyPart, ssePart, streamsHeldPart, throughputPart } from './parts/http.mjs'
 import { loadGenerator } from './lib/load.mjs'
-import { freePort, pin, planCores, startChild, startForeign } from './lib/proc.mjs'
+import { freePort } from '../test/support/free-port.mjs'
+import { pin, planCores, startChild, startForeign } from './lib/proc.mjs'
 import { verdictTable } from './lib/report.mjs'
 
 const BENCH = fileURLToPath(new URL('.', import.meta.url))

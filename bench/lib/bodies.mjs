@@ -1,6 +1,9 @@
 // Deterministic request bodies. The two large ones are valid chat requests of a given UTF-8 size:
 // one is a few very long messages (text-heavy: escapes and non-ASCII included), the other many
-// small message objects whose keys are not in canonical order, as real clients send them.
+// small message objects whose keys are not in canonical order, as real clients send them. The seeded
+// source is the tests' one, so every run and every process builds the same bytes.
+
+import { mulberry32 } from '../../test/support/random.mjs'
 
 export const SMALL_BODY = JSON.stringify({
   model: 'gpt-4o-mini',
@@ -23,18 +26,6 @@ const WORDS = [
   'tab\there', 'line\nbreak', 'emoji🙂', 'JSON', 'parse', 'stringify', 'hash', 'canonical',
 ]
 
-/** Small deterministic generator (mulberry32), so every run and every process builds the same bytes. */
-function random(seed) {
-  let a = seed >>> 0
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
-
 function prose(next, approxChars) {
   const parts = []
   let length = 0
@@ -48,7 +39,7 @@ function prose(next, approxChars) {
 
 /** ~`bytes` of JSON: four long messages. @param {number} bytes */
 export function textHeavyBody(bytes) {
-  const next = random(1)
+  const next = mulberry32(1)
   // UTF-8 and escaping make the JSON ~1.1× the characters of the prose; aim a little low, then pad.
   const share = Math.floor(bytes / 4.5)
   const body = {
@@ -68,7 +59,7 @@ export function textHeavyBody(bytes) {
 
 /** ~`bytes` of JSON: many small message objects, keys in client order (not sorted). @param {number} bytes */
 export function manyObjectsBody(bytes) {
-  const next = random(2)
+  const next = mulberry32(2)
   const messages = []
   const body = { model: 'gpt-4o-mini', messages, temperature: 0.7, user: 'bench' }
   let size = 80

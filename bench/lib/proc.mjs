@@ -140,15 +140,6 @@ async function stopChild(child) {
   clearTimeout(timer)
 }
 
-/** A free loopback port, for servers that cannot report the one they got. */
-export async function freePort() {
-  const server = net.createServer()
-  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const { port } = /** @type {net.AddressInfo} */ (server.address())
-  await new Promise((resolve) => server.close(resolve))
-  return port
-}
-
 function canConnect(port) {
   return new Promise((resolve) => {
     const socket = net.connect(port, '127.0.0.1')

@@ -1,0 +1,269 @@
+import { setTimeout as sleep } from 'node:timers/promises'
+import KeyvRedis, { Keyv, createClient, createKeyv } from '@keyv/redis'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { isGatewayError } from '../../src/errors.js'
+import { type RecoveryStore, createRecoveryStore } from '../../src/recovery/store/recovery-store.js'
+import { freePort } from '../support/free-port.mjs'
+import { type AdminClient, REDIS_URL, describeWithRedis, keysMatching, killAllOwnRedis, killOwnRedis, startOwnRedis } from '../support/redis.js'
+import { describeStoreContract, makeRecord, newOwner } from './store-contract.js'
+
+/** Every key this run writes starts with this; afterAll removes exactly those. */
+const RUN = `mg-test-${process.pid}-${Date.now().toString(36)}`
+
+/** The settings a user should pass so calls fail fast while Redis is down. */
+function makeKeyv(namespace: string, url = REDIS_URL): Keyv {
+  return createKeyv(
+    { url, disableOfflineQueue: true, socket: { connectTimeout: 2000, reconnectStrategy: (retries: number) => Math.min(100 * 2 ** retries, 2000) } },
+    { namespace, connectionTimeout: 2000 },
+  )
+}
+
+/** Closes the store (which disconnects the Keyv) and destroys whatever connection is still open. */
+async function release(store: RecoveryStore, keyv: Keyv): Promise<void> {
+  await store.close()
+  await (keyv.store as KeyvRedis<unknown>).disconnect(true)
+}
+
+async function expectFastStoreUnavailable(operation: () => Promise<unknown>, withinMs: number): Promise<void> {
+  const started = Date.now()
+  const error = await operation().then(
+    () => undefined,
+    (e: unknown) => e,
+  )
+  expect(isGatewayError(error) && error.code).toBe('store_unavailable')
+  expect(Date.now() - started).toBeLessThan(withinMs)
+}
+
+await describeWithRedis('Redis store suite', () => {
+  let admin: AdminClient
+
+  beforeAll(async () => {
+    admin = createClient({ url: REDIS_URL })
+    await admin.connect()
+  })
+
+  afterAll(async () => {
+    const keys = await keysMatching(admin, `${RUN}*`)
+    if (keys.length > 0) await admin.unlink(keys)
+    admin.destroy()
+  })
+
+  describeStoreContract('Redis (createKeyv)', async () => {
+    const keyv = makeKeyv(RUN)
+    const store = createRecoveryStore({ keyv })
+    return {
+      store,
+      cleanup: () => release(store, keyv),
+      // KeyvRedis catches a failing SET and Keyv then reports success (set returns true): only the
+      // store's own EXISTS check after the write can notice, so that is what this exercises.
+      failWrites: () => {
+        Object.assign((keyv.store as KeyvRedis<unknown>).client, {
+          set: async () => {
+            throw new Error('OOM command not allowed when used memory > maxmemory')
+          },
+        })
+      },
+    }
+  })
+
+  describe('Redis store', () => {
+    it('puts every key under the namespace, the index in a hash, each with a TTL', async () => {
+      const keyv = makeKeyv(RUN)
+      const store = createRecoveryStore({ keyv })
+      const owner = newOwner()
+      const record = makeRecord()
+      await store.put(owner, record, 60_000)
+      const id = record.request_id
+      const keys = (await keysMatching(admin, `${RUN}::*${owner}*`)).sort()
+      expect(keys).toEqual(
+        [`${RUN}::idx:{${owner}}`, `${RUN}::rec:{${owner}}:${id}`, `${RUN}::rec:{${owner}}:${id}:req`, `${RUN}::rec:{${owner}}:${id}:res`].sort(),
+      )
+      for (const key of keys) {
+        const pttl = await admin.pTTL(key)
+        expect(pttl).toBeGreaterThan(0)
+        expect(pttl).toBeLessThanOrEqual(60_000)
+      }
+      expect(await admin.type(`${RUN}::idx:{${owner}}`)).toBe('hash')
+      // The body is stored as Keyv's JSON of a plain string: escaped once, not twice.
+      const stored = await admin.get(`${RUN}::rec:{${owner}}:${id}:req`)
+      expect(JSON.parse(stored ?? '')).toMatchObject({ value: record.request.body_raw })
+      await release(store, keyv)
+    })
+
+    it('lists exactly 200 records written concurrently by two processes’ stores', async () => {
+      const keyvA = makeKeyv(RUN)
+      const keyvB = makeKeyv(RUN)
+      const storeA = createRecoveryStore({ keyv: keyvA })
+      const storeB = createRecoveryStore({ keyv: keyvB })
+      const owner = newOwner()
+      const records = Array.from({ length: 200 }, () => makeRecord())
+      await Promise.all(records.map((r, i) => (i % 2 === 0 ? storeA : storeB).put(owner, r, 60_000)))
+      for (const store of [storeA, storeB]) {
+        const ids = (await store.list(owner)).map((s) => s.request_id)
+        expect(ids).toHaveLength(200)
+        expect(new Set(ids)).toEqual(new Set(records.map((r) => r.request_id)))
+      }
+      expect(await storeB.deleteAll(owner, { dryRun: false })).toBe(200)
+      expect(await storeA.list(owner)).toEqual([])
+      await release(storeA, keyvA)
+      await release(storeB, keyvB)
+    })
+
+    it('keeps two namespaces apart on one Redis', async () => {
+      const keyvA = makeKeyv(`${RUN}-a`)
+      const keyvB = makeKeyv(`${RUN}-b`)
+      const storeA = createRecoveryStore({ keyv: keyvA })
+      const storeB = createRecoveryStore({ keyv: keyvB })
+      const owner = newOwner()
+      const record = makeRecord()
+      await storeA.put(owner, record, 60_000)
+      expect(await storeB.list(owner)).toEqual([])
+      expect(await storeB.get(owner, record.request_id)).toBeUndefined()
+      expect(await storeB.deleteAll(owner, { dryRun: false })).toBe(0)
+      expect(await storeA.list(owner)).toHaveLength(1)
+      await release(storeA, keyvA)
+      await release(storeB, keyvB)
+    })
+
+    it('follows the key prefixes of new Keyv(new KeyvRedis(url), { namespace })', async () => {
+      const namespace = `${RUN}-dbl`
+      const keyv = new Keyv(new KeyvRedis(REDIS_URL, { connectionTimeout: 2000 }), { namespace })
+      const store = createRecoveryStore({ keyv })
+      const owner = newOwner()
+      const record = makeRecord()
+      await store.put(owner, record, 60_000)
+      expect(await admin.type(`${namespace}::${namespace}:idx:{${owner}}`)).toBe('hash')
+      expect(await store.get(owner, record.request_id)).toEqual(record)
+      expect(await store.list(owner)).toHaveLength(1)
+      expect(await store.delete(owner, record.request_id)).toBe(true)
+      expect(await keysMatching(admin, `${namespace}*${owner}*`)).toEqual([])
+      await release(store, keyv)
+    })
+
+    it('drops index entries whose detail key is gone', async () => {
+      const keyv = makeKeyv(RUN)
+      const store = createRecoveryStore({ keyv })
+      const owner = newOwner()
+      const kept = makeRecord()
+      const lost = makeRecord()
+      await store.put(owner, kept, 60_000)
+      await store.put(owner, lost, 60_000)
+      await admin.unlink(`${RUN}::rec:{${owner}}:${lost.request_id}`)
+      expect((await store.list(owner)).map((s) => s.request_id)).toEqual([kept.request_id])
+      expect(Object.keys(await admin.hGetAll(`${RUN}::idx:{${owner}}`))).toEqual([kept.request_id])
+      expect(await store.get(owner, lost.request_id)).toBeUndefined()
+      await release(store, keyv)
+    })
+
+    it('keeps the index hash alive as long as its longest-lived entry', async () => {
+      const keyv = makeKeyv(RUN)
+      const store = createRecoveryStore({ keyv })
+      const owner = newOwner()
+      const long = makeRecord()
+      await store.put(owner, long, 60_000)
+      await store.put(owner, makeRecord(), 300)
+      expect(await admin.pTTL(`${RUN}::idx:{${owner}}`)).toBeGreaterThan(30_000)
+      await sleep(450)
+      expect((await store.list(owner)).map((s) => s.request_id)).toEqual([long.request_id])
+      await release(store, keyv)
+    })
+
+    it('does not mistake a failed read for an absent record', async () => {
+      const keyv = makeKeyv(RUN)
+      const store = createRecoveryStore({ keyv, onError: () => {} })
+      const owner = newOwner()
+      const record = makeRecord()
+      await store.put(owner, record, 60_000)
+      // KeyvRedis catches a failing GET and Keyv answers undefined, exactly as for a missing key.
+      Object.assign((keyv.store as KeyvRedis<unknown>).client, {
+        get: async () => {
+          throw new Error('LOADING Redis is loading the dataset in memory')
+        },
+      })
+      await expectFastStoreUnavailable(() => store.get(owner, record.request_id), 3000)
+      expect(await store.get(owner, makeRecord().request_id)).toBeUndefined()
+      await release(store, keyv)
+    })
+
+    describe('with a Redis that stops', () => {
+      afterAll(killAllOwnRedis)
+
+      const configs: Array<[string, (ns: string, url: string) => Keyv]> = [
+        ['recommended client options', (ns, url) => makeKeyv(ns, url)],
+        ['plain createKeyv(url) defaults (offline queue, endless reconnect)', (ns, url) => createKeyv(url, { namespace: ns })],
+      ]
+      for (const [label, build] of configs) {
+        it(`rejects with store_unavailable within seconds: ${label}`, async () => {
+          const port = await freePort()
+          const child = await startOwnRedis(port)
+          const keyv = build(RUN, `redis://127.0.0.1:${port}`)
+          const store = createRecoveryStore({ keyv, onError: () => {} })
+          const owner = newOwner()
+          const record = makeRecord()
+          await store.put(owner, record, 60_000)
+          expect(await store.get(owner, record.request_id)).toEqual(record)
+          await killOwnRedis(child)
+          await sleep(200)
+          await expectFastStoreUnavailable(() => store.put(owner, makeRecord(), 60_000), 3000)
+          await expectFastStoreUnavailable(() => store.get(owner, record.request_id), 3000)
+          await expectFastStoreUnavailable(() => store.list(owner), 3000)
+          await expectFastStoreUnavailable(() => store.lookup(owner, record.request_body_hash), 3000)
+          await expectFastStoreUnavailable(() => store.delete(owner, record.request_id), 3000)
+          await expectFastStoreUnavailable(() => store.deleteAll(owner, { dryRun: true }), 3000)
+          // Back up (empty, nothing persisted): the same store works again once the client reconnects.
+          await startOwnRedis(port)
+          const started = Date.now()
+          while (!(await store.list(owner).then(() => true, () => false))) {
+            expect(Date.now() - started).toBeLessThan(8000)
+            await sleep(100)
+          }
+          expect(await store.get(owner, record.request_id)).toBeUndefined()
+          await release(store, keyv)
+        })
+
+        it(`rejects with store_unavailable within seconds when Redis was never up, then recovers: ${label}`, async () => {
+          const port = await freePort()
+          const keyv = build(RUN, `redis://127.0.0.1:${port}`)
+          const store = createRecoveryStore({ keyv, onError: () => {} })
+          // Only the first connection is waited for; after that a Redis that is down fails at once.
+          await expectFastStoreUnavailable(() => store.put(newOwner(), makeRecord(), 60_000), 6000)
+          await expectFastStoreUnavailable(() => store.list(newOwner()), 1500)
+          await startOwnRedis(port)
+          const owner = newOwner()
+          const record = makeRecord()
+          const started = Date.now()
+          for (;;) {
+            try {
+              await store.put(owner, record, 60_000)
+              break
+            } catch (error) {
+              expect(isGatewayError(error) && error.code).toBe('store_unavailable')
+              expect(Date.now() - started).toBeLessThan(8000)
+              await sleep(100)
+            }
+          }
+          expect(await store.get(owner, record.request_id)).toEqual(record)
+          await release(store, keyv)
+        })
+
+        it(`closes without hanging while Redis is down and a command waits: ${label}`, async () => {
+          const port = await freePort()
+          const child = await startOwnRedis(port)
+          const keyv = build(RUN, `redis://127.0.0.1:${port}`)
+          const store = createRecoveryStore({ keyv, onError: () => {} })
+          await store.put(newOwner(), makeRecord(), 60_000)
+          await killOwnRedis(child)
+          await sleep(200)
+          // Another user of the same Keyv: with the offline queue this command waits for a Redis that is gone,
+          // and a graceful disconnect would wait for it forever.
+          void keyv.get('waiting').catch(() => {})
+          await sleep(100)
+          const started = Date.now()
+          await store.close()
+          expect(Date.now() - started).toBeLessThan(10_000)
+          expect((keyv.store as KeyvRedis<unknown>).client.isOpen).toBe(false)
+        })
+      }
+    })
+  })
+})

@@ -1,0 +1,40 @@
+import { spawn } from 'node:child_process'
+import { fileURLToPath } from 'node:url'
+import { describe, expect, it } from 'vitest'
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url))
+
+function runBench(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['bench/run.mjs', ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] })
+    let stdout = ''
+    let stderr = ''
+    child.stdout.on('data', (chunk: Buffer) => {
+      stdout += chunk.toString('utf8')
+    })
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString('utf8')
+    })
+    child.once('error', reject)
+    child.once('close', (code) => resolve({ code, stdout, stderr }))
+  })
+}
+
+// Only that the harness runs end to end and prints its tables: timings on a shared CI machine mean nothing.
+// The subset needs nothing beyond the root's dependencies, so it runs with or without bench/node_modules.
+describe('benchmark harness (--quick)', () => {
+  it('runs latency, throughput and hashing for the node adapter and the floor, and prints the tables', async () => {
+    const { code, stdout, stderr } = await runBench(['--quick', '--only', 'latency,throughput,hash,gw-node,floor-node'])
+    expect(code, stderr).toBe(0)
+    expect(stdout).toContain('## model-gateway benchmarks')
+    expect(stdout).toMatch(/- Machine: \d+ cores/)
+    for (const heading of ['### 1. Added latency', '### 2. Saturated throughput', '### 4. Canonical hash', '### Targets']) {
+      expect(stdout).toContain(heading)
+    }
+    for (const row of ['direct to the mock', 'floor: node:http + undici', 'model-gateway node', 'text-heavy', 'many small objects']) {
+      const escaped = row.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
+      expect(stdout).toMatch(new RegExp(`^\\| ${escaped}[^|]*\\|`, 'm'))
+    }
+    expect(stdout).not.toMatch(/^Failed:/m)
+  }, 180_000)
+})

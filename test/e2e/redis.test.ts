@@ -1,0 +1,266 @@
+import { createClient } from '@keyv/redis'
+import { afterAll, afterEach, beforeAll, expect, it } from 'vitest'
+import { startMockUpstream } from '../support/mock-upstream/index.mjs'
+import { chatBody } from '../support/bodies.js'
+import { bearer } from '../support/fixture.js'
+import { type GatewayProcess, ensureBuilt, startGatewayProcess, stopAllGatewayProcesses } from '../support/gateway-process.js'
+import { call, eventually, sendThenAbort, type TestResponse } from '../support/http.js'
+import { freePort } from '../support/free-port.mjs'
+import { type AdminClient, REDIS_URL, describeWithRedis, keysMatching, killAllOwnRedis, killOwnRedis, startOwnRedis } from '../support/redis.js'
+
+/** Every key this run writes starts with this; afterAll removes exactly those. */
+const RUN = `mg-e2e-${process.pid}-${Date.now().toString(36)}`
+const KEY = 'sk-e2e-owner'
+const ULID = '01ARZ3NDEKTSV4RRFFQ69G5FAV'
+const LAYOUT = /^(?:rec:\{([0-9a-f]{32})\}:[0-9A-HJKMNP-TV-Z]{26}(?::req|:res)?|idx:\{([0-9a-f]{32})\})$/
+const STORE_FAILED = 'model-gateway: recovery record could not be stored'
+
+
+/** A non-streaming chat request whose client leaves while the upstream is still working. */
+const interrupt = (gw: GatewayProcess, content: string, key = KEY, delayMs = 400) =>
+  sendThenAbort(`${gw.url}/v1/chat/completions`, { headers: bearer(key), body: JSON.stringify(chatBody(content, { mock: { delay_ms: delayMs } })), afterMs: 30 })
+
+const recoveries = (gw: GatewayProcess, path = '', options: { method?: string; key?: string; body?: unknown } = {}) =>
+  call(`${gw.url}/v1/recoveries${path}`, { method: options.method, headers: bearer(options.key ?? KEY), body: options.body })
+
+/** Usage events the process reported: one per completed upstream call, after its record write (if any) ended. */
+const usages = (gw: GatewayProcess) => gw.events.flatMap((e) => (e.usage ? [e.usage] : []))
+const waitForUsages = (gw: GatewayProcess, count: number, timeoutMs = 30_000) =>
+  eventually(() => usages(gw).length >= count, timeoutMs)
+
+const contentOf = (record: { request: { body_raw: string } }): string => JSON.parse(record.request.body_raw).messages[0].content
+
+/** A does-not-hang bound: generous, so a loaded machine never trips it. */
+async function answered(what: string, pending: Promise<TestResponse>, ms = 20_000): Promise<TestResponse> {
+  let timer: NodeJS.Timeout | undefined
+  const hang = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what} did not answer within ${ms} ms`)), ms)
+  })
+  try {
+    return await Promise.race([pending, hang])
+  } finally {
+    clearTimeout(timer)
+  }
+}
+
+/** Runs `work` over `items` with at most `limit` at a time. */
+async function inBatches<T, R>(items: T[], limit: number, work: (item: T) => Promise<R>): Promise<R[]> {
+  const results: R[] = []
+  for (let i = 0; i < items.length; i += limit) results.push(...(await Promise.all(items.slice(i, i + limit).map(work))))
+  return results
+}
+
+await describeWithRedis('Redis end to end (gateway processes)', () => {
+  let admin: AdminClient | undefined
+  let mock: Awaited<ReturnType<typeof startMockUpstream>> | undefined
+  const settings = (namespace: string, extra: { apiKeys?: string[]; ttlMs?: number; redisUrl?: string } = {}) => ({
+    redisUrl: extra.redisUrl ?? REDIS_URL,
+    namespace: `${RUN}-${namespace}`,
+    upstreamUrl: mock!.url,
+    apiKeys: extra.apiKeys ?? [KEY],
+    ttlMs: extra.ttlMs,
+  })
+
+  beforeAll(async () => {
+    await ensureBuilt()
+    admin = createClient({ url: REDIS_URL })
+    admin.on('error', () => {})
+    await admin.connect()
+    mock = await startMockUpstream({ record: false })
+  }, 240_000)
+
+  afterEach(async () => {
+    await stopAllGatewayProcesses()
+    await killAllOwnRedis()
+  })
+
+  afterAll(async () => {
+    await stopAllGatewayProcesses()
+    await killAllOwnRedis()
+    if (admin?.isOpen) {
+      const keys = await keysMatching(admin, `${RUN}*`)
+      if (keys.length > 0) await admin.unlink(keys)
+      admin.destroy()
+    }
+    await mock?.close()
+  })
+
+  it('keeps 200 interruptions spread over two processes as exactly 200 records, each listed once and readable through both', { timeout: 120_000 }, async () => {
+    const [a, b] = await Promise.all([startGatewayProcess(settings('share')), startGatewayProcess(settings('share'))])
+    const sent = Array.from({ length: 200 }, (_, i) => (i % 2 === 0 ? { gw: a, content: `a-${i}` } : { gw: b, content: `b-${i}` }))
+    await Promise.all(sent.map(({ gw, content }) => interrupt(gw, content, KEY, 1000)))
+    await Promise.all([waitForUsages(a, 100, 60_000), waitForUsages(b, 100, 60_000)])
+    expect([...usages(a), ...usages(b)].every((u) => u.recovered)).toBe(true)
+    const writtenByA = new Set(usages(a).map((u) => u.requestId))
+    const written = new Set([...writtenByA, ...usages(b).map((u) => u.requestId)])
+    expect(written.size).toBe(200)
+
+    for (const gw of [a, b]) {
+      const list = await recoveries(gw)
+      expect(list.status).toBe(200)
+      expect(list.json.count).toBe(200)
+      const ids: string[] = list.json.items.map((item: { request_id: string }) => item.request_id)
+      expect(new Set(ids).size).toBe(200)
+      expect(new Set(ids)).toEqual(written)
+    }
+
+    const ids = [...written]
+    const reads = await inBatches(
+      ids.flatMap((id) => [a, b].map((gw) => ({ id, gw }))),
+      25,
+      async ({ id, gw }) => ({ id, gw, res: await recoveries(gw, `/${id}`) }),
+    )
+    const contents = new Set<string>()
+    for (const { id, gw, res } of reads) {
+      expect(res.status, `GET ${id} through ${gw === a ? 'A' : 'B'}`).toBe(200)
+      expect(res.json.request_id).toBe(id)
+      const content = contentOf(res.json)
+      expect(content.startsWith(writtenByA.has(id) ? 'a-' : 'b-')).toBe(true)
+      contents.add(content)
+    }
+    expect(contents).toEqual(new Set(sent.map((s) => s.content)))
+
+    const victim = [...writtenByA][0]!
+    const deleted = await recoveries(b, `/${victim}`, { method: 'DELETE' })
+    expect(deleted.status).toBe(200)
+    expect(deleted.json.deleted).toBe(true)
+    expect((await recoveries(a, `/${victim}`)).status).toBe(404)
+    expect((await recoveries(a, `/${victim}`, { method: 'DELETE' })).status).toBe(404)
+    const afterDelete = await recoveries(a)
+    expect(afterDelete.json.count).toBe(199)
+    expect(afterDelete.json.items.some((item: { request_id: string }) => item.request_id === victim)).toBe(false)
+    expect(await keysMatching(admin!, `${RUN}-share::*`)).toHaveLength(199 * 3 + 1)
+  })
+
+  it('shows records written before a restart to the restarted gateway', async () => {
+    const first = await startGatewayProcess(settings('restart'))
+    await Promise.all(['r-1', 'r-2', 'r-3'].map((content) => interrupt(first, content)))
+    await waitForUsages(first, 3)
+    const before = (await recoveries(first)).json
+    expect(before.count).toBe(3)
+    expect(await first.stop()).toBe(0)
+    expect(first.events.some((e) => e.closed)).toBe(true)
+
+    const second = await startGatewayProcess(settings('restart'))
+    expect((await recoveries(second)).json).toEqual(before)
+    const detail = await recoveries(second, `/${before.items[0].request_id}`)
+    expect(detail.status).toBe(200)
+    expect(['r-1', 'r-2', 'r-3']).toContain(contentOf(detail.json))
+  })
+
+  it('keeps keys differing only in ":" and "*" apart, and builds every Redis key from hex owner ids', async () => {
+    const keys = ['sk-a:b', 'sk-a*b', 'sk-a:*', 'sk-a?b[c]{d}']
+    const gw = await startGatewayProcess(settings('keys', { apiKeys: keys }))
+    await Promise.all(keys.flatMap((key, k) => Array.from({ length: k + 1 }, (_, j) => interrupt(gw, `${key}#${j}`, key))))
+    await waitForUsages(gw, 1 + 2 + 3 + 4)
+    for (const [k, key] of keys.entries()) {
+      const list = await recoveries(gw, '', { key })
+      expect(list.json.count, key).toBe(k + 1)
+      for (const item of list.json.items) expect(contentOf((await recoveries(gw, `/${item.request_id}`, { key })).json).startsWith(`${key}#`)).toBe(true)
+    }
+
+    const prefix = `${RUN}-keys::`
+    const stored = await keysMatching(admin!, `${prefix}*`)
+    expect(stored).toHaveLength(4 + 3 * (1 + 2 + 3 + 4))
+    const owners = new Set<string>()
+    for (const key of stored) {
+      expect(key.startsWith(prefix)).toBe(true)
+      const match = LAYOUT.exec(key.slice(prefix.length))
+      expect(match, key).not.toBeNull()
+      owners.add((match![1] ?? match![2])!)
+    }
+    expect(owners.size).toBe(4)
+    expect(stored.some((key) => key.includes('sk-'))).toBe(false)
+  })
+
+  it('lets Redis expire records and index, and never lists a record past its expiry', { timeout: 60_000 }, async () => {
+    const QUIET = 'sk-e2e-never-listed'
+    const gw = await startGatewayProcess(settings('ttl', { apiKeys: [KEY, QUIET], ttlMs: 4000 }))
+    await Promise.all([interrupt(gw, 't-1'), interrupt(gw, 't-2'), interrupt(gw, 'q-1', QUIET)])
+    await waitForUsages(gw, 3)
+    const prefix = `${RUN}-ttl::`
+    const stored = await keysMatching(admin!, `${prefix}*`)
+    expect(stored).toHaveLength(3 * 3 + 2)
+    for (const key of stored) {
+      const pttl = await admin!.pTTL(key)
+      expect(pttl, key).toBeGreaterThan(0)
+      expect(pttl, key).toBeLessThanOrEqual(4000)
+    }
+    const expiresAt = new Map<string, number>()
+    for (const key of stored.filter((k) => k.startsWith(`${prefix}idx:`))) {
+      for (const [id, entry] of Object.entries(await admin!.hGetAll(key))) expiresAt.set(id, JSON.parse(entry).expires_at)
+    }
+    expect(expiresAt.size).toBe(3)
+
+    // Poll only KEY's list; QUIET's index is never read, so only Redis itself can remove it.
+    await eventually(async () => {
+      const askedAt = Date.now()
+      const list = await recoveries(gw)
+      expect(list.status).toBe(200)
+      for (const item of list.json.items) expect(askedAt, `listed ${item.request_id} after its expiry`).toBeLessThan(expiresAt.get(item.request_id)!)
+      return (await keysMatching(admin!, `${prefix}*`)).length === 0
+    }, 30_000)
+    expect((await recoveries(gw)).json).toEqual({ count: 0, items: [] })
+    expect((await recoveries(gw, '', { key: QUIET })).json).toEqual({ count: 0, items: [] })
+  })
+
+  it('keeps proxying while Redis is down, answers 503 on recoveries, logs lost records, and recovers', { timeout: 120_000 }, async () => {
+    const port = await freePort()
+    let redis = await startOwnRedis(port)
+    const gw = await startGatewayProcess(settings('fault', { redisUrl: `redis://127.0.0.1:${port}` }))
+    await interrupt(gw, 'before')
+    await waitForUsages(gw, 1)
+    expect((await recoveries(gw)).json.count).toBe(1)
+
+    // Cut off while their upstream calls run; Redis stops before any of them answers.
+    const lost = Array.from({ length: 8 }, (_, i) => `lost-${i}`)
+    await Promise.all(lost.map((content) => interrupt(gw, content, KEY, 1500)))
+    await killOwnRedis(redis)
+
+    const delivered = new Set<string>()
+    for (let i = 0; i < 5; i++) {
+      const res = await answered('chat while Redis is down', call(`${gw.url}/v1/chat/completions`, { headers: bearer(KEY), body: chatBody(`up-${i}`, { mock: { delay_ms: 0 } }) }))
+      expect(res.status).toBe(200)
+      expect(res.json.object).toBe('chat.completion')
+      delivered.add(String(res.headers['x-request-id']))
+    }
+    const down: Array<[string, Promise<TestResponse>]> = [
+      ['list', recoveries(gw)],
+      ['lookup', call(`${gw.url}/v1/recoveries/lookup`, { headers: bearer(KEY), body: chatBody('before', { mock: { delay_ms: 400 } }) })],
+      ['get', recoveries(gw, `/${ULID}`)],
+      ['delete', recoveries(gw, `/${ULID}`, { method: 'DELETE' })],
+      ['delete all', recoveries(gw, '?all=true', { method: 'DELETE' })],
+    ]
+    for (const [what, pending] of down) {
+      const res = await answered(`${what} while Redis is down`, pending)
+      expect(res.status, what).toBe(503)
+      expect(res.json.error.code, what).toBe('store_unavailable')
+      expect(res.json.error.message, what).toMatch(/redis|store/i)
+    }
+
+    // Every interrupted call whose record could not be written is logged with its request id.
+    await waitForUsages(gw, 1 + lost.length + delivered.size)
+    const unstored = new Set(usages(gw).flatMap((u) => (u.recovered || delivered.has(u.requestId) ? [] : [u.requestId])))
+    expect(unstored.size).toBe(lost.length)
+    const logged = () => new Set(gw.events.flatMap((e) => (e.message === STORE_FAILED ? [String(e.meta?.requestId)] : [])))
+    await eventually(() => logged().size >= lost.length, 30_000)
+    expect(logged()).toEqual(unstored)
+
+    // Back up, empty (it persists nothing): new interruptions are stored again.
+    redis = await startOwnRedis(port)
+    await eventually(async () => (await recoveries(gw)).status === 200, 30_000)
+    const seen = usages(gw).length
+    await Promise.all(['after-1', 'after-2', 'after-3'].map((content) => interrupt(gw, content)))
+    await waitForUsages(gw, seen + 3)
+    expect(usages(gw).slice(seen).every((u) => u.recovered)).toBe(true)
+    const list = (await recoveries(gw)).json
+    expect(list.count).toBe(3)
+    for (const item of list.items) expect(['after-1', 'after-2', 'after-3']).toContain(contentOf((await recoveries(gw, `/${item.request_id}`)).json))
+
+    // No crash all along, and a clean shutdown even with Redis gone again.
+    expect(gw.child.exitCode).toBeNull()
+    await killOwnRedis(redis)
+    expect(await gw.stop()).toBe(0)
+    expect(gw.stderr()).not.toMatch(/unhandled|uncaught/i)
+  })
+})

@@ -1,0 +1,70 @@
+import { afterAll, beforeAll } from 'vitest'
+import { createGateway, type Gateway } from '../../src/gateway.js'
+import type { GatewayOptions } from '../../src/types.js'
+import { startMockUpstream } from './mock-upstream/index.mjs'
+import type { ServerKind } from './servers.js'
+
+/** Keys of two clients, and the gateway's own key for the mock upstream. */
+export const KEY_A = 'sk-test-alice'
+export const KEY_B = 'sk-test-bob'
+export const UPSTREAM_KEY = 'sk-upstream-secret-0123456789'
+
+/** Authorization header of a client key. */
+export const bearer = (key: string) => ({ authorization: `Bearer ${key}` })
+
+/** A mock upstream, a gateway in front of it and a real server hosting the gateway. */
+export interface Fixture {
+  url: string
+  gateway: Gateway
+  mock: Awaited<ReturnType<typeof startMockUpstream>>
+  logs: Array<{ level: 'warn' | 'error'; message: string; meta?: Record<string, unknown> }>
+  close(): Promise<void>
+}
+
+/**
+ * The chain for the tests of the calling block: started before them, closed after them. The object is filled in
+ * by the time a test runs, so tests can share it without a variable of their own.
+ */
+export function useFixture(kind: ServerKind, overrides: Partial<GatewayOptions> = {}): Fixture {
+  const fx = {} as Fixture
+  beforeAll(async () => {
+    Object.assign(fx, await startFixture(kind, overrides))
+  })
+  afterAll(() => fx.close())
+  return fx
+}
+
+/** Starts the whole chain on port 0; `overrides` replace top-level gateway options. */
+export async function startFixture(kind: ServerKind, overrides: Partial<GatewayOptions> = {}): Promise<Fixture> {
+  const mock = await startMockUpstream({ apiKey: UPSTREAM_KEY })
+  const logs: Fixture['logs'] = []
+  const gateway = createGateway({
+    upstreams: {
+      mock: { type: 'openai', baseUrl: `${mock.url}/v1`, apiKey: UPSTREAM_KEY },
+      gem: { type: 'gemini', baseUrl: mock.url, apiKey: UPSTREAM_KEY },
+    },
+    models: [
+      { id: 'gpt-4o-mini', upstream: 'mock', created: 1700000000 },
+      { id: 'renamed', upstream: 'mock', upstreamModel: 'upstream-name', ownedBy: 'acme', created: 1700000001 },
+      { id: 'gemini-2.5-flash', upstream: 'gem', created: 1700000002 },
+    ],
+    auth: { apiKeys: [KEY_A, KEY_B] },
+    logger: {
+      warn: (message, meta) => logs.push({ level: 'warn', message, meta }),
+      error: (message, meta) => logs.push({ level: 'error', message, meta }),
+    },
+    ...overrides,
+  })
+  const server = await kind.mount(gateway)
+  return {
+    url: server.url,
+    gateway,
+    mock,
+    logs,
+    async close() {
+      await server.close()
+      await gateway.close()
+      await mock.close()
+    },
+  }
+}

@@ -1,0 +1,132 @@
+import { type ChildProcess, execFile, spawn } from 'node:child_process'
+import { once } from 'node:events'
+import { readdirSync, statSync } from 'node:fs'
+import { join } from 'node:path'
+import { setTimeout as sleep } from 'node:timers/promises'
+import { fileURLToPath } from 'node:url'
+import { promisify } from 'node:util'
+import { eventually } from './http.js'
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url))
+const SCRIPT = join(ROOT, 'test/support/redis-gateway.mjs')
+
+/** One line a gateway process reported (see test/support/redis-gateway.mjs). */
+export interface ProcessEvent {
+  listening?: number
+  log?: 'warn' | 'error'
+  message?: string
+  meta?: Record<string, unknown>
+  usage?: { requestId: string; recovered: boolean }
+  closed?: boolean
+}
+
+/** A gateway running in its own Node process. */
+export interface GatewayProcess {
+  url: string
+  child: ChildProcess
+  /** Everything it reported so far, in order. */
+  events: ProcessEvent[]
+  /** Its stderr so far (empty unless something went badly wrong). */
+  stderr(): string
+  /** SIGTERM, then SIGKILL if it has not exited within `graceMs`; resolves to the exit code (null when killed). */
+  stop(graceMs?: number): Promise<number | null>
+}
+
+/** Settings of one gateway process. */
+export interface GatewayProcessEnv {
+  redisUrl: string
+  namespace: string
+  upstreamUrl: string
+  apiKeys: string[]
+  ttlMs?: number
+}
+
+const running = new Set<ChildProcess>()
+
+// Children also leave on their own when this process goes (their IPC channel closes); this covers a plain exit.
+process.once('exit', () => {
+  for (const child of running) child.kill('SIGKILL')
+})
+
+function newestMtime(path: string): number {
+  const stat = statSync(path)
+  if (!stat.isDirectory()) return stat.mtimeMs
+  let newest = 0
+  for (const entry of readdirSync(path)) newest = Math.max(newest, newestMtime(join(path, entry)))
+  return newest
+}
+
+/** Builds the package once when `dist` is missing or older than its sources: the children import it by name. */
+export async function ensureBuilt(): Promise<void> {
+  const sources = ['src', 'adapters', 'package.json', 'tsup.config.ts'].map((p) => newestMtime(join(ROOT, p)))
+  let built = 0
+  try {
+    built = Math.min(...['dist/index.js', 'dist/node.js'].map((p) => statSync(join(ROOT, p)).mtimeMs))
+  } catch {
+    built = 0
+  }
+  if (built > Math.max(...sources)) return
+  await promisify(execFile)('npm', ['run', 'build'], { cwd: ROOT, timeout: 180_000 })
+}
+
+/** Starts a gateway process and waits until it listens. */
+export async function startGatewayProcess(settings: GatewayProcessEnv): Promise<GatewayProcess> {
+  const child = spawn(process.execPath, [SCRIPT], {
+    cwd: ROOT,
+    env: {
+      ...process.env,
+      REDIS_URL: settings.redisUrl,
+      NAMESPACE: settings.namespace,
+      UPSTREAM_URL: settings.upstreamUrl,
+      API_KEYS: JSON.stringify(settings.apiKeys),
+      TTL_MS: settings.ttlMs === undefined ? '' : String(settings.ttlMs),
+    },
+    stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
+  })
+  running.add(child)
+  child.once('exit', () => running.delete(child))
+  const events: ProcessEvent[] = []
+  let stderr = ''
+  let pending = ''
+  child.stdout?.setEncoding('utf8').on('data', (chunk: string) => {
+    pending += chunk
+    const lines = pending.split('\n')
+    pending = lines.pop() ?? ''
+    for (const line of lines) if (line.trim()) events.push(JSON.parse(line) as ProcessEvent)
+  })
+  child.stderr?.setEncoding('utf8').on('data', (chunk: string) => {
+    stderr += chunk
+  })
+  const stop = async (graceMs = 10_000): Promise<number | null> => {
+    if (child.exitCode !== null || child.signalCode !== null) return child.exitCode
+    const exited = once(child, 'exit')
+    child.kill('SIGTERM')
+    const timer = setTimeout(() => child.kill('SIGKILL'), graceMs)
+    await exited
+    clearTimeout(timer)
+    return child.exitCode
+  }
+  try {
+    const port = await eventually(() => {
+      if (child.exitCode !== null) throw new Error(`gateway process exited (${child.exitCode}): ${stderr}`)
+      return events.find((e) => e.listening)?.listening
+    }, 20_000)
+    return { url: `http://127.0.0.1:${port}`, child, events, stderr: () => stderr, stop }
+  } catch (error) {
+    await stop(1000)
+    throw error
+  }
+}
+
+/** Stops every gateway process still running (SIGKILL after a grace period). */
+export async function stopAllGatewayProcesses(): Promise<void> {
+  await Promise.all(
+    [...running].map(async (child) => {
+      if (child.exitCode !== null || child.signalCode !== null) return
+      const exited = once(child, 'exit')
+      child.kill('SIGTERM')
+      await Promise.race([exited, sleep(5000)])
+      child.kill('SIGKILL')
+    }),
+  )
+}

@@ -1,0 +1,16 @@
+/**
+ * A seeded pseudo-random source (mulberry32): the same seed gives the same sequence, so generated cases and
+ * benchmark bodies repeat from run to run and from process to process.
+ * @param {number} seed
+ * @returns {() => number} a number in [0, 1) per call
+ */
+export function mulberry32(seed) {
+  let a = seed >>> 0
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0
+    let t = a
+    t = Math.imul(t ^ (t >>> 15), t | 1)
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
+  }
+}

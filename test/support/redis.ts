@@ -1,0 +1,105 @@
+import { type ChildProcess, spawn } from 'node:child_process'
+import { once } from 'node:events'
+import { setTimeout as sleep } from 'node:timers/promises'
+import { createClient } from '@keyv/redis'
+import { describe, it } from 'vitest'
+
+/** The shared Redis the suites use; private servers for fault tests are started by `startOwnRedis`. */
+export const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379'
+
+/** A plain node-redis client, for looking at what the gateway wrote. */
+export type AdminClient = ReturnType<typeof createClient>
+
+/** Whether a Redis answers PING at `url` within about a second. */
+export async function redisReachable(url: string): Promise<boolean> {
+  const client = createClient({ url, socket: { connectTimeout: 1000, reconnectStrategy: false } })
+  client.on('error', () => {})
+  try {
+    await client.connect()
+    await client.ping()
+    return true
+  } catch {
+    return false
+  } finally {
+    if (client.isOpen) client.destroy()
+  }
+}
+
+/**
+ * Declares a Redis suite: runs `body` when Redis is reachable; otherwise fails under CI and skips elsewhere,
+ * saying how to enable it.
+ */
+export async function describeWithRedis(title: string, body: () => void): Promise<void> {
+  if (await redisReachable(REDIS_URL)) {
+    describe(title, body)
+    return
+  }
+  if (process.env.CI) {
+    describe(title, () => {
+      it('needs a reachable Redis in CI', () => {
+        throw new Error(`Redis is not reachable at ${REDIS_URL}: start redis-server or set REDIS_URL.`)
+      })
+    })
+    return
+  }
+  console.warn(
+    `[${title}] skipped: no Redis at ${REDIS_URL}. Start one (redis-server --port 6379 --save '' --appendonly no) or set REDIS_URL; with CI set this suite fails instead.`,
+  )
+  describe.skip(`${title} (no Redis at ${REDIS_URL}; start redis-server or set REDIS_URL)`, () => {
+    it('needs Redis', () => {})
+  })
+}
+
+/** Every key matching a SCAN pattern (the whole keyspace is walked, never KEYS). */
+export async function keysMatching(admin: AdminClient, pattern: string): Promise<string[]> {
+  const found: string[] = []
+  let cursor = '0'
+  do {
+    const reply = await admin.scan(cursor, { MATCH: pattern, COUNT: 1000 })
+    cursor = String(reply.cursor)
+    found.push(...reply.keys)
+  } while (cursor !== '0')
+  return found
+}
+
+const ownServers = new Set<ChildProcess>()
+
+// A failing or interrupted run must not leave private servers behind.
+process.once('exit', () => {
+  for (const child of ownServers) child.kill('SIGKILL')
+})
+
+/** A private redis-server on `port` as a child process, never persisting anything; the shared one is never touched. */
+export async function startOwnRedis(port: number): Promise<ChildProcess> {
+  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--daemonize', 'no'], {
+    stdio: 'ignore',
+  })
+  ownServers.add(child)
+  child.once('exit', () => ownServers.delete(child))
+  let spawnError: Error | undefined
+  child.once('error', (error) => {
+    spawnError = error
+    ownServers.delete(child)
+  })
+  for (let i = 0; i < 100; i++) {
+    if (spawnError) throw new Error(`redis-server could not be started (${spawnError.message}); the fault tests need it on PATH`)
+    if (await redisReachable(`redis://127.0.0.1:${port}`)) return child
+    if (child.exitCode !== null) break
+    await sleep(100)
+  }
+  child.kill('SIGKILL')
+  throw new Error(`redis-server on port ${port} did not start`)
+}
+
+/** Kills a private redis-server at once (no shutdown save) and waits until it is gone. */
+export async function killOwnRedis(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return
+  const exited = once(child, 'exit')
+  child.kill('SIGKILL')
+  await exited
+}
+
+/** Kills every private redis-server still running. */
+export async function killAllOwnRedis(): Promise<void> {
+  await Promise.all([...ownServers].map(killOwnRedis))
+}

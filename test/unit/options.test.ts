@@ -1,0 +1,65 @@
+import Keyv from 'keyv'
+import { describe, expect, it } from 'vitest'
+import { GatewayError, isGatewayError } from '../../src/errors.js'
+import { createGateway } from '../../src/gateway.js'
+import type { GatewayOptions } from '../../src/types.js'
+
+const valid: GatewayOptions = {
+  upstreams: { openai: { type: 'openai', baseUrl: 'https://api.example.com/v1', apiKey: 'k' } },
+  models: [{ id: 'gpt-4o-mini', upstream: 'openai' }],
+  auth: { apiKeys: ['sk-1'] },
+}
+
+function rejects(patch: Record<string, unknown>, message: RegExp) {
+  let caught: unknown
+  try {
+    createGateway({ ...valid, ...patch } as GatewayOptions)
+  } catch (error) {
+    caught = error
+  }
+  expect(isGatewayError(caught)).toBe(true)
+  expect((caught as GatewayError).code).toBe('invalid_options')
+  expect((caught as GatewayError).message).toMatch(message)
+}
+
+describe('createGateway options', () => {
+  it('accepts a minimal valid configuration and closes cleanly', async () => {
+    const gateway = createGateway(valid)
+    await gateway.close()
+    await gateway.close()
+  })
+
+  it('accepts a Keyv store and an authenticate function', async () => {
+    const gateway = createGateway({ ...valid, store: new Keyv(), auth: { authenticate: () => ({ owner: 'team-1' }) } })
+    await gateway.close()
+  })
+
+  it.each([
+    [{ upstreams: {} }, /upstreams/],
+    [{ upstreams: { a: { type: 'anthropic', baseUrl: 'https://x' } } }, /type/],
+    [{ upstreams: { a: { type: 'openai', baseUrl: 'not a url' } } }, /baseUrl/],
+    [{ upstreams: { a: { type: 'openai', baseUrl: 'ftp://x' } } }, /http/],
+    [{ upstreams: { a: { type: 'openai', baseUrl: 'https://u:p@x' } } }, /credentials/],
+    [{ upstreams: { a: { type: 'openai', baseUrl: 'https://x', apiKey: '' } } }, /apiKey/],
+    [{ models: [] }, /models/],
+    [{ models: [{ id: 'x', upstream: 'missing' }] }, /upstream/],
+    [{ models: [{ id: '', upstream: 'openai' }] }, /id/],
+    [{ models: [{ id: 'a b', upstream: 'openai' }] }, /id/],
+    [{ models: [{ id: 'x', upstream: 'openai' }, { id: 'x', upstream: 'openai' }] }, /twice/],
+    [{ models: [{ id: 'x', upstream: 'openai', created: -1 }] }, /created/],
+    [{ auth: {} }, /apiKeys/],
+    [{ auth: { apiKeys: [] } }, /apiKeys/],
+    [{ auth: { apiKeys: ['has space'] } }, /apiKeys/],
+    [{ auth: { authenticate: 'yes' } }, /authenticate/],
+    [{ store: {} }, /store/],
+    [{ recovery: { ttlMs: 0 } }, /ttlMs/],
+    [{ recovery: { maxStoredRequestBytes: 1.5 } }, /maxStoredRequestBytes/],
+    [{ limits: { maxRequestBytes: -1 } }, /maxRequestBytes/],
+    [{ timeouts: { upstreamMs: 'soon' } }, /upstreamMs/],
+    [{ onUsage: 'nope' }, /onUsage/],
+  ])('rejects %j', (patch, message) => rejects(patch, message))
+
+  it('rejects a missing options object', () => {
+    expect(() => createGateway(undefined as unknown as GatewayOptions)).toThrow(GatewayError)
+  })
+})

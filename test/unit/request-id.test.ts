@@ -1,0 +1,23 @@
+import { describe, expect, it } from 'vitest'
+import { newRequestId, REQUEST_ID_PATTERN } from '../../src/http/request-id.js'
+
+describe('request ids', () => {
+  it('are 26 URL-safe characters', () => {
+    const id = newRequestId()
+    expect(id).toMatch(REQUEST_ID_PATTERN)
+    expect(encodeURIComponent(id)).toBe(id)
+  })
+
+  it('strictly increase, also within one millisecond', () => {
+    const now = Date.now()
+    const ids = Array.from({ length: 1000 }, () => newRequestId(now))
+    for (let i = 1; i < ids.length; i++) expect(ids[i]! > ids[i - 1]!).toBe(true)
+  })
+
+  it('sort by creation time', () => {
+    const earlier = newRequestId(Date.UTC(2030, 0, 1))
+    const later = newRequestId(Date.UTC(2030, 0, 2))
+    expect(earlier < later).toBe(true)
+    expect(later.slice(0, 10) > earlier.slice(0, 10)).toBe(true)
+  })
+})

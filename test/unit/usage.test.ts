@@ -1,0 +1,141 @@
+import { describe, expect, it } from 'vitest'
+import { usageOfBody } from '../../src/call/usage.js'
+import { gemini as geminiDialect, openai as openaiDialect } from '../../src/dialects/index.js'
+import { StreamTail } from '../../src/sse/tail.js'
+
+/** Cuts a byte string at the given offsets, so one event can span several chunks. */
+function cut(bytes: Buffer, offsets: number[]): Buffer[] {
+  const points = [...new Set([0, ...offsets, bytes.length])].sort((a, b) => a - b)
+  return points.slice(1).map((end, i) => bytes.subarray(points[i], end))
+}
+
+function tailOf(chunks: Buffer[]): StreamTail {
+  const tail = new StreamTail()
+  for (const chunk of chunks) tail.write(chunk)
+  return tail
+}
+
+const geminiFrame = (text: string, extra: Record<string, unknown> = {}) =>
+  `data: ${JSON.stringify({ candidates: [{ content: { parts: [{ text }], role: 'model' }, index: 0 }], ...extra })}\r\n\r\n`
+
+describe('usage normalisation', () => {
+  it('counts Gemini tool-use prompt tokens as input and thoughts as output', () => {
+    const response = {
+      candidates: [{ content: { parts: [{ text: 'hi' }], role: 'model' }, finishReason: 'STOP', index: 0 }],
+      usageMetadata: {
+        promptTokenCount: 100,
+        toolUsePromptTokenCount: 20,
+        candidatesTokenCount: 7,
+        thoughtsTokenCount: 50,
+        totalTokenCount: 177,
+        promptTokensDetails: [{ modality: 'TEXT', tokenCount: 100 }],
+      },
+      modelVersion: 'gemini-2.5-flash',
+      responseId: 'r1',
+    }
+    expect(geminiDialect.usage(response)).toEqual({ input_tokens: 120, output_tokens: 57, total_tokens: 177 })
+    expect(usageOfBody(geminiDialect, Buffer.from(JSON.stringify(response)))).toEqual({ input_tokens: 120, output_tokens: 57, total_tokens: 177 })
+  })
+
+  it('takes a Gemini response without tool-use or thoughts counts as prompt and candidates only', () => {
+    const usage = geminiDialect.usage({ usageMetadata: { promptTokenCount: 3, candidatesTokenCount: 4, totalTokenCount: 7 } })
+    expect(usage).toEqual({ input_tokens: 3, output_tokens: 4, total_tokens: 7 })
+  })
+
+  it('takes a chat completion’s prompt and completion tokens (reasoning is already inside completion_tokens)', () => {
+    const completion = {
+      id: 'chatcmpl-1',
+      object: 'chat.completion',
+      choices: [{ index: 0, message: { role: 'assistant', content: 'hi' }, finish_reason: 'stop' }],
+      usage: {
+        prompt_tokens: 12,
+        completion_tokens: 30,
+        total_tokens: 42,
+        prompt_tokens_details: { cached_tokens: 4, audio_tokens: 0 },
+        completion_tokens_details: { reasoning_tokens: 20, audio_tokens: 0, accepted_prediction_tokens: 0, rejected_prediction_tokens: 0 },
+      },
+    }
+    expect(openaiDialect.usage(completion)).toEqual({ input_tokens: 12, output_tokens: 30, total_tokens: 42 })
+  })
+
+  it('reports nothing when usage is missing, null or the body is not JSON', () => {
+    expect(openaiDialect.usage({ id: 'x', choices: [] })).toBeUndefined()
+    expect(openaiDialect.usage({ usage: null })).toBeUndefined()
+    expect(geminiDialect.usage({ candidates: [] })).toBeUndefined()
+    expect(geminiDialect.usage({ usageMetadata: null })).toBeUndefined()
+    // The other format's field is not read: each endpoint has its own.
+    expect(geminiDialect.usage({ usage: { prompt_tokens: 1, completion_tokens: 1 } })).toBeUndefined()
+    expect(openaiDialect.usage({ usageMetadata: { promptTokenCount: 1 } })).toBeUndefined()
+    expect(openaiDialect.usage(null)).toBeUndefined()
+    expect(geminiDialect.usage('text')).toBeUndefined()
+    expect(usageOfBody(geminiDialect, Buffer.from('{"usageMetadata":'))).toBeUndefined()
+    expect(usageOfBody(openaiDialect, Buffer.from(''))).toBeUndefined()
+  })
+
+  it('counts absent, negative or non-numeric fields as zero', () => {
+    const usage = geminiDialect.usage({
+      usageMetadata: { promptTokenCount: '5', candidatesTokenCount: -3, thoughtsTokenCount: 2, toolUsePromptTokenCount: null },
+    })
+    expect(usage).toEqual({ input_tokens: 0, output_tokens: 2, total_tokens: 2 })
+    expect(openaiDialect.usage({ usage: {} })).toEqual({ input_tokens: 0, output_tokens: 0, total_tokens: 0 })
+  })
+})
+
+describe('stream tail', () => {
+  const gemini = Buffer.from(
+    geminiFrame('Hé', { usageMetadata: { promptTokenCount: 9, candidatesTokenCount: 1, totalTokenCount: 10 } }) +
+      geminiFrame('llo 世界', { usageMetadata: { promptTokenCount: 9, candidatesTokenCount: 3, totalTokenCount: 12 } }) +
+      geminiFrame('!', {
+        usageMetadata: { promptTokenCount: 9, toolUsePromptTokenCount: 2, candidatesTokenCount: 4, thoughtsTokenCount: 6, totalTokenCount: 21 },
+      }),
+  )
+  const final = { input_tokens: 11, output_tokens: 10, total_tokens: 21 }
+
+  it('reads the usage of the final Gemini frame, wherever the stream was cut into chunks', () => {
+    for (let at = 1; at < gemini.length; at++) {
+      expect(tailOf(cut(gemini, [at])).usage(geminiDialect), `cut at ${at}`).toEqual(final)
+    }
+    expect(tailOf(cut(gemini, Array.from({ length: gemini.length }, (_, i) => i))).usage(geminiDialect)).toEqual(final)
+  })
+
+  it('reads a final event whose JSON spans several data: lines, with LF or CRLF line ends', () => {
+    for (const eol of ['\n', '\r\n']) {
+      const text =
+        geminiFrame('a') +
+        `data: {"candidates":[{"content":{"parts":[{"text":"b"}],"role":"model"},"index":0}],${eol}` +
+        `data: "usageMetadata":{"promptTokenCount":5,"candidatesTokenCount":2,${eol}` +
+        `data: "thoughtsTokenCount":1}}${eol}${eol}`
+      expect(tailOf(cut(Buffer.from(text), [7, 40, 120])).usage(geminiDialect)).toEqual({ input_tokens: 5, output_tokens: 3, total_tokens: 8 })
+    }
+  })
+
+  it('reads a chat stream’s usage chunk before [DONE], skipping frames whose usage is null', () => {
+    const frame = (body: unknown) => `data: ${JSON.stringify(body)}\n\n`
+    const text =
+      frame({ object: 'chat.completion.chunk', choices: [{ index: 0, delta: { content: 'hi' } }], usage: null }) +
+      frame({ object: 'chat.completion.chunk', choices: [{ index: 0, delta: {}, finish_reason: 'stop' }], usage: null }) +
+      frame({ object: 'chat.completion.chunk', choices: [], usage: { prompt_tokens: 8, completion_tokens: 5, total_tokens: 13 } }) +
+      'data: [DONE]\n\n'
+    const bytes = Buffer.from(text)
+    const done = text.lastIndexOf('[DONE]')
+    for (const at of [1, done - 3, done + 2, bytes.length - 1]) {
+      expect(tailOf(cut(bytes, [at])).usage(openaiDialect)).toEqual({ input_tokens: 8, output_tokens: 5, total_tokens: 13 })
+    }
+  })
+
+  it('reports nothing for a stream without usage', () => {
+    expect(tailOf([Buffer.from(geminiFrame('a') + geminiFrame('b'))]).usage(geminiDialect)).toBeUndefined()
+    expect(tailOf([Buffer.from('data: {"choices":[]}\n\ndata: [DONE]\n\n')]).usage(openaiDialect)).toBeUndefined()
+    expect(new StreamTail().usage(openaiDialect)).toBeUndefined()
+  })
+
+  it('still finds the final usage after far more than its window of earlier frames', () => {
+    const tail = new StreamTail()
+    const big = Buffer.from(geminiFrame('x'.repeat(8000), { usageMetadata: { promptTokenCount: 1, candidatesTokenCount: 1 } }))
+    for (let i = 0; i < 200; i++) tail.write(big)
+    // The window is cut at a chunk boundary that may fall mid-event: that partial event is simply skipped.
+    tail.write(big.subarray(0, 100))
+    tail.write(Buffer.concat([big.subarray(100), Buffer.from(geminiFrame('end', { usageMetadata: { promptTokenCount: 40, candidatesTokenCount: 2 } }))]))
+    expect(tail.usage(geminiDialect)).toEqual({ input_tokens: 40, output_tokens: 2, total_tokens: 42 })
+  })
+})
