@@ -22,7 +22,10 @@ function time(fn) {
   return { ms: Number(process.hrtime.bigint() - start) / 1e6, out }
 }
 
-const floorFromText = (text) => createHash('sha256').update(JSON.stringify(JSON.parse(text))).digest('hex')
+const floorFromText = (text) =>
+  createHash('sha256')
+    .update(JSON.stringify(JSON.parse(text)))
+    .digest('hex')
 const floorFromValue = (value) => createHash('sha256').update(JSON.stringify(value)).digest('hex')
 
 /** @type {Record<string, string>} */

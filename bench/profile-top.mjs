@@ -27,7 +27,9 @@ for (const file of files) {
   // Sample counts per node, weighted by the time delta that follows each sample.
   const selfUs = new Map()
   const deltas = profile.timeDeltas ?? []
-  profile.samples.forEach((id, i) => selfUs.set(id, (selfUs.get(id) ?? 0) + (deltas[i + 1] ?? deltas[i] ?? 0)))
+  profile.samples.forEach((id, i) => {
+    selfUs.set(id, (selfUs.get(id) ?? 0) + (deltas[i + 1] ?? deltas[i] ?? 0))
+  })
   const totalUs = [...selfUs.values()].reduce((a, b) => a + b, 0)
   const name = (node) => {
     const f = node.callFrame
@@ -53,7 +55,10 @@ for (const file of files) {
   console.log('  self time:')
   for (const [label, us] of [...self].sort((a, b) => b[1] - a[1]).slice(0, top)) console.log(`    ${pct(us)}  ${label}`)
   console.log(`  total time of functions matching '${match}':`)
-  for (const [label, us] of [...inclusive].filter(([label]) => label.includes(match.replace(/^\//, ''))).sort((a, b) => b[1] - a[1]).slice(0, top)) {
+  for (const [label, us] of [...inclusive]
+    .filter(([label]) => label.includes(match.replace(/^\//, '')))
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, top)) {
     console.log(`    ${pct(us)}  ${label}`)
   }
 }

@@ -23,14 +23,31 @@ const TTL = 3 * 24 * 3600_000
 function payload(i, responseBytes) {
   const requestId = `01BENCH${String(i).padStart(19, '0')}`
   const request = JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'Write a long essay.' }] })
-  const response = JSON.stringify({ id: `chatcmpl-${i}`, object: 'chat.completion', choices: [{ index: 0, message: { role: 'assistant', content: 'x'.repeat(responseBytes) } }] })
+  const response = JSON.stringify({
+    id: `chatcmpl-${i}`,
+    object: 'chat.completion',
+    choices: [{ index: 0, message: { role: 'assistant', content: 'x'.repeat(responseBytes) } }],
+  })
   const envelope = JSON.stringify({
     v: 1,
-    record: { request_id: requestId, created_at: 1700000000, interrupted_reason: 'context canceled', request_body_hash: '0123456789abcdef', request: { request_body_hash: '0123456789abcdef', path: '/v1/chat/completions', endpoint: 'chat.completions', model: 'gpt-4o-mini' }, response: { response_body_size: response.length, status: 200, content_type: 'application/json' } },
+    record: {
+      request_id: requestId,
+      created_at: 1700000000,
+      interrupted_reason: 'context canceled',
+      request_body_hash: '0123456789abcdef',
+      request: { request_body_hash: '0123456789abcdef', path: '/v1/chat/completions', endpoint: 'chat.completions', model: 'gpt-4o-mini' },
+      response: { response_body_size: response.length, status: 200, content_type: 'application/json' },
+    },
     request_chars: request.length,
     response_chars: response.length,
   })
-  const entry = JSON.stringify({ request_id: requestId, created_at: 1700000000, interrupted_reason: 'context canceled', request_body_hash: '0123456789abcdef', expires_at: Date.now() + TTL })
+  const entry = JSON.stringify({
+    request_id: requestId,
+    created_at: 1700000000,
+    interrupted_reason: 'context canceled',
+    request_body_hash: '0123456789abcdef',
+    expires_at: Date.now() + TTL,
+  })
   return { requestId, request, response, envelope, entry }
 }
 

@@ -15,13 +15,13 @@ import { spawnSync } from 'node:child_process'
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
 import { fileURLToPath } from 'node:url'
-import { redisPart } from './parts/redis.mjs'
-import { hashPart, inflightMemoryPart, stallPart, storeMemoryPart } from './parts/big.mjs'
-import { latencyPart, ssePart, streamsHeldPart, throughputPart } from './parts/http.mjs'
-import { loadGenerator } from './lib/load.mjs'
 import { freePort } from '../test/support/free-port.mjs'
+import { loadGenerator } from './lib/load.mjs'
 import { pin, planCores, startChild, startForeign } from './lib/proc.mjs'
 import { verdictTable } from './lib/report.mjs'
+import { hashPart, inflightMemoryPart, stallPart, storeMemoryPart } from './parts/big.mjs'
+import { latencyPart, ssePart, streamsHeldPart, throughputPart } from './parts/http.mjs'
+import { redisPart } from './parts/redis.mjs'
 
 const BENCH = fileURLToPath(new URL('.', import.meta.url))
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
@@ -166,9 +166,21 @@ async function main() {
     cores: plan.cores,
     node: process.version,
     pinning: plan.pinned ? `servers on core ${plan.server}; mock and load generator on core ${plan.load}` : plan.note,
-    load: os.loadavg().map((v) => v.toFixed(2)).join(' '),
+    load: os
+      .loadavg()
+      .map((v) => v.toFixed(2))
+      .join(' '),
   }
-  const versions = ['undici', 'express', 'koa', 'autocannon', 'http-proxy-middleware', '@portkey-ai/gateway', '@hono/node-server', '@redis/client']
+  const versions = [
+    'undici',
+    'express',
+    'koa',
+    'autocannon',
+    'http-proxy-middleware',
+    '@portkey-ai/gateway',
+    '@hono/node-server',
+    '@redis/client',
+  ]
     .map((name) => [name, versionOf(name)])
     .filter(([, v]) => v)
     .map(([name, v]) => `${name} ${v}`)
@@ -203,7 +215,11 @@ async function main() {
         // headers, and every streamed answer fails with `TypeError: immutable` on Node 20.
         const port = await freePort()
         const script = `${BENCH}node_modules/@portkey-ai/gateway/build/start-server.js`
-        const server = await startForeign(process.execPath, [...execArgv, script, `--port=${port}`, '--headless'], { cwd: BENCH, port, cpus: plan.server })
+        const server = await startForeign(process.execPath, [...execArgv, script, `--port=${port}`, '--headless'], {
+          cwd: BENCH,
+          port,
+          cpus: plan.server,
+        })
         running.push(server)
         contestants.push({ ...c, target: targetFor(c.id, port, mockUrl), pid: server.child.pid })
         continue
@@ -240,7 +256,10 @@ async function main() {
       sections.push(results[name].text)
       console.log(results[name].text)
     } catch (error) {
-      const text = `### ${name}\n\nFailed: ${String(error?.stack ?? error).split('\n').slice(0, 3).join(' ')}\n`
+      const text = `### ${name}\n\nFailed: ${String(error?.stack ?? error)
+        .split('\n')
+        .slice(0, 3)
+        .join(' ')}\n`
       sections.push(text)
       console.log(text)
     }
@@ -258,7 +277,12 @@ async function main() {
       const server = await startChild(`${BENCH}server.mjs`, [id], { cpus: plan.server, env: serverEnv, execArgv })
       if (server.ready.type !== 'ready') continue
       running.push(server)
-      fresh.push({ ...CONTESTANTS.find((x) => x.id === id), target: targetFor(id, server.ready.port, mockUrl), pid: server.child.pid, server })
+      fresh.push({
+        ...CONTESTANTS.find((x) => x.id === id),
+        target: targetFor(id, server.ready.port, mockUrl),
+        pid: server.child.pid,
+        server,
+      })
     }
     try {
       return await stallPart({ ...c, contestants: fresh })
@@ -302,11 +326,20 @@ function verdictsOf(results) {
   const fmt = (value, digits = 2, unit = '') => (Number.isFinite(value) ? `${value.toFixed(digits)}${unit}` : '—')
   const added = lat?.['gw-node']?.added50.median
   const portkeyAdded = lat?.portkey?.added50.median
-  v.push({ target: 'node adapter added p50 at c=1 ≤ +0.35 ms over direct', measured: `${fmt(added, 3, ' ms')}`, ok: Number.isFinite(added) ? added <= 0.35 : undefined })
+  v.push({
+    target: 'node adapter added p50 at c=1 ≤ +0.35 ms over direct',
+    measured: `${fmt(added, 3, ' ms')}`,
+    ok: Number.isFinite(added) ? added <= 0.35 : undefined,
+  })
   const vsPortkey = added / portkeyAdded
-  v.push({ target: 'node adapter added p50 ≤ 0.3× Portkey’s', measured: fmt(vsPortkey, 2, '×'), ok: Number.isFinite(vsPortkey) ? vsPortkey <= 0.3 : undefined })
+  v.push({
+    target: 'node adapter added p50 ≤ 0.3× Portkey’s',
+    measured: fmt(vsPortkey, 2, '×'),
+    ok: Number.isFinite(vsPortkey) ? vsPortkey <= 0.3 : undefined,
+  })
   const r = thr?.ratios ?? {}
-  const check = (target, s, limit) => v.push({ target, measured: fmt(s?.median, 2, '×'), ok: Number.isFinite(s?.median) ? s.median >= limit : undefined })
+  const check = (target, s, limit) =>
+    v.push({ target, measured: fmt(s?.median, 2, '×'), ok: Number.isFinite(s?.median) ? s.median >= limit : undefined })
   check('node adapter req/s at c=32 ≥ 0.8× the floor', r.nodeVsFloor, 0.8)
   check('node adapter req/s at c=32 ≥ 6× Portkey', r.nodeVsPortkey, 6)
   check('Express adapter req/s ≥ 0.9× bare Express + undici', r.expressVsBare, 0.9)
@@ -327,15 +360,27 @@ function verdictsOf(results) {
     })
   }
   for (const [kind, row] of Object.entries(results.hash?.rows ?? {})) {
-    v.push({ target: `hash of a ${mb(results.hash.bytes)} body ≤ 1.3× the floor (${kind}, from text)`, measured: fmt(row.ratioText.median, 2, '×'), ok: row.ratioText.median <= 1.3 })
+    v.push({
+      target: `hash of a ${mb(results.hash.bytes)} body ≤ 1.3× the floor (${kind}, from text)`,
+      measured: fmt(row.ratioText.median, 2, '×'),
+      ok: row.ratioText.median <= 1.3,
+    })
   }
   for (const row of results.stall?.rows ?? []) {
     if (row.id !== 'gw-node') continue
-    v.push({ target: `small p99 with ${mb(results.stall.bytes)} bodies in flight ≤ 2× without (${row.kind})`, measured: fmt(row.ratio.median, 1, '×'), ok: row.ratio.median <= 2 })
+    v.push({
+      target: `small p99 with ${mb(results.stall.bytes)} bodies in flight ≤ 2× without (${row.kind})`,
+      measured: fmt(row.ratio.median, 1, '×'),
+      ok: row.ratio.median <= 2,
+    })
   }
   for (const row of results.inflight?.rows ?? []) {
     if (row.id !== 'gw-node') continue
-    v.push({ target: `peak RSS growth per in-flight ${mb(results.inflight.bytes)} request ≤ 3× the body (${row.kind})`, measured: fmt(row.perBody, 2, '×'), ok: row.perBody <= 3 })
+    v.push({
+      target: `peak RSS growth per in-flight ${mb(results.inflight.bytes)} request ≤ 3× the body (${row.kind})`,
+      measured: fmt(row.perBody, 2, '×'),
+      ok: row.perBody <= 3,
+    })
   }
   return v
 }

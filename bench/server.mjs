@@ -142,7 +142,10 @@ process.on('message', (message) => {
       return reply(process.memoryUsage())
     }
     case 'writes': {
-      const span = writes.lastRecovered > writes.firstUpstreamDone && writes.firstUpstreamDone > 0n ? Number(writes.lastRecovered - writes.firstUpstreamDone) / 1e6 : 0
+      const span =
+        writes.lastRecovered > writes.firstUpstreamDone && writes.firstUpstreamDone > 0n
+          ? Number(writes.lastRecovered - writes.firstUpstreamDone) / 1e6
+          : 0
       reply({ samples: writes.samples, recovered: writes.recovered, spanMs: span })
       if (message.reset) {
         writes.samples = []

@@ -33,7 +33,8 @@ const gateway = createGateway({
   upstreams,
   models,
   auth: { apiKeys: [demoKey] },
-  onUsage: (u) => console.log(`usage ${u.requestId} ${u.model}: ${u.input_tokens} in, ${u.output_tokens} out${u.recovered ? ' (recovered)' : ''}`),
+  onUsage: (u) =>
+    console.log(`usage ${u.requestId} ${u.model}: ${u.input_tokens} in, ${u.output_tokens} out${u.recovered ? ' (recovered)' : ''}`),
 })
 
 const server = http.createServer(nodeHandler(gateway))
@@ -54,11 +55,15 @@ API key for this demo: ${demoKey}
 
   # a stream
   curl -sN ${base}/v1/chat/completions -H 'Authorization: Bearer ${demoKey}' -H 'Content-Type: application/json' -d '${body.slice(0, -1)},"stream":true}'
-${gemini ? `
+${
+  gemini
+    ? `
   # the same in the Gemini format: the model is in the path, the key in x-goog-api-key
   curl -s ${base}/v1beta/models/${gemini}:generateContent -H 'x-goog-api-key: ${demoKey}' -H 'Content-Type: application/json' -d '${geminiBody}'
   curl -sN '${base}/v1beta/models/${gemini}:streamGenerateContent?alt=sse' -H 'x-goog-api-key: ${demoKey}' -H 'Content-Type: application/json' -d '${geminiBody}'
-` : ''}
+`
+    : ''
+}
   # the recovery flow: cut a request off, then find and fetch its response
   curl -s --max-time 1 ${base}/v1/chat/completions -H 'Authorization: Bearer ${demoKey}' -H 'Content-Type: application/json' -d '${body}'
   sleep 3

@@ -121,9 +121,8 @@ export async function readStream(client, target, body) {
   for await (const chunk of res.body) {
     const now = ms(process.hrtime.bigint() - start)
     pending += chunk.toString('utf8')
-    let cut
     let inThisRead = 0
-    while ((cut = pending.search(/\r?\n\r?\n/)) !== -1) {
+    for (let cut = pending.search(/\r?\n\r?\n/); cut !== -1; cut = pending.search(/\r?\n\r?\n/)) {
       const frame = pending.slice(0, cut)
       pending = pending.slice(cut + (pending[cut] === '\r' ? 4 : 2))
       if (!frame.startsWith('data:')) continue

@@ -31,7 +31,13 @@ export function planCores() {
     taskset = true
   } catch {}
   if (cores < 2 || !taskset) {
-    return { cores, pinned: false, server: undefined, load: undefined, note: cores < 2 ? 'one core: no pinning' : 'taskset not found: no pinning' }
+    return {
+      cores,
+      pinned: false,
+      server: undefined,
+      load: undefined,
+      note: cores < 2 ? 'one core: no pinning' : 'taskset not found: no pinning',
+    }
   }
   return { cores, pinned: true, server: '0', load: cores > 2 ? `1-${cores - 1}` : '1', note: '' }
 }
@@ -60,7 +66,10 @@ export async function startChild(script, args, options = {}) {
   const log = captureOutput(child)
   pin(child.pid, options.cpus)
   const ready = await new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${script} ${args.join(' ')}: not ready in time\n${log()}`)), options.timeoutMs ?? 20_000)
+    const timer = setTimeout(
+      () => reject(new Error(`${script} ${args.join(' ')}: not ready in time\n${log()}`)),
+      options.timeoutMs ?? 20_000,
+    )
     child.on('message', function onMessage(message) {
       if (message?.type === 'ready') {
         clearTimeout(timer)

@@ -2,14 +2,13 @@
 // flight, peak RSS with 10 such bodies in flight, and the memory store after 1 000 real interrupted requests.
 import http from 'node:http'
 import { Client } from 'undici'
-import { SMALL_BODY, manyObjectsBody, textHeavyBody } from '../lib/bodies.mjs'
-import { memoryOf, resetPeak, startChild } from '../lib/proc.mjs'
+import { manyObjectsBody, SMALL_BODY, textHeavyBody } from '../lib/bodies.mjs'
 import { ALL, latencySamples } from '../lib/load.mjs'
+import { memoryOf, resetPeak, startChild } from '../lib/proc.mjs'
 import { mib, num, ratio, section, spread, table } from '../lib/report.mjs'
 import { median, percentile, summary } from '../lib/stats.mjs'
 
 const HERE = new URL('..', import.meta.url)
-const MB20 = 20 * 1024 * 1024
 
 const bodyCache = new Map()
 /** @param {'text' | 'objects'} kind @param {number} bytes */
@@ -22,7 +21,10 @@ export function bigBody(kind, bytes) {
 /** Part 4a: requestBodyHash against JSON.parse + JSON.stringify + sha256, in a child on the server core. */
 export async function hashPart(ctx) {
   const { cfg, plan, log } = ctx
-  const worker = await startChild(new URL('hash.mjs', HERE).pathname, [], { cpus: plan.server, execArgv: ['--expose-gc', '--max-old-space-size=4096'] })
+  const worker = await startChild(new URL('hash.mjs', HERE).pathname, [], {
+    cpus: plan.server,
+    execArgv: ['--expose-gc', '--max-old-space-size=4096'],
+  })
   if (worker.ready.type === 'skip') return { rows: {}, text: `### 4. Canonical hash\n\nSkipped: ${worker.ready.reason}\n` }
   const rows = {}
   try {
@@ -145,7 +147,16 @@ export async function stallPart(ctx) {
       `${cfg.stallParallel} clients keep one ${mib(cfg.bigBytes, 0)} chat request each in flight (next sent when the last is answered); small requests at c=1 for ${cfg.stallWindowMs / 1000}s with and without them. The mock answers big bodies without parsing them. Longest loop stall = the server's own event-loop delay (max over the window), which the load core's contention does not touch.`,
     ],
     table(
-      ['contestant', 'big body', 'small p99 quiet', 'small p99 with big bodies', 'ratio', 'longest loop stall quiet', 'longest loop stall with big bodies', 'big requests done'],
+      [
+        'contestant',
+        'big body',
+        'small p99 quiet',
+        'small p99 with big bodies',
+        'ratio',
+        'longest loop stall quiet',
+        'longest loop stall with big bodies',
+        'big requests done',
+      ],
       rows.map((row) => [
         row.label,
         label[row.kind],
@@ -170,7 +181,11 @@ export async function inflightMemoryPart(ctx) {
     for (const kind of ['text', 'objects']) {
       const body = bigBody(kind, cfg.bigBytes)
       for (const id of ['gw-node', 'floor-node']) {
-        const server = await startChild(new URL('server.mjs', HERE).pathname, [id], { cpus: plan.server, env: ctx.serverEnv, execArgv: ['--expose-gc'] })
+        const server = await startChild(new URL('server.mjs', HERE).pathname, [id], {
+          cpus: plan.server,
+          env: ctx.serverEnv,
+          execArgv: ['--expose-gc'],
+        })
         if (server.ready.type !== 'ready') {
           log(`memory in flight: ${id} skipped: ${server.ready.reason}`)
           continue
@@ -186,7 +201,10 @@ export async function inflightMemoryPart(ctx) {
           const timer = setInterval(() => {
             sampled = Math.max(sampled, memoryOf(pid).rss)
           }, 5)
-          const clients = Array.from({ length: cfg.inflight }, () => new Client(target.origin, { headersTimeout: 120_000, bodyTimeout: 120_000 }))
+          const clients = Array.from(
+            { length: cfg.inflight },
+            () => new Client(target.origin, { headersTimeout: 120_000, bodyTimeout: 120_000 }),
+          )
           const statuses = await Promise.all(
             clients.map(async (client) => {
               const res = await client.request({ path: target.path, method: 'POST', headers: target.headers, body })
@@ -198,7 +216,16 @@ export async function inflightMemoryPart(ctx) {
           clearInterval(timer)
           const peak = Math.max(sampled, memoryOf(pid).hwm)
           const growth = peak - before
-          rows.push({ id, kind, before, peak, growth, perRequest: growth / cfg.inflight, perBody: growth / cfg.inflight / body.length, ok: statuses.filter((s) => s === 200).length })
+          rows.push({
+            id,
+            kind,
+            before,
+            peak,
+            growth,
+            perRequest: growth / cfg.inflight,
+            perBody: growth / cfg.inflight / body.length,
+            ok: statuses.filter((s) => s === 200).length,
+          })
           log(`memory in flight: ${id} ${kind} done`)
         } finally {
           await server.stop()
@@ -208,13 +235,29 @@ export async function inflightMemoryPart(ctx) {
   } finally {
     await mock.request({ type: 'defaults', mock: null, bigDelayMs: 0 })
   }
-  const label = { text: 'text-heavy', objects: 'many small objects', 'gw-node': 'model-gateway node', 'floor-node': 'floor: node:http + undici' }
+  const label = {
+    text: 'text-heavy',
+    objects: 'many small objects',
+    'gw-node': 'model-gateway node',
+    'floor-node': 'floor: node:http + undici',
+  }
   const text = section(
     `5. Peak RSS growth with ${cfg.inflight} ${mib(cfg.bigBytes, 0)} requests in flight at once (fresh server process each)`,
-    [`The mock holds each big request ${cfg.inflightHoldMs} ms, so all ${cfg.inflight} are in the server together. Peak = kernel high-water mark (and 5 ms samples) after a reset.`],
+    [
+      `The mock holds each big request ${cfg.inflightHoldMs} ms, so all ${cfg.inflight} are in the server together. Peak = kernel high-water mark (and 5 ms samples) after a reset.`,
+    ],
     table(
       ['server', 'big body', 'RSS before', 'peak RSS', 'growth', 'growth per request', 'per request ÷ body', 'answered 200'],
-      rows.map((row) => [label[row.id], label[row.kind], mib(row.before), mib(row.peak), mib(row.growth), mib(row.perRequest), ratio(row.perBody), `${row.ok}/${cfg.inflight}`]),
+      rows.map((row) => [
+        label[row.id],
+        label[row.kind],
+        mib(row.before),
+        mib(row.peak),
+        mib(row.growth),
+        mib(row.perRequest),
+        ratio(row.perBody),
+        `${row.ok}/${cfg.inflight}`,
+      ]),
     ),
   )
   return { rows, text, bytes: cfg.bigBytes }
@@ -261,12 +304,20 @@ export async function getJson(origin, path, headers, method = 'GET') {
 /** Part 5b: a fresh server with the default memory store after N interrupted requests of ~100 KB answers. */
 export async function storeMemoryPart(ctx) {
   const { cfg, plan, log, targetFor } = ctx
-  const server = await startChild(new URL('server.mjs', HERE).pathname, ['gw-node'], { cpus: plan.server, env: ctx.serverEnv, execArgv: ['--expose-gc'] })
+  const server = await startChild(new URL('server.mjs', HERE).pathname, ['gw-node'], {
+    cpus: plan.server,
+    env: ctx.serverEnv,
+    execArgv: ['--expose-gc'],
+  })
   if (server.ready.type !== 'ready') return { row: undefined, text: `### 5b. Memory store\n\nSkipped: ${server.ready.reason}\n` }
   const pid = /** @type {number} */ (server.child.pid)
   const target = targetFor('gw-node', server.ready.port)
   const n = cfg.storeRecords
-  const body = JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'Write a long essay.' }], mock: { delay_ms: 40, content_bytes: cfg.storeRecordBytes } })
+  const body = JSON.stringify({
+    model: 'gpt-4o-mini',
+    messages: [{ role: 'user', content: 'Write a long essay.' }],
+    mock: { delay_ms: 40, content_bytes: cfg.storeRecordBytes },
+  })
   let row
   try {
     await latencySamples(target, SMALL_BODY, 200)
@@ -287,7 +338,15 @@ export async function storeMemoryPart(ctx) {
     const after = await server.request({ type: 'memory', gc: true })
     const rssAfter = memoryOf(pid).rss
     const payload = n * cfg.storeRecordBytes
-    row = { n, count, fillSeconds, rssGrowth: rssAfter - rssBefore, heapGrowth: after.heapUsed + after.external - before.heapUsed - before.external, payload, list: median(lists) }
+    row = {
+      n,
+      count,
+      fillSeconds,
+      rssGrowth: rssAfter - rssBefore,
+      heapGrowth: after.heapUsed + after.external - before.heapUsed - before.external,
+      payload,
+      list: median(lists),
+    }
     log(`memory store: ${count}/${n} records`)
   } finally {
     await server.stop()
@@ -297,7 +356,16 @@ export async function storeMemoryPart(ctx) {
     ['Records are made by real interrupted requests through the node adapter; memory is read after a full GC.'],
     table(
       ['records listed', 'fill time s', 'RSS growth', 'heap + external growth', 'growth ÷ payload (RSS)', 'list latency ms (median)'],
-      [[`${row.count}/${n}`, num(row.fillSeconds, 1), mib(row.rssGrowth), mib(row.heapGrowth), ratio(row.rssGrowth / row.payload), num(row.list, 2)]],
+      [
+        [
+          `${row.count}/${n}`,
+          num(row.fillSeconds, 1),
+          mib(row.rssGrowth),
+          mib(row.heapGrowth),
+          ratio(row.rssGrowth / row.payload),
+          num(row.list, 2),
+        ],
+      ],
     ),
   )
   return { row, text }

@@ -1,9 +1,9 @@
 // Parts 1–3: added latency at concurrency 1, saturated throughput, and SSE relay, each in
 // interleaved rounds (the contestant order rotates every round) against the same mock upstream.
 import { Client, Pool } from 'undici'
-import { cpuSecondsOf, memoryOf, resetPeak } from '../lib/proc.mjs'
-import { latencySamples, loadGenerator, readStream, saturate } from '../lib/load.mjs'
 import { SMALL_BODY, STREAM_BODY } from '../lib/bodies.mjs'
+import { latencySamples, loadGenerator, readStream, saturate } from '../lib/load.mjs'
+import { cpuSecondsOf, memoryOf, resetPeak } from '../lib/proc.mjs'
 import { num, ratio, section, spread, table } from '../lib/report.mjs'
 import { median, percentile, summary } from '../lib/stats.mjs'
 
@@ -35,13 +35,22 @@ export async function latencyPart(ctx) {
   const rows = contestants.map((c, i) => {
     const added50 = perRound[i].p50.map((v, r) => v - direct.p50[r])
     const added99 = perRound[i].p99.map((v, r) => v - direct.p99[r])
-    return { id: c.id, label: c.label, p50: summary(perRound[i].p50), p99: summary(perRound[i].p99), added50: summary(added50), added99: summary(added99) }
+    return {
+      id: c.id,
+      label: c.label,
+      p50: summary(perRound[i].p50),
+      p99: summary(perRound[i].p99),
+      added50: summary(added50),
+      added99: summary(added99),
+    }
   })
   const byId = Object.fromEntries(rows.map((row) => [row.id, row]))
   const portkey = byId.portkey?.added50.median
   const text = section(
     `1. Added latency at concurrency 1 (ms; median of ${cfg.rounds} round(s), min–max across rounds)`,
-    [`${cfg.latencyCount} sequential requests per contestant per round on one keep-alive connection; added = contestant − direct in the same round.`],
+    [
+      `${cfg.latencyCount} sequential requests per contestant per round on one keep-alive connection; added = contestant − direct in the same round.`,
+    ],
     table(
       ['contestant', 'p50', 'p99', 'added p50', 'added p99', 'added p50 ÷ Portkey’s'],
       rows.map((row) => [
@@ -188,7 +197,17 @@ export async function ssePart(ctx) {
       `${cfg.sseStreams} streams per contestant per round. TTFT = request sent → first data frame read. Coalesced = frames that arrived in the same read as the frame before: a relay that buffers delivers frames in bursts (median gap → 0); a busy core coalesces a few on its own.`,
     ],
     table(
-      ['contestant', 'TTFT', 'added TTFT', 'inter-frame p50', 'inter-frame p99', 'added inter-frame p99', 'frames/stream', 'coalesced %', 'incomplete'],
+      [
+        'contestant',
+        'TTFT',
+        'added TTFT',
+        'inter-frame p50',
+        'inter-frame p99',
+        'added inter-frame p99',
+        'frames/stream',
+        'coalesced %',
+        'incomplete',
+      ],
       contestants.map((c) => {
         const row = rows[c.id]
         const isDirect = c.id === 'direct'
@@ -217,7 +236,13 @@ export async function streamsHeldPart(ctx) {
   const rows = {}
   try {
     for (const c of contestants) {
-      const pool = new Pool(c.target.origin, { connections: n, pipelining: 1, keepAliveTimeout: 30_000, headersTimeout: 60_000, bodyTimeout: 60_000 })
+      const pool = new Pool(c.target.origin, {
+        connections: n,
+        pipelining: 1,
+        keepAliveTimeout: 30_000,
+        headersTimeout: 60_000,
+        bodyTimeout: 60_000,
+      })
       const before = c.pid ? memoryOf(c.pid).rss : Number.NaN
       if (c.pid) resetPeak(c.pid)
       const started = process.hrtime.bigint()
@@ -228,7 +253,14 @@ export async function streamsHeldPart(ctx) {
       const complete = results.filter((r) => r.status === 'fulfilled' && r.value.done && r.value.frames >= 67).length
       const gaps = results.flatMap((r) => (r.status === 'fulfilled' ? r.value.gaps : []))
       const firstError = results.find((r) => r.status === 'rejected')?.reason
-      rows[c.id] = { label: c.label, complete, seconds, gap99: percentile(gaps, 99), rssGrowth: peak - before, error: firstError ? String(firstError.message ?? firstError) : '' }
+      rows[c.id] = {
+        label: c.label,
+        complete,
+        seconds,
+        gap99: percentile(gaps, 99),
+        rssGrowth: peak - before,
+        error: firstError ? String(firstError.message ?? firstError) : '',
+      }
       log(`streams held: ${c.id} ${complete}/${n}`)
     }
   } finally {
@@ -236,12 +268,21 @@ export async function streamsHeldPart(ctx) {
   }
   const text = section(
     `3b. Concurrent streams held: ${n} streams of 64 deltas opened at once, one frame every ${cfg.heldFrameGapMs} ms`,
-    ['Held = streams that delivered every frame and `[DONE]`. RSS growth = peak RSS of the server during the run − RSS before; the servers have already served the earlier parts, so it depends on how much their heaps had grown by then.'],
+    [
+      'Held = streams that delivered every frame and `[DONE]`. RSS growth = peak RSS of the server during the run − RSS before; the servers have already served the earlier parts, so it depends on how much their heaps had grown by then.',
+    ],
     table(
       ['contestant', 'held', 'wall s', 'inter-frame p99 ms', 'server RSS growth MiB', 'first error'],
       contestants.map((c) => {
         const row = rows[c.id]
-        return [row.label, `${row.complete}/${n}`, num(row.seconds, 1), num(row.gap99, 2), num(row.rssGrowth / 1048576, 1), row.error.slice(0, 60)]
+        return [
+          row.label,
+          `${row.complete}/${n}`,
+          num(row.seconds, 1),
+          num(row.gap99, 2),
+          num(row.rssGrowth / 1048576, 1),
+          row.error.slice(0, 60),
+        ]
       }),
     ),
   )

@@ -20,7 +20,11 @@ async function waitFor(predicate, timeoutMs, what) {
 /** Drives one gateway process: sequential interrupted requests, then a burst released at once, then list. */
 async function throughGateway(ctx, server, target, opts) {
   const { mock } = ctx
-  const body = JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'Write a long essay.' }], mock: { delay_ms: 15, content_bytes: opts.responseBytes } })
+  const body = JSON.stringify({
+    model: 'gpt-4o-mini',
+    messages: [{ role: 'user', content: 'Write a long essay.' }],
+    mock: { delay_ms: 15, content_bytes: opts.responseBytes },
+  })
   const recovered = async () => (await server.request({ type: 'writes' })).recovered
   for (let i = 0; i < 10; i++) await sendThenAbort(target.origin, target.path, target.headers, body, 3)
   await waitFor(async () => (await recovered()) >= 10, 10_000, 'warm-up records')
@@ -101,7 +105,10 @@ export async function redisPart(ctx) {
     [
       `Records with ~${Math.round(opts.responseBytes / 1024)} KB answers made by real interrupted requests. Write latency (c=1, ${opts.sequential} records) = upstream body complete → record stored (hash, build, 3 SET + EXISTS + MULTI), timed inside the gateway; raw = the same commands. Burst = ${opts.burst} responses released at once by the mock: records/s from the first upstream body to the last stored record. List = GET /v1/recoveries over HTTP (gateway) vs HGETALL + EXISTS per entry (raw).`,
     ],
-    table(['path', 'write p50 ms', 'write p99 ms', 'burst records/s', 'list ms (median)', 'records listed'], ['memory', 'redis', 'raw'].map(line)) +
+    table(
+      ['path', 'write p50 ms', 'write p99 ms', 'burst records/s', 'list ms (median)', 'records listed'],
+      ['memory', 'redis', 'raw'].map(line),
+    ) +
       (ok
         ? '\n\n' +
           table(

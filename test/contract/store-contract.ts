@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { isGatewayError, InvariantError } from '../../src/errors.js'
+import { InvariantError, isGatewayError } from '../../src/errors.js'
 import type { RecoveryStore } from '../../src/recovery/store/recovery-store.js'
 import { OMITTED_TOO_LARGE, type RecoveryRecord } from '../../src/types.js'
 
@@ -28,14 +28,9 @@ export function newOwner(): string {
   return randomBytes(16).toString('hex')
 }
 
-export function makeRecord(overrides: {
-  id?: string
-  createdAt?: number
-  hash?: string
-  requestBody?: string
-  responseBody?: string
-  reason?: string
-} = {}): RecoveryRecord {
+export function makeRecord(
+  overrides: { id?: string; createdAt?: number; hash?: string; requestBody?: string; responseBody?: string; reason?: string } = {},
+): RecoveryRecord {
   const createdAt = overrides.createdAt ?? Math.floor(Date.now() / 1000)
   const hash = overrides.hash ?? randomBytes(8).toString('hex')
   const requestBody = overrides.requestBody ?? '{"model":"gpt-4o-mini","messages":[{"role":"user","content":"hi"}]}'
@@ -45,8 +40,19 @@ export function makeRecord(overrides: {
     created_at: createdAt,
     interrupted_reason: overrides.reason ?? 'context canceled',
     request_body_hash: hash,
-    request: { body_raw: requestBody, request_body_hash: hash, path: '/v1/chat/completions', endpoint: 'chat.completions', model: 'gpt-4o-mini' },
-    response: { body_raw: responseBody, response_body_size: Buffer.byteLength(responseBody), status: 200, content_type: 'application/json' },
+    request: {
+      body_raw: requestBody,
+      request_body_hash: hash,
+      path: '/v1/chat/completions',
+      endpoint: 'chat.completions',
+      model: 'gpt-4o-mini',
+    },
+    response: {
+      body_raw: responseBody,
+      response_body_size: Buffer.byteLength(responseBody),
+      status: 200,
+      content_type: 'application/json',
+    },
   }
 }
 
@@ -89,7 +95,7 @@ export function describeStoreContract(
 
     it('round-trips a record byte for byte, unicode and the omitted marker included', async () => {
       const owner = newOwner()
-      const record = makeRecord({ requestBody: OMITTED_TOO_LARGE, responseBody: awkwardText(4000) + '\ud800 lone' })
+      const record = makeRecord({ requestBody: OMITTED_TOO_LARGE, responseBody: `${awkwardText(4000)}\ud800 lone` })
       const other = makeRecord({ requestBody: ':base64:AAAA', responseBody: '"just a string"' })
       await store.put(owner, record, ttl)
       await store.put(owner, other, ttl)
@@ -249,14 +255,15 @@ export function describeStoreContract(
       await expectStoreUnavailable(store.list(newOwner()))
     })
 
-    if (features.failWrites) it('rejects a put the store did not take, and does not list it', async () => {
-      if (!harness.failWrites) throw new Error(`${name} declares failWrites but its harness has none`)
-      const owner = newOwner()
-      const kept = makeRecord()
-      await store.put(owner, kept, ttl)
-      harness.failWrites()
-      await expectStoreUnavailable(store.put(owner, makeRecord(), ttl))
-      expect((await store.list(owner)).map((s) => s.request_id)).toEqual([kept.request_id])
-    })
+    if (features.failWrites)
+      it('rejects a put the store did not take, and does not list it', async () => {
+        if (!harness.failWrites) throw new Error(`${name} declares failWrites but its harness has none`)
+        const owner = newOwner()
+        const kept = makeRecord()
+        await store.put(owner, kept, ttl)
+        harness.failWrites()
+        await expectStoreUnavailable(store.put(owner, makeRecord(), ttl))
+        expect((await store.list(owner)).map((s) => s.request_id)).toEqual([kept.request_id])
+      })
   })
 }

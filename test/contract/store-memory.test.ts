@@ -2,15 +2,19 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import Keyv from 'keyv'
 import { describe, expect, it } from 'vitest'
 import { isGatewayError } from '../../src/errors.js'
-import { LruStoreAdapter, approxBytes, createMemoryKeyv } from '../../src/recovery/store/lru-adapter.js'
+import { approxBytes, createMemoryKeyv, LruStoreAdapter } from '../../src/recovery/store/lru-adapter.js'
 import { createRecoveryStore } from '../../src/recovery/store/recovery-store.js'
 import { describeStoreContract, makeRecord, newOwner } from './store-contract.js'
 
-describeStoreContract('default in-memory store', async () => {
-  const store = createRecoveryStore({})
-  return { store, cleanup: () => store.close() }
-  // Nothing can reach the private LRU to make it fail; the oversize test below covers a rejected write.
-}, { failWrites: false })
+describeStoreContract(
+  'default in-memory store',
+  async () => {
+    const store = createRecoveryStore({})
+    return { store, cleanup: () => store.close() }
+    // Nothing can reach the private LRU to make it fail; the oversize test below covers a rejected write.
+  },
+  { failWrites: false },
+)
 
 describeStoreContract('user-supplied new Keyv() (Map store, JSON serialiser)', async () => {
   const keyv = new Keyv()

@@ -1,10 +1,18 @@
 import { setTimeout as sleep } from 'node:timers/promises'
-import KeyvRedis, { Keyv, createClient, createKeyv } from '@keyv/redis'
+import KeyvRedis, { createClient, createKeyv, Keyv } from '@keyv/redis'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { isGatewayError } from '../../src/errors.js'
-import { type RecoveryStore, createRecoveryStore } from '../../src/recovery/store/recovery-store.js'
+import { createRecoveryStore, type RecoveryStore } from '../../src/recovery/store/recovery-store.js'
 import { freePort } from '../support/free-port.mjs'
-import { type AdminClient, REDIS_URL, describeWithRedis, keysMatching, killAllOwnRedis, killOwnRedis, startOwnRedis } from '../support/redis.js'
+import {
+  type AdminClient,
+  describeWithRedis,
+  keysMatching,
+  killAllOwnRedis,
+  killOwnRedis,
+  REDIS_URL,
+  startOwnRedis,
+} from '../support/redis.js'
 import { describeStoreContract, makeRecord, newOwner } from './store-contract.js'
 
 /** Every key this run writes starts with this; afterAll removes exactly those. */
@@ -13,7 +21,11 @@ const RUN = `mg-test-${process.pid}-${Date.now().toString(36)}`
 /** The settings a user should pass so calls fail fast while Redis is down. */
 function makeKeyv(namespace: string, url = REDIS_URL): Keyv {
   return createKeyv(
-    { url, disableOfflineQueue: true, socket: { connectTimeout: 2000, reconnectStrategy: (retries: number) => Math.min(100 * 2 ** retries, 2000) } },
+    {
+      url,
+      disableOfflineQueue: true,
+      socket: { connectTimeout: 2000, reconnectStrategy: (retries: number) => Math.min(100 * 2 ** retries, 2000) },
+    },
     { namespace, connectionTimeout: 2000 },
   )
 }
@@ -76,7 +88,12 @@ await describeWithRedis('Redis store suite', () => {
       const id = record.request_id
       const keys = (await keysMatching(admin, `${RUN}::*${owner}*`)).sort()
       expect(keys).toEqual(
-        [`${RUN}::idx:{${owner}}`, `${RUN}::rec:{${owner}}:${id}`, `${RUN}::rec:{${owner}}:${id}:req`, `${RUN}::rec:{${owner}}:${id}:res`].sort(),
+        [
+          `${RUN}::idx:{${owner}}`,
+          `${RUN}::rec:{${owner}}:${id}`,
+          `${RUN}::rec:{${owner}}:${id}:req`,
+          `${RUN}::rec:{${owner}}:${id}:res`,
+        ].sort(),
       )
       for (const key of keys) {
         const pttl = await admin.pTTL(key)
@@ -213,7 +230,12 @@ await describeWithRedis('Redis store suite', () => {
           // Back up (empty, nothing persisted): the same store works again once the client reconnects.
           await startOwnRedis(port)
           const started = Date.now()
-          while (!(await store.list(owner).then(() => true, () => false))) {
+          while (
+            !(await store.list(owner).then(
+              () => true,
+              () => false,
+            ))
+          ) {
             expect(Date.now() - started).toBeLessThan(8000)
             await sleep(100)
           }

@@ -10,17 +10,31 @@ import { requestBodyHash } from '../../src/json/hash.js'
 import { chatBody } from '../support/bodies.js'
 import { bearer, KEY_A, startFixture, useFixture } from '../support/fixture.js'
 import { call, eventually, type MountedServer, sendThenAbort } from '../support/http.js'
-import { expressApp, hostErrorHandler, koaApp, koaHostErrors, serve, type ServerKind } from '../support/servers.js'
+import { expressApp, hostErrorHandler, koaApp, koaHostErrors, type ServerKind, serve } from '../support/servers.js'
 
 /** A one-off server kind for these tests; the matrix fields do not matter here. */
-const kindOf = (name: string, mount: ServerKind['mount']): ServerKind => ({ name, mount, body: 'stream', badJson: 'gateway', unknownPath: 'host' })
+const kindOf = (name: string, mount: ServerKind['mount']): ServerKind => ({
+  name,
+  mount,
+  body: 'stream',
+  badJson: 'gateway',
+  unknownPath: 'host',
+})
 
 const json = { 'content-type': 'application/json' }
 
 describe('host routes and next() next to the gateway', () => {
   const apps: Array<{ name: string; kind: ServerKind; hostRootUrl: (url: string) => string }> = [
-    { name: 'express', kind: kindOf('express', (g) => serve(expressApp(g, { at: '/ai' }), '/ai')), hostRootUrl: (url) => url.slice(0, -'/ai'.length) },
-    { name: 'koa', kind: kindOf('koa', (g) => serve(koaApp(g, { prefix: '/ai' }).callback(), '/ai')), hostRootUrl: (url) => url.slice(0, -'/ai'.length) },
+    {
+      name: 'express',
+      kind: kindOf('express', (g) => serve(expressApp(g, { at: '/ai' }), '/ai')),
+      hostRootUrl: (url) => url.slice(0, -'/ai'.length),
+    },
+    {
+      name: 'koa',
+      kind: kindOf('koa', (g) => serve(koaApp(g, { prefix: '/ai' }).callback(), '/ai')),
+      hostRootUrl: (url) => url.slice(0, -'/ai'.length),
+    },
   ]
   for (const { name, kind, hostRootUrl } of apps) {
     describe(name, () => {
@@ -90,16 +104,44 @@ describe('body parsers in front of the gateway', () => {
     req.on('end', () => next())
   }
   const parsers: Array<{ name: string; forwarded: 'exact' | 'reserialised'; mount: ServerKind['mount'] }> = [
-    { name: 'express.raw()', forwarded: 'exact', mount: (g) => serve(expressApp(g, { at: '/ai', before: [express.raw({ type: 'application/json' })] }), '/ai') },
-    { name: 'express.text() for JSON', forwarded: 'exact', mount: (g) => serve(expressApp(g, { at: '/ai', before: [express.text({ type: 'application/json' })] }), '/ai') },
-    { name: 'express.json()', forwarded: 'reserialised', mount: (g) => serve(expressApp(g, { at: '/ai', before: [express.json()] }), '/ai') },
+    {
+      name: 'express.raw()',
+      forwarded: 'exact',
+      mount: (g) => serve(expressApp(g, { at: '/ai', before: [express.raw({ type: 'application/json' })] }), '/ai'),
+    },
+    {
+      name: 'express.text() for JSON',
+      forwarded: 'exact',
+      mount: (g) => serve(expressApp(g, { at: '/ai', before: [express.text({ type: 'application/json' })] }), '/ai'),
+    },
+    {
+      name: 'express.json()',
+      forwarded: 'reserialised',
+      mount: (g) => serve(expressApp(g, { at: '/ai', before: [express.json()] }), '/ai'),
+    },
     {
       // body-parser 1.x (Express 4) leaves `req.body = {}` on requests it skipped, with the body still unread.
       name: 'a placeholder req.body on an unread stream',
       forwarded: 'exact',
-      mount: (g) => serve(expressApp(g, { at: '/ai', before: [(req, _res, next) => ((req.body = {}), next())] }), '/ai'),
+      mount: (g) =>
+        serve(
+          expressApp(g, {
+            at: '/ai',
+            before: [
+              (req, _res, next) => {
+                req.body = {}
+                next()
+              },
+            ],
+          }),
+          '/ai',
+        ),
     },
-    { name: '@koa/bodyparser (rawBody)', forwarded: 'exact', mount: (g) => serve(koaApp(g, { prefix: '/ai', before: [bodyParser()] }).callback(), '/ai') },
+    {
+      name: '@koa/bodyparser (rawBody)',
+      forwarded: 'exact',
+      mount: (g) => serve(koaApp(g, { prefix: '/ai', before: [bodyParser()] }).callback(), '/ai'),
+    },
     {
       name: '@koa/bodyparser without rawBody',
       forwarded: 'reserialised',
@@ -188,9 +230,14 @@ describe('body parsers in front of the gateway', () => {
   })
 
   it('the host parser limit applies first: @koa/bodyparser with jsonLimit "1kb" answers 413', async () => {
-    const fx = await startFixture(kindOf('koa 1kb', (g) => serve(koaApp(g, { prefix: '/ai', before: [bodyParser({ jsonLimit: '1kb' })] }).callback(), '/ai')))
+    const fx = await startFixture(
+      kindOf('koa 1kb', (g) => serve(koaApp(g, { prefix: '/ai', before: [bodyParser({ jsonLimit: '1kb' })] }).callback(), '/ai')),
+    )
     try {
-      const res = await call(`${fx.url}/v1/chat/completions`, { headers: { ...bearer(KEY_A), ...json }, body: JSON.stringify(chatBody('x'.repeat(4096))) })
+      const res = await call(`${fx.url}/v1/chat/completions`, {
+        headers: { ...bearer(KEY_A), ...json },
+        body: JSON.stringify(chatBody('x'.repeat(4096))),
+      })
       expect(res.status).toBe(413)
       expect(fx.mock.requests).toHaveLength(0)
     } finally {
@@ -201,13 +248,19 @@ describe('body parsers in front of the gateway', () => {
   it('a client gone before the gateway starts reading its body is not waited for', async () => {
     // A slow authenticate lets the client leave before the body is read: the drained, destroyed stream
     // must not keep the request (and close()) waiting forever.
-    const fx = await startFixture(kindOf('node', (g) => serve(nodeHandler(g), '')), {
-      auth: { authenticate: async () => new Promise((resolve) => setTimeout(() => resolve({ owner: 'slow' }), 200)) },
-    })
+    const fx = await startFixture(
+      kindOf('node', (g) => serve(nodeHandler(g), '')),
+      {
+        auth: { authenticate: async () => new Promise((resolve) => setTimeout(() => resolve({ owner: 'slow' }), 200)) },
+      },
+    )
     try {
       await sendThenAbort(`${fx.url}/v1/chat/completions`, { headers: bearer(KEY_A), body: JSON.stringify(chatBody()), afterMs: 20 })
       await new Promise((resolve) => setTimeout(resolve, 300))
-      const closed = await Promise.race([fx.gateway.close().then(() => 'closed'), new Promise((resolve) => setTimeout(() => resolve('hung'), 2000))])
+      const closed = await Promise.race([
+        fx.gateway.close().then(() => 'closed'),
+        new Promise((resolve) => setTimeout(() => resolve('hung'), 2000)),
+      ])
       expect(closed).toBe('closed')
       expect(fx.mock.requests).toHaveLength(0)
     } finally {

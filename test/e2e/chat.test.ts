@@ -37,7 +37,10 @@ describeMatrix('chat completions and models', (kind) => {
   it('sends the upstream model name and keeps every other byte', async () => {
     fx.mock.resetRequests()
     const sent = '{"model" : "renamed","messages":[{"role":"user","content":"the \\"model\\": \\"x\\""}],"seed":12345678901234567890}'
-    const res = await call(`${fx.url}/v1/chat/completions`, { headers: { ...bearer(KEY_A), 'content-type': 'application/json' }, body: sent })
+    const res = await call(`${fx.url}/v1/chat/completions`, {
+      headers: { ...bearer(KEY_A), 'content-type': 'application/json' },
+      body: sent,
+    })
     expect(res.status).toBe(200)
     expect(fx.mock.requests[0]!.body).toBe(forwardedBody(kind, sent).replace('"renamed"', '"upstream-name"'))
   })
@@ -78,7 +81,7 @@ describeMatrix('chat completions and models', (kind) => {
     ['a JSON array', '[1,2]', undefined],
     ['a JSON scalar', '"text"', undefined],
     ['JSON nested 100 000 levels deep', '['.repeat(100_000) + ']'.repeat(100_000), undefined],
-    ['an object nested 100 000 levels deep', '{"a":'.repeat(100_000) + '1' + '}'.repeat(100_000), 'model'],
+    ['an object nested 100 000 levels deep', `${'{"a":'.repeat(100_000)}1${'}'.repeat(100_000)}`, 'model'],
     ['2 MB of JSON cut off mid-string (scanned, not parsed)', JSON.stringify(chatBody('x'.repeat(2 << 20))).slice(0, -20), undefined],
     ['2 MB of JSON with a stray comma at the end', `${JSON.stringify(chatBody('y'.repeat(2 << 20))).slice(0, -1)},}`, undefined],
   ])('answers 400 for a body that is %s', async (_name, body, param) => {
@@ -109,7 +112,10 @@ describeMatrix('chat completions and models', (kind) => {
   it('forwards a valid body above 1 MiB unchanged', async () => {
     fx.mock.resetRequests()
     const sent = JSON.stringify(chatBody(`big ${'é"\\n'.repeat(250_000)}`, { stream: false, temperature: 0.2 }))
-    const res = await call(`${fx.url}/v1/chat/completions`, { headers: { ...bearer(KEY_A), 'content-type': 'application/json' }, body: sent })
+    const res = await call(`${fx.url}/v1/chat/completions`, {
+      headers: { ...bearer(KEY_A), 'content-type': 'application/json' },
+      body: sent,
+    })
     expect(res.status).toBe(200)
     expect(fx.mock.requests[0]!.body).toBe(forwardedBody(kind, sent))
   })
@@ -117,7 +123,10 @@ describeMatrix('chat completions and models', (kind) => {
   it('answers 413 for a body above the limit without forwarding it, with or without content-length', async () => {
     fx.mock.resetRequests()
     const big = JSON.stringify(chatBody('x'.repeat(4500 * 1024)))
-    const declared = await call(`${fx.url}/v1/chat/completions`, { headers: { ...bearer(KEY_A), 'content-type': 'application/json' }, body: big })
+    const declared = await call(`${fx.url}/v1/chat/completions`, {
+      headers: { ...bearer(KEY_A), 'content-type': 'application/json' },
+      body: big,
+    })
     expect(declared.status).toBe(413)
     expect(declared.json.error.code).toBe('request_too_large')
     const chunked = await new Promise<number>((resolve, reject) => {
@@ -189,7 +198,9 @@ describeOnce('chat completions and models', (kind) => {
     for (const headers of [{}, bearer('sk-wrong'), { authorization: KEY_A }]) {
       const res = await call(`${fx.url}/v1/chat/completions`, { headers, body: chatBody() })
       expect(res.status).toBe(401)
-      expect(res.json).toEqual({ error: { message: expect.any(String), type: 'invalid_request_error', param: null, code: 'invalid_api_key' } })
+      expect(res.json).toEqual({
+        error: { message: expect.any(String), type: 'invalid_request_error', param: null, code: 'invalid_api_key' },
+      })
     }
   })
 

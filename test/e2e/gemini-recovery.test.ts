@@ -61,7 +61,11 @@ describeMatrix('Gemini recovery flow', (kind) => {
     const map = new Map()
     const own = await startFixture(kind, { store: new Keyv({ store: map }) })
     try {
-      await sendThenAbort(`${own.url}${gpath(false)}`, { headers: goog(KEY_A), body: JSON.stringify(geminiBody('x', { mock: { delay_ms: 200, status: 500 } })), afterMs: 30 })
+      await sendThenAbort(`${own.url}${gpath(false)}`, {
+        headers: goog(KEY_A),
+        body: JSON.stringify(geminiBody('x', { mock: { delay_ms: 200, status: 500 } })),
+        afterMs: 30,
+      })
       await own.mock.waitFor(() => own.mock.completedCalls > 0)
       // close() drains the call: anything it was going to store is stored by then.
       await own.gateway.close()

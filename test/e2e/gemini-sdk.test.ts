@@ -59,7 +59,9 @@ function sdkScenarios(load: () => Promise<GenAIConstructor>) {
       const upstream = onlyUpstreamRequest()
       expect(upstream.path).toBe('/v1beta/models/gemini-2.5-flash:generateContent')
       expect(JSON.parse(upstream.body).contents).toEqual([{ role: 'user', parts: [{ text: 'Hello from the SDK' }] }])
-      const event = await eventually(() => usage.find((u) => u.endpoint === 'generateContent' && u.input_tokens === response.usageMetadata?.promptTokenCount))
+      const event = await eventually(() =>
+        usage.find((u) => u.endpoint === 'generateContent' && u.input_tokens === response.usageMetadata?.promptTokenCount),
+      )
       expect(event?.output_tokens).toBe(response.usageMetadata?.candidatesTokenCount)
     })
 

@@ -4,7 +4,7 @@ import { geminiBody } from '../support/bodies.js'
 import { type Fixture, KEY_A, startFixture, UPSTREAM_KEY } from '../support/fixture.js'
 import { goog } from '../support/gemini.js'
 import { call, eventually, open } from '../support/http.js'
-import { startScriptedUpstream, type ScriptedUpstream } from '../support/scripted-upstream.js'
+import { type ScriptedUpstream, startScriptedUpstream } from '../support/scripted-upstream.js'
 import { describeMatrix } from '../support/servers.js'
 
 describeMatrix('Gemini SSE framing', (kind) => {
@@ -34,12 +34,23 @@ describeMatrix('Gemini SSE framing', (kind) => {
   const bytes = Buffer.from(text)
   // Cut inside JSON, inside a `\r\n\r\n` separator, inside `data:`, and inside two- and three-byte characters.
   const at = (needle: string, plus: number, from = 0) => bytes.indexOf(needle, from) + plus
-  const cuts = [at('"Hé', 3), at('\r\n\r\n', 3), at('data:', 2, 10), at('世', 1), at('世', 2), at('\r\ndata: "index"', 1), bytes.length - 1].sort((a, b) => a - b)
+  const cuts = [
+    at('"Hé', 3),
+    at('\r\n\r\n', 3),
+    at('data:', 2, 10),
+    at('世', 1),
+    at('世', 2),
+    at('\r\ndata: "index"', 1),
+    bytes.length - 1,
+  ].sort((a, b) => a - b)
   const pieces = [0, ...cuts].map((start, i) => bytes.subarray(start, cuts[i] ?? bytes.length))
 
   it('relays every piece as it arrives, byte for byte, even mid-event and mid-character', async () => {
     upstream.script(pieces, { gated: true })
-    const res = await open(`${fx.url}/v1beta/models/gemini-scripted:streamGenerateContent?alt=sse`, { headers: goog(KEY_A), body: geminiBody('frames') })
+    const res = await open(`${fx.url}/v1beta/models/gemini-scripted:streamGenerateContent?alt=sse`, {
+      headers: goog(KEY_A),
+      body: geminiBody('frames'),
+    })
     expect(res.statusCode).toBe(200)
     expect(res.headers['content-type']).toBe('text/event-stream')
     const body = res.body[Symbol.asyncIterator]()
@@ -64,12 +75,22 @@ describeMatrix('Gemini SSE framing', (kind) => {
     expect(JSON.stringify(sent)).not.toContain(KEY_A)
     const requestId = res.headers['x-request-id'] as string
     const event = await eventually(() => usage.find((u) => u.requestId === requestId))
-    expect(event).toMatchObject({ model: 'gemini-scripted', endpoint: 'generateContent', input_tokens: 11, output_tokens: 10, total_tokens: 21, recovered: false })
+    expect(event).toMatchObject({
+      model: 'gemini-scripted',
+      endpoint: 'generateContent',
+      input_tokens: 11,
+      output_tokens: 10,
+      total_tokens: 21,
+      recovered: false,
+    })
   })
 
   it('relays the same stream cut into many small writes unchanged', async () => {
     upstream.script(Array.from({ length: Math.ceil(bytes.length / 7) }, (_, i) => bytes.subarray(i * 7, i * 7 + 7)))
-    const res = await call(`${fx.url}/v1beta/models/gemini-scripted:streamGenerateContent?alt=sse`, { headers: goog(KEY_A), body: geminiBody('small') })
+    const res = await call(`${fx.url}/v1beta/models/gemini-scripted:streamGenerateContent?alt=sse`, {
+      headers: goog(KEY_A),
+      body: geminiBody('small'),
+    })
     expect(res.status).toBe(200)
     expect(res.text).toBe(text)
   })

@@ -2,8 +2,8 @@ import { afterAll, beforeAll, expect, it } from 'vitest'
 import { REQUEST_ID_PATTERN } from '../../src/http/request-id.js'
 import { chatBody, geminiBody } from '../support/bodies.js'
 import { bearer, type Fixture, KEY_A, startFixture, UPSTREAM_KEY, useFixture } from '../support/fixture.js'
-import { ENDPOINTS, expectNotFound, goog, googleError, gpath, MODEL, rawPost } from '../support/gemini.js'
 import { freePort } from '../support/free-port.mjs'
+import { ENDPOINTS, expectNotFound, goog, googleError, gpath, MODEL, rawPost } from '../support/gemini.js'
 import { call, eventually, sendThenAbort } from '../support/http.js'
 import { describeMatrix, describeOnce, forwardedBody } from '../support/servers.js'
 
@@ -15,7 +15,8 @@ describeMatrix('Gemini generate-content', (kind) => {
 
   it('forwards generateContent byte for byte with the gateway key, and returns the response', async () => {
     fx.mock.resetRequests()
-    const sent = '{ "contents": [ {"role":"user","parts":[{"text":"héllo 世界"}]} ],\n "generationConfig": {"temperature": 0.50}, "x_extra": [1, 2] }'
+    const sent =
+      '{ "contents": [ {"role":"user","parts":[{"text":"héllo 世界"}]} ],\n "generationConfig": {"temperature": 0.50}, "x_extra": [1, 2] }'
     const res = await call(`${fx.url}${gpath(false)}`, { headers: { ...goog(KEY_A), 'content-type': 'application/json' }, body: sent })
     expect(res.status).toBe(200)
     expect(res.headers['content-type']).toMatch(/^application\/json/)
@@ -62,25 +63,28 @@ describeMatrix('Gemini generate-content', (kind) => {
     expect(fx.mock.requests).toHaveLength(1)
   })
 
-  it.each(ENDPOINTS)('accepts x-goog-api-key, ?key= and Authorization: Bearer on $method, and sends only its own key upstream', async ({ stream }) => {
-    const forms: Array<[Record<string, string>, string]> = [
-      [goog(KEY_A), ''],
-      [{}, `key=${KEY_A}`],
-      [bearer(KEY_A), ''],
-    ]
-    for (const [headers, query] of forms) {
-      fx.mock.resetRequests()
-      const url = `${fx.url}${gpath(stream)}${query ? (stream ? '&' : '?') + query : ''}`
-      const res = await call(url, { headers, body: geminiBody('auth') })
-      expect(res.status).toBe(200)
-      expect(fx.mock.requests).toHaveLength(1)
-      const upstream = fx.mock.requests[0]!
-      // The client's query string is never forwarded: `?key=` least of all.
-      expect(upstream.path).toBe(`/v1beta/models/${MODEL}${stream ? ':streamGenerateContent?alt=sse' : ':generateContent'}`)
-      expect(upstream.headers['x-goog-api-key']).toBe(UPSTREAM_KEY)
-      expect(JSON.stringify(upstream)).not.toContain(KEY_A)
-    }
-  })
+  it.each(ENDPOINTS)(
+    'accepts x-goog-api-key, ?key= and Authorization: Bearer on $method, and sends only its own key upstream',
+    async ({ stream }) => {
+      const forms: Array<[Record<string, string>, string]> = [
+        [goog(KEY_A), ''],
+        [{}, `key=${KEY_A}`],
+        [bearer(KEY_A), ''],
+      ]
+      for (const [headers, query] of forms) {
+        fx.mock.resetRequests()
+        const url = `${fx.url}${gpath(stream)}${query ? (stream ? '&' : '?') + query : ''}`
+        const res = await call(url, { headers, body: geminiBody('auth') })
+        expect(res.status).toBe(200)
+        expect(fx.mock.requests).toHaveLength(1)
+        const upstream = fx.mock.requests[0]!
+        // The client's query string is never forwarded: `?key=` least of all.
+        expect(upstream.path).toBe(`/v1beta/models/${MODEL}${stream ? ':streamGenerateContent?alt=sse' : ':generateContent'}`)
+        expect(upstream.headers['x-goog-api-key']).toBe(UPSTREAM_KEY)
+        expect(JSON.stringify(upstream)).not.toContain(KEY_A)
+      }
+    },
+  )
 
   it.each([
     ['not JSON', '{"contents":'],
@@ -145,13 +149,24 @@ describeMatrix('Gemini generate-content', (kind) => {
 
   it.each(ENDPOINTS)('passes an upstream error on $method through verbatim, status, body and retry hint', async ({ stream }) => {
     const googleBody = {
-      error: { code: 429, message: 'Resource has been exhausted (e.g. check quota).', status: 'RESOURCE_EXHAUSTED', details: [{ '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: '7s' }] },
+      error: {
+        code: 429,
+        message: 'Resource has been exhausted (e.g. check quota).',
+        status: 'RESOURCE_EXHAUSTED',
+        details: [{ '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: '7s' }],
+      },
     }
-    const json = await call(`${fx.url}${gpath(stream)}`, { headers: goog(KEY_A), body: geminiBody('x', { mock: { status: 429, error_body: googleBody, headers: { 'retry-after': '7' } } }) })
+    const json = await call(`${fx.url}${gpath(stream)}`, {
+      headers: goog(KEY_A),
+      body: geminiBody('x', { mock: { status: 429, error_body: googleBody, headers: { 'retry-after': '7' } } }),
+    })
     expect(json.status).toBe(429)
     expect(json.text).toBe(JSON.stringify(googleBody))
     expect(json.headers['retry-after']).toBe('7')
-    const text = await call(`${fx.url}${gpath(stream)}`, { headers: goog(KEY_A), body: geminiBody('x', { mock: { status: 503, error_body: 'upstream overloaded\n' } }) })
+    const text = await call(`${fx.url}${gpath(stream)}`, {
+      headers: goog(KEY_A),
+      body: geminiBody('x', { mock: { status: 503, error_body: 'upstream overloaded\n' } }),
+    })
     expect(text.status).toBe(503)
     expect(text.text).toBe('upstream overloaded\n')
     expect(text.headers['content-type']).toMatch(/^text\/plain/)
@@ -201,7 +216,10 @@ describeOnce('Gemini generate-content', (kind) => {
   it.each(ENDPOINTS)('answers 415 in Google’s shape on $method for a body that is not application/json', async ({ stream }) => {
     fx.mock.resetRequests()
     for (const type of ['text/plain', 'application/jsonl', 'application/x-www-form-urlencoded']) {
-      const res = await call(`${fx.url}${gpath(stream)}`, { headers: { ...goog(KEY_A), 'content-type': type }, body: JSON.stringify(geminiBody()) })
+      const res = await call(`${fx.url}${gpath(stream)}`, {
+        headers: { ...goog(KEY_A), 'content-type': type },
+        body: JSON.stringify(geminiBody()),
+      })
       expect(res.status).toBe(415)
       expect(res.json).toEqual(googleError(415, 'INVALID_ARGUMENT'))
     }
@@ -211,14 +229,22 @@ describeOnce('Gemini generate-content', (kind) => {
   it('answers 400 for an alt the gateway cannot honour, and forwards no query', async () => {
     fx.mock.resetRequests()
     const base = `${fx.url}/v1beta/models/${MODEL}`
-    for (const url of [`${base}:streamGenerateContent`, `${base}:streamGenerateContent?alt=json`, `${base}:generateContent?alt=sse`, `${base}:generateContent?alt=proto`]) {
+    for (const url of [
+      `${base}:streamGenerateContent`,
+      `${base}:streamGenerateContent?alt=json`,
+      `${base}:generateContent?alt=sse`,
+      `${base}:generateContent?alt=proto`,
+    ]) {
       const res = await call(url, { headers: goog(KEY_A), body: geminiBody() })
       expect(res.status, url).toBe(400)
       expect(res.json).toEqual(googleError(400, 'INVALID_ARGUMENT'))
       expect(res.json.error.message).toContain('alt')
     }
     expect(fx.mock.requests).toHaveLength(0)
-    const ok = await call(`${base}:generateContent?alt=json&prettyPrint=false&fields=candidates`, { headers: goog(KEY_A), body: geminiBody() })
+    const ok = await call(`${base}:generateContent?alt=json&prettyPrint=false&fields=candidates`, {
+      headers: goog(KEY_A),
+      body: geminiBody(),
+    })
     expect(ok.status).toBe(200)
     // `fields` would have stripped usageMetadata upstream, and with it the usage the gateway reports.
     expect(ok.json.usageMetadata).toBeDefined()
@@ -252,16 +278,21 @@ describeMatrix('Gemini upstream failures', (kind) => {
     expect(res.json).toEqual(googleError(504, 'DEADLINE_EXCEEDED'))
   })
 
-  it.each(ENDPOINTS)('answers 502 UNAVAILABLE on $method when the upstream breaks the connection, naming neither its URL nor its key', async ({ stream }) => {
-    const res = await call(`${fx.url}${gpath(stream)}`, { headers: goog(KEY_A), body: geminiBody('x', { mock: { destroy: true } }) })
-    expect(res.status).toBe(502)
-    expect(res.json).toEqual(googleError(502, 'UNAVAILABLE'))
-    expect(res.text).not.toContain(fx.mock.url)
-    expect(res.text).not.toContain(UPSTREAM_KEY)
-  })
+  it.each(ENDPOINTS)(
+    'answers 502 UNAVAILABLE on $method when the upstream breaks the connection, naming neither its URL nor its key',
+    async ({ stream }) => {
+      const res = await call(`${fx.url}${gpath(stream)}`, { headers: goog(KEY_A), body: geminiBody('x', { mock: { destroy: true } }) })
+      expect(res.status).toBe(502)
+      expect(res.json).toEqual(googleError(502, 'UNAVAILABLE'))
+      expect(res.text).not.toContain(fx.mock.url)
+      expect(res.text).not.toContain(UPSTREAM_KEY)
+    },
+  )
 
   it('cuts the client connection when the upstream stream breaks off after the headers', async () => {
-    await expect(call(`${fx.url}${gpath(true)}`, { headers: goog(KEY_A), body: geminiBody('x', { mock: { chunks: 5, destroy_after_frames: 2 } }) })).rejects.toThrow()
+    await expect(
+      call(`${fx.url}${gpath(true)}`, { headers: goog(KEY_A), body: geminiBody('x', { mock: { chunks: 5, destroy_after_frames: 2 } }) }),
+    ).rejects.toThrow()
     await eventually(() => fx.logs.some((l) => l.message === 'model-gateway: upstream stream broke off'))
   })
 })

@@ -1,5 +1,18 @@
 import { describe, expect, it } from 'vitest'
-import { chat, GEN, gemini, geminiFrames, mock, openaiFrames, post, postOpen, rawRequest, startExtra, STREAM_SSE, useFreshMock } from '../support/mock-upstream-harness.js'
+import {
+  chat,
+  GEN,
+  gemini,
+  geminiFrames,
+  mock,
+  openaiFrames,
+  post,
+  postOpen,
+  rawRequest,
+  STREAM_SSE,
+  startExtra,
+  useFreshMock,
+} from '../support/mock-upstream-harness.js'
 
 useFreshMock()
 
@@ -46,7 +59,9 @@ describe('controls', () => {
 
   it('mock.chunks sets the number of content deltas (OpenAI and Gemini)', async () => {
     const a = await post('/v1/chat/completions', chat({ stream: true, mock: { chunks: 12 } }, 'a longer message to split'))
-    const chunks = openaiFrames(a.text).slice(0, -1).map((f) => JSON.parse(f))
+    const chunks = openaiFrames(a.text)
+      .slice(0, -1)
+      .map((f) => JSON.parse(f))
     const deltas = chunks.filter((c) => typeof c.choices[0]?.delta.content === 'string' && !c.choices[0].delta.role)
     expect(deltas).toHaveLength(12)
     expect(deltas.map((c) => c.choices[0].delta.content).join('')).toBe('Echo: a longer message to split')
@@ -74,7 +89,9 @@ describe('controls', () => {
   })
 
   it('mock.usage is merged into usage (OpenAI) and usageMetadata (Gemini)', async () => {
-    const a = (await post('/v1/chat/completions', chat({ mock: { usage: { prompt_tokens: 100, completion_tokens: 20, total_tokens: 120 } } }))).json
+    const a = (
+      await post('/v1/chat/completions', chat({ mock: { usage: { prompt_tokens: 100, completion_tokens: 20, total_tokens: 120 } } }))
+    ).json
     expect(a.usage).toMatchObject({ prompt_tokens: 100, completion_tokens: 20, total_tokens: 120 })
     expect(a.usage.prompt_tokens_details).toEqual({ cached_tokens: 0, audio_tokens: 0 })
 
@@ -85,8 +102,13 @@ describe('controls', () => {
     const res = await post(STREAM_SSE, gemini({ mock: { usage: extraUsage } }))
     expect(geminiFrames(res.text).at(-1).usageMetadata).toMatchObject(extraUsage)
 
-    const s = await post('/v1/chat/completions', chat({ stream: true, stream_options: { include_usage: true }, mock: { usage: { prompt_tokens: 5 } } }))
-    const chunks = openaiFrames(s.text).slice(0, -1).map((f) => JSON.parse(f))
+    const s = await post(
+      '/v1/chat/completions',
+      chat({ stream: true, stream_options: { include_usage: true }, mock: { usage: { prompt_tokens: 5 } } }),
+    )
+    const chunks = openaiFrames(s.text)
+      .slice(0, -1)
+      .map((f) => JSON.parse(f))
     expect(chunks.at(-1).usage.prompt_tokens).toBe(5)
   })
 
@@ -94,7 +116,13 @@ describe('controls', () => {
     const ac = new AbortController()
     const p = post('/v1/chat/completions', chat({ mock: { hang: true } }), { signal: ac.signal })
     await mock.waitFor(() => mock.requests.length === 1)
-    const settled = await Promise.race([p.then(() => 'answered', () => 'failed'), new Promise((r) => setTimeout(() => r('pending'), 200))])
+    const settled = await Promise.race([
+      p.then(
+        () => 'answered',
+        () => 'failed',
+      ),
+      new Promise((r) => setTimeout(() => r('pending'), 200)),
+    ])
     expect(settled).toBe('pending')
     ac.abort()
     await expect(p).rejects.toThrow()

@@ -62,7 +62,15 @@ describe('routes', () => {
   it('echoes array-of-parts message content', async () => {
     const res = await post('/v1/chat/completions', {
       model: 'm',
-      messages: [{ role: 'user', content: [{ type: 'text', text: 'a' }, { type: 'text', text: 'b' }] }],
+      messages: [
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'a' },
+            { type: 'text', text: 'b' },
+          ],
+        },
+      ],
     })
     expect(res.json.choices[0].message.content).toBe('Echo: ab')
   })
@@ -109,7 +117,9 @@ describe('routes', () => {
   it('streaming usage equals non-streaming usage for the same request', async () => {
     const plain = (await post('/v1/chat/completions', chat())).json
     const res = await post('/v1/chat/completions', chat({ stream: true, stream_options: { include_usage: true } }))
-    const chunks = openaiFrames(res.text).slice(0, -1).map((f) => JSON.parse(f))
+    const chunks = openaiFrames(res.text)
+      .slice(0, -1)
+      .map((f) => JSON.parse(f))
     expect(chunks.at(-1).usage).toEqual(plain.usage)
   })
 

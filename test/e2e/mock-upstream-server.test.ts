@@ -1,7 +1,19 @@
 import { spawn } from 'node:child_process'
 import { describe, expect, it } from 'vitest'
 import { call } from '../support/http.js'
-import { chat, GEN, gemini, mock, post, postOpen, SCRIPT, startExtra, startMockUpstream, STREAM_SSE, useFreshMock } from '../support/mock-upstream-harness.js'
+import {
+  chat,
+  GEN,
+  gemini,
+  mock,
+  post,
+  postOpen,
+  SCRIPT,
+  STREAM_SSE,
+  startExtra,
+  startMockUpstream,
+  useFreshMock,
+} from '../support/mock-upstream-harness.js'
 
 useFreshMock()
 
@@ -119,7 +131,9 @@ describe('apiKey', () => {
 describe('abort tracking', () => {
   it('counts a stream whose client goes away mid-stream in abortedStreams and stops writing', async () => {
     const ac = new AbortController()
-    const res = await postOpen('/v1/chat/completions', chat({ stream: true, mock: { chunks: 50, chunk_delay_ms: 20 } }), { signal: ac.signal })
+    const res = await postOpen('/v1/chat/completions', chat({ stream: true, mock: { chunks: 50, chunk_delay_ms: 20 } }), {
+      signal: ac.signal,
+    })
     const first = await res.body[Symbol.asyncIterator]().next()
     expect(String(first.value)).toContain('"role":"assistant"')
     ac.abort()

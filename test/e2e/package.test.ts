@@ -63,7 +63,14 @@ afterAll(async () => {
 
 describe('the built package', () => {
   const expected = {
-    'model-gateway': { createGateway: 'function', GatewayError: 'function', isGatewayError: 'function', requestBodyHash: 'function', OMITTED_TOO_LARGE: 'string', gatewayChannels: 'object' },
+    'model-gateway': {
+      createGateway: 'function',
+      GatewayError: 'function',
+      isGatewayError: 'function',
+      requestBodyHash: 'function',
+      OMITTED_TOO_LARGE: 'string',
+      gatewayChannels: 'object',
+    },
     'model-gateway/node': { nodeHandler: 'function' },
     'model-gateway/express': { expressMiddleware: 'function' },
     'model-gateway/koa': { koaMiddleware: 'function' },
@@ -106,7 +113,10 @@ describe('the built package', () => {
   it('the root and node entries load without express or koa, as ESM and as CJS', async () => {
     // Resolving express, koa or @koa/* throws in the child, for `import` (a resolve hook) and `require` alike.
     const blocked = String.raw`/^(express|koa)(\/|$)|^@koa\//`
-    await writeFile(path.join(tmp, 'hooks.mjs'), `export async function resolve(s, c, next) { if (${blocked}.test(s)) throw new Error('blocked: ' + s); return next(s, c) }\n`)
+    await writeFile(
+      path.join(tmp, 'hooks.mjs'),
+      `export async function resolve(s, c, next) { if (${blocked}.test(s)) throw new Error('blocked: ' + s); return next(s, c) }\n`,
+    )
     await writeFile(path.join(tmp, 'register.mjs'), `import { register } from 'node:module'\nregister('./hooks.mjs', import.meta.url)\n`)
     await writeFile(
       path.join(tmp, 'block.cjs'),
@@ -143,14 +153,19 @@ describe('the built package', () => {
 
   it('publint finds no errors, warnings counted as errors', async () => {
     const file = await readFile(tarball)
-    const { messages, pkg } = await publint({ pack: { tarball: file.buffer.slice(file.byteOffset, file.byteOffset + file.byteLength) }, strict: true })
+    const { messages, pkg } = await publint({
+      pack: { tarball: file.buffer.slice(file.byteOffset, file.byteOffset + file.byteLength) },
+      strict: true,
+    })
     const errors = messages.filter((m) => m.type === 'error').map((m) => formatMessage(m, pkg))
     expect(errors).toEqual([])
   })
 
   it('are-the-types-wrong finds no problem in any resolution mode, for every entry', async () => {
     const bin = path.join(root, 'node_modules', '.bin', 'attw')
-    const { stdout } = await run(bin, [tarball, '--format', 'json'], { cwd: tmp }).catch((error: { stdout: string }) => ({ stdout: error.stdout }))
+    const { stdout } = await run(bin, [tarball, '--format', 'json'], { cwd: tmp }).catch((error: { stdout: string }) => ({
+      stdout: error.stdout,
+    }))
     const result = JSON.parse(stdout)
     expect(Object.keys(result.analysis.entrypoints).sort()).toEqual(['.', './express', './koa', './node', './package.json'])
     expect(result.problems).toEqual({})
@@ -165,7 +180,11 @@ describe('the example apps', () => {
 
   /** Starts an example on a free port and resolves with its base URL, read from what it prints. */
   function start(script: string): Promise<{ base: string; proc: ChildProcess }> {
-    const proc = spawn(process.execPath, [script], { cwd: pkgDir, env: { ...process.env, PORT: '0', MOCK_DELAY_MS: '0' }, stdio: ['ignore', 'pipe', 'inherit'] })
+    const proc = spawn(process.execPath, [script], {
+      cwd: pkgDir,
+      env: { ...process.env, PORT: '0', MOCK_DELAY_MS: '0' },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    })
     children.push(proc)
     return new Promise((resolve, reject) => {
       let out = ''

@@ -38,7 +38,10 @@ describeMatrix('recovery flow', (kind) => {
 
     // Lookup with other key order and whitespace finds it.
     const reordered = `{ "mock":{"delay_ms":300},  "temperature":0.5,"messages":[{"content":"prove it","role":"user"}],"model":"gpt-4o-mini"}`
-    const lookup = await call(`${fx.url}/v1/recoveries/lookup`, { headers: { ...bearer(KEY_A), 'content-type': 'application/json' }, body: reordered })
+    const lookup = await call(`${fx.url}/v1/recoveries/lookup`, {
+      headers: { ...bearer(KEY_A), 'content-type': 'application/json' },
+      body: reordered,
+    })
     expect(lookup.status).toBe(200)
     expect(lookup.json).toEqual({ items: [summary] })
 
@@ -137,7 +140,10 @@ describeMatrix('recovery flow', (kind) => {
       const res = await call(`${fx.url}/v1/recoveries/lookup`, { headers: { ...bearer(KEY_A), 'content-type': 'application/json' }, body })
       expect(res.status).toBe(400)
     }
-    const wrongType = await call(`${fx.url}/v1/recoveries/lookup`, { headers: { ...bearer(KEY_A), 'content-type': 'text/plain' }, body: '{}' })
+    const wrongType = await call(`${fx.url}/v1/recoveries/lookup`, {
+      headers: { ...bearer(KEY_A), 'content-type': 'text/plain' },
+      body: '{}',
+    })
     expect(wrongType.status).toBe(415)
   })
 
@@ -158,7 +164,12 @@ describeOnce('recovery flow', (kind) => {
   const fx = useFixture(kind)
 
   it('requires a key on every recoveries endpoint', async () => {
-    for (const [method, path] of [['GET', '/v1/recoveries'], ['DELETE', '/v1/recoveries?all=true'], ['POST', '/v1/recoveries/lookup'], ['GET', '/v1/recoveries/01ARZ3NDEKTSV4RRFFQ69G5FAV']]) {
+    for (const [method, path] of [
+      ['GET', '/v1/recoveries'],
+      ['DELETE', '/v1/recoveries?all=true'],
+      ['POST', '/v1/recoveries/lookup'],
+      ['GET', '/v1/recoveries/01ARZ3NDEKTSV4RRFFQ69G5FAV'],
+    ]) {
       const res = await call(`${fx.url}${path}`, { method: method as string, body: method === 'POST' ? {} : undefined })
       expect(res.status).toBe(401)
       expect(res.json.error.code).toBe('invalid_api_key')
@@ -195,7 +206,10 @@ describe('recovery retention and size', () => {
       const detail = (await call(`${fx.url}/v1/recoveries/${items[0].request_id}`, { headers: bearer(KEY_A) })).json
       expect(detail.request.body_raw).toBe('__OMITTED_TOO_LARGE__')
       expect(JSON.parse(detail.response.body_raw).choices[0].message.content).toBe('short answer')
-      const lookup = await call(`${fx.url}/v1/recoveries/lookup`, { headers: { ...bearer(KEY_A), 'content-type': 'application/json' }, body: text })
+      const lookup = await call(`${fx.url}/v1/recoveries/lookup`, {
+        headers: { ...bearer(KEY_A), 'content-type': 'application/json' },
+        body: text,
+      })
       expect(lookup.json.items.map((i: { request_id: string }) => i.request_id)).toEqual([items[0].request_id])
     } finally {
       await fx.close()
@@ -206,7 +220,8 @@ describe('recovery retention and size', () => {
     const map = new Map()
     const fx = await startFixture(kind, { store: new Keyv({ store: map }) })
     try {
-      for (let i = 0; i < 3; i++) expect((await call(`${fx.url}/v1/chat/completions`, { headers: bearer(KEY_A), body: chatBody() })).status).toBe(200)
+      for (let i = 0; i < 3; i++)
+        expect((await call(`${fx.url}/v1/chat/completions`, { headers: bearer(KEY_A), body: chatBody() })).status).toBe(200)
       expect(map.size).toBe(0)
     } finally {
       await fx.close()

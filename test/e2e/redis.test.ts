@@ -1,12 +1,20 @@
 import { createClient } from '@keyv/redis'
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest'
-import { startMockUpstream } from '../support/mock-upstream/index.mjs'
 import { chatBody } from '../support/bodies.js'
 import { bearer } from '../support/fixture.js'
-import { type GatewayProcess, ensureBuilt, startGatewayProcess, stopAllGatewayProcesses } from '../support/gateway-process.js'
-import { call, eventually, sendThenAbort, type TestResponse } from '../support/http.js'
 import { freePort } from '../support/free-port.mjs'
-import { type AdminClient, REDIS_URL, describeWithRedis, keysMatching, killAllOwnRedis, killOwnRedis, startOwnRedis } from '../support/redis.js'
+import { ensureBuilt, type GatewayProcess, startGatewayProcess, stopAllGatewayProcesses } from '../support/gateway-process.js'
+import { call, eventually, sendThenAbort, type TestResponse } from '../support/http.js'
+import { startMockUpstream } from '../support/mock-upstream/index.mjs'
+import {
+  type AdminClient,
+  describeWithRedis,
+  keysMatching,
+  killAllOwnRedis,
+  killOwnRedis,
+  REDIS_URL,
+  startOwnRedis,
+} from '../support/redis.js'
 
 /** Every key this run writes starts with this; afterAll removes exactly those. */
 const RUN = `mg-e2e-${process.pid}-${Date.now().toString(36)}`
@@ -15,18 +23,20 @@ const ULID = '01ARZ3NDEKTSV4RRFFQ69G5FAV'
 const LAYOUT = /^(?:rec:\{([0-9a-f]{32})\}:[0-9A-HJKMNP-TV-Z]{26}(?::req|:res)?|idx:\{([0-9a-f]{32})\})$/
 const STORE_FAILED = 'model-gateway: recovery record could not be stored'
 
-
 /** A non-streaming chat request whose client leaves while the upstream is still working. */
 const interrupt = (gw: GatewayProcess, content: string, key = KEY, delayMs = 400) =>
-  sendThenAbort(`${gw.url}/v1/chat/completions`, { headers: bearer(key), body: JSON.stringify(chatBody(content, { mock: { delay_ms: delayMs } })), afterMs: 30 })
+  sendThenAbort(`${gw.url}/v1/chat/completions`, {
+    headers: bearer(key),
+    body: JSON.stringify(chatBody(content, { mock: { delay_ms: delayMs } })),
+    afterMs: 30,
+  })
 
 const recoveries = (gw: GatewayProcess, path = '', options: { method?: string; key?: string; body?: unknown } = {}) =>
   call(`${gw.url}/v1/recoveries${path}`, { method: options.method, headers: bearer(options.key ?? KEY), body: options.body })
 
 /** Usage events the process reported: one per completed upstream call, after its record write (if any) ended. */
 const usages = (gw: GatewayProcess) => gw.events.flatMap((e) => (e.usage ? [e.usage] : []))
-const waitForUsages = (gw: GatewayProcess, count: number, timeoutMs = 30_000) =>
-  eventually(() => usages(gw).length >= count, timeoutMs)
+const waitForUsages = (gw: GatewayProcess, count: number, timeoutMs = 30_000) => eventually(() => usages(gw).length >= count, timeoutMs)
 
 const contentOf = (record: { request: { body_raw: string } }): string => JSON.parse(record.request.body_raw).messages[0].content
 
@@ -85,7 +95,9 @@ await describeWithRedis('Redis end to end (gateway processes)', () => {
     await mock?.close()
   })
 
-  it('keeps 200 interruptions spread over two processes as exactly 200 records, each listed once and readable through both', { timeout: 120_000 }, async () => {
+  it('keeps 200 interruptions spread over two processes as exactly 200 records, each listed once and readable through both', {
+    timeout: 120_000,
+  }, async () => {
     const [a, b] = await Promise.all([startGatewayProcess(settings('share')), startGatewayProcess(settings('share'))])
     const sent = Array.from({ length: 200 }, (_, i) => (i % 2 === 0 ? { gw: a, content: `a-${i}` } : { gw: b, content: `b-${i}` }))
     await Promise.all(sent.map(({ gw, content }) => interrupt(gw, content, KEY, 1000)))
@@ -156,7 +168,8 @@ await describeWithRedis('Redis end to end (gateway processes)', () => {
     for (const [k, key] of keys.entries()) {
       const list = await recoveries(gw, '', { key })
       expect(list.json.count, key).toBe(k + 1)
-      for (const item of list.json.items) expect(contentOf((await recoveries(gw, `/${item.request_id}`, { key })).json).startsWith(`${key}#`)).toBe(true)
+      for (const item of list.json.items)
+        expect(contentOf((await recoveries(gw, `/${item.request_id}`, { key })).json).startsWith(`${key}#`)).toBe(true)
     }
 
     const prefix = `${RUN}-keys::`
@@ -197,7 +210,8 @@ await describeWithRedis('Redis end to end (gateway processes)', () => {
       const askedAt = Date.now()
       const list = await recoveries(gw)
       expect(list.status).toBe(200)
-      for (const item of list.json.items) expect(askedAt, `listed ${item.request_id} after its expiry`).toBeLessThan(expiresAt.get(item.request_id)!)
+      for (const item of list.json.items)
+        expect(askedAt, `listed ${item.request_id} after its expiry`).toBeLessThan(expiresAt.get(item.request_id)!)
       return (await keysMatching(admin!, `${prefix}*`)).length === 0
     }, 30_000)
     expect((await recoveries(gw)).json).toEqual({ count: 0, items: [] })
@@ -219,7 +233,10 @@ await describeWithRedis('Redis end to end (gateway processes)', () => {
 
     const delivered = new Set<string>()
     for (let i = 0; i < 5; i++) {
-      const res = await answered('chat while Redis is down', call(`${gw.url}/v1/chat/completions`, { headers: bearer(KEY), body: chatBody(`up-${i}`, { mock: { delay_ms: 0 } }) }))
+      const res = await answered(
+        'chat while Redis is down',
+        call(`${gw.url}/v1/chat/completions`, { headers: bearer(KEY), body: chatBody(`up-${i}`, { mock: { delay_ms: 0 } }) }),
+      )
       expect(res.status).toBe(200)
       expect(res.json.object).toBe('chat.completion')
       delivered.add(String(res.headers['x-request-id']))
@@ -252,10 +269,15 @@ await describeWithRedis('Redis end to end (gateway processes)', () => {
     const seen = usages(gw).length
     await Promise.all(['after-1', 'after-2', 'after-3'].map((content) => interrupt(gw, content)))
     await waitForUsages(gw, seen + 3)
-    expect(usages(gw).slice(seen).every((u) => u.recovered)).toBe(true)
+    expect(
+      usages(gw)
+        .slice(seen)
+        .every((u) => u.recovered),
+    ).toBe(true)
     const list = (await recoveries(gw)).json
     expect(list.count).toBe(3)
-    for (const item of list.items) expect(['after-1', 'after-2', 'after-3']).toContain(contentOf((await recoveries(gw, `/${item.request_id}`)).json))
+    for (const item of list.items)
+      expect(['after-1', 'after-2', 'after-3']).toContain(contentOf((await recoveries(gw, `/${item.request_id}`)).json))
 
     // No crash all along, and a clean shutdown even with Redis gone again.
     expect(gw.child.exitCode).toBeNull()

@@ -17,7 +17,7 @@ export interface Fixture {
   url: string
   gateway: Gateway
   mock: Awaited<ReturnType<typeof startMockUpstream>>
-  logs: Array<{ level: 'warn' | 'error'; message: string; meta?: Record<string, unknown> }>
+  logs: Array<{ level: 'info' | 'warn' | 'error'; message: string; meta?: Record<string, unknown> }>
   close(): Promise<void>
 }
 
@@ -50,6 +50,7 @@ export async function startFixture(kind: ServerKind, overrides: Partial<GatewayO
     ],
     auth: { apiKeys: [KEY_A, KEY_B] },
     logger: {
+      info: (message, meta) => logs.push({ level: 'info', message, meta }),
       warn: (message, meta) => logs.push({ level: 'warn', message, meta }),
       error: (message, meta) => logs.push({ level: 'error', message, meta }),
     },

@@ -98,11 +98,11 @@ export function sendThenAbort(
 }
 
 /** Polls until `check` resolves truthy, or fails after `timeoutMs`. */
-export async function eventually<T>(check: () => Promise<T> | T, timeoutMs = 5000): Promise<T> {
+export async function eventually<T>(check: () => Promise<T> | T, timeoutMs = 5000): Promise<NonNullable<T>> {
   const deadline = Date.now() + timeoutMs
   for (;;) {
     const value = await check()
-    if (value) return value
+    if (value) return value as NonNullable<T>
     if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`)
     await new Promise((resolve) => setTimeout(resolve, 20))
   }

@@ -1,10 +1,10 @@
 // Agreement checks: the scanner against JSON.parse followed by validation.
 
 import { expect } from 'vitest'
+import { validateGenerateContent } from '../../src/dialects/gemini/validate.js'
+import { validateChat } from '../../src/dialects/openai/validate.js'
 import { GatewayError } from '../../src/errors.js'
 import { BIG_STRING, scanJsonObject } from '../../src/json/scan.js'
-import { validateChat } from '../../src/dialects/openai/validate.js'
-import { validateGenerateContent } from '../../src/dialects/gemini/validate.js'
 
 type Outcome = { ok: true; value: unknown } | { ok: false; code: string; param: string | undefined; message: string }
 
@@ -55,7 +55,10 @@ export function sameValidation(skeleton: Record<string, unknown>, parsed: Record
     if (!chatParsed.ok) outcomes.params.add(String(chatParsed.param).replace(/\[\d+\]/, '[i]'))
   }
   const geminiParsed = outcomeOf(() => validateGenerateContent(parsed))
-  expect(outcomeOf(() => validateGenerateContent(skeleton)), label).toEqual(geminiParsed)
+  expect(
+    outcomeOf(() => validateGenerateContent(skeleton)),
+    label,
+  ).toEqual(geminiParsed)
   if (geminiParsed.ok) outcomes.geminiPass++
   else outcomes.params.add(String(geminiParsed.param).replace(/\[\d+\]/, '[i]'))
 }
@@ -86,7 +89,12 @@ export async function checkDocument(bytes: Buffer): Promise<void> {
   }
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
     outcomes.notObject++
-    expect(tiny, label).toEqual({ ok: false, code: 'invalid_request', param: undefined, message: 'The request body must be a JSON object.' })
+    expect(tiny, label).toEqual({
+      ok: false,
+      code: 'invalid_request',
+      param: undefined,
+      message: 'The request body must be a JSON object.',
+    })
     return
   }
   const object = parsed as Record<string, unknown>

@@ -20,9 +20,38 @@ export class Gen {
 }
 
 const STRING_PIECES = [
-  'a', 'hello', 'world ', ' ', 'x y z', '0', '"', // '"' is escaped below
-  '\\n', '\\"', '\\\\', '\\/', '\\b', '\\f', '\\r', '\\t', '\\u00e9', '\\u00E9', '\\uD83D\\uDE00', '\\ud800', '\\uDFFF', '\\u0000', '\\u001F',
-  'é', 'ü', '中文', '这是测试', '😀', '🎉x', '\u007f', '\u2028', '\u00a0', 'ключ',
+  'a',
+  'hello',
+  'world ',
+  ' ',
+  'x y z',
+  '0',
+  '"', // '"' is escaped below
+  '\\n',
+  '\\"',
+  '\\\\',
+  '\\/',
+  '\\b',
+  '\\f',
+  '\\r',
+  '\\t',
+  '\\u00e9',
+  '\\u00E9',
+  '\\uD83D\\uDE00',
+  '\\ud800',
+  '\\uDFFF',
+  '\\u0000',
+  '\\u001F',
+  'é',
+  'ü',
+  '中文',
+  '这是测试',
+  '😀',
+  '🎉x',
+  '\u007f',
+  '\u2028',
+  '\u00a0',
+  'ключ',
 ]
 
 function ws(g: Gen): string {
@@ -39,7 +68,7 @@ function stringText(g: Gen, long = false): string {
     const piece = g.pick(STRING_PIECES)
     s += piece === '"' ? '\\"' : piece
   }
-  return s + '"'
+  return `${s}"`
 }
 
 function digits(g: Gen, count: number): string {
@@ -52,9 +81,17 @@ function digits(g: Gen, count: number): string {
 export function numberText(g: Gen): string {
   let s = g.chance(0.3) ? '-' : ''
   s += g.chance(0.3) ? '0' : String(1 + g.int(9)) + digits(g, g.int(g.chance(0.1) ? 40 : 4))
-  if (g.chance(0.3)) s += '.' + digits(g, 1 + g.int(g.chance(0.1) ? 30 : 4))
+  if (g.chance(0.3)) s += `.${digits(g, 1 + g.int(g.chance(0.1) ? 30 : 4))}`
   if (g.chance(0.25)) s += g.pick(['e', 'E']) + g.pick(['', '+', '-']) + digits(g, 1 + g.int(3))
-  if (g.chance(0.02)) s = (g.chance(0.5) ? '-' : '') + String(1 + g.int(9)) + digits(g, 900 + g.int(300)) + '.' + digits(g, g.int(900)) + 'e-' + String(g.int(1200))
+  if (g.chance(0.02))
+    s =
+      (g.chance(0.5) ? '-' : '') +
+      String(1 + g.int(9)) +
+      digits(g, 900 + g.int(300)) +
+      '.' +
+      digits(g, g.int(900)) +
+      'e-' +
+      String(g.int(1200))
   return s
 }
 
@@ -66,7 +103,8 @@ function valueText(g: Gen, depth: number): string {
     case 0:
     case 1: {
       const members: string[] = []
-      for (let k = g.int(5); k > 0; k--) members.push(`${ws(g)}${g.chance(0.6) ? `"${g.pick(KEYS)}"` : stringText(g)}${ws(g)}:${ws(g)}${valueText(g, depth + 1)}${ws(g)}`)
+      for (let k = g.int(5); k > 0; k--)
+        members.push(`${ws(g)}${g.chance(0.6) ? `"${g.pick(KEYS)}"` : stringText(g)}${ws(g)}:${ws(g)}${valueText(g, depth + 1)}${ws(g)}`)
       return `{${members.join(',') || ws(g)}}`
     }
     case 2:
@@ -102,15 +140,28 @@ function shuffle<T>(g: Gen, items: T[]): T[] {
 
 function messageText(g: Gen): string {
   const r = g.int(12)
-  if (r === 0) return g.pick(['null', '"user"', '12', '[]', '[{"role":"user"}]', stringText(g, true), '[' + stringText(g, true) + ']'])
+  if (r === 0) return g.pick(['null', '"user"', '12', '[]', '[{"role":"user"}]', stringText(g, true), `[${stringText(g, true)}]`])
   const members: string[] = []
   const role = g.pick([
-    '"user"', '"assistant"', '"system"', '""', stringText(g, true), '1', 'null', 'true', '{"a":1}', `{"text":${stringText(g, true)}}`, '[]', '["user"]', 'MISSING',
+    '"user"',
+    '"assistant"',
+    '"system"',
+    '""',
+    stringText(g, true),
+    '1',
+    'null',
+    'true',
+    '{"a":1}',
+    `{"text":${stringText(g, true)}}`,
+    '[]',
+    '["user"]',
+    'MISSING',
   ])
   if (role !== 'MISSING') members.push(`"role":${role}`)
   if (g.chance(0.8)) members.push(`"content":${g.chance(0.6) ? stringText(g, true) : valueText(g, 2)}`)
   if (g.chance(0.2)) members.push(`"name":${stringText(g)}`)
-  if (g.chance(0.15)) members.push(`"role":${g.pick(['"tool"', '{"big":' + stringText(g, true) + '}', '5', stringText(g, true), '[' + stringText(g, true) + ']'])}`) // duplicate
+  if (g.chance(0.15))
+    members.push(`"role":${g.pick(['"tool"', `{"big":${stringText(g, true)}}`, '5', stringText(g, true), `[${stringText(g, true)}]`])}`) // duplicate
   if (g.chance(0.1)) members.push(`"__proto__":${g.pick(['{"role":"user"}', '"x"', '{}', `{"role":${stringText(g, true)}}`])}`)
   if (g.chance(0.2)) members.push(`"${g.pick(KEYS)}":${valueText(g, 2)}`)
   return objectText(shuffle(g, members), g)
@@ -121,21 +172,32 @@ function chatText(g: Gen): string {
   const nearlyValid = g.chance(0.5)
   const bad = () => !nearlyValid || g.chance(0.12)
   const members: string[] = []
-  const model = bad() ? g.pick(['"gpt-4o"', '"m"', '""', stringText(g, true), '1', 'null', '{"name":"gpt"}', '["gpt"]', 'MISSING']) : g.pick(['"gpt-4o"', stringText(g, true)])
+  const model = bad()
+    ? g.pick(['"gpt-4o"', '"m"', '""', stringText(g, true), '1', 'null', '{"name":"gpt"}', '["gpt"]', 'MISSING'])
+    : g.pick(['"gpt-4o"', stringText(g, true)])
   if (model !== 'MISSING') members.push(`"model":${model}`)
   const messages = bad() ? g.int(10) : 2
   if (messages < 7) {
     const items: string[] = []
-    for (let k = g.int(messages === 0 ? 1 : 6); k >= 0; k--) items.push(bad() ? messageText(g) : objectText([`"role":"${g.pick(['user', 'assistant'])}"`, `"content":${stringText(g, g.chance(0.5))}`], g))
+    for (let k = g.int(messages === 0 ? 1 : 6); k >= 0; k--)
+      items.push(
+        bad() ? messageText(g) : objectText([`"role":"${g.pick(['user', 'assistant'])}"`, `"content":${stringText(g, g.chance(0.5))}`], g),
+      )
     if (messages === 1) items.length = 0
     members.push(`"messages":[${items.join(',')}${ws(g)}]`)
   } else if (messages < 9) {
-    members.push(`"messages":${g.pick(['null', '{}', '{"0":{"role":"user"}}', stringText(g, true), '[]', '{"role":"user","content":' + stringText(g, true) + '}'])}`)
+    members.push(
+      `"messages":${g.pick(['null', '{}', '{"0":{"role":"user"}}', stringText(g, true), '[]', `{"role":"user","content":${stringText(g, true)}}`])}`,
+    )
   }
   // [name, valid spellings, invalid spellings]
   const scalars: Array<[string, string[], string[]]> = [
     ['stream', ['true', 'false', 'null'], ['"yes"', '1', '0', '{}', '[]']],
-    ['temperature', ['0.7', '0', '2', '2.0000000000000001', '-0', '1' + '0'.repeat(1000) + 'e-1000', '0.00000000000000000000000000000001e32', 'null'], ['2.5', '-1', '"1"', '1e400', '[1]']],
+    [
+      'temperature',
+      ['0.7', '0', '2', '2.0000000000000001', '-0', `1${'0'.repeat(1000)}e-1000`, '0.00000000000000000000000000000001e32', 'null'],
+      ['2.5', '-1', '"1"', '1e400', '[1]'],
+    ],
     ['top_p', ['1', '0.5', '-0.0', '1.00000000000000001'], ['1.0000001', '2', 'true', '"0.5"']],
     ['presence_penalty', ['-2', '2', '0', '1E0', '1e-400'], ['-2.01', '3', '"x"']],
     ['frequency_penalty', ['1.5', '-0.5'], ['3', '"x"', '{}']],
@@ -145,8 +207,8 @@ function chatText(g: Gen): string {
   ]
   for (const [name, good, wrong] of scalars) if (g.chance(0.4)) members.push(`"${name}":${g.pick(bad() ? wrong : good)}`)
   for (let k = g.int(3); k > 0; k--) members.push(`${g.chance(0.7) ? `"${g.pick(KEYS)}"` : stringText(g)}:${valueText(g, 1)}`)
-  if (g.chance(0.1)) members.push(`"model":${g.pick(['"gpt-4o"', '""', '3', stringText(g, true), '{"x":' + stringText(g, true) + '}'])}`) // duplicate
-  if (g.chance(0.05)) members.push(`"messages":${g.pick(['null', '[{"role":"user"}]', '[' + messageText(g) + ']'])}`) // duplicate
+  if (g.chance(0.1)) members.push(`"model":${g.pick(['"gpt-4o"', '""', '3', stringText(g, true), `{"x":${stringText(g, true)}}`])}`) // duplicate
+  if (g.chance(0.05)) members.push(`"messages":${g.pick(['null', '[{"role":"user"}]', `[${messageText(g)}]`])}`) // duplicate
   if (g.chance(0.05)) members.push(`"__proto__":${g.pick(['{"model":"gpt-4o"}', '"x"', 'null', '[1]'])}`)
   return objectText(shuffle(g, members), g)
 }
@@ -159,14 +221,17 @@ function geminiText(g: Gen): string {
     for (let k = g.int(r === 0 ? 1 : 5); k >= 0; k--) {
       items.push(
         g.chance(0.85)
-          ? objectText([`"role":"${g.pick(['user', 'model'])}"`, `"parts":[{"text":${stringText(g, g.chance(0.6))}}]`].slice(0, 1 + g.int(2)), g)
-          : g.pick(['null', '1', '"text"', '[]', '[{"parts":[]}]', stringText(g, true), '[' + stringText(g, true) + ']']),
+          ? objectText(
+              [`"role":"${g.pick(['user', 'model'])}"`, `"parts":[{"text":${stringText(g, g.chance(0.6))}}]`].slice(0, 1 + g.int(2)),
+              g,
+            )
+          : g.pick(['null', '1', '"text"', '[]', '[{"parts":[]}]', stringText(g, true), `[${stringText(g, true)}]`]),
       )
     }
     if (r === 1) items.length = 0
     members.push(`"contents":[${items.join(',')}]`)
   } else if (r < 9) {
-    members.push(`"contents":${g.pick(['null', '{}', '"x"', '{"parts":[{"text":' + stringText(g, true) + '}]}'])}`)
+    members.push(`"contents":${g.pick(['null', '{}', '"x"', `{"parts":[{"text":${stringText(g, true)}}]}`])}`)
   }
   if (g.chance(0.5)) members.push(`"generationConfig":{"temperature":${numberText(g)},"stopSequences":[${stringText(g)}]}`)
   if (g.chance(0.3)) members.push(`"systemInstruction":{"parts":[{"text":${stringText(g, true)}}]}`)
@@ -209,16 +274,100 @@ export function mutate(g: Gen, bytes: Buffer): Buffer {
 
 /** Edge cases of the grammar that a random corpus reaches too rarely. */
 export const SPECIAL_TEXTS = [
-  '', ' ', ' \n\t\r ', '\ufeff{}', '\ufeff', '{}', ' {} ', '{}x', '{}}', '{} {}', '[]', '"x"', '1', '-0', 'null', 'true', '[1,', '[1]',
-  '{"a":01}', '{"a":00}', '{"a":-01}', '{"a":1.}', '{"a":1.e5}', '{"a":.5}', '{"a":+1}', '{"a":-}', '{"a":-a}', '{"a":1e}', '{"a":1e+}', '{"a":1E-}',
-  '{"a":1e5}', '{"a":1E+05}', '{"a":-0.0e-0}', '{"a":0.5}', '{"a":NaN}', '{"a":Infinity}', '{"a":-Infinity}', '{"a":0x10}',
-  '{"a":"\\x"}', '{"a":"\\u12G4"}', '{"a":"\\u12"}', '{"a":"\\u"}', '{"a":"\\U0041"}', '{"a":"\\a"}', '{"a":"\\\'"}', '{"a":"\\/"}', '{"a":"\\"}',
-  '{"a":"a\nb"}', '{"a":"\t"}', '{"a":"\u0001"}', '{"a":"\u001f"}', '{"a":"\u0000"}', '{"a":"\u007f"}', '{"a":"\u2028\u2029"}',
-  '{"a":"\\ud800"}', '{"a":"\\udc00\\ud800"}', '{"a":"\\uDBFF\\uDFFF"}', '{"\\u0000":1}', '{"\\ud800":1,"\\ud800":2}',
-  '{"a":tru}', '{"a":nul}', '{"a":fals}', '{"a":truex}', '{"a":nulll}', '{"a":True}', '{"a":NULL}', '{"a":t}',
-  '{"a":1,}', '[1,]', '{,}', '{"a" 1}', '{"a":1 "b":2}', '{"a":[1 2]}', '{"a":[1,,2]}', '{a:1}', "{'a':1}", '{"a":1]', '{"a":[1}', '{"a":{]}',
-  '{"a":[]}', '{"a":{}}', '{"a":[[]]}', '{"a":[{}]}', '{"a":"x"}\u00a0', '{"a"\u00a0:1}', '{"a":1}\u2028', '\u000b{}', '{}\f',
-  '{"a":1,"a":2}', '{"__proto__":1}', '{"__proto__":{"a":1}}', '{"a":{"__proto__":[1]}}', '{"":""}', '{"a":""}',
+  '',
+  ' ',
+  ' \n\t\r ',
+  '\ufeff{}',
+  '\ufeff',
+  '{}',
+  ' {} ',
+  '{}x',
+  '{}}',
+  '{} {}',
+  '[]',
+  '"x"',
+  '1',
+  '-0',
+  'null',
+  'true',
+  '[1,',
+  '[1]',
+  '{"a":01}',
+  '{"a":00}',
+  '{"a":-01}',
+  '{"a":1.}',
+  '{"a":1.e5}',
+  '{"a":.5}',
+  '{"a":+1}',
+  '{"a":-}',
+  '{"a":-a}',
+  '{"a":1e}',
+  '{"a":1e+}',
+  '{"a":1E-}',
+  '{"a":1e5}',
+  '{"a":1E+05}',
+  '{"a":-0.0e-0}',
+  '{"a":0.5}',
+  '{"a":NaN}',
+  '{"a":Infinity}',
+  '{"a":-Infinity}',
+  '{"a":0x10}',
+  '{"a":"\\x"}',
+  '{"a":"\\u12G4"}',
+  '{"a":"\\u12"}',
+  '{"a":"\\u"}',
+  '{"a":"\\U0041"}',
+  '{"a":"\\a"}',
+  '{"a":"\\\'"}',
+  '{"a":"\\/"}',
+  '{"a":"\\"}',
+  '{"a":"a\nb"}',
+  '{"a":"\t"}',
+  '{"a":"\u0001"}',
+  '{"a":"\u001f"}',
+  '{"a":"\u0000"}',
+  '{"a":"\u007f"}',
+  '{"a":"\u2028\u2029"}',
+  '{"a":"\\ud800"}',
+  '{"a":"\\udc00\\ud800"}',
+  '{"a":"\\uDBFF\\uDFFF"}',
+  '{"\\u0000":1}',
+  '{"\\ud800":1,"\\ud800":2}',
+  '{"a":tru}',
+  '{"a":nul}',
+  '{"a":fals}',
+  '{"a":truex}',
+  '{"a":nulll}',
+  '{"a":True}',
+  '{"a":NULL}',
+  '{"a":t}',
+  '{"a":1,}',
+  '[1,]',
+  '{,}',
+  '{"a" 1}',
+  '{"a":1 "b":2}',
+  '{"a":[1 2]}',
+  '{"a":[1,,2]}',
+  '{a:1}',
+  "{'a':1}",
+  '{"a":1]',
+  '{"a":[1}',
+  '{"a":{]}',
+  '{"a":[]}',
+  '{"a":{}}',
+  '{"a":[[]]}',
+  '{"a":[{}]}',
+  '{"a":"x"}\u00a0',
+  '{"a"\u00a0:1}',
+  '{"a":1}\u2028',
+  '\u000b{}',
+  '{}\f',
+  '{"a":1,"a":2}',
+  '{"__proto__":1}',
+  '{"__proto__":{"a":1}}',
+  '{"a":{"__proto__":[1]}}',
+  '{"":""}',
+  '{"a":""}',
 ]
 
 /** Edge cases that are bytes, not text: BOMs, invalid and truncated UTF-8. */

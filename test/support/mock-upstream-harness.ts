@@ -62,8 +62,18 @@ export async function startExtra(options: MockUpstreamOptions): Promise<MockUpst
 }
 
 /** POSTs `body` (JSON unless already a string) as application/json to the current mock, or to `base`. */
-export function post(path: string, body: unknown, options: Pick<CallOptions, 'headers' | 'signal'> = {}, base = mock.url): Promise<TestResponse> {
-  return call(base + path, { method: 'POST', headers: { 'content-type': 'application/json', ...options.headers }, body, signal: options.signal })
+export function post(
+  path: string,
+  body: unknown,
+  options: Pick<CallOptions, 'headers' | 'signal'> = {},
+  base = mock.url,
+): Promise<TestResponse> {
+  return call(base + path, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...options.headers },
+    body,
+    signal: options.signal,
+  })
 }
 
 /** The same POST, resolved at the headers with the body left to read. */

@@ -71,9 +71,13 @@ process.once('exit', () => {
 
 /** A private redis-server on `port` as a child process, never persisting anything; the shared one is never touched. */
 export async function startOwnRedis(port: number): Promise<ChildProcess> {
-  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--daemonize', 'no'], {
-    stdio: 'ignore',
-  })
+  const child = spawn(
+    'redis-server',
+    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--daemonize', 'no'],
+    {
+      stdio: 'ignore',
+    },
+  )
   ownServers.add(child)
   child.once('exit', () => ownServers.delete(child))
   let spawnError: Error | undefined

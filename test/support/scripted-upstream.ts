@@ -15,7 +15,7 @@ export interface ScriptedUpstream {
   url: string
   requests: ScriptedRequest[]
   /** Sets the answer to the next requests. */
-  script(pieces: Buffer[], options?: { gated?: boolean; contentType?: string }): void
+  script(pieces: Buffer[], options?: { gated?: boolean; contentType?: string; headers?: Record<string, string> }): void
   /** Lets the next gated piece be written. */
   release(): void
   close(): Promise<void>
@@ -26,6 +26,7 @@ export async function startScriptedUpstream(): Promise<ScriptedUpstream> {
   let pieces: Buffer[] = []
   let gated = false
   let contentType = 'text/event-stream'
+  let extraHeaders: Record<string, string> = {}
   let credits = 0
   let wake: (() => void) | undefined
   const requests: ScriptedRequest[] = []
@@ -41,7 +42,7 @@ export async function startScriptedUpstream(): Promise<ScriptedUpstream> {
     req.on('end', async () => {
       requests.push({ method: req.method ?? '', path: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks).toString('utf8') })
       const script = pieces
-      res.writeHead(200, { 'content-type': contentType, 'cache-control': 'no-cache' })
+      res.writeHead(200, { 'content-type': contentType, 'cache-control': 'no-cache', ...extraHeaders })
       res.flushHeaders()
       for (const piece of script) {
         if (gated) await turn()
@@ -60,6 +61,7 @@ export async function startScriptedUpstream(): Promise<ScriptedUpstream> {
       pieces = next
       gated = options.gated ?? false
       contentType = options.contentType ?? 'text/event-stream'
+      extraHeaders = options.headers ?? {}
       credits = 0
     },
     release() {

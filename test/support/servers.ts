@@ -10,7 +10,6 @@ import { nodeHandler } from '../../adapters/node.js'
 import type { Gateway } from '../../src/gateway.js'
 import { listen, type MountedServer } from './http.js'
 
-
 /** One way of mounting the gateway in a real server, with what legitimately differs from one to another. */
 export interface ServerKind {
   name: string
@@ -168,8 +167,7 @@ export const EXPRESS_KINDS: ServerKind[] = [
     body: 'parsed',
     badJson: 'host',
     unknownPath: 'host',
-    mount: (gateway) =>
-      serve(expressApp(gateway, { at: '/ai', framework: express4, before: [express4.json({ limit: LIMIT })] }), '/ai'),
+    mount: (gateway) => serve(expressApp(gateway, { at: '/ai', framework: express4, before: [express4.json({ limit: LIMIT })] }), '/ai'),
   },
 ]
 

@@ -8,10 +8,10 @@ import { mulberry32 } from '../support/random.mjs'
 function reference(value: unknown): string {
   if (value === null) return 'null'
   if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') return JSON.stringify(value)
-  if (Array.isArray(value)) return '[' + value.map(reference).join(',') + ']'
+  if (Array.isArray(value)) return `[${value.map(reference).join(',')}]`
   const record = value as Record<string, unknown>
   const keys = Object.keys(record).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))
-  return '{' + keys.map((key) => JSON.stringify(key) + ':' + reference(record[key])).join(',') + '}'
+  return `{${keys.map((key) => `${JSON.stringify(key)}:${reference(record[key])}`).join(',')}}`
 }
 
 function sha16(text: string): string {
@@ -23,16 +23,68 @@ function sha16(text: string): string {
 type Tree = { kind: 'lit'; spellings: string[] } | { kind: 'arr'; items: Tree[] } | { kind: 'obj'; entries: [string, Tree][] }
 
 const KEY_POOL = [
-  'a', 'b', 'B', 'model', 'messages', 'role', 'content', 'n', '', ' ', 'a b', 'é', 'Z',
-  '0', '1', '2', '9', '10', '11', '100', '007', '-1', '1.5', '4294967294', '4294967295',
-  '__proto__', 'constructor', 'toString', 'hasOwnProperty',
-  '\uD83D\uDE00', '\uFF61', '\uE000', '\uD800', '\uDC00', '证明', 'ключ',
-  'quote"key', 'back\\slash', 'tab\tkey', 'nl\nkey', '\u0000', '\u001f', '\u007f',
+  'a',
+  'b',
+  'B',
+  'model',
+  'messages',
+  'role',
+  'content',
+  'n',
+  '',
+  ' ',
+  'a b',
+  'é',
+  'Z',
+  '0',
+  '1',
+  '2',
+  '9',
+  '10',
+  '11',
+  '100',
+  '007',
+  '-1',
+  '1.5',
+  '4294967294',
+  '4294967295',
+  '__proto__',
+  'constructor',
+  'toString',
+  'hasOwnProperty',
+  '\uD83D\uDE00',
+  '\uFF61',
+  '\uE000',
+  '\uD800',
+  '\uDC00',
+  '证明',
+  'ключ',
+  'quote"key',
+  'back\\slash',
+  'tab\tkey',
+  'nl\nkey',
+  '\u0000',
+  '\u001f',
+  '\u007f',
 ]
 const STRING_POOL = [
-  '', 'hi', ' ', 'hello world', '证明费马大定理.', '\uD83D\uDE00 emoji', 'lone \uD800 high', 'lone \uDC00 low',
-  '\uDC00\uD800 reversed', '"quoted"', 'C:\\path\\', 'line\nbreak\r\n\ttab', '\u0000\u0001\u0008\u000b\u000c\u001f',
-  '\u007f\u0080\u00ff\u2028\u2029', '</script>', '\uFEFF bom', 'é'.normalize('NFD'),
+  '',
+  'hi',
+  ' ',
+  'hello world',
+  '证明费马大定理.',
+  '\uD83D\uDE00 emoji',
+  'lone \uD800 high',
+  'lone \uDC00 low',
+  '\uDC00\uD800 reversed',
+  '"quoted"',
+  'C:\\path\\',
+  'line\nbreak\r\n\ttab',
+  '\u0000\u0001\u0008\u000b\u000c\u001f',
+  '\u007f\u0080\u00ff\u2028\u2029',
+  '</script>',
+  '\uFEFF bom',
+  'é'.normalize('NFD'),
 ]
 const NUMBER_POOL: [number, string[]][] = [
   [0, ['0', '-0', '0.0', '0e5']],
@@ -43,6 +95,7 @@ const NUMBER_POOL: [number, string[]][] = [
   [123456789012, ['123456789012', '1.23456789012e11']],
   [0.1, ['0.1', '1e-1']],
   [-2.5, ['-2.5', '-25e-1']],
+  // biome-ignore lint/correctness/noPrecisionLoss: the point of the case is a literal a double cannot hold
   [9007199254740993, ['9007199254740993']],
   [1e-7, ['1e-7', '0.0000001']],
   [5e-324, ['5e-324']],
@@ -51,8 +104,8 @@ const NUMBER_POOL: [number, string[]][] = [
 
 function escapeAll(text: string): string {
   let out = '"'
-  for (let i = 0; i < text.length; i++) out += '\\u' + text.charCodeAt(i).toString(16).padStart(4, '0')
-  return out + '"'
+  for (let i = 0; i < text.length; i++) out += `\\u${text.charCodeAt(i).toString(16).padStart(4, '0')}`
+  return `${out}"`
 }
 
 function stringSpellings(text: string): string[] {
@@ -99,7 +152,7 @@ function print(tree: Tree, rng: () => number): string {
     case 'lit':
       return tree.spellings[Math.floor(rng() * tree.spellings.length)] as string
     case 'arr':
-      return '[' + ws() + tree.items.map((item) => print(item, rng)).join(ws() + ',' + ws()) + ws() + ']'
+      return `[${ws()}${tree.items.map((item) => print(item, rng)).join(`${ws()},${ws()}`)}${ws()}]`
     case 'obj': {
       const entries = [...tree.entries]
       for (let i = entries.length - 1; i > 0; i--) {
@@ -107,7 +160,7 @@ function print(tree: Tree, rng: () => number): string {
         ;[entries[i], entries[j]] = [entries[j] as [string, Tree], entries[i] as [string, Tree]]
       }
       const keyText = (key: string): string => (rng() < 0.5 ? JSON.stringify(key) : escapeAll(key))
-      return '{' + ws() + entries.map(([key, value]) => keyText(key) + ws() + ':' + ws() + print(value, rng)).join(',' + ws()) + ws() + '}'
+      return `{${ws()}${entries.map(([key, value]) => `${keyText(key) + ws()}:${ws()}${print(value, rng)}`).join(`,${ws()}`)}${ws()}}`
     }
   }
 }
@@ -117,7 +170,7 @@ function deepArrays(depth: number): string {
 }
 
 function deepObjects(depth: number): string {
-  return '{"a":'.repeat(depth) + '1' + '}'.repeat(depth)
+  return `${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}`
 }
 
 describe('requestBodyHash', () => {
@@ -161,7 +214,7 @@ describe('requestBodyHash', () => {
     expect(requestBodyHash(Buffer.from(text, 'utf8'))).toBe(expected)
     expect(requestBodyHash(new TextEncoder().encode(text))).toBe(expected)
     // A view into a larger buffer must only read its own bytes.
-    const padded = Buffer.from('xxxx' + text + 'yyyy', 'utf8')
+    const padded = Buffer.from(`xxxx${text}yyyy`, 'utf8')
     expect(requestBodyHash(new Uint8Array(padded.buffer, padded.byteOffset + 4, padded.length - 8))).toBe(expected)
   })
 
@@ -173,7 +226,16 @@ describe('requestBodyHash', () => {
   })
 
   it('throws invalid_request for text that is not JSON', () => {
-    const bad: (string | Uint8Array)[] = ['', 'not json', '{"a":1', '{"a":1}}', "{'a':1}", '{"a":undefined}', Buffer.from([0x7b, 0xff, 0x7d]), Buffer.from('\uFEFF{}', 'utf8')]
+    const bad: (string | Uint8Array)[] = [
+      '',
+      'not json',
+      '{"a":1',
+      '{"a":1}}',
+      "{'a':1}",
+      '{"a":undefined}',
+      Buffer.from([0x7b, 0xff, 0x7d]),
+      Buffer.from('\uFEFF{}', 'utf8'),
+    ]
     for (const body of bad) {
       let caught: unknown
       try {
@@ -195,13 +257,13 @@ describe('requestBodyHash', () => {
   it('hashes large bodies across chunk boundaries, surrogate pairs included', () => {
     for (const offset of [0, 1, 2, 3]) {
       const filler = 'x'.repeat(65536 - 7 - offset)
-      const text = JSON.stringify({ a: filler + '\uD83D\uDE00'.repeat(4) + '证'.repeat(70000) + '\uD800', b: 'end' })
+      const text = JSON.stringify({ a: `${filler + '\uD83D\uDE00'.repeat(4) + '证'.repeat(70000)}\uD800`, b: 'end' })
       const value = JSON.parse(text) as unknown
       expect(requestBodyHash(text)).toBe(sha16(reference(value)))
       const canonical = canonicalJson(value)
       expect(hashCanonical(canonical)).toBe(sha16(canonical))
     }
-    const edge = 'y'.repeat(65535) + '\uD83D\uDE00' + 'z'.repeat(10)
+    const edge = `${'y'.repeat(65535)}\uD83D\uDE00${'z'.repeat(10)}`
     expect(hashCanonical(edge)).toBe(sha16(edge))
   })
 })
@@ -246,8 +308,8 @@ describe('canonicalJson', () => {
     const strings = [...STRING_POOL, '\uD800', '\uDBFF\uDBFF', '\uDFFF', 'a\uD800b', '\u2028', '\\"\\']
     for (const text of strings) {
       expect(canonicalJson(text)).toBe(JSON.stringify(text))
-      expect(canonicalJson({ [text]: text })).toBe('{' + JSON.stringify(text) + ':' + JSON.stringify(text) + '}')
-      expect(canonicalJson([{ k: text }])).toBe('[{"k":' + JSON.stringify(text) + '}]')
+      expect(canonicalJson({ [text]: text })).toBe(`{${JSON.stringify(text)}:${JSON.stringify(text)}}`)
+      expect(canonicalJson([{ k: text }])).toBe(`[{"k":${JSON.stringify(text)}}]`)
     }
     expect(canonicalJson('证明 \uD83D\uDE00')).toBe('"证明 \uD83D\uDE00"')
     expect(canonicalJson('\uD800')).toBe('"\\ud800"')
@@ -267,12 +329,12 @@ describe('canonicalJson', () => {
     expect(canonicalJson(JSON.parse(arrays))).toBe(arrays)
     const objects = deepObjects(100_000)
     expect(canonicalJson(JSON.parse(objects))).toBe(objects)
-    const mixed = '[{"b":'.repeat(50_000) + '[]' + '}]'.repeat(50_000)
+    const mixed = `${'[{"b":'.repeat(50_000)}[]${'}]'.repeat(50_000)}`
     expect(canonicalJson(JSON.parse(mixed))).toBe(mixed)
-    expect(requestBodyHash('{"x":' + objects + '}')).toBe(sha16('{"x":' + objects + '}'))
+    expect(requestBodyHash(`{"x":${objects}}`)).toBe(sha16(`{"x":${objects}}`))
     // Unsorted keys at depth: the explicit-stack walker must sort too.
-    const unsorted = '{"b":1,"a":'.repeat(20_000) + '0' + '}'.repeat(20_000)
-    const sorted = '{"a":'.repeat(20_000) + '0' + ',"b":1}'.repeat(20_000)
+    const unsorted = `${'{"b":1,"a":'.repeat(20_000)}0${'}'.repeat(20_000)}`
+    const sorted = `${'{"a":'.repeat(20_000)}0${',"b":1}'.repeat(20_000)}`
     expect(canon(unsorted)).toBe(sorted)
   })
 
@@ -300,7 +362,7 @@ describe('canonicalJson', () => {
     const shared = { y: [1], x: {} }
     let value: unknown = shared
     for (let i = 0; i < 3000; i++) value = [shared, value, []]
-    const expected = '[{"x":{},"y":[1]},'.repeat(3000) + '{"x":{},"y":[1]}' + ',[]]'.repeat(3000)
+    const expected = `${'[{"x":{},"y":[1]},'.repeat(3000)}{"x":{},"y":[1]}${',[]]'.repeat(3000)}`
     expect(canonicalJson(value)).toBe(expected)
   })
 

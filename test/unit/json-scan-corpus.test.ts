@@ -25,7 +25,22 @@ describe('scanJsonObject', () => {
     expect(outcomes.bigStrings).toBeGreaterThan(10)
     expect(outcomes.rejected).toBeGreaterThan(2000)
     expect(outcomes.notObject).toBeGreaterThan(100)
-    for (const param of ['model', 'messages', 'messages[i]', 'messages[i].role', 'stream', 'temperature', 'top_p', 'presence_penalty', 'frequency_penalty', 'n', 'max_tokens', 'max_completion_tokens', 'contents', 'contents[i]']) {
+    for (const param of [
+      'model',
+      'messages',
+      'messages[i]',
+      'messages[i].role',
+      'stream',
+      'temperature',
+      'top_p',
+      'presence_penalty',
+      'frequency_penalty',
+      'n',
+      'max_tokens',
+      'max_completion_tokens',
+      'contents',
+      'contents[i]',
+    ]) {
       expect([...outcomes.params], param).toContain(param)
     }
   })

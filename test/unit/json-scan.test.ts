@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
+import { validateChat } from '../../src/dialects/openai/validate.js'
 import { GatewayError } from '../../src/errors.js'
 import { BIG_STRING, scanJsonObject } from '../../src/json/scan.js'
-import { validateChat } from '../../src/dialects/openai/validate.js'
 import { exact, sameValidation } from '../support/json-agreement.js'
 import { Gen, numberText } from '../support/json-corpus.js'
 
@@ -52,9 +52,13 @@ describe('scanJsonObject', () => {
     }
     expect(levels).toBe(depth - 1)
     // Deep but invalid or not an object.
-    await expect(scanJsonObject(Buffer.from(`{"a":${'['.repeat(depth)}${']'.repeat(depth - 1)}}`))).rejects.toThrow(/not valid JSON: expected ',' or ']', found '}'/)
-    await expect(scanJsonObject(Buffer.from('['.repeat(depth) + ']'.repeat(depth)))).rejects.toThrow('The request body must be a JSON object.')
-    await expect(scanJsonObject(Buffer.from('{"a":' + '['.repeat(depth)))).rejects.toThrow(`unexpected end of input at byte ${depth + 5}.`)
+    await expect(scanJsonObject(Buffer.from(`{"a":${'['.repeat(depth)}${']'.repeat(depth - 1)}}`))).rejects.toThrow(
+      /not valid JSON: expected ',' or ']', found '}'/,
+    )
+    await expect(scanJsonObject(Buffer.from('['.repeat(depth) + ']'.repeat(depth)))).rejects.toThrow(
+      'The request body must be a JSON object.',
+    )
+    await expect(scanJsonObject(Buffer.from(`{"a":${'['.repeat(depth)}`))).rejects.toThrow(`unexpected end of input at byte ${depth + 5}.`)
   })
 
   it('yields to the event loop between slices of a 20 MB body', async () => {
@@ -96,7 +100,9 @@ describe('scanJsonObject', () => {
 
   it('makes a top-level __proto__ an own property, as JSON.parse does', async () => {
     for (const small of [8, 1e9]) {
-      const skeleton = await scanJsonObject(Buffer.from('{"__proto__":{"model":"evil","x":"a long string here"},"y":1}'), { smallValueBytes: small })
+      const skeleton = await scanJsonObject(Buffer.from('{"__proto__":{"model":"evil","x":"a long string here"},"y":1}'), {
+        smallValueBytes: small,
+      })
       expect(Object.getPrototypeOf(skeleton)).toBe(Object.prototype)
       expect(Object.hasOwn(skeleton, '__proto__')).toBe(true)
       expect(Object.keys(skeleton)).toEqual(['__proto__', 'y'])
@@ -172,8 +178,18 @@ describe('scanJsonObject', () => {
     expect(skeleton).toEqual({
       model: 'gpt',
       prompt: BIG_STRING,
-      messages: [{ role: 'user', content: BIG_STRING, meta: { k: 1 }, n: 12345678901234 }, [], [1], BIG_STRING, 'short', 3.25, null, { role: 'tool' }],
+      messages: [
+        { role: 'user', content: BIG_STRING, meta: { k: 1 }, n: 12345678901234 },
+        [],
+        [1],
+        BIG_STRING,
+        'short',
+        3.25,
+        null,
+        { role: 'tool' },
+      ],
       options: { a: BIG_STRING, f: true, g: 1.5e300 },
+      // biome-ignore lint/correctness/noPrecisionLoss: a literal beyond double precision, as a client may send
       seed: 12345678901234567890,
     })
   })
@@ -181,11 +197,34 @@ describe('scanJsonObject', () => {
   it('reads numbers of any length exactly as JSON.parse does', async () => {
     const g = new Gen(77)
     const texts = [
-      '0', '-0', '-0.0', '0e5', '-0.000e-7', '1', '-1', '1e400', '-1e400', '1e-400', '4.9e-324', '2.4e-324', '2.5e-324', '1.7976931348623157e308',
-      '1.7976931348623158e308', '1.7976931348623159e308', '9007199254740993', '9007199254740993' + '0'.repeat(1000) + '1e-1001',
-      '9007199254740993' + '0'.repeat(1000) + 'e-1000', '9007199254740992' + '9'.repeat(900), '1' + '0'.repeat(5000) + 'e-5000',
-      '0.' + '0'.repeat(5000) + '1e5001', '1e0000000000000000000000000000000000001', '1e-0000000000000000000000000000000000001',
-      '1e99999999999999999999', '1e-99999999999999999999', '0e99999999999999999999', '123456789012345678901234567890.123456789e-20',
+      '0',
+      '-0',
+      '-0.0',
+      '0e5',
+      '-0.000e-7',
+      '1',
+      '-1',
+      '1e400',
+      '-1e400',
+      '1e-400',
+      '4.9e-324',
+      '2.4e-324',
+      '2.5e-324',
+      '1.7976931348623157e308',
+      '1.7976931348623158e308',
+      '1.7976931348623159e308',
+      '9007199254740993',
+      `9007199254740993${'0'.repeat(1000)}1e-1001`,
+      `9007199254740993${'0'.repeat(1000)}e-1000`,
+      `9007199254740992${'9'.repeat(900)}`,
+      `1${'0'.repeat(5000)}e-5000`,
+      `0.${'0'.repeat(5000)}1e5001`,
+      '1e0000000000000000000000000000000000001',
+      '1e-0000000000000000000000000000000000001',
+      '1e99999999999999999999',
+      '1e-99999999999999999999',
+      '0e99999999999999999999',
+      '123456789012345678901234567890.123456789e-20',
     ]
     for (let k = 0; k < 2000; k++) texts.push(numberText(g))
     for (const number of texts) {
@@ -203,7 +242,8 @@ describe('scanJsonObject', () => {
     const bytes = Buffer.from(text)
     for (let slice = 1; slice <= 13; slice++) {
       expect(exact(await scanJsonObject(bytes, { sliceBytes: slice, smallValueBytes: 1e9 }))).toBe(exact(parsed))
-      for (const small of [5, 8, 16, 32]) sameValidation(await scanJsonObject(bytes, { sliceBytes: slice, smallValueBytes: small }), parsed, `${slice} ${small}`)
+      for (const small of [5, 8, 16, 32])
+        sameValidation(await scanJsonObject(bytes, { sliceBytes: slice, smallValueBytes: small }), parsed, `${slice} ${small}`)
     }
   })
 })

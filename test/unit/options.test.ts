@@ -45,7 +45,15 @@ describe('createGateway options', () => {
     [{ models: [{ id: 'x', upstream: 'missing' }] }, /upstream/],
     [{ models: [{ id: '', upstream: 'openai' }] }, /id/],
     [{ models: [{ id: 'a b', upstream: 'openai' }] }, /id/],
-    [{ models: [{ id: 'x', upstream: 'openai' }, { id: 'x', upstream: 'openai' }] }, /twice/],
+    [
+      {
+        models: [
+          { id: 'x', upstream: 'openai' },
+          { id: 'x', upstream: 'openai' },
+        ],
+      },
+      /twice/,
+    ],
     [{ models: [{ id: 'x', upstream: 'openai', created: -1 }] }, /created/],
     [{ auth: {} }, /apiKeys/],
     [{ auth: { apiKeys: [] } }, /apiKeys/],

@@ -34,7 +34,11 @@ describe('usage normalisation', () => {
       responseId: 'r1',
     }
     expect(geminiDialect.usage(response)).toEqual({ input_tokens: 120, output_tokens: 57, total_tokens: 177 })
-    expect(usageOfBody(geminiDialect, Buffer.from(JSON.stringify(response)))).toEqual({ input_tokens: 120, output_tokens: 57, total_tokens: 177 })
+    expect(usageOfBody(geminiDialect, Buffer.from(JSON.stringify(response)))).toEqual({
+      input_tokens: 120,
+      output_tokens: 57,
+      total_tokens: 177,
+    })
   })
 
   it('takes a Gemini response without tool-use or thoughts counts as prompt and candidates only', () => {
@@ -86,7 +90,13 @@ describe('stream tail', () => {
     geminiFrame('Hé', { usageMetadata: { promptTokenCount: 9, candidatesTokenCount: 1, totalTokenCount: 10 } }) +
       geminiFrame('llo 世界', { usageMetadata: { promptTokenCount: 9, candidatesTokenCount: 3, totalTokenCount: 12 } }) +
       geminiFrame('!', {
-        usageMetadata: { promptTokenCount: 9, toolUsePromptTokenCount: 2, candidatesTokenCount: 4, thoughtsTokenCount: 6, totalTokenCount: 21 },
+        usageMetadata: {
+          promptTokenCount: 9,
+          toolUsePromptTokenCount: 2,
+          candidatesTokenCount: 4,
+          thoughtsTokenCount: 6,
+          totalTokenCount: 21,
+        },
       }),
   )
   const final = { input_tokens: 11, output_tokens: 10, total_tokens: 21 }
@@ -95,7 +105,14 @@ describe('stream tail', () => {
     for (let at = 1; at < gemini.length; at++) {
       expect(tailOf(cut(gemini, [at])).usage(geminiDialect), `cut at ${at}`).toEqual(final)
     }
-    expect(tailOf(cut(gemini, Array.from({ length: gemini.length }, (_, i) => i))).usage(geminiDialect)).toEqual(final)
+    expect(
+      tailOf(
+        cut(
+          gemini,
+          Array.from({ length: gemini.length }, (_, i) => i),
+        ),
+      ).usage(geminiDialect),
+    ).toEqual(final)
   })
 
   it('reads a final event whose JSON spans several data: lines, with LF or CRLF line ends', () => {
@@ -105,7 +122,11 @@ describe('stream tail', () => {
         `data: {"candidates":[{"content":{"parts":[{"text":"b"}],"role":"model"},"index":0}],${eol}` +
         `data: "usageMetadata":{"promptTokenCount":5,"candidatesTokenCount":2,${eol}` +
         `data: "thoughtsTokenCount":1}}${eol}${eol}`
-      expect(tailOf(cut(Buffer.from(text), [7, 40, 120])).usage(geminiDialect)).toEqual({ input_tokens: 5, output_tokens: 3, total_tokens: 8 })
+      expect(tailOf(cut(Buffer.from(text), [7, 40, 120])).usage(geminiDialect)).toEqual({
+        input_tokens: 5,
+        output_tokens: 3,
+        total_tokens: 8,
+      })
     }
   })
 
@@ -135,7 +156,12 @@ describe('stream tail', () => {
     for (let i = 0; i < 200; i++) tail.write(big)
     // The window is cut at a chunk boundary that may fall mid-event: that partial event is simply skipped.
     tail.write(big.subarray(0, 100))
-    tail.write(Buffer.concat([big.subarray(100), Buffer.from(geminiFrame('end', { usageMetadata: { promptTokenCount: 40, candidatesTokenCount: 2 } }))]))
+    tail.write(
+      Buffer.concat([
+        big.subarray(100),
+        Buffer.from(geminiFrame('end', { usageMetadata: { promptTokenCount: 40, candidatesTokenCount: 2 } })),
+      ]),
+    )
     expect(tail.usage(geminiDialect)).toEqual({ input_tokens: 40, output_tokens: 2, total_tokens: 42 })
   })
 })

@@ -8,7 +8,15 @@
 // controls; the wire formats live in openai.mjs and gemini.mjs beside it.
 
 import http from 'node:http'
-import { answerGenerate, GEMINI_JSON_TYPE, GEMINI_PATH, GOOGLE_BAD_JSON, GOOGLE_BAD_KEY, GOOGLE_MISSING_KEY, sendGoogleError } from './gemini.mjs'
+import {
+  answerGenerate,
+  GEMINI_JSON_TYPE,
+  GEMINI_PATH,
+  GOOGLE_BAD_JSON,
+  GOOGLE_BAD_KEY,
+  GOOGLE_MISSING_KEY,
+  sendGoogleError,
+} from './gemini.mjs'
 import { answerChat, MODELS_BODY, OPENAI_AUTH_ERROR, OPENAI_BAD_JSON, sendOpenaiError } from './openai.mjs'
 import { after, send } from './respond.mjs'
 import { isObject, JSON_TYPE, num } from './shared.mjs'
@@ -143,7 +151,7 @@ export function startMockUpstream(options = {}) {
     /** @type {'openai' | 'gemini'} */
     let family
     /** @type {RegExpExecArray | null} */
-    let gm = null
+    const gm = method === 'POST' ? GEMINI_PATH.exec(pathname) : null
     if (pathname === '/v1/chat/completions' && method === 'POST') family = 'openai'
     else if (pathname === '/v1/models' && method === 'GET') {
       if (bearer !== undefined && req.headers.authorization !== bearer) {
@@ -152,7 +160,7 @@ export function startMockUpstream(options = {}) {
       }
       send(res, st, 200, JSON_TYPE, MODELS_BODY)
       return
-    } else if (method === 'POST' && (gm = GEMINI_PATH.exec(pathname)) !== null) family = 'gemini'
+    } else if (gm !== null) family = 'gemini'
     else {
       if (pathname.startsWith('/v1beta/')) {
         sendGoogleError(res, st, 404, `Route ${method} ${pathname} not found.`)

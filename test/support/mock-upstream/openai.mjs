@@ -148,11 +148,7 @@ function openaiCompletion(body, ctl, res, st, seq) {
   const pieces = splitText(content, chunkCount(ctl))
   const frames = []
   for (let i = 0; i < n; i++) {
-    frames.push(
-      frame([
-        { index: i, delta: { role: 'assistant', content: '', refusal: null }, logprobs: null, finish_reason: null },
-      ]),
-    )
+    frames.push(frame([{ index: i, delta: { role: 'assistant', content: '', refusal: null }, logprobs: null, finish_reason: null }]))
   }
   for (const p of pieces) {
     for (let i = 0; i < n; i++) {
