@@ -7,6 +7,7 @@ import { chatCompletionsHandler } from './handlers/chat-completions.js'
 import { generateContentHandler } from './handlers/generate-content.js'
 import { modelsHandler } from './handlers/models.js'
 import { recoveriesHandler } from './handlers/recoveries.js'
+import { DeadlineSweeper } from './http/deadlines.js'
 import { createDispatch } from './http/dispatch.js'
 import { matchRequest } from './http/router.js'
 import { subscribeUsage } from './observe/usage.js'
@@ -79,7 +80,7 @@ export function createGateway(options: GatewayOptions): Gateway {
       maxMemoryBytes: resolved.recovery.maxMemoryBytes,
       onError: storeErrorReporter(resolved.logger),
     }),
-    bodyLimits: { maxBytes: resolved.limits.maxRequestBytes, timeoutMs: resolved.timeouts.requestBodyMs },
+    bodyLimits: { maxBytes: resolved.limits.maxRequestBytes, deadline: new DeadlineSweeper(resolved.timeouts.requestBodyMs) },
     redaction: new KeyRedaction([...resolved.upstreams.values()].flatMap((upstream) => upstream.secrets)),
   }
   const unsubscribeUsage = resolved.onUsage ? subscribeUsage(id, resolved.onUsage, resolved.logger) : undefined

@@ -56,24 +56,25 @@ function upstreamRequest(spec: CallSpec, signal: AbortSignal | undefined): Upstr
   }
 }
 
+const isAuthFailure = (response: UpstreamResponse) => response.statusCode === 401 || response.statusCode === 403
+
 /** Reads a whole upstream body within `limits.maxResponseBytes`, the gateway's own keys taken out. */
-async function readUpstreamBody(rt: Runtime, response: UpstreamResponse): Promise<Buffer> {
+function readUpstreamBody(rt: Runtime, response: UpstreamResponse): Promise<Buffer> {
   const limit = rt.options.limits.maxResponseBytes
-  const body = await collectBody(response.body, {
+  const body = collectBody(response.body, {
     limit,
     afterOverflow: 'destroy',
     tooLarge: () => new GatewayError('upstream_response_too_large', `The upstream response is larger than the limit of ${limit} bytes.`),
     broken: (cause) => upstreamFailure(cause),
   })
-  return rt.redaction.whole(body)
+  return rt.redaction.active ? body.then((bytes) => rt.redaction.whole(bytes)) : body
 }
 
 /**
  * An upstream that refuses the gateway's own key is the operator's problem, not the client's: the client gets a
  * 502 it cannot mistake for its own wrong key, the operator an error line (never the key).
  */
-async function refuseUpstreamAuthFailure(rt: Runtime, spec: CallSpec, response: UpstreamResponse): Promise<void> {
-  if (response.statusCode !== 401 && response.statusCode !== 403) return
+async function refuseUpstreamAuthFailure(rt: Runtime, spec: CallSpec, response: UpstreamResponse): Promise<never> {
   await readUpstreamBody(rt, response).catch(() => undefined)
   rt.options.logger.error("model-gateway: the upstream refused the gateway's credentials", {
     requestId: spec.requestId,
@@ -109,8 +110,13 @@ async function wholeCall(rt: Runtime, spec: CallSpec, client: ClientSink): Promi
       requestId: spec.requestId,
     }),
   )
-  const response = await rt.send(upstreamRequest(spec, undefined)).finally(stopNotice)
-  await refuseUpstreamAuthFailure(rt, spec, response)
+  let response: UpstreamResponse
+  try {
+    response = await rt.send(upstreamRequest(spec, undefined))
+  } finally {
+    stopNotice()
+  }
+  if (isAuthFailure(response)) await refuseUpstreamAuthFailure(rt, spec, response)
   const body = await readUpstreamBody(rt, response)
   const contentType = headerText(rt, response, 'content-type') ?? 'application/json'
   const status = response.statusCode
@@ -135,7 +141,7 @@ async function streamCall(rt: Runtime, spec: CallSpec, client: ClientSink): Prom
       if (controller.signal.aborted) return gone(CLIENT_GONE)
       throw error
     }
-    await refuseUpstreamAuthFailure(rt, spec, response)
+    if (isAuthFailure(response)) await refuseUpstreamAuthFailure(rt, spec, response)
     const status = response.statusCode
     const contentType = headerText(rt, response, 'content-type') ?? 'text/event-stream'
     if (!isSuccess(status)) {

@@ -1,4 +1,5 @@
 import type { Readable } from 'node:stream'
+import type { Deadline } from './deadlines.js'
 
 /** How `collectBody` reads one body. */
 export interface CollectOptions {
@@ -12,8 +13,8 @@ export interface CollectOptions {
   tooLarge: () => Error
   /** The error for a stream that broke off or failed before its end. */
   broken: (cause: unknown) => Error
-  /** How long the whole body may take, and the error past it (the stream is then left alone, paused). */
-  deadline?: { ms: number; error: () => Error }
+  /** When the whole body must have arrived, and the error past it (the stream is then left alone, paused). */
+  deadline?: { at: Deadline; error: () => Error }
 }
 
 /**
@@ -32,18 +33,15 @@ export function collectBody(stream: Readable, options: CollectOptions): Promise<
     let size = 0
     let settled = false
     const deadline = options.deadline
-    const timer = deadline
-      ? setTimeout(() => {
-          if (settled) return
-          settled = true
-          cleanup()
-          stream.pause()
-          reject(deadline.error())
-        }, deadline.ms)
-      : undefined
-    timer?.unref()
+    const disarm = deadline?.at.arm(() => {
+      if (settled) return
+      settled = true
+      cleanup()
+      stream.pause()
+      reject(deadline.error())
+    })
     const cleanup = () => {
-      if (timer) clearTimeout(timer)
+      disarm?.()
       stream.off('data', onData)
       stream.off('end', onEnd)
       stream.off('error', onError)

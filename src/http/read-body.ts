@@ -4,6 +4,7 @@ import { scanJsonObject } from '../json/scan.js'
 import { invalidUtf8At } from '../json/utf8.js'
 import type { PreparsedBody } from '../types.js'
 import { collectBody } from './collect-body.js'
+import type { DeadlineSweeper } from './deadlines.js'
 
 /** A request body as the gateway forwards and stores it. */
 export interface RequestBody {
@@ -47,8 +48,8 @@ export function isJsonContentType(value: string | undefined): boolean {
 export interface BodyLimits {
   /** Largest body accepted (413 past it). */
   maxBytes: number
-  /** Longest time the whole body may take to arrive (408 past it). */
-  timeoutMs: number
+  /** When the whole body must have arrived (408 past it). */
+  deadline: DeadlineSweeper
 }
 
 /** Reads a JSON request body: 415 unless it is declared `application/json`, then as `obtainBody`. */
@@ -67,8 +68,8 @@ export function readBody(req: IncomingMessage, limits: BodyLimits): Promise<Buff
   return collectBody(req, {
     limit,
     deadline: {
-      ms: limits.timeoutMs,
-      error: () => new GatewayError('request_timeout', `The request body did not arrive within ${limits.timeoutMs} ms.`),
+      at: limits.deadline,
+      error: () => new GatewayError('request_timeout', `The request body did not arrive within ${limits.deadline.ms} ms.`),
     },
     expectedBytes: declared === undefined ? undefined : Number(declared),
     afterOverflow: 'drain',

@@ -5,6 +5,7 @@ import net from 'node:net'
 import { PassThrough, Readable } from 'node:stream'
 import { describe, expect, it } from 'vitest'
 import { type CollectOptions, collectBody } from '../../src/http/collect-body.js'
+import { DeadlineSweeper } from '../../src/http/deadlines.js'
 import { readBody } from '../../src/http/read-body.js'
 
 class TooLarge extends Error {}
@@ -76,7 +77,7 @@ describe('readBody on a real connection', () => {
   async function serverReading(limit: number) {
     const results: Array<Promise<Buffer>> = []
     const server = http.createServer((req, res) => {
-      const read = readBody(req, { maxBytes: limit, timeoutMs: 60_000 })
+      const read = readBody(req, { maxBytes: limit, deadline: new DeadlineSweeper(60_000) })
       results.push(read)
       read.then(
         (body) => res.end(`got ${body.length}`),
