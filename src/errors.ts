@@ -19,6 +19,7 @@ export type HttpErrorCode =
   | 'upstream_auth_failed'
   | 'store_unavailable'
   | 'gateway_closed'
+  | 'overloaded'
   | 'internal_error'
 
 /** The code `createGateway` throws with; a construction error, never answered over HTTP. */
@@ -46,6 +47,7 @@ export const STATUS_BY_CODE: Readonly<Record<HttpErrorCode, number>> = {
   upstream_auth_failed: 502,
   store_unavailable: 503,
   gateway_closed: 503,
+  overloaded: 503,
   internal_error: 500,
 }
 
@@ -55,6 +57,8 @@ export interface GatewayErrorOptions {
   param?: string
   /** Fields rendered into a Recoveries-shaped body ahead of `message` and `reason`. */
   details?: Readonly<Record<string, unknown>>
+  /** Sent as `retry-after`: the client may try again after this many seconds. */
+  retryAfterSeconds?: number
   cause?: unknown
 }
 
@@ -68,6 +72,7 @@ export class GatewayError extends Error {
   readonly code: GatewayErrorCode
   readonly param: string | undefined
   readonly details: Readonly<Record<string, unknown>> | undefined
+  readonly retryAfterSeconds: number | undefined
   readonly [BRAND] = true
 
   constructor(code: GatewayErrorCode, message: string, options?: GatewayErrorOptions) {
@@ -76,6 +81,7 @@ export class GatewayError extends Error {
     this.code = code
     this.param = options?.param
     this.details = options?.details
+    this.retryAfterSeconds = options?.retryAfterSeconds
   }
 
   /** The HTTP status this error answers with; undefined for `invalid_options`, which no request can cause. */

@@ -9,6 +9,7 @@ import { modelsHandler } from './handlers/models.js'
 import { recoveriesHandler } from './handlers/recoveries.js'
 import { DeadlineSweeper } from './http/deadlines.js'
 import { createDispatch } from './http/dispatch.js'
+import { InFlightBudget } from './http/in-flight.js'
 import { matchRequest } from './http/router.js'
 import { subscribeUsage } from './observe/usage.js'
 import { createRecoveryStore } from './recovery/store/recovery-store.js'
@@ -80,7 +81,15 @@ export function createGateway(options: GatewayOptions): Gateway {
       maxMemoryBytes: resolved.recovery.maxMemoryBytes,
       onError: storeErrorReporter(resolved.logger),
     }),
-    bodyLimits: { maxBytes: resolved.limits.maxRequestBytes, deadline: new DeadlineSweeper(resolved.timeouts.requestBodyMs) },
+    bodyLimits: {
+      maxBytes: resolved.limits.maxRequestBytes,
+      maxDepth: resolved.limits.maxJsonDepth,
+      deadline: new DeadlineSweeper(resolved.timeouts.requestBodyMs),
+    },
+    inFlight: new InFlightBudget({
+      total: resolved.limits.maxInFlightRequestBytes,
+      perOwner: resolved.limits.maxInFlightRequestBytesPerOwner,
+    }),
     redaction: new KeyRedaction([...resolved.upstreams.values()].flatMap((upstream) => upstream.secrets)),
   }
   const unsubscribeUsage = resolved.onUsage ? subscribeUsage(id, resolved.onUsage, resolved.logger) : undefined

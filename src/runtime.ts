@@ -1,5 +1,6 @@
 import type { Agent } from 'undici'
 import type { ResolvedOptions } from './config/resolve.js'
+import type { InFlightBudget } from './http/in-flight.js'
 import type { BodyLimits } from './http/read-body.js'
 import type { RecoveryStore } from './recovery/store/recovery-store.js'
 import type { KeyRedaction } from './upstream/redact.js'
@@ -19,4 +20,6 @@ export interface Runtime {
   readonly redaction: KeyRedaction
   /** How request bodies are bounded, from `limits` and `timeouts`. */
   readonly bodyLimits: BodyLimits
+  /** Request-body bytes held at once, gateway-wide and per owner. */
+  readonly inFlight: InFlightBudget
 }

@@ -39,6 +39,13 @@ export interface CallRequest {
   startedAt: number
 }
 
+/** The body with its top-level `model` replaced: spliced at the scanner's span for a large body, never decoded whole. */
+function withModel(body: RequestBody, name: string): Buffer {
+  const span = body.spans?.get('model')
+  if (span) return Buffer.concat([body.bytes.subarray(0, span[0]), Buffer.from(JSON.stringify(name)), body.bytes.subarray(span[1])])
+  return Buffer.from(replaceTopLevelString(body.bytes.toString('utf8'), 'model', name), 'utf8')
+}
+
 function findModel(rt: Runtime, id: string, inbound: Dialect): ResolvedModel {
   const model = rt.options.models.get(id)
   if (!model || model.upstream.dialect !== inbound) {
@@ -56,9 +63,7 @@ export function buildCallSpec(rt: Runtime, request: CallRequest): CallSpec {
   const target = format.read(body.fields, request.fromPath)
   const model = findModel(rt, target.model, request.inbound)
   let upstreamBody = body.bytes
-  if (format.modelInBody && model.upstreamModel !== model.id) {
-    upstreamBody = Buffer.from(replaceTopLevelString(body.bytes.toString('utf8'), 'model', model.upstreamModel), 'utf8')
-  }
+  if (format.modelInBody && model.upstreamModel !== model.id) upstreamBody = withModel(body, model.upstreamModel)
   return {
     requestId: request.requestId,
     owner: request.owner,

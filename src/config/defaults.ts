@@ -10,6 +10,9 @@ export const DEFAULTS = {
   limits: {
     maxRequestBytes: 64 * 1024 * 1024,
     maxResponseBytes: 256 * 1024 * 1024,
+    maxJsonDepth: 1000,
+    maxInFlightRequestBytes: 1024 * 1024 * 1024,
+    maxInFlightRequestBytesPerOwner: 256 * 1024 * 1024,
   },
   timeouts: {
     upstreamMs: 10 * 60_000,

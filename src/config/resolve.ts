@@ -28,8 +28,11 @@ export interface ResolvedUpstream {
   apiKey: string | undefined
   /** The secrets this upstream is sent (its key, and credentials in configured auth headers): never shown to anyone. */
   secrets: readonly string[]
-  /** Configured headers, content type and the upstream key's headers: what every call to it carries. */
-  requestHeaders: Readonly<Record<string, string>>
+  /**
+   * What every call to it carries, as undici's flat `[name, value, …]` list (cheaper per call than an object):
+   * configured headers, content type, `accept-encoding: identity` and the upstream key's headers.
+   */
+  requestHeaders: readonly string[]
 }
 
 /** A model with its upstream attached. */
@@ -100,13 +103,13 @@ function resolveUpstream(name: string, raw: unknown): ResolvedUpstream {
     basePath: dialect.upstreamBasePath(url.pathname),
     apiKey: raw.apiKey as string | undefined,
     secrets: secretsOf(raw.apiKey as string | undefined, headers),
-    requestHeaders: {
+    requestHeaders: flatHeaders({
       ...headers,
       'content-type': 'application/json',
       // Never compressed: the gateway reads usage from answers and keeps them byte for byte.
       'accept-encoding': 'identity',
       ...(typeof raw.apiKey === 'string' ? dialect.upstreamAuthHeaders(raw.apiKey) : {}),
-    },
+    }),
   }
 }
 
@@ -123,6 +126,13 @@ function secretsOf(apiKey: string | undefined, headers: Record<string, string>):
     if (token.length >= 8) secrets.push(token)
   }
   return secrets
+}
+
+/** Per-call headers (`content-length`, `accept`) are set by each call; configured ones of those names are dropped. */
+function flatHeaders(headers: Record<string, string>): string[] {
+  const flat: string[] = []
+  for (const [name, value] of Object.entries(headers)) if (name !== 'content-length' && name !== 'accept') flat.push(name, value)
+  return flat
 }
 
 function resolveAuth(raw: unknown): AuthOptions {
@@ -214,6 +224,17 @@ export function resolveOptions(options: GatewayOptions): ResolvedOptions {
     limits: {
       maxRequestBytes: positiveInt(limits.maxRequestBytes, DEFAULTS.limits.maxRequestBytes, 'limits.maxRequestBytes'),
       maxResponseBytes: positiveInt(limits.maxResponseBytes, DEFAULTS.limits.maxResponseBytes, 'limits.maxResponseBytes'),
+      maxJsonDepth: positiveInt(limits.maxJsonDepth, DEFAULTS.limits.maxJsonDepth, 'limits.maxJsonDepth'),
+      maxInFlightRequestBytes: positiveInt(
+        limits.maxInFlightRequestBytes,
+        DEFAULTS.limits.maxInFlightRequestBytes,
+        'limits.maxInFlightRequestBytes',
+      ),
+      maxInFlightRequestBytesPerOwner: positiveInt(
+        limits.maxInFlightRequestBytesPerOwner,
+        DEFAULTS.limits.maxInFlightRequestBytesPerOwner,
+        'limits.maxInFlightRequestBytesPerOwner',
+      ),
     },
     timeouts: {
       upstreamMs: positiveInt(timeouts.upstreamMs, DEFAULTS.timeouts.upstreamMs, 'timeouts.upstreamMs'),

@@ -14,6 +14,8 @@ export interface OperationFormat {
   readonly operation: Operation
   /** Whether the model name is a top-level body field (rewritten when the upstream knows the model by another name). */
   readonly modelInBody: boolean
+  /** Top-level fields the gateway reads or checks: each may appear once, or the gateway and the upstream could read different ones. */
+  readonly readFields: ReadonlySet<string>
   /**
    * Checks a request body and returns the call's target. `fromPath` is what the route read from the URL, for
    * formats that put the model there (generate-content); formats that put it in the body ignore it.

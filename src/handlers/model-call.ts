@@ -2,24 +2,25 @@ import { buildCallSpec } from '../call/call-spec.js'
 import { runCall } from '../call/run-call.js'
 import type { CallTarget, OperationFormat } from '../dialects/index.js'
 import type { Exchange } from '../http/dispatch.js'
-import { readJsonBody } from '../http/read-body.js'
 import { ClientSink } from '../http/sink.js'
 import type { Runtime } from '../runtime.js'
+import { withBody } from './body.js'
 
 /** Reads, validates and runs one model call of `format`; the shared body of the model-call endpoints. */
-export async function serveModelCall(rt: Runtime, ex: Exchange, format: OperationFormat, fromPath: CallTarget | undefined): Promise<void> {
+export function serveModelCall(rt: Runtime, ex: Exchange, format: OperationFormat, fromPath: CallTarget | undefined): Promise<void> {
   // The sink's delivery watch starts now: a client that leaves while the body is read or the upstream works is seen.
   const client = new ClientSink(ex.res)
-  const body = await readJsonBody(ex.req, rt.bodyLimits, ex.preparsed)
-  const spec = buildCallSpec(rt, {
-    requestId: ex.requestId,
-    owner: ex.owner,
-    format,
-    inbound: ex.match.dialect,
-    path: ex.path,
-    body,
-    fromPath,
-    startedAt: ex.startedAt,
+  return withBody(rt, ex, format.readFields, (body) => {
+    const spec = buildCallSpec(rt, {
+      requestId: ex.requestId,
+      owner: ex.owner,
+      format,
+      inbound: ex.match.dialect,
+      path: ex.path,
+      body,
+      fromPath,
+      startedAt: ex.startedAt,
+    })
+    return runCall(rt, spec, client)
   })
-  await runCall(rt, spec, client)
 }

@@ -1,10 +1,10 @@
 import { GatewayError, shown } from '../errors.js'
 import type { Exchange, RecoveryRoute } from '../http/dispatch.js'
-import { readJsonBody } from '../http/read-body.js'
 import { sendJson } from '../http/reply.js'
 import { REQUEST_ID_PATTERN } from '../http/request-id.js'
 import { requestBodyHash } from '../json/hash.js'
 import type { Runtime } from '../runtime.js'
+import { withBody } from './body.js'
 
 const NOT_FOUND = 'No recovery record with this request_id (absent, expired, purged or deleted).'
 
@@ -66,8 +66,7 @@ export function recoveriesHandler(rt: Runtime): (ex: Exchange, route: RecoveryRo
         return sendJson(res, 200, { count: items.length, items })
       }
       case 'recoveries.lookup': {
-        const body = await readJsonBody(ex.req, rt.bodyLimits, ex.preparsed)
-        const items = await store.lookup(owner, requestBodyHash(body.value ?? body.bytes))
+        const items = await withBody(rt, ex, undefined, (body) => store.lookup(owner, requestBodyHash(body.value ?? body.bytes)))
         return sendJson(res, 200, { items })
       }
       case 'recoveries.get': {

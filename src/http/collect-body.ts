@@ -5,7 +5,10 @@ import type { Deadline } from './deadlines.js'
 export interface CollectOptions {
   /** Largest body accepted, in bytes. */
   limit: number
-  /** The declared length, when known: the bytes are copied into one buffer of that size as they arrive. */
+  /**
+   * The declared length, when known: the bytes are copied into one buffer that grows toward it as they arrive
+   * (never allocated from the declaration alone beyond `PREALLOCATE_BYTES`), with no chunk list beside it.
+   */
   expectedBytes?: number
   /** What happens to the stream past the limit: drained (a client can still read a 413), or destroyed. */
   afterOverflow: 'drain' | 'destroy'
@@ -15,7 +18,12 @@ export interface CollectOptions {
   broken: (cause: unknown) => Error
   /** When the whole body must have arrived, and the error past it (the stream is then left alone, paused). */
   deadline?: { at: Deadline; error: () => Error }
+  /** Counts each chunk of a body of unknown length against a budget; past it, the error (the stream is drained). */
+  budget?: { grow: (bytes: number) => boolean; error: () => Error }
 }
+
+/** The most allocated up front from a declared length; a bigger body's buffer grows with what actually arrives. */
+export const PREALLOCATE_BYTES = 1024 * 1024
 
 /**
  * Reads a whole body, request or upstream, within a byte limit. Plain events rather than `for await`, whose
@@ -26,8 +34,9 @@ export function collectBody(stream: Readable, options: CollectOptions): Promise<
   if (stream.destroyed) return Promise.reject(options.broken(undefined))
   const { limit } = options
   const expected = options.expectedBytes
-  let whole =
-    expected !== undefined && Number.isSafeInteger(expected) && expected > 0 && expected <= limit ? Buffer.allocUnsafe(expected) : undefined
+  const sized = expected !== undefined && Number.isSafeInteger(expected) && expected > 0 && expected <= limit
+  const target = sized ? expected : 0
+  let whole = sized ? Buffer.allocUnsafe(Math.min(target, PREALLOCATE_BYTES)) : undefined
   return new Promise((resolve, reject) => {
     let chunks: Buffer[] = []
     let size = 0
@@ -62,9 +71,16 @@ export function collectBody(stream: Readable, options: CollectOptions): Promise<
     }
     const onData = (chunk: Buffer) => {
       if (whole) {
-        if (size + chunk.length <= whole.length) {
+        const needed = size + chunk.length
+        if (needed > whole.length && needed <= target) {
+          // Doubling keeps the copies linear in the body size and the spare room below the bytes received.
+          const grown = Buffer.allocUnsafe(Math.min(target, Math.max(needed, whole.length * 2)))
+          whole.copy(grown, 0, 0, size)
+          whole = grown
+        }
+        if (needed <= whole.length) {
           chunk.copy(whole, size)
-          size += chunk.length
+          size = needed
           return
         }
         // More than declared (a host that re-emits data): carry on as an unsized body.
@@ -73,6 +89,7 @@ export function collectBody(stream: Readable, options: CollectOptions): Promise<
       }
       size += chunk.length
       if (size > limit) return fail(options.tooLarge(), true)
+      if (options.budget && !options.budget.grow(chunk.length)) return fail(options.budget.error(), true)
       chunks.push(chunk)
     }
     const onEnd = () => {

@@ -1,10 +1,12 @@
 import type { IncomingMessage } from 'node:http'
 import { GatewayError } from '../errors.js'
-import { scanJsonObject } from '../json/scan.js'
+import { inspectJson } from '../json/inspect.js'
+import { scanJsonBody } from '../json/scan.js'
 import { invalidUtf8At } from '../json/utf8.js'
 import type { PreparsedBody } from '../types.js'
 import { collectBody } from './collect-body.js'
 import type { DeadlineSweeper } from './deadlines.js'
+import { overloaded, type Reservation } from './in-flight.js'
 
 /** A request body as the gateway forwards and stores it. */
 export interface RequestBody {
@@ -14,6 +16,8 @@ export interface RequestBody {
   fields: Record<string, unknown>
   /** The whole parsed object when it is at hand; a large body is never parsed whole on the request path. */
   value: Record<string, unknown> | undefined
+  /** Where the exact top-level strings (`model`) lie in `bytes`, for a large body: rewritten in place, never decoded. */
+  spans: ReadonlyMap<string, readonly [number, number]> | undefined
 }
 
 /**
@@ -50,23 +54,50 @@ export interface BodyLimits {
   maxBytes: number
   /** When the whole body must have arrived (408 past it). */
   deadline: DeadlineSweeper
+  /** Deepest nesting allowed (`limits.maxJsonDepth`). */
+  maxDepth: number
 }
 
-/** Reads a JSON request body: 415 unless it is declared `application/json`, then as `obtainBody`. */
-export function readJsonBody(req: IncomingMessage, limits: BodyLimits, preparsed: PreparsedBody | undefined): Promise<RequestBody> {
+const NO_FIELDS: ReadonlySet<string> = new Set()
+
+/** What a caller brings to one body read besides the request. */
+export interface BodyRead {
+  /** A body the host framework already read, if any. */
+  preparsed: PreparsedBody | undefined
+  /** Top-level members the caller reads: refused when repeated. @default none */
+  readFields?: ReadonlySet<string>
+  /** Counts a body of undeclared length against the in-flight budget as it arrives (a declared one is reserved before). */
+  reservation?: Reservation
+}
+
+/**
+ * Reads a JSON request body: 415 unless it is declared `application/json`, then as `obtainBody`. `readFields` are
+ * the top-level members the caller reads, refused when repeated.
+ */
+export function readJsonBody(req: IncomingMessage, limits: BodyLimits, read: BodyRead): Promise<RequestBody> {
   if (!isJsonContentType(req.headers['content-type'])) {
     return Promise.reject(new GatewayError('unsupported_media_type', "Content-Type must be 'application/json'."))
   }
-  return obtainBody(req, limits, preparsed)
+  return obtainBody(req, limits, read)
+}
+
+/** The bytes a request declares it will send (0 when unknown: counted as they arrive), or a 413 when too many. */
+export function declaredLength(req: IncomingMessage, read: BodyRead, limits: BodyLimits): number {
+  if (read.preparsed?.raw !== undefined) return Buffer.byteLength(read.preparsed.raw)
+  const declared = Number(req.headers['content-length'])
+  if (!Number.isSafeInteger(declared) || declared < 0) return 0
+  if (declared > limits.maxBytes) throw tooLarge(limits.maxBytes)
+  return declared
 }
 
 /** Reads a request body up to `limit` bytes; answers 413 from `content-length` alone when it is already too large. */
-export function readBody(req: IncomingMessage, limits: BodyLimits): Promise<Buffer> {
+export function readBody(req: IncomingMessage, limits: BodyLimits, reservation?: Reservation): Promise<Buffer> {
   const limit = limits.maxBytes
   const declared = req.headers['content-length']
   if (declared !== undefined && Number(declared) > limit) return Promise.reject(tooLarge(limit))
   return collectBody(req, {
     limit,
+    budget: reservation && { grow: reservation.grow, error: overloaded },
     deadline: {
       at: limits.deadline,
       error: () => new GatewayError('request_timeout', `The request body did not arrive within ${limits.deadline.ms} ms.`),
@@ -110,15 +141,17 @@ function serialiseParsed(parsed: unknown, limit: number): RequestBody {
   }
   const bytes = Buffer.from(text, 'utf8')
   if (bytes.length > limit) throw tooLarge(limit)
-  return { bytes, fields: parsed as Record<string, unknown>, value: parsed as Record<string, unknown> }
+  return { bytes, fields: parsed as Record<string, unknown>, value: parsed as Record<string, unknown>, spans: undefined }
 }
 
 /**
  * Gets the body within the byte limit: the raw bytes a host parser kept, else (once a parser drained the
  * stream) a re-serialisation of its value, else the stream itself. Never waits on a drained stream.
  */
-export async function obtainBody(req: IncomingMessage, limits: BodyLimits, preparsed: PreparsedBody | undefined): Promise<RequestBody> {
+export async function obtainBody(req: IncomingMessage, limits: BodyLimits, read: BodyRead): Promise<RequestBody> {
+  const { preparsed } = read
   const limit = limits.maxBytes
+  const rules = { maxDepth: limits.maxDepth, singleKeys: read.readFields ?? NO_FIELDS }
   let bytes: Buffer
   if (preparsed?.raw !== undefined) {
     bytes = typeof preparsed.raw === 'string' ? Buffer.from(preparsed.raw, 'utf8') : preparsed.raw
@@ -126,21 +159,26 @@ export async function obtainBody(req: IncomingMessage, limits: BodyLimits, prepa
     if (preparsed?.parsed === undefined) {
       throw new GatewayError('internal_error', 'A middleware in front of the gateway read the request body and kept nothing of it.')
     }
-    return serialiseParsed(preparsed.parsed, limit)
+    const body = serialiseParsed(preparsed.parsed, limit)
+    inspectJson(body.bytes, rules)
+    return body
   } else {
     const encoding = req.headers['content-encoding']
     if (encoding !== undefined && encoding.trim().toLowerCase() !== 'identity') {
       throw new GatewayError('unsupported_media_type', `Content-Encoding '${encoding}' is not supported; send the JSON body uncompressed.`)
     }
-    bytes = await readBody(req, limits)
+    bytes = await readBody(req, limits, read.reservation)
   }
   if (bytes.length > limit) throw tooLarge(limit)
   const broken = invalidUtf8At(bytes)
   // JSON is UTF-8 (RFC 8259); anything else would be forwarded as sent but stored and hashed as something else.
   if (broken !== -1)
     throw new GatewayError('invalid_request', `The request body is not valid UTF-8 at byte ${broken}; JSON must be sent as UTF-8.`)
-  if (bytes.length >= SCAN_FROM_BYTES)
-    return { bytes, fields: await scanJsonObject(bytes, { exactStrings: EXACT_STRINGS }), value: undefined }
+  if (bytes.length >= SCAN_FROM_BYTES) {
+    const scan = await scanJsonBody(bytes, { exactStrings: EXACT_STRINGS, rules })
+    return { bytes, fields: scan.fields, value: undefined, spans: scan.spans }
+  }
   const value = parseJsonObject(bytes)
-  return { bytes, fields: value, value }
+  inspectJson(bytes, rules)
+  return { bytes, fields: value, value, spans: undefined }
 }

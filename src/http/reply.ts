@@ -34,7 +34,8 @@ export function sendError(res: ServerResponse, dialect: Dialect, error: GatewayE
     return
   }
   const headers: Record<string, string> = {}
+  if (error.retryAfterSeconds !== undefined) headers['retry-after'] = String(error.retryAfterSeconds)
   // The rest of such a body is not worth reading: the connection ends with this answer.
-  if (code === 'request_too_large' || code === 'request_timeout') headers.connection = 'close'
+  if (code === 'request_too_large' || code === 'request_timeout' || code === 'overloaded') headers.connection = 'close'
   sendJson(res, status, dialect.errorBody({ status, code, message: error.message, param: error.param }), headers)
 }

@@ -8,15 +8,14 @@
 export const BIG_STRING = '\u0000big'
 
 import { invalidField, shown } from '../errors.js'
+import { duplicateKey } from './inspect.js'
+import { numberAt, numberScratch } from './number.js'
 
 /** Key spans beyond this (or beyond smallValueBytes if larger) are left out: no field the gateway validates has such a name. */
 const MAX_KEY_BYTES = 64 * 1024
 
 /** A run of small children is parsed once it spans this many bytes, so no parse call is long. */
 const RUN_BYTES = 64 * 1024
-
-/** Significant digits kept when reducing a long number; more than the 768 that correct rounding to a double can need. */
-const MAX_DIGITS = 800
 
 /** Marks a member that a skeleton object leaves out. */
 const LEFT_OUT: unique symbol = Symbol('left out')
@@ -54,7 +53,7 @@ export class SkeletonBuilder {
   private readonly keyStart = [0, 0, 0, 0]
   private readonly keyEnd = [0, 0, 0, 0]
   private readonly frames = [new Frame(), new Frame(), new Frame()]
-  private readonly digits = Buffer.allocUnsafe(MAX_DIGITS + 1)
+  private readonly digits = numberScratch()
   private readonly maxKey: number
 
   constructor(
@@ -62,6 +61,8 @@ export class SkeletonBuilder {
     private readonly small: number,
     /** Top-level members whose string value is read as such (`model`): too big to keep is refused, never stood in for. */
     private readonly exactStrings: ReadonlySet<string> = new Set(),
+    /** Top-level members that may appear once (the fields the gateway reads). */
+    private readonly singleKeys: ReadonlySet<string> = new Set(),
   ) {
     this.maxKey = Math.max(MAX_KEY_BYTES, small)
     const top = this.frames[0] as Frame
@@ -78,6 +79,7 @@ export class SkeletonBuilder {
     this.valueStart[level] = at
     this.keyStart[level] = keyStart
     this.keyEnd[level] = keyEnd
+    if (level === 1 && this.singleKeys.size > 0) this.noteMember(keyStart, keyEnd)
     if (level > 2) return
     const c = this.bytes[at]
     if (c !== 0x7b && c !== 0x5b) return
@@ -96,6 +98,7 @@ export class SkeletonBuilder {
     const parent = this.frames[level - 1] as Frame
     if (!parent.active) return
     const start = this.valueStart[level] as number
+    if (level === 1 && this.exactStrings.size > 0 && this.bytes[start] === 0x22) this.noteSpan(start, end)
     const span = end - start
     if (level <= 2 && span > this.small) {
       const c = this.bytes[start]
@@ -135,6 +138,29 @@ export class SkeletonBuilder {
     else defineMember(target, key, value)
   }
 
+  private seen: Set<string> | undefined
+  /** Where each exact top-level string lies, quotes included. */
+  readonly spans = new Map<string, readonly [number, number]>()
+
+  private noteSpan(start: number, end: number): void {
+    const keyStart = this.keyStart[1] as number
+    const keyEnd = this.keyEnd[1] as number
+    if (keyEnd - keyStart > 256) return
+    const key = this.keyOf(keyStart, keyEnd)
+    if (this.exactStrings.has(key)) this.spans.set(key, [start, end])
+  }
+
+  /** Refuses a second occurrence of a top-level member the gateway reads. */
+  private noteMember(keyStart: number, keyEnd: number): void {
+    // Field names the gateway reads are short, even fully escaped: a longer key cannot be one of them.
+    if (keyEnd - keyStart > 256) return
+    const key = this.keyOf(keyStart, keyEnd)
+    if (!this.singleKeys.has(key)) return
+    this.seen ??= new Set()
+    if (this.seen.has(key)) throw duplicateKey(key)
+    this.seen.add(key)
+  }
+
   /** The skeleton, once the whole body has been reported and found to be a valid object. */
   finish(): Record<string, unknown> {
     const top = this.frames[0] as Frame
@@ -170,7 +196,7 @@ export class SkeletonBuilder {
       return inArray ? [] : LEFT_OUT
     }
     // Literals are never big (the threshold is at least 5 bytes): this is a number.
-    return this.longNumber(start, end)
+    return numberAt(this.bytes, start, end, this.digits)
   }
 
   /** The key spanning [start, end), quotes included. */
@@ -180,63 +206,5 @@ export class SkeletonBuilder {
       if (b[k] === 0x5c) return JSON.parse(b.toString('utf8', start, end)) as string
     }
     return b.toString('utf8', start + 1, end - 1)
-  }
-
-  /**
-   * The value of a valid JSON number of any length, exactly as JSON.parse reads it, from at most MAX_DIGITS
-   * significant digits plus a sticky digit for any non-zero ones dropped, and the decimal exponent.
-   */
-  private longNumber(start: number, end: number): number {
-    const b = this.bytes
-    const digits = this.digits
-    let i = start
-    const negative = b[i] === 0x2d
-    if (negative) i++
-    let count = 0
-    let sticky = false
-    let significant = false
-    // value = 0.<digits> × 10^point
-    let point = 0
-    let c = b[i] as number
-    for (; i < end && c >= 0x30 && c <= 0x39; c = b[++i] as number) {
-      if (!significant) {
-        if (c === 0x30) continue
-        significant = true
-      }
-      point++
-      if (count < MAX_DIGITS) digits[count++] = c
-      else if (c !== 0x30) sticky = true
-    }
-    if (i < end && c === 0x2e) {
-      for (c = b[++i] as number; i < end && c >= 0x30 && c <= 0x39; c = b[++i] as number) {
-        if (!significant) {
-          if (c === 0x30) {
-            point--
-            continue
-          }
-          significant = true
-        }
-        if (count < MAX_DIGITS) digits[count++] = c
-        else if (c !== 0x30) sticky = true
-      }
-    }
-    let exponent = 0
-    let negativeExponent = false
-    if (i < end) {
-      // 'e' or 'E'
-      c = b[++i] as number
-      if (c === 0x2d || c === 0x2b) {
-        negativeExponent = c === 0x2d
-        c = b[++i] as number
-      }
-      for (; i < end; c = b[++i] as number) {
-        // Beyond ±1e10 every exponent gives 0 or Infinity alike.
-        if (exponent < 1e10) exponent = exponent * 10 + (c - 0x30)
-      }
-    }
-    if (!significant) return negative ? -0 : 0
-    if (sticky) digits[count++] = 0x31
-    const text = `${negative ? '-' : ''}0.${digits.toString('latin1', 0, count)}e${point + (negativeExponent ? -exponent : exponent)}`
-    return Number(text)
   }
 }

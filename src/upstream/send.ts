@@ -31,12 +31,14 @@ export interface UpstreamResponse {
 export type Send = (request: UpstreamRequest) => Promise<UpstreamResponse>
 
 /** Headers of the upstream call: the gateway's own credentials (set once per upstream), never the client's. */
-function upstreamHeaders(request: UpstreamRequest): Record<string, string> {
-  return {
+function upstreamHeaders(request: UpstreamRequest): string[] {
+  return [
     ...request.model.upstream.requestHeaders,
-    'content-length': String(request.body.length),
-    accept: request.stream ? 'text/event-stream' : 'application/json',
-  }
+    'content-length',
+    String(request.body.length),
+    'accept',
+    request.stream ? 'text/event-stream' : 'application/json',
+  ]
 }
 
 /** The innermost `Send`: one POST through the gateway's agent, errors mapped to GatewayErrors. */

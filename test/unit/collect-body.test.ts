@@ -77,7 +77,7 @@ describe('readBody on a real connection', () => {
   async function serverReading(limit: number) {
     const results: Array<Promise<Buffer>> = []
     const server = http.createServer((req, res) => {
-      const read = readBody(req, { maxBytes: limit, deadline: new DeadlineSweeper(60_000) })
+      const read = readBody(req, { maxBytes: limit, maxDepth: 1000, deadline: new DeadlineSweeper(60_000) })
       results.push(read)
       read.then(
         (body) => res.end(`got ${body.length}`),

@@ -56,6 +56,7 @@ export const gemini: Dialect = {
 export const generateContent: OperationFormat = {
   operation: 'generateContent',
   modelInBody: false,
+  readFields: new Set(['contents']),
   read(fields, fromPath) {
     invariant(fromPath, 'generate-content is routed with its model and method')
     validateGenerateContent(fields)

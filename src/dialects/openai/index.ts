@@ -27,5 +27,17 @@ export const openai: Dialect = {
 export const chatCompletions: OperationFormat = {
   operation: 'chat.completions',
   modelInBody: true,
+  readFields: new Set([
+    'model',
+    'messages',
+    'stream',
+    'temperature',
+    'top_p',
+    'presence_penalty',
+    'frequency_penalty',
+    'n',
+    'max_completion_tokens',
+    'max_tokens',
+  ]),
   read: (fields) => validateChat(fields),
 }

@@ -1,0 +1,22 @@
+import type { Exchange } from '../http/dispatch.js'
+import { type BodyRead, declaredLength, type RequestBody, readJsonBody } from '../http/read-body.js'
+import type { Runtime } from '../runtime.js'
+
+/**
+ * Reads a request's JSON body within the in-flight budget and runs `work` with it; the body's bytes count against
+ * the gateway's and the owner's budgets until `work` is done (they are forwarded, and maybe kept, until then).
+ */
+export async function withBody<T>(
+  rt: Runtime,
+  ex: Exchange,
+  readFields: ReadonlySet<string> | undefined,
+  work: (body: RequestBody) => Promise<T>,
+): Promise<T> {
+  const read: BodyRead = { preparsed: ex.preparsed, readFields }
+  const reservation = rt.inFlight.reserve(ex.owner, declaredLength(ex.req, read, rt.bodyLimits))
+  try {
+    return await work(await readJsonBody(ex.req, rt.bodyLimits, { ...read, reservation }))
+  } finally {
+    reservation.release()
+  }
+}

@@ -1,0 +1,96 @@
+import { GatewayError, invalidField, shown } from '../errors.js'
+import { numberAt } from './number.js'
+
+/** What a body must not hold, beyond being valid JSON: the limits every body path enforces alike. */
+export interface JsonRules {
+  /** Deepest nesting of objects and arrays allowed (`limits.maxJsonDepth`). */
+  maxDepth: number
+  /** Top-level members the gateway reads: each may appear once, so the gateway and the upstream read the same one. */
+  singleKeys: ReadonlySet<string>
+}
+
+/** Numbers with an exponent, or longer than this, are read exactly to see whether they overflow a double. */
+export const LONG_NUMBER = 24
+
+/** The 400 for a body nested deeper than the limit. */
+export function tooDeep(maxDepth: number, offset: number): GatewayError {
+  return new GatewayError(
+    'invalid_request',
+    `The request body nests objects and arrays deeper than ${maxDepth} levels (limits.maxJsonDepth) at byte ${offset}.`,
+  )
+}
+
+/** The 400 for a member the gateway reads that appears twice. */
+export function duplicateKey(key: string): GatewayError {
+  return invalidField(key, `'${shown(key)}' appears more than once in the request body.`)
+}
+
+/** The 400 for a number no double can hold (`1e400`), which JSON.parse would silently turn into Infinity. */
+export function numberOverflow(offset: number): GatewayError {
+  return new GatewayError('invalid_request', `The request body holds a number too large for a double at byte ${offset}.`)
+}
+
+function keyAt(b: Buffer, start: number, end: number): string {
+  for (let k = start + 1; k < end - 1; k++) if (b[k] === 0x5c) return JSON.parse(b.toString('utf8', start, end)) as string
+  return b.toString('utf8', start + 1, end - 1)
+}
+
+/**
+ * Checks a body that JSON.parse already accepted against the rules it cannot see: nesting depth, repeated
+ * top-level members and numbers that overflow. One pass; string contents are skipped natively (memchr), so the
+ * cost is in the structure, not the text.
+ */
+export function inspectJson(b: Buffer, rules: JsonRules): void {
+  const n = b.length
+  let depth = 0
+  let memberKey = false
+  let seen: Set<string> | undefined
+  let i = 0
+  while (i < n) {
+    const c = b[i] as number
+    if (c === 0x22) {
+      let close = b.indexOf(0x22, i + 1)
+      // A quote preceded by an odd run of backslashes is escaped.
+      for (;;) {
+        let k = close - 1
+        while (b[k] === 0x5c) k--
+        if ((close - 1 - k) % 2 === 0) break
+        close = b.indexOf(0x22, close + 1)
+      }
+      if (memberKey && rules.singleKeys.size > 0) {
+        const key = keyAt(b, i, close + 1)
+        if (rules.singleKeys.has(key)) {
+          seen ??= new Set()
+          if (seen.has(key)) throw duplicateKey(key)
+          seen.add(key)
+        }
+      }
+      memberKey = false
+      i = close + 1
+    } else if (c === 0x7b || c === 0x5b) {
+      if (++depth > rules.maxDepth) throw tooDeep(rules.maxDepth, i)
+      memberKey = depth === 1 && c === 0x7b
+      i++
+    } else if (c === 0x7d || c === 0x5d) {
+      depth--
+      i++
+    } else if (c === 0x2c) {
+      // Members of the top-level object are separated by commas at depth 1.
+      memberKey = depth === 1
+      i++
+    } else if (c === 0x2d || (c >= 0x30 && c <= 0x39)) {
+      const start = i
+      let exponent = false
+      for (
+        let d = c;
+        i < n && (d === 0x2b || d === 0x2d || d === 0x2e || (d | 0x20) === 0x65 || (d >= 0x30 && d <= 0x39));
+        d = b[++i] as number
+      ) {
+        if ((d | 0x20) === 0x65) exponent = true
+      }
+      if ((exponent || i - start > LONG_NUMBER) && !Number.isFinite(numberAt(b, start, i))) throw numberOverflow(start)
+    } else {
+      i++
+    }
+  }
+}

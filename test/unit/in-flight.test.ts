@@ -1,0 +1,53 @@
+import { PassThrough } from 'node:stream'
+import { describe, expect, it } from 'vitest'
+import { collectBody, PREALLOCATE_BYTES } from '../../src/http/collect-body.js'
+import { InFlightBudget } from '../../src/http/in-flight.js'
+
+describe('InFlightBudget', () => {
+  it('counts reservations per owner and in total, refuses past either, and gives everything back once', () => {
+    const budget = new InFlightBudget({ total: 100, perOwner: 60 })
+    const a = budget.reserve('a', 50)
+    expect(() => budget.reserve('a', 20)).toThrow(expect.objectContaining({ code: 'overloaded', retryAfterSeconds: 1 }))
+    const b = budget.reserve('b', 40)
+    expect(b.grow(20)).toBe(false)
+    expect(b.grow(10)).toBe(true)
+    expect(budget.held).toBe(100)
+    a.release()
+    a.release()
+    expect(budget.held).toBe(50)
+    b.release()
+    expect(budget.held).toBe(0)
+  })
+})
+
+describe('collectBody with a declared length', () => {
+  it('never allocates more than a small cap from the declaration alone, and grows with what arrives', async () => {
+    const stream = new PassThrough()
+    const read = collectBody(stream, {
+      limit: 64 << 20,
+      expectedBytes: (64 << 20) - 1,
+      afterOverflow: 'drain',
+      tooLarge: () => new Error('too large'),
+      broken: () => new Error('broken'),
+    })
+    stream.end('{"a":1234}')
+    const body = await read
+    expect(body.toString()).toBe('{"a":1234}')
+    expect(body.buffer.byteLength).toBeLessThanOrEqual(PREALLOCATE_BYTES)
+
+    const big = new PassThrough()
+    const bigRead = collectBody(big, {
+      limit: 8 << 20,
+      expectedBytes: 3 << 20,
+      afterOverflow: 'drain',
+      tooLarge: () => new Error('x'),
+      broken: () => new Error('y'),
+    })
+    const piece = Buffer.alloc(256 * 1024, 7)
+    for (let i = 0; i < 12; i++) big.write(piece)
+    big.end()
+    const whole = await bigRead
+    expect(whole.length).toBe(3 << 20)
+    expect(whole.every((byte) => byte === 7)).toBe(true)
+  })
+})
