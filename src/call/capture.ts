@@ -1,4 +1,5 @@
 import { channels } from '../observe/channels.js'
+import { bodyHash } from '../recovery/body-hash.js'
 import { buildRecord } from '../recovery/record.js'
 import { writeRecord } from '../recovery/writer.js'
 import type { Runtime } from '../runtime.js'
@@ -16,6 +17,13 @@ export interface UndeliveredResponse {
 /** Keeps an undelivered response as a recovery record; resolves whether it was stored. */
 export async function keepRecord(rt: Runtime, spec: CallSpec, response: UndeliveredResponse): Promise<boolean> {
   const { recovery, logger } = rt.options
+  let requestHash: string
+  try {
+    requestHash = await bodyHash(spec.body)
+  } catch (error) {
+    logger.error('model-gateway: recovery record could not be stored', { requestId: spec.requestId, error: String(error) })
+    return false
+  }
   const record = buildRecord(
     {
       requestId: spec.requestId,
@@ -24,7 +32,8 @@ export async function keepRecord(rt: Runtime, spec: CallSpec, response: Undelive
       path: spec.path,
       model: spec.model.id,
       requestBytes: spec.body.bytes,
-      requestValue: spec.body.value,
+      // Taken here, off the happy path, and always from the whole body.
+      requestHash,
       status: response.status,
       contentType: response.contentType,
       responseBytes: response.body,

@@ -2,7 +2,7 @@ import { GatewayError, shown } from '../errors.js'
 import type { Exchange, RecoveryRoute } from '../http/dispatch.js'
 import { sendJson } from '../http/reply.js'
 import { REQUEST_ID_PATTERN } from '../http/request-id.js'
-import { requestBodyHash } from '../json/hash.js'
+import { bodyHash } from '../recovery/body-hash.js'
 import type { Runtime } from '../runtime.js'
 import { withBody } from './body.js'
 
@@ -66,7 +66,7 @@ export function recoveriesHandler(rt: Runtime): (ex: Exchange, route: RecoveryRo
         return sendJson(res, 200, { count: items.length, items })
       }
       case 'recoveries.lookup': {
-        const items = await withBody(rt, ex, undefined, (body) => store.lookup(owner, requestBodyHash(body.value ?? body.bytes)))
+        const items = await withBody(rt, ex, undefined, async (body) => store.lookup(owner, await bodyHash(body)))
         return sendJson(res, 200, { items })
       }
       case 'recoveries.get': {

@@ -1,4 +1,3 @@
-import { requestBodyHash } from '../json/hash.js'
 import { OMITTED_TOO_LARGE, type Operation, type RecoveryRecord } from '../types.js'
 
 /** Everything known about an undelivered response at the moment it is kept. */
@@ -9,16 +8,16 @@ export interface CaptureInput {
   path: string
   model: string
   requestBytes: Buffer
-  /** The parsed body when the request path had it; a large body is parsed here, on this rare path, instead. */
-  requestValue: Record<string, unknown> | undefined
+  /** The request_body_hash, always of the whole body (see body-hash.ts: large bodies are hashed off the loop). */
+  requestHash: string
   status: number
   contentType: string
   responseBytes: Buffer
 }
 
-/** Builds the record; the hash is taken here, off the happy path, and always from the whole body. */
+/** Builds the record of an undelivered response. */
 export function buildRecord(input: CaptureInput, maxStoredRequestBytes: number): RecoveryRecord {
-  const hash = requestBodyHash(input.requestValue ?? input.requestBytes)
+  const hash = input.requestHash
   const responseText = input.responseBytes.toString('utf8')
   return {
     request_id: input.requestId,

@@ -1,0 +1,15 @@
+import { requestBodyHash } from '../json/hash.js'
+import { requestBodyHashOffLoop } from '../json/hash-worker.js'
+
+/** Bodies from this size on are hashed off the event loop; below it a hash costs less than the hand-off. */
+export const HASH_OFF_LOOP_FROM_BYTES = 1024 * 1024
+
+/**
+ * The request_body_hash of a body as the gateway holds it: from the parsed value when it is at hand (small
+ * bodies), else from the bytes, on a worker thread when they are large (lookup and capture of big bodies).
+ */
+export async function bodyHash(body: { bytes: Buffer; value: Record<string, unknown> | undefined }): Promise<string> {
+  if (body.value !== undefined) return requestBodyHash(body.value)
+  if (body.bytes.length < HASH_OFF_LOOP_FROM_BYTES) return requestBodyHash(body.bytes)
+  return requestBodyHashOffLoop(body.bytes)
+}
