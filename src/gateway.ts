@@ -79,6 +79,9 @@ export function createGateway(options: GatewayOptions): Gateway {
     store: createRecoveryStore({
       keyv: resolved.store,
       maxMemoryBytes: resolved.recovery.maxMemoryBytes,
+      ownerLimits: { maxRecords: resolved.recovery.maxRecordsPerOwner, maxBytes: resolved.recovery.maxBytesPerOwner },
+      onEvict: ({ requestId, reason }) =>
+        resolved.logger.warn('model-gateway: recovery record evicted before its time', { requestId, reason }),
       onError: storeErrorReporter(resolved.logger),
     }),
     bodyLimits: {

@@ -60,6 +60,13 @@ export interface RecoveryOptions {
   maxStoredRequestBytes?: number
   /** Byte bound of the default in-memory store (ignored when `store` is given). @default 268435456 (256 MiB) */
   maxMemoryBytes?: number
+  /** Records one owner may keep; past it that owner's oldest go first (each logged with its request id). @default 10000 */
+  maxRecordsPerOwner?: number
+  /**
+   * Bytes one owner may keep in the default in-memory store, so one owner's records never push out another's;
+   * past it that owner's oldest go first (logged). Ignored with `store`. @default 134217728 (128 MiB, half the default store: a 20 MB request with its answer fits)
+   */
+  maxBytesPerOwner?: number
 }
 
 /** Request limits. */

@@ -6,6 +6,8 @@ export const DEFAULTS = {
     ttlMs: 3 * 24 * 3600_000,
     maxStoredRequestBytes: 20 * 1024 * 1024,
     maxMemoryBytes: 256 * 1024 * 1024,
+    maxRecordsPerOwner: 10_000,
+    maxBytesPerOwner: 128 * 1024 * 1024,
   },
   limits: {
     maxRequestBytes: 64 * 1024 * 1024,

@@ -220,6 +220,8 @@ export function resolveOptions(options: GatewayOptions): ResolvedOptions {
         'recovery.maxStoredRequestBytes',
       ),
       maxMemoryBytes: positiveInt(recovery.maxMemoryBytes, DEFAULTS.recovery.maxMemoryBytes, 'recovery.maxMemoryBytes'),
+      maxRecordsPerOwner: positiveInt(recovery.maxRecordsPerOwner, DEFAULTS.recovery.maxRecordsPerOwner, 'recovery.maxRecordsPerOwner'),
+      maxBytesPerOwner: positiveInt(recovery.maxBytesPerOwner, DEFAULTS.recovery.maxBytesPerOwner, 'recovery.maxBytesPerOwner'),
     },
     limits: {
       maxRequestBytes: positiveInt(limits.maxRequestBytes, DEFAULTS.limits.maxRequestBytes, 'limits.maxRequestBytes'),

@@ -40,6 +40,8 @@ export interface Dialect {
   errorBody(error: ErrorFacts): unknown
   /** Token counts of a response object of this format, or undefined when it carries none. */
   usage(response: unknown): TokenCounts | undefined
+  /** The top-level field of a response that holds its usage (read from a large body's tail alone). */
+  readonly usageField: string
   /** A configured `baseUrl` path, normalised (without a trailing slash). */
   upstreamBasePath(pathname: string): string
   /** Why a configured `upstreamModel` cannot be sent to this format, or undefined when it can. */

@@ -1,58 +1,16 @@
-import { GatewayError, shown } from '../errors.js'
+import { GatewayError, invalidField, shown } from '../errors.js'
 import type { Exchange, RecoveryRoute } from '../http/dispatch.js'
 import { sendJson } from '../http/reply.js'
 import { REQUEST_ID_PATTERN } from '../http/request-id.js'
 import { bodyHash } from '../recovery/body-hash.js'
 import type { Runtime } from '../runtime.js'
 import { withBody } from './body.js'
+import { deleteAllMode, listPage } from './recovery-queries.js'
 
 const NOT_FOUND = 'No recovery record with this request_id (absent, expired, purged or deleted).'
 
 function notFound(requestId: string, extra: Record<string, unknown> = {}): GatewayError {
   return new GatewayError('recovery_not_found', NOT_FOUND, { details: { request_id: shown(requestId), ...extra } })
-}
-
-/**
- * What `DELETE /v1/recoveries` was asked to do. Deleting everything takes exactly `all=true` and, optionally,
- * `dry_run=true|false`, each once and spelled exactly so: anything else (a repeated, misspelt, encoded or unknown
- * parameter) is refused before a record is touched, since a misread dry run would delete for real.
- */
-function deleteAllMode(rawQuery: string): 'dry_run' | 'delete' {
-  const seen = new Map<string, string>()
-  for (const pair of rawQuery === '' ? [] : rawQuery.split('&')) {
-    const eq = pair.indexOf('=')
-    const name = eq === -1 ? pair : pair.slice(0, eq)
-    const value = eq === -1 ? '' : pair.slice(eq + 1)
-    if (name !== 'all' && name !== 'dry_run') {
-      throw new GatewayError(
-        'invalid_parameter',
-        `Unknown query parameter '${shown(name)}': deleting every record takes all=true and dry_run=true|false only.`,
-        {
-          details: { deleted: 0, param: shown(name) },
-        },
-      )
-    }
-    if (seen.has(name)) {
-      throw new GatewayError('invalid_parameter', `The query parameter '${name}' is given more than once.`, {
-        details: { deleted: 0, param: name },
-      })
-    }
-    seen.set(name, value)
-  }
-  const dryRun = seen.get('dry_run')
-  if (dryRun !== undefined && dryRun !== 'true' && dryRun !== 'false') {
-    throw new GatewayError('invalid_parameter', "'dry_run' must be exactly true or false.", { details: { deleted: 0, param: 'dry_run' } })
-  }
-  if (seen.get('all') !== 'true') {
-    throw new GatewayError(
-      'confirmation_required',
-      'Deleting every record needs the confirmation ?all=true (try ?all=true&dry_run=true first).',
-      {
-        details: { deleted: 0 },
-      },
-    )
-  }
-  return dryRun === 'true' ? 'dry_run' : 'delete'
 }
 
 /** The five Recoveries operations for one authenticated owner. */
@@ -62,8 +20,15 @@ export function recoveriesHandler(rt: Runtime): (ex: Exchange, route: RecoveryRo
     const { res, owner } = ex
     switch (route.kind) {
       case 'recoveries.list': {
-        const items = await store.list(owner)
-        return sendJson(res, 200, { count: items.length, items })
+        const page = listPage(ex.match.query)
+        const all = await store.list(owner)
+        if (!page) return sendJson(res, 200, { count: all.length, items: all })
+        const from = page.after === undefined ? 0 : all.findIndex((item) => item.request_id === page.after) + 1
+        if (from === 0 && page.after !== undefined) {
+          throw invalidField('after', `No record with request_id '${shown(page.after)}' to continue after; list again without 'after'.`)
+        }
+        const items = all.slice(from, from + page.limit)
+        return sendJson(res, 200, { count: items.length, items, has_more: from + page.limit < all.length })
       }
       case 'recoveries.lookup': {
         const items = await withBody(rt, ex, undefined, async (body) => store.lookup(owner, await bodyHash(body)))

@@ -2,7 +2,8 @@ import { randomBytes } from 'node:crypto'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { InvariantError, isGatewayError } from '../../src/errors.js'
-import type { RecoveryStore } from '../../src/recovery/store/recovery-store.js'
+import type { Eviction } from '../../src/recovery/store/memory-catalog.js'
+import type { RecoveryStore, RecoveryStoreOptions } from '../../src/recovery/store/recovery-store.js'
 import { OMITTED_TOO_LARGE, type RecoveryRecord } from '../../src/types.js'
 
 /** What a backend under test provides; `failWrites` makes later writes fail, where the backend can. */
@@ -77,7 +78,7 @@ async function expectStoreUnavailable(promise: Promise<unknown>): Promise<void> 
  */
 export function describeStoreContract(
   name: string,
-  makeStore: () => Promise<StoreHarness>,
+  makeStore: (options: Pick<RecoveryStoreOptions, 'ownerLimits' | 'onEvict'>) => Promise<StoreHarness>,
   features: { failWrites: boolean } = { failWrites: true },
 ): void {
   describe(`RecoveryStore contract: ${name}`, () => {
@@ -85,8 +86,12 @@ export function describeStoreContract(
     let store: RecoveryStore
     const ttl = 60_000
 
+    // Above the 50 records the concurrency case puts for one owner.
+    const MAX_RECORDS = 60
+    const evictions: Eviction[] = []
     beforeEach(async () => {
-      harness = await makeStore()
+      evictions.length = 0
+      harness = await makeStore({ ownerLimits: { maxRecords: MAX_RECORDS, maxBytes: 64 << 20 }, onEvict: (e) => evictions.push(e) })
       store = harness.store
     })
     afterEach(async () => {
@@ -248,6 +253,25 @@ export function describeStoreContract(
         expect(isGatewayError(error)).toBe(false)
         expect(error).toBeInstanceOf(InvariantError)
       }
+    })
+
+    it('keeps at most maxRecords per owner, removing and reporting that owner’s oldest, and no one else’s', async () => {
+      const owner = newOwner()
+      const other = newOwner()
+      const mine = Array.from({ length: MAX_RECORDS + 3 }, (_, i) => makeRecord({ id: requestIdAt(Date.now() - 100_000 + i * 1000) }))
+      const theirs = makeRecord()
+      await store.put(other, theirs, ttl)
+      for (const record of mine) await store.put(owner, record, ttl)
+      const listed = (await store.list(owner)).map((s) => s.request_id)
+      expect(listed).toEqual(
+        mine
+          .slice(3)
+          .map((r) => r.request_id)
+          .reverse(),
+      )
+      expect(evictions).toEqual(mine.slice(0, 3).map((r) => ({ owner, requestId: r.request_id, reason: 'owner_record_limit' })))
+      expect(await store.get(owner, mine[0]?.request_id as string)).toBeUndefined()
+      expect((await store.list(other)).map((s) => s.request_id)).toEqual([theirs.request_id])
     })
 
     it('rejects with store_unavailable once closed', async () => {

@@ -3,23 +3,24 @@ import Keyv from 'keyv'
 import { describe, expect, it } from 'vitest'
 import { isGatewayError } from '../../src/errors.js'
 import { approxBytes, createMemoryKeyv, LruStoreAdapter } from '../../src/recovery/store/lru-adapter.js'
+import type { Eviction } from '../../src/recovery/store/memory-catalog.js'
 import { createRecoveryStore } from '../../src/recovery/store/recovery-store.js'
-import { describeStoreContract, makeRecord, newOwner } from './store-contract.js'
+import { describeStoreContract, makeRecord, newOwner, requestIdAt } from './store-contract.js'
 
 describeStoreContract(
   'default in-memory store',
-  async () => {
-    const store = createRecoveryStore({})
+  async (options) => {
+    const store = createRecoveryStore({ ...options })
     return { store, cleanup: () => store.close() }
     // Nothing can reach the private LRU to make it fail; the oversize test below covers a rejected write.
   },
   { failWrites: false },
 )
 
-describeStoreContract('user-supplied new Keyv() (Map store, JSON serialiser)', async () => {
+describeStoreContract('user-supplied new Keyv() (Map store, JSON serialiser)', async (options) => {
   const keyv = new Keyv()
   const map = keyv.store as Map<string, unknown>
-  const store = createRecoveryStore({ keyv })
+  const store = createRecoveryStore({ keyv, ...options })
   return {
     store,
     cleanup: () => store.close(),
@@ -49,6 +50,63 @@ describe('in-memory store', () => {
     expect(await store.get(owner, records[0]!.request_id)).toBeUndefined()
     for (const id of listed) expect((await store.get(owner, id))?.request_id).toBe(id)
     expect(await store.deleteAll(owner, { dryRun: true })).toBe(listed.length)
+    await store.close()
+  })
+
+  it('holds each owner to its byte quota: one owner’s burst evicts its own oldest, never another owner’s records', async () => {
+    const evictions: Eviction[] = []
+    const store = createRecoveryStore({
+      maxMemoryBytes: 8 << 20,
+      ownerLimits: { maxRecords: 10_000, maxBytes: 1 << 20 },
+      onEvict: (e) => evictions.push(e),
+    })
+    const quiet = newOwner()
+    const noisy = newOwner()
+    const kept = makeRecord({ requestBody: 'a'.repeat(50_000) })
+    await store.put(quiet, kept, 60_000)
+    // Each noisy record weighs ~400 KB: two fit in the 1 MiB quota.
+    const burst = Array.from({ length: 30 }, (_, i) =>
+      makeRecord({ id: requestIdAt(Date.now() - 60_000 + i * 1000), requestBody: 'q'.repeat(150_000), responseBody: 'r'.repeat(50_000) }),
+    )
+    for (const r of burst) await store.put(noisy, r, 60_000)
+    expect((await store.list(quiet)).map((s) => s.request_id)).toEqual([kept.request_id])
+    expect((await store.get(quiet, kept.request_id))?.request.body_raw).toBe(kept.request.body_raw)
+    expect((await store.list(noisy)).map((s) => s.request_id)).toEqual(
+      burst
+        .slice(-2)
+        .map((r) => r.request_id)
+        .reverse(),
+    )
+    expect(evictions).toEqual(burst.slice(0, 28).map((r) => ({ owner: noisy, requestId: r.request_id, reason: 'owner_byte_limit' })))
+    await store.close()
+  })
+
+  it('reports every record the whole store’s byte bound pushes out', async () => {
+    const evictions: Eviction[] = []
+    const store = createRecoveryStore({ maxMemoryBytes: 2 << 20, onEvict: (e) => evictions.push(e) })
+    const owners = [newOwner(), newOwner()]
+    const records = Array.from({ length: 12 }, (_, i) =>
+      makeRecord({ id: requestIdAt(Date.now() - 60_000 + i * 1000), requestBody: 'q'.repeat(150_000), responseBody: 'r'.repeat(50_000) }),
+    )
+    for (const [i, r] of records.entries()) await store.put(owners[i % 2] as string, r, 60_000)
+    const listed = [...(await store.list(owners[0] as string)), ...(await store.list(owners[1] as string))].map((s) => s.request_id)
+    expect(evictions.length + listed.length).toBe(records.length)
+    expect(evictions.every((e) => e.reason === 'memory_full')).toBe(true)
+    // The oldest go first, whoever owns them.
+    expect(evictions.map((e) => e.requestId)).toEqual(records.slice(0, evictions.length).map((r) => r.request_id))
+    await store.close()
+  })
+
+  it('keeps 12 000 captures of one owner at the 10 000 cap, adding each in constant time', async () => {
+    const evictions: Eviction[] = []
+    const store = createRecoveryStore({ onEvict: (e) => evictions.push(e) })
+    const owner = newOwner()
+    const records = Array.from({ length: 12_000 }, (_, i) => makeRecord({ id: requestIdAt(Date.now() - 1_000_000 + i) }))
+    for (const r of records) await store.put(owner, r, 60_000)
+    const listed = await store.list(owner)
+    expect(listed).toHaveLength(10_000)
+    expect(listed.at(-1)?.request_id).toBe(records[2000]?.request_id)
+    expect(evictions).toHaveLength(2000)
     await store.close()
   })
 

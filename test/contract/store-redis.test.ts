@@ -60,9 +60,9 @@ await describeWithRedis('Redis store suite', () => {
     admin.destroy()
   })
 
-  describeStoreContract('Redis (createKeyv)', async () => {
+  describeStoreContract('Redis (createKeyv)', async (options) => {
     const keyv = makeKeyv(RUN)
-    const store = createRecoveryStore({ keyv })
+    const store = createRecoveryStore({ keyv, ...options })
     return {
       store,
       cleanup: () => release(store, keyv),

@@ -1,13 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { nodeHandler } from '../../adapters/node.js'
-import { createGateway } from '../../src/gateway.js'
-import type { Gateway } from '../../src/types.js'
+import { describe, expect, it } from 'vitest'
 import { chatBody, geminiBody } from '../support/bodies.js'
 import { bearer, KEY_A, UPSTREAM_KEY, useFixture } from '../support/fixture.js'
 import { goog, gpath } from '../support/gemini.js'
-import { call, eventually, type MountedServer, sendThenAbort } from '../support/http.js'
-import { type ScriptedUpstream, startScriptedUpstream } from '../support/scripted-upstream.js'
-import { NODE_KINDS, serve } from '../support/servers.js'
+import { call, eventually, sendThenAbort } from '../support/http.js'
+import { useScriptedGateway } from '../support/scripted-gateway.js'
+import { NODE_KINDS } from '../support/servers.js'
 
 const NODE = NODE_KINDS[0] as (typeof NODE_KINDS)[number]
 
@@ -64,31 +61,15 @@ describe('the gateway’s upstream key', () => {
 })
 
 describe('the gateway’s upstream key in a stream', () => {
-  let upstream: ScriptedUpstream
-  let gateway: Gateway
-  let server: MountedServer
-  beforeAll(async () => {
-    upstream = await startScriptedUpstream()
-    gateway = createGateway({
-      upstreams: { s: { type: 'openai', baseUrl: `${upstream.url}/v1`, apiKey: UPSTREAM_KEY } },
-      models: [{ id: 'm', upstream: 's' }],
-      auth: { apiKeys: [KEY_A] },
-    })
-    server = await serve(nodeHandler(gateway))
-  })
-  afterAll(async () => {
-    await server.close()
-    await gateway.close()
-    await upstream.close()
-  })
+  const sg = useScriptedGateway({ apiKey: UPSTREAM_KEY })
 
   it('is taken out even when the upstream splits it across chunks', async () => {
     const text = `data: {"echo":"${UPSTREAM_KEY}"}\n\ndata: [DONE]\n\n`
     for (const cut of [10, 17, 20, 30]) {
-      upstream.script([Buffer.from(text.slice(0, cut)), Buffer.from(text.slice(cut))])
-      const res = await call(`${server.url}/v1/chat/completions`, {
+      sg.upstream.script([Buffer.from(text.slice(0, cut)), Buffer.from(text.slice(cut))])
+      const res = await call(`${sg.url}/v1/chat/completions`, {
         headers: bearer(KEY_A),
-        body: { model: 'm', stream: true, messages: [{ role: 'user', content: 'x' }] },
+        body: { model: 'gpt-4o-mini', stream: true, messages: [{ role: 'user', content: 'x' }] },
       })
       expect(res.text, `cut at ${cut}`).toBe('data: {"echo":"[redacted]"}\n\ndata: [DONE]\n\n')
     }

@@ -35,6 +35,7 @@ export const gemini: Dialect = {
   errorBody: ({ status, message }) => ({
     error: { code: status, message, status: GOOGLE_STATUS[status] ?? (status >= 500 ? 'INTERNAL' : 'INVALID_ARGUMENT') },
   }),
+  usageField: 'usageMetadata',
   usage(response) {
     if (typeof response !== 'object' || response === null) return undefined
     const meta = (response as { usageMetadata?: Record<string, unknown> | null }).usageMetadata

@@ -9,6 +9,7 @@ export const openai: Dialect = {
   errorBody: ({ status, code, message, param }) => ({
     error: { message, type: status >= 500 ? 'api_error' : 'invalid_request_error', param: param ?? null, code },
   }),
+  usageField: 'usage',
   usage(response) {
     if (typeof response !== 'object' || response === null) return undefined
     const usage = (response as { usage?: Record<string, unknown> | null }).usage

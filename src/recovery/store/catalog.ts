@@ -8,8 +8,11 @@ import type { CatalogEntry, RecordKeys } from './layout.js'
 export interface OwnerCatalog {
   /** Resolves when the store can take commands now; rejects (store_unavailable) when it is known to be down. */
   ready(): Promise<void>
-  /** Adds or replaces one entry; the catalog lives at least as long as its newest entry. */
-  add(owner: string, entry: CatalogEntry, ttlMs: number): Promise<void>
+  /**
+   * Adds or replaces one entry; the catalog lives at least as long as its newest entry. `bytes` is the record's
+   * size as the store counts it. Past the owner's quota, the owner's oldest records are removed.
+   */
+  add(owner: string, entry: CatalogEntry, ttlMs: number, bytes: number): Promise<void>
   /** The owner's live entries, unordered; expired entries and entries whose detail is gone are pruned. */
   entries(owner: string): Promise<CatalogEntry[]>
   /** Removes catalog entries, then the records' keys; resolves to how many of the records existed. */

@@ -2,9 +2,11 @@ import type Keyv from 'keyv'
 import type { OwnerCatalog } from './catalog.js'
 import { KeyedMutex, storeUnavailable } from './guard.js'
 import { type CatalogEntry, catalogKey, parseCatalogEntry, type RecordKeys, recordKeys } from './layout.js'
+import type { Eviction } from './memory-catalog.js'
 
 /**
- * The per-owner catalog on any Keyv store (the default in-memory one, or a user's non-Redis store):
+ * The per-owner catalog on a Keyv store a user passed in that is not Redis (the default in-memory store has
+ * its own, see memory-catalog.ts):
  * one key `idx:{owner}` holding an array of catalog entries.
  *
  * Keyv has no atomic read-modify-write, so every change of one owner's catalog runs under an
@@ -14,13 +16,15 @@ import { type CatalogEntry, catalogKey, parseCatalogEntry, type RecordKeys, reco
  */
 export class KeyvCatalog implements OwnerCatalog {
   readonly #keyv: Keyv
-  readonly #cheapExists: boolean
+  readonly #maxRecords: number
+  readonly #onEvict: (eviction: Eviction) => void
   readonly #mutex = new KeyedMutex()
 
-  /** `cheapExists`: `keyv.has` is cheap enough to verify every write (true for the owned LRU store). */
-  constructor(keyv: Keyv, options: { cheapExists: boolean }) {
+  /** `maxRecords`: per owner; past it the owner's oldest records are removed and reported to `onEvict`. */
+  constructor(keyv: Keyv, options: { maxRecords: number; onEvict: (eviction: Eviction) => void }) {
     this.#keyv = keyv
-    this.#cheapExists = options.cheapExists
+    this.#maxRecords = options.maxRecords
+    this.#onEvict = options.onEvict
   }
 
   async ready(): Promise<void> {}
@@ -30,7 +34,15 @@ export class KeyvCatalog implements OwnerCatalog {
       const now = Date.now()
       const kept = (await this.#read(owner)).filter((e) => e.expires_at > now && e.request_id !== entry.request_id)
       kept.push(entry)
+      // Request ids grow with time: past the cap, the smallest are the oldest.
+      const over = kept.length - this.#maxRecords
+      const dropped = over > 0 ? kept.sort((a, b) => (a.request_id < b.request_id ? -1 : 1)).splice(0, over) : []
       await this.#write(owner, kept)
+      for (const old of dropped) {
+        const keys = recordKeys(owner, old.request_id)
+        await Promise.all([this.#keyv.delete(keys.detail), this.#keyv.delete(keys.request), this.#keyv.delete(keys.response)])
+        this.#onEvict({ owner, requestId: old.request_id, reason: 'owner_record_limit' })
+      }
     })
   }
 
@@ -63,10 +75,9 @@ export class KeyvCatalog implements OwnerCatalog {
     })
   }
 
-  async verifyWritten(keys: string[]): Promise<boolean | undefined> {
-    if (!this.#cheapExists) return undefined
-    const present = await Promise.all(keys.map((key) => this.#keyv.has(key)))
-    return present.every(Boolean)
+  async verifyWritten(): Promise<boolean | undefined> {
+    // A user's store may answer `has` with a round trip per key: not worth it on every write.
+    return undefined
   }
 
   async probe(): Promise<boolean[] | undefined> {

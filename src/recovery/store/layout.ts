@@ -7,7 +7,8 @@ import type { RecoveryRecord, RecoverySummary } from '../../types.js'
  *   rec:{<owner>}:<request_id>       detail envelope: summary + request/response meta + body lengths
  *   rec:{<owner>}:<request_id>:req   request.body_raw, a plain string
  *   rec:{<owner>}:<request_id>:res   response.body_raw, a plain string
- *   idx:{<owner>}                    the owner's catalog of summaries (a Keyv value, or a Redis hash)
+ *   idx:{<owner>}                    the owner's catalog of summaries (a Keyv value, or a Redis hash; the default
+ *                                    in-memory store keeps its catalog beside the cache instead)
  *
  * The braces are literal: on Redis Cluster they are a hash tag, so every key of one owner lives
  * in one slot and the few multi-key commands the store sends stay legal.
@@ -71,7 +72,7 @@ export function toSummary(entry: CatalogEntry): RecoverySummary {
   }
 }
 
-/** An catalog entry read back from a store, or undefined when it is not one. */
+/** A catalog entry read back from a store, or undefined when it is not one. */
 export function parseCatalogEntry(value: unknown): CatalogEntry | undefined {
   if (typeof value !== 'object' || value === null) return undefined
   const v = value as Record<string, unknown>

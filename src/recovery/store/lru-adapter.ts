@@ -35,9 +35,9 @@ type Stored = NonNullable<unknown>
  *   (so Keyv's `set` returns false and the write is lost). This adapter translates.
  * - `set` resolves false when lru-cache refused the value (above `maxEntrySize`), so Keyv's `set` does too.
  * - Reads use `peek`: reading never changes the eviction order, which stays the order of writes. The
- *   recovery store writes a record's detail, then its bodies, then the owner's catalog, so an owner's catalog
- *   is always evicted after its records, and a record's detail before its bodies (the catalog prunes
- *   entries whose detail is gone, and a surviving detail means its bodies survived too).
+ *   recovery store writes a record's detail, then its bodies, so a record's detail is evicted before its bodies
+ *   (the catalog, held beside the cache, is told of every evicted detail through `onEvict`, and a surviving
+ *   detail means its bodies survived too).
  * - `clear()` only removes keys of its own namespace.
  */
 export class LruStoreAdapter extends EventEmitter implements KeyvStoreAdapter {
@@ -45,10 +45,16 @@ export class LruStoreAdapter extends EventEmitter implements KeyvStoreAdapter {
   namespace: string | undefined
   readonly cache: LRUCache<string, Stored>
 
+  /** Called with the key of every value pushed out to make room (not for deletes, replacements or expiry). */
+  onEvict: ((key: string) => void) | undefined
+
   constructor(options: { maxSize: number; maxEntrySize?: number }) {
     super()
     const maxSize = Math.max(1, Math.floor(options.maxSize))
     this.cache = new LRUCache<string, Stored>({
+      dispose: (_value, key, reason) => {
+        if (reason === 'evict') this.onEvict?.(key)
+      },
       maxSize,
       maxEntrySize: Math.min(maxSize, Math.max(1, Math.floor(options.maxEntrySize ?? maxSize / 2))),
       sizeCalculation: (value, key) => Math.max(1, approxBytes(value) + key.length * 2),

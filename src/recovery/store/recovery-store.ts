@@ -5,7 +5,8 @@ import type { OwnerCatalog } from './catalog.js'
 import { guarded, storeUnavailable } from './guard.js'
 import { KeyvCatalog } from './keyv-catalog.js'
 import { assertKeyParts, joinRecord, newestFirst, type RecordKeys, recordKeys, splitRecord, toCatalogEntry, toSummary } from './layout.js'
-import { createMemoryKeyv, type LruStoreAdapter } from './lru-adapter.js'
+import { approxBytes, createMemoryKeyv, type LruStoreAdapter } from './lru-adapter.js'
+import { type Eviction, MemoryCatalog, type OwnerLimits } from './memory-catalog.js'
 import { isRedisKeyv, RedisCatalog } from './redis-catalog.js'
 
 /** Storage of recovery records, private per owner. All methods reject with GatewayError('store_unavailable') when the backing store fails. */
@@ -37,6 +38,10 @@ export interface RecoveryStoreOptions {
   keyv?: Keyv
   /** Byte bound of the default in-memory store (ignored with `keyv`). @default 268435456 (256 MiB) */
   maxMemoryBytes?: number
+  /** What one owner may keep. @default 10 000 records, 128 MiB (bytes are counted by the in-memory store only) */
+  ownerLimits?: OwnerLimits
+  /** Told of every record removed before its time (an owner's quota, or the memory store's byte bound). */
+  onEvict?: (eviction: Eviction) => void
   /** Receives errors Keyv and its adapter emit (Keyv swallows them otherwise). */
   onError?: (err: unknown) => void
   /** Deadline of one store call, in ms. @default 5000 */
@@ -44,6 +49,9 @@ export interface RecoveryStoreOptions {
 }
 
 const DEFAULT_TIMEOUT_MS = 5000
+const DEFAULT_OWNER_LIMITS: OwnerLimits = { maxRecords: 10_000, maxBytes: 128 * 1024 * 1024 }
+/** A record's detail key as the memory store holds it (behind Keyv's namespace): owner and request id. */
+const DETAIL_KEY = /rec:\{([0-9a-f]+)\}:([0-9A-HJKMNP-TV-Z]{26})$/
 /** How long a call waits for a Redis connection still being opened (a lost one fails at once). */
 const MAX_CONNECT_WAIT_MS = 2000
 
@@ -70,19 +78,32 @@ class KeyvRecoveryStore implements RecoveryStore {
       }
     }
     this.#timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS
+    const limits = options.ownerLimits ?? DEFAULT_OWNER_LIMITS
+    const onEvict = options.onEvict ?? (() => {})
     if (options.keyv) {
       this.#keyv = options.keyv
       this.#owned = undefined
+      this.#catalog = isRedisKeyv(this.#keyv)
+        ? new RedisCatalog(this.#keyv, {
+            waitMs: Math.min(MAX_CONNECT_WAIT_MS, this.#timeoutMs),
+            onError: this.#onError,
+            maxRecords: limits.maxRecords,
+            onEvict,
+          })
+        : new KeyvCatalog(this.#keyv, { maxRecords: limits.maxRecords, onEvict })
     } else {
       const memory = createMemoryKeyv(options.maxMemoryBytes)
       this.#keyv = memory.keyv
       this.#owned = memory.adapter
+      const catalog = new MemoryCatalog(memory.keyv, limits, onEvict)
+      memory.adapter.onEvict = (key) => {
+        const detail = DETAIL_KEY.exec(key)
+        if (detail) catalog.evicted(detail[1] as string, detail[2] as string)
+      }
+      this.#catalog = catalog
     }
     // Without a listener, a Keyv built on Node's EventEmitter (other copies) would crash the process.
     this.#keyv.on('error', this.#onError)
-    this.#catalog = isRedisKeyv(this.#keyv)
-      ? new RedisCatalog(this.#keyv, { waitMs: Math.min(MAX_CONNECT_WAIT_MS, this.#timeoutMs), onError: this.#onError })
-      : new KeyvCatalog(this.#keyv, { cheapExists: this.#owned !== undefined })
   }
 
   put(owner: string, record: RecoveryRecord, ttlMs: number): Promise<void> {
@@ -103,7 +124,8 @@ class KeyvRecoveryStore implements RecoveryStore {
         if ((await this.#catalog.verifyWritten([keys.detail, keys.request, keys.response])) === false) {
           throw storeUnavailable('The recovery record did not stay in the store (evicted or rejected).')
         }
-        await this.#catalog.add(owner, toCatalogEntry(record, expiresAt), ttl)
+        const bytes = approxBytes(envelope) + approxBytes(requestBody) + approxBytes(responseBody)
+        await this.#catalog.add(owner, toCatalogEntry(record, expiresAt), ttl, bytes)
       } catch (error) {
         // Not awaited: on a failing store the clean-up could itself wait for the deadline.
         void this.#discard(keys)

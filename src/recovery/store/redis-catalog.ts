@@ -2,12 +2,14 @@ import type Keyv from 'keyv'
 import type { OwnerCatalog } from './catalog.js'
 import { storeUnavailable } from './guard.js'
 import { type CatalogEntry, catalogKey, parseCatalogEntry, type RecordKeys, recordKeys } from './layout.js'
+import type { Eviction } from './memory-catalog.js'
 
 /** The part of a node-redis v5 MULTI this catalog uses. */
 interface RedisMulti {
   hSet(key: string, field: string, value: string): RedisMulti
   hDel(key: string, fields: string | string[]): RedisMulti
   pExpire(key: string, ms: number, mode?: 'NX' | 'GT'): RedisMulti
+  hLen(key: string): RedisMulti
   unlink(keys: string | string[]): RedisMulti
   exec(): Promise<unknown[]>
 }
@@ -17,6 +19,7 @@ interface RedisLikeClient {
   readonly isOpen?: boolean
   readonly isReady?: boolean
   hGetAll(key: string): Promise<unknown>
+  hKeys(key: string): Promise<unknown>
   hDel(key: string, fields: string | string[]): Promise<number>
   exists(keys: string | string[]): Promise<number>
   multi(): RedisMulti
@@ -73,18 +76,25 @@ export class RedisCatalog implements OwnerCatalog {
   readonly #adapter: RedisAdapterLike
   readonly #waitMs: number
   readonly #onError: (error: unknown) => void
+  readonly #maxRecords: number
+  readonly #onEvict: (eviction: Eviction) => void
   #connecting: Promise<void> | undefined
   #waiting: Promise<void> | undefined
   #firstWaitOver = false
   #legacyExpire = false
 
   /** `waitMs`: how long calls wait for the first connection (never for a lost one). */
-  constructor(keyv: Keyv, options: { waitMs: number; onError: (error: unknown) => void }) {
+  constructor(
+    keyv: Keyv,
+    options: { waitMs: number; onError: (error: unknown) => void; maxRecords: number; onEvict: (eviction: Eviction) => void },
+  ) {
     if (!isRedisAdapter(keyv.store)) throw new TypeError('RedisCatalog needs a Keyv on a Redis adapter')
     this.#keyv = keyv
     this.#adapter = keyv.store
     this.#waitMs = options.waitMs
     this.#onError = options.onError
+    this.#maxRecords = options.maxRecords
+    this.#onEvict = options.onEvict
   }
 
   /** The key as stored in Redis, mirroring how Keyv and KeyvRedis prefix it. */
@@ -133,16 +143,36 @@ export class RedisCatalog implements OwnerCatalog {
     const key = this.physicalKey(catalogKey(owner))
     const value = JSON.stringify(entry)
     const ttl = Math.max(1, Math.ceil(ttlMs))
+    let replies: unknown[] | undefined
     if (!this.#legacyExpire) {
       try {
-        await this.#client.multi().hSet(key, entry.request_id, value).pExpire(key, ttl, 'NX').pExpire(key, ttl, 'GT').exec()
-        return
+        replies = await this.#client
+          .multi()
+          .hSet(key, entry.request_id, value)
+          .pExpire(key, ttl, 'NX')
+          .pExpire(key, ttl, 'GT')
+          .hLen(key)
+          .exec()
       } catch (error) {
         if (!isUnsupportedExpireMode(error)) throw error
         this.#legacyExpire = true
       }
     }
-    await this.#client.multi().hSet(key, entry.request_id, value).pExpire(key, ttl).exec()
+    replies ??= await this.#client.multi().hSet(key, entry.request_id, value).pExpire(key, ttl).hLen(key).exec()
+    // Trimmed in batches (a hundredth of the cap past it), so an owner at the cap does not cost a scan per record.
+    if (Number(replies.at(-1)) > this.#maxRecords + Math.floor(this.#maxRecords / 100)) await this.#trim(owner, key)
+  }
+
+  /** Removes an owner's oldest records past the cap (request ids grow with time), reporting each. */
+  async #trim(owner: string, key: string): Promise<void> {
+    const ids = ((await this.#client.hKeys(key)) as unknown[]).map(String).sort()
+    const oldest = ids.slice(0, Math.max(0, ids.length - this.#maxRecords))
+    if (oldest.length === 0) return
+    await this.remove(
+      owner,
+      oldest.map((requestId) => ({ requestId, keys: recordKeys(owner, requestId) })),
+    )
+    for (const requestId of oldest) this.#onEvict({ owner, requestId, reason: 'owner_record_limit' })
   }
 
   async entries(owner: string): Promise<CatalogEntry[]> {

@@ -1,0 +1,35 @@
+import { describe, expect, it } from 'vitest'
+import { usageOfBody } from '../../src/call/usage.js'
+import { gemini, openai } from '../../src/dialects/index.js'
+
+describe('usage of a large response body', () => {
+  const long = 'x'.repeat(3 << 20)
+
+  it('is read from the tail, in either format, without parsing the whole body', () => {
+    const chat = Buffer.from(
+      JSON.stringify({
+        id: 'c',
+        choices: [{ message: { content: long } }],
+        usage: { prompt_tokens: 7, completion_tokens: 9, nested: { a: '}' } },
+      }),
+    )
+    expect(usageOfBody(openai, chat)).toEqual({ input_tokens: 7, output_tokens: 9, total_tokens: 16 })
+    const generated = Buffer.from(
+      JSON.stringify({
+        candidates: [{ content: { parts: [{ text: long }] } }],
+        usageMetadata: { promptTokenCount: 3, candidatesTokenCount: 4 },
+        modelVersion: 'v',
+      }),
+    )
+    expect(usageOfBody(gemini, generated)).toEqual({ input_tokens: 3, output_tokens: 4, total_tokens: 7 })
+  })
+
+  it('finds none when the usage is not in the tail, or the tail is cut', () => {
+    const early = Buffer.from(
+      JSON.stringify({ usage: { prompt_tokens: 1, completion_tokens: 1 }, choices: [{ message: { content: long } }] }),
+    )
+    expect(usageOfBody(openai, early)).toBeUndefined()
+    const cut = Buffer.from(`{"choices":"${long}","usage":{"prompt_tokens":1`)
+    expect(usageOfBody(openai, cut)).toBeUndefined()
+  })
+})
