@@ -1,15 +1,27 @@
 import type { GatewayLogger, RecoveryRecord } from '../types.js'
+import { outcomeUnknown } from './store/guard.js'
 import type { RecoveryStore } from './store/recovery-store.js'
 
 const RETRY_DELAYS_MS = [100, 400, 1600]
 
-/** Writes a record, retrying briefly; a record that still cannot be written is logged with its request id. */
+/** How `writeRecord` confirms a write whose outcome it could not see. */
+export interface WriteOptions {
+  /** When to look again for a record whose last write attempt got no answer in time. @default 30000 */
+  verifyAfterMs?: number
+}
+
+/**
+ * Writes a record, retrying briefly; resolves whether it is known to be stored. A record that cannot be written is
+ * logged with its request id. When the last attempt got no answer in time, the write may still land (a frozen
+ * store that wakes up): that is logged as unconfirmed, then checked again later and logged as what really happened.
+ */
 export async function writeRecord(
   store: RecoveryStore,
   owner: string,
   record: RecoveryRecord,
   ttlMs: number,
   logger: GatewayLogger,
+  options: WriteOptions = {},
 ): Promise<boolean> {
   for (let attempt = 0; ; attempt++) {
     try {
@@ -17,14 +29,31 @@ export async function writeRecord(
       return true
     } catch (error) {
       const delay = RETRY_DELAYS_MS[attempt]
-      if (delay === undefined) {
-        logger.error('model-gateway: recovery record could not be stored', {
-          requestId: record.request_id,
-          error: error instanceof Error ? error.message : String(error),
-        })
+      if (delay !== undefined) {
+        await new Promise((resolve) => setTimeout(resolve, delay))
+        continue
+      }
+      const meta = { requestId: record.request_id, error: error instanceof Error ? error.message : String(error) }
+      if (!outcomeUnknown(error)) {
+        logger.error('model-gateway: recovery record could not be stored', meta)
         return false
       }
-      await new Promise((resolve) => setTimeout(resolve, delay))
+      logger.warn('model-gateway: recovery record write not confirmed (the store did not answer in time); checking again later', meta)
+      verifyLater(store, owner, record.request_id, logger, options.verifyAfterMs ?? 30_000)
+      return false
     }
   }
+}
+
+/** Looks for a record once more after `ms` and logs whether it landed after all. */
+function verifyLater(store: RecoveryStore, owner: string, requestId: string, logger: GatewayLogger, ms: number): void {
+  const timer = setTimeout(async () => {
+    try {
+      if (await store.get(owner, requestId)) logger.warn('model-gateway: recovery record stored after all', { requestId })
+      else logger.error('model-gateway: recovery record could not be stored', { requestId })
+    } catch (error) {
+      logger.error('model-gateway: recovery record could not be confirmed', { requestId, error: String(error) })
+    }
+  }, ms)
+  timer.unref()
 }

@@ -1,7 +1,8 @@
 import { type ChildProcess, spawn } from 'node:child_process'
 import { once } from 'node:events'
 import { setTimeout as sleep } from 'node:timers/promises'
-import { createClient } from '@keyv/redis'
+import { createClient, createKeyv } from '@keyv/redis'
+import type Keyv from 'keyv'
 import { describe, it } from 'vitest'
 
 /** The shared Redis the suites use; private servers for fault tests are started by `startOwnRedis`. */
@@ -68,6 +69,18 @@ const ownServers = new Set<ChildProcess>()
 process.once('exit', () => {
   for (const child of ownServers) child.kill('SIGKILL')
 })
+
+/** A Keyv on Redis with the settings the README recommends, so calls fail fast while Redis is down. */
+export function recommendedKeyv(namespace: string, url = REDIS_URL): Keyv {
+  return createKeyv(
+    {
+      url,
+      disableOfflineQueue: true,
+      socket: { connectTimeout: 2000, reconnectStrategy: (retries: number) => Math.min(100 * 2 ** retries, 2000) },
+    },
+    { namespace, connectionTimeout: 2000 },
+  )
+}
 
 /** A private redis-server on `port` as a child process, never persisting anything; the shared one is never touched. */
 export async function startOwnRedis(port: number): Promise<ChildProcess> {

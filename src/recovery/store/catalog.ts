@@ -9,16 +9,18 @@ export interface OwnerCatalog {
   /** Resolves when the store can take commands now; rejects (store_unavailable) when it is known to be down. */
   ready(): Promise<void>
   /**
-   * Adds or replaces one entry; the catalog lives at least as long as its newest entry. `bytes` is the record's
-   * size as the store counts it. Past the owner's quota, the owner's oldest records are removed.
+   * Adds or replaces one entry once the record's keys (`written`) are confirmed present, where the store can tell
+   * cheaply; rejects (store_unavailable) and adds nothing when they are not. The catalog lives at least as long as its
+   * newest entry. `bytes` is the record's size as the store counts it; past the owner's quota, the owner's oldest
+   * records are removed.
    */
-  add(owner: string, entry: CatalogEntry, ttlMs: number, bytes: number): Promise<void>
+  add(owner: string, entry: CatalogEntry, ttlMs: number, record: { bytes: number; written: string[] }): Promise<void>
+  /** Whether record values are written in one batch (a networked store) rather than in order (the memory store). */
+  readonly batchWrites: boolean
   /** The owner's live entries, unordered; expired entries and entries whose detail is gone are pruned. */
   entries(owner: string): Promise<CatalogEntry[]>
   /** Removes catalog entries, then the records' keys; resolves to how many of the records existed. */
   remove(owner: string, records: Array<{ requestId: string; keys: RecordKeys }>): Promise<number>
-  /** Whether freshly written keys are all present, or undefined when that cannot be checked cheaply. */
-  verifyWritten(keys: string[]): Promise<boolean | undefined>
   /** An authoritative existence check that rejects when the store is down, or undefined when there is none. */
   probe(keys: string[]): Promise<boolean[] | undefined>
   /** Disconnects the Keyv a user passed in, without waiting on a store that cannot answer. */

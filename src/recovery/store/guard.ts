@@ -5,6 +5,16 @@ export function storeUnavailable(message: string, cause?: unknown): GatewayError
   return new GatewayError('store_unavailable', message, cause === undefined ? undefined : { cause })
 }
 
+/** The cause of a store error whose operation did not answer in time: it may still take effect later. */
+export class StoreDeadline extends Error {
+  override readonly name = 'StoreDeadline'
+}
+
+/** True when a store error means "no answer in time", not "refused": a write may still land. */
+export function outcomeUnknown(error: unknown): boolean {
+  return isGatewayError(error) && error.cause instanceof StoreDeadline
+}
+
 /**
  * Runs one store operation with a deadline. GatewayErrors and broken invariants pass through; anything else thrown by
  * Keyv, an adapter or a client becomes GatewayError('store_unavailable') with the original as cause.
@@ -14,7 +24,10 @@ export async function guarded<T>(what: string, timeoutMs: number, operation: () 
   let timer: NodeJS.Timeout | undefined
   const work = Promise.resolve().then(operation)
   const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(storeUnavailable(`The recovery store did not answer within ${timeoutMs} ms (${what}).`)), timeoutMs)
+    timer = setTimeout(() => {
+      const message = `The recovery store did not answer within ${timeoutMs} ms (${what}).`
+      reject(storeUnavailable(message, new StoreDeadline(message)))
+    }, timeoutMs)
     timer.unref()
   })
   try {

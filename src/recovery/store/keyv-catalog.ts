@@ -29,6 +29,9 @@ export class KeyvCatalog implements OwnerCatalog {
 
   async ready(): Promise<void> {}
 
+  // A user's store may answer `has` with a round trip per key: written keys are not checked on every write.
+  readonly batchWrites = false
+
   add(owner: string, entry: CatalogEntry): Promise<void> {
     return this.#mutex.run(owner, async () => {
       const now = Date.now()
@@ -73,11 +76,6 @@ export class KeyvCatalog implements OwnerCatalog {
       }
       return existed
     })
-  }
-
-  async verifyWritten(): Promise<boolean | undefined> {
-    // A user's store may answer `has` with a round trip per key: not worth it on every write.
-    return undefined
   }
 
   async probe(): Promise<boolean[] | undefined> {

@@ -41,7 +41,12 @@ export class MemoryCatalog implements OwnerCatalog {
 
   async ready(): Promise<void> {}
 
-  async add(owner: string, entry: CatalogEntry, _ttlMs: number, bytes = 0): Promise<void> {
+  readonly batchWrites = false
+
+  async add(owner: string, entry: CatalogEntry, _ttlMs: number, record: { bytes: number; written: string[] }): Promise<void> {
+    const present = await Promise.all(record.written.map((key) => this.keyv.has(key)))
+    if (!present.every(Boolean)) throw storeUnavailable('The recovery record did not stay in the store (evicted or rejected).')
+    const { bytes } = record
     this.forget(owner, entry.request_id)
     let kept = this.owners.get(owner)
     if (!kept) {
@@ -90,11 +95,6 @@ export class MemoryCatalog implements OwnerCatalog {
       await Promise.all([this.keyv.delete(keys.detail), this.keyv.delete(keys.request), this.keyv.delete(keys.response)])
     }
     return existed
-  }
-
-  async verifyWritten(keys: string[]): Promise<boolean> {
-    const present = await Promise.all(keys.map((key) => this.keyv.has(key)))
-    return present.every(Boolean)
   }
 
   async probe(): Promise<undefined> {

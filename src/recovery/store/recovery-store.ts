@@ -117,15 +117,24 @@ class KeyvRecoveryStore implements RecoveryStore {
       await this.#catalog.ready()
       const expiresAt = Date.now() + ttl
       try {
-        // Detail first, then bodies, then the catalog: see lru-adapter.ts for why the order matters.
-        await this.#set(keys.detail, envelope, ttl)
-        await this.#set(keys.request, requestBody, ttl)
-        await this.#set(keys.response, responseBody, ttl)
-        if ((await this.#catalog.verifyWritten([keys.detail, keys.request, keys.response])) === false) {
-          throw storeUnavailable('The recovery record did not stay in the store (evicted or rejected).')
+        if (this.#catalog.batchWrites) {
+          // A networked store takes the three values in one pipelined batch, then the catalog in one transaction.
+          await Promise.all([
+            this.#set(keys.detail, envelope, ttl),
+            this.#set(keys.request, requestBody, ttl),
+            this.#set(keys.response, responseBody, ttl),
+          ])
+        } else {
+          // Detail first, then bodies: see lru-adapter.ts for why the order matters in memory.
+          await this.#set(keys.detail, envelope, ttl)
+          await this.#set(keys.request, requestBody, ttl)
+          await this.#set(keys.response, responseBody, ttl)
         }
         const bytes = approxBytes(envelope) + approxBytes(requestBody) + approxBytes(responseBody)
-        await this.#catalog.add(owner, toCatalogEntry(record, expiresAt), ttl, bytes)
+        await this.#catalog.add(owner, toCatalogEntry(record, expiresAt), ttl, {
+          bytes,
+          written: [keys.detail, keys.request, keys.response],
+        })
       } catch (error) {
         // Not awaited: on a failing store the clean-up could itself wait for the deadline.
         void this.#discard(keys)

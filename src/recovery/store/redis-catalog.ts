@@ -10,6 +10,7 @@ interface RedisMulti {
   hDel(key: string, fields: string | string[]): RedisMulti
   pExpire(key: string, ms: number, mode?: 'NX' | 'GT'): RedisMulti
   hLen(key: string): RedisMulti
+  exists(keys: string | string[]): RedisMulti
   unlink(keys: string | string[]): RedisMulti
   exec(): Promise<unknown[]>
 }
@@ -80,7 +81,8 @@ export class RedisCatalog implements OwnerCatalog {
   readonly #onEvict: (eviction: Eviction) => void
   #connecting: Promise<void> | undefined
   #waiting: Promise<void> | undefined
-  #firstWaitOver = false
+  /** Whether Redis has been ready once: until then every call waits for it; after, a lost connection fails fast. */
+  #everReady = false
   #legacyExpire = false
 
   /** `waitMs`: how long calls wait for the first connection (never for a lost one). */
@@ -117,7 +119,7 @@ export class RedisCatalog implements OwnerCatalog {
   async ready(): Promise<void> {
     const client = this.#client
     if (client.isReady === true) {
-      this.#firstWaitOver = true
+      this.#everReady = true
       return
     }
     if (client.isReady === undefined) {
@@ -128,26 +130,31 @@ export class RedisCatalog implements OwnerCatalog {
       return
     }
     if (client.isOpen === false) this.#connect()
-    // Only the very first connection is waited for. Once Redis has been up (or the first wait failed),
-    // a client that is not ready means Redis is down: fail now instead of queueing, and let the client
-    // (or the connect just started) reconnect in the background.
-    if (this.#firstWaitOver) throw storeUnavailable('Redis is not connected.')
+    // Until Redis has been up once, every call waits (up to waitMs) for the first connection, so a slow cold start
+    // within the writer's retries loses nothing. Once Redis has been up, a client that is not ready means Redis is
+    // down: fail now instead of queueing, and let the client (or the connect just started) reconnect in the background.
+    if (this.#everReady) throw storeUnavailable('Redis is not connected.')
     this.#waiting ??= this.#waitReady().finally(() => {
-      this.#firstWaitOver = true
       this.#waiting = undefined
     })
     await this.#waiting
+    this.#everReady = true
   }
 
-  async add(owner: string, entry: CatalogEntry, ttlMs: number): Promise<void> {
+  readonly batchWrites = true
+
+  async add(owner: string, entry: CatalogEntry, ttlMs: number, record: { bytes: number; written: string[] }): Promise<void> {
     const key = this.physicalKey(catalogKey(owner))
     const value = JSON.stringify(entry)
     const ttl = Math.max(1, Math.ceil(ttlMs))
+    const written = record.written.map((k) => this.physicalKey(k))
+    // One round trip: the written keys are confirmed in the same transaction that adds the entry.
     let replies: unknown[] | undefined
     if (!this.#legacyExpire) {
       try {
         replies = await this.#client
           .multi()
+          .exists(written)
           .hSet(key, entry.request_id, value)
           .pExpire(key, ttl, 'NX')
           .pExpire(key, ttl, 'GT')
@@ -158,7 +165,12 @@ export class RedisCatalog implements OwnerCatalog {
         this.#legacyExpire = true
       }
     }
-    replies ??= await this.#client.multi().hSet(key, entry.request_id, value).pExpire(key, ttl).hLen(key).exec()
+    replies ??= await this.#client.multi().exists(written).hSet(key, entry.request_id, value).pExpire(key, ttl).hLen(key).exec()
+    if (Number(replies[0]) !== written.length) {
+      // A write Redis did not keep (maxmemory, a failing SET the adapter reported as success): take the entry back.
+      await this.#client.hDel(key, entry.request_id)
+      throw storeUnavailable('The recovery record did not stay in the store (evicted or rejected).')
+    }
     // Trimmed in batches (a hundredth of the cap past it), so an owner at the cap does not cost a scan per record.
     if (Number(replies.at(-1)) > this.#maxRecords + Math.floor(this.#maxRecords / 100)) await this.#trim(owner, key)
   }
@@ -218,10 +230,6 @@ export class RedisCatalog implements OwnerCatalog {
     const replies = await multi.exec()
     // UNLINK counts a detail key only when it was there and unexpired: exactly one caller wins a race.
     return replies.slice(1, 1 + records.length).filter((n) => Number(n) > 0).length
-  }
-
-  async verifyWritten(keys: string[]): Promise<boolean> {
-    return (await this.#client.exists(keys.map((k) => this.physicalKey(k)))) === keys.length
   }
 
   async probe(keys: string[]): Promise<boolean[]> {
