@@ -97,7 +97,6 @@ export class Scanner {
           throw invalid(`unexpected ${describe(c)}`, i)
         }
         switch (state) {
-          // biome-ignore lint/suspicious/noFallthroughSwitchClause: the grammar's shared tails fall through on purpose
           case VALUE_OR_CLOSE:
             if (c === 0x5d) {
               depth--
@@ -160,7 +159,6 @@ export class Scanner {
             }
             i++
             continue
-          // biome-ignore lint/suspicious/noFallthroughSwitchClause: the grammar's shared tails fall through on purpose
           case KEY_OR_CLOSE:
             if (c === 0x7d) {
               depth--
@@ -247,7 +245,6 @@ export class Scanner {
           else throw invalid(`expected a digit after '-', found ${describe(c)}`, i)
           i++
           continue
-        // biome-ignore lint/suspicious/noFallthroughSwitchClause: the grammar's shared tails fall through on purpose
         case NUM_INT:
           c = b[i] as number
           while (c >= 0x30 && c <= 0x39) {
