@@ -10,7 +10,7 @@ import { recoveriesHandler } from './handlers/recoveries.js'
 import { DeadlineSweeper } from './http/deadlines.js'
 import { createDispatch } from './http/dispatch.js'
 import { InFlightBudget } from './http/in-flight.js'
-import { matchRequest } from './http/router.js'
+import { type Match, matchRequest } from './http/router.js'
 import { subscribeUsage } from './observe/usage.js'
 import { createRecoveryStore } from './recovery/store/recovery-store.js'
 import type { Runtime } from './runtime.js'
@@ -111,12 +111,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     () => closing !== undefined,
   )
 
-  async function serve(
-    req: IncomingMessage,
-    res: ServerResponse,
-    init: HandleOptions,
-    match: NonNullable<ReturnType<typeof matchRequest>>,
-  ) {
+  async function serve(req: IncomingMessage, res: ServerResponse, init: HandleOptions, match: Match) {
     inFlight++
     try {
       await dispatch(req, res, match, init, performance.now())

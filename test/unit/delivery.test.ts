@@ -22,6 +22,14 @@ async function watchedServer() {
   return { server, port: (server.address() as AddressInfo).port, next }
 }
 
+/** A raw client that sends a request and waits, so the test decides when it leaves (`socket.destroy()`). */
+function requestThenWait(port: number): net.Socket {
+  const socket = net.connect(port, '127.0.0.1')
+  socket.on('error', () => {})
+  socket.write('GET / HTTP/1.1\r\nHost: x\r\n\r\n')
+  return socket
+}
+
 describe('DeliveryWatch', () => {
   it('settles delivered when the response finishes, and never calls onGone', async () => {
     const { server, port, next } = await watchedServer()
@@ -37,9 +45,7 @@ describe('DeliveryWatch', () => {
 
   it('settles "context canceled" when the client leaves first, calls onGone once, and stays so after a late write', async () => {
     const { server, port, next } = await watchedServer()
-    const socket = net.connect(port, '127.0.0.1')
-    socket.on('error', () => {})
-    socket.write('GET / HTTP/1.1\r\nHost: x\r\n\r\n')
+    const socket = requestThenWait(port)
     const entry = await next()
     socket.destroy()
     expect(await entry.watch.settled()).toEqual<DeliveryOutcome>({ delivered: false, reason: 'context canceled' })
@@ -55,9 +61,7 @@ describe('DeliveryWatch', () => {
 
   it('stops calling a listener whose watch was stopped', async () => {
     const { server, port, next } = await watchedServer()
-    const socket = net.connect(port, '127.0.0.1')
-    socket.on('error', () => {})
-    socket.write('GET / HTTP/1.1\r\nHost: x\r\n\r\n')
+    const socket = requestThenWait(port)
     const entry = await next()
     let calls = 0
     const stop = entry.watch.onGone(() => calls++)
