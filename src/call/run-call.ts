@@ -105,16 +105,19 @@ const isSuccess = (status: number) => status >= 200 && status < 300
 /** A non-streaming call: the upstream call runs to its end even when the client leaves, so the answer can be kept. */
 async function wholeCall(rt: Runtime, spec: CallSpec, client: ClientSink): Promise<CallOutcome> {
   // A process killed before the answer arrives loses it: this line lets an operator reconcile such calls.
-  const stopNotice = client.watch.onGone(() =>
-    rt.options.logger.info?.('model-gateway: client left a non-streaming call; it goes on and its answer will be kept', {
-      requestId: spec.requestId,
-    }),
-  )
+  const { info } = rt.options.logger
+  const stopNotice = info
+    ? client.watch.onGone(() =>
+        info.call(rt.options.logger, 'model-gateway: client left a non-streaming call; it goes on and its answer will be kept', {
+          requestId: spec.requestId,
+        }),
+      )
+    : undefined
   let response: UpstreamResponse
   try {
     response = await rt.send(upstreamRequest(spec, undefined))
   } finally {
-    stopNotice()
+    stopNotice?.()
   }
   if (isAuthFailure(response)) await refuseUpstreamAuthFailure(rt, spec, response)
   const body = await readUpstreamBody(rt, response)

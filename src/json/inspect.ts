@@ -30,7 +30,8 @@ export function numberOverflow(offset: number): GatewayError {
   return new GatewayError('invalid_request', `The request body holds a number too large for a double at byte ${offset}.`)
 }
 
-function keyAt(b: Buffer, start: number, end: number): string {
+/** The JSON string spanning [start, end) of `b`, quotes included: sliced as is unless it holds an escape. */
+export function stringAt(b: Buffer, start: number, end: number): string {
   for (let k = start + 1; k < end - 1; k++) if (b[k] === 0x5c) return JSON.parse(b.toString('utf8', start, end)) as string
   return b.toString('utf8', start + 1, end - 1)
 }
@@ -58,7 +59,7 @@ export function inspectJson(b: Buffer, rules: JsonRules): void {
         close = b.indexOf(0x22, close + 1)
       }
       if (memberKey && rules.singleKeys.size > 0) {
-        const key = keyAt(b, i, close + 1)
+        const key = stringAt(b, i, close + 1)
         if (rules.singleKeys.has(key)) {
           seen ??= new Set()
           if (seen.has(key)) throw duplicateKey(key)

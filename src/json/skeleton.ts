@@ -8,7 +8,7 @@
 export const BIG_STRING = '\u0000big'
 
 import { invalidField, shown } from '../errors.js'
-import { duplicateKey } from './inspect.js'
+import { duplicateKey, stringAt } from './inspect.js'
 import { numberAt, numberScratch } from './number.js'
 
 /** Key spans beyond this (or beyond smallValueBytes if larger) are left out: no field the gateway validates has such a name. */
@@ -201,10 +201,6 @@ export class SkeletonBuilder {
 
   /** The key spanning [start, end), quotes included. */
   private keyOf(start: number, end: number): string {
-    const b = this.bytes
-    for (let k = start + 1; k < end - 1; k++) {
-      if (b[k] === 0x5c) return JSON.parse(b.toString('utf8', start, end)) as string
-    }
-    return b.toString('utf8', start + 1, end - 1)
+    return stringAt(this.bytes, start, end)
   }
 }

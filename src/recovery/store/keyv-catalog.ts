@@ -1,7 +1,7 @@
 import type Keyv from 'keyv'
 import type { OwnerCatalog } from './catalog.js'
 import { KeyedMutex, storeUnavailable } from './guard.js'
-import { type CatalogEntry, catalogKey, parseCatalogEntry, type RecordKeys, recordKeys } from './layout.js'
+import { type CatalogEntry, catalogKey, deleteRecordKeys, parseCatalogEntry, type RecordKeys, recordKeys } from './layout.js'
 import type { Eviction } from './memory-catalog.js'
 
 /**
@@ -43,7 +43,7 @@ export class KeyvCatalog implements OwnerCatalog {
       await this.#write(owner, kept)
       for (const old of dropped) {
         const keys = recordKeys(owner, old.request_id)
-        await Promise.all([this.#keyv.delete(keys.detail), this.#keyv.delete(keys.request), this.#keyv.delete(keys.response)])
+        await deleteRecordKeys(this.#keyv, keys)
         this.#onEvict({ owner, requestId: old.request_id, reason: 'owner_record_limit' })
       }
     })
@@ -72,7 +72,7 @@ export class KeyvCatalog implements OwnerCatalog {
       for (const { keys } of records) {
         // Keyv's `has` honours expiry; `delete` of an expired-but-unpurged value would still say true.
         if (await this.#keyv.has(keys.detail)) existed++
-        await Promise.all([this.#keyv.delete(keys.detail), this.#keyv.delete(keys.request), this.#keyv.delete(keys.response)])
+        await deleteRecordKeys(this.#keyv, keys)
       }
       return existed
     })

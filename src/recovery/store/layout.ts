@@ -43,6 +43,11 @@ export function recordKeys(owner: string, requestId: string): RecordKeys {
   return { detail, request: `${detail}:req`, response: `${detail}:res` }
 }
 
+/** Deletes the three keys of one record; resolves once all three calls answered. */
+export function deleteRecordKeys(keyv: { delete(key: string): Promise<unknown> }, keys: RecordKeys): Promise<unknown> {
+  return Promise.all([keyv.delete(keys.detail), keyv.delete(keys.request), keyv.delete(keys.response)])
+}
+
 export function catalogKey(owner: string): string {
   return `idx:{${owner}}`
 }

@@ -1,7 +1,7 @@
 import type Keyv from 'keyv'
 import type { OwnerCatalog } from './catalog.js'
 import { storeUnavailable } from './guard.js'
-import { type CatalogEntry, type RecordKeys, recordKeys } from './layout.js'
+import { type CatalogEntry, deleteRecordKeys, type RecordKeys, recordKeys } from './layout.js'
 
 /** How much one owner may keep. */
 export interface OwnerLimits {
@@ -92,7 +92,7 @@ export class MemoryCatalog implements OwnerCatalog {
       // Keyv's `has` honours expiry; `delete` of an expired-but-unpurged value would still say true.
       if (await this.keyv.has(keys.detail)) existed++
       this.forget(owner, requestId)
-      await Promise.all([this.keyv.delete(keys.detail), this.keyv.delete(keys.request), this.keyv.delete(keys.response)])
+      await deleteRecordKeys(this.keyv, keys)
     }
     return existed
   }
@@ -116,7 +116,7 @@ export class MemoryCatalog implements OwnerCatalog {
   private async drop(owner: string, requestId: string): Promise<void> {
     this.forget(owner, requestId)
     const keys = recordKeys(owner, requestId)
-    await Promise.all([this.keyv.delete(keys.detail), this.keyv.delete(keys.request), this.keyv.delete(keys.response)])
+    await deleteRecordKeys(this.keyv, keys)
   }
 
   private forget(owner: string, requestId: string): void {

@@ -4,7 +4,17 @@ import type { RecoveryRecord, RecoverySummary } from '../../types.js'
 import type { OwnerCatalog } from './catalog.js'
 import { guarded, storeUnavailable } from './guard.js'
 import { KeyvCatalog } from './keyv-catalog.js'
-import { assertKeyParts, joinRecord, newestFirst, type RecordKeys, recordKeys, splitRecord, toCatalogEntry, toSummary } from './layout.js'
+import {
+  assertKeyParts,
+  deleteRecordKeys,
+  joinRecord,
+  newestFirst,
+  type RecordKeys,
+  recordKeys,
+  splitRecord,
+  toCatalogEntry,
+  toSummary,
+} from './layout.js'
 import { approxBytes, createMemoryKeyv, type LruStoreAdapter } from './lru-adapter.js'
 import { type Eviction, MemoryCatalog, type OwnerLimits } from './memory-catalog.js'
 import { isRedisKeyv, RedisCatalog } from './redis-catalog.js'
@@ -226,7 +236,7 @@ class KeyvRecoveryStore implements RecoveryStore {
   /** Best effort after a failed put; whatever stays behind expires with its ttl and never enters the catalog. */
   async #discard(keys: RecordKeys): Promise<void> {
     try {
-      await Promise.all([this.#keyv.delete(keys.detail), this.#keyv.delete(keys.request), this.#keyv.delete(keys.response)])
+      await deleteRecordKeys(this.#keyv, keys)
     } catch (error) {
       this.#onError(error)
     }
