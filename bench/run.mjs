@@ -22,6 +22,7 @@ import { verdictTable } from './lib/report.mjs'
 import { hashPart, inflightMemoryPart, stallPart, storeMemoryPart } from './parts/big.mjs'
 import { latencyPart, ssePart, streamsHeldPart, throughputPart } from './parts/http.mjs'
 import { redisPart } from './parts/redis.mjs'
+import { repeatsPart } from './parts/repeats.mjs'
 
 const BENCH = fileURLToPath(new URL('.', import.meta.url))
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
@@ -77,7 +78,7 @@ const QUICK = {
   redisBurst: 20,
 }
 
-const PARTS = ['latency', 'throughput', 'sse', 'held', 'hash', 'stall', 'inflight', 'store', 'redis']
+const PARTS = ['latency', 'throughput', 'sse', 'held', 'hash', 'stall', 'inflight', 'store', 'redis', 'repeats']
 const QUICK_PARTS = ['latency', 'throughput', 'sse', 'hash']
 
 /** Everyone measured. `peer`: needs `npm install` in bench/. */
@@ -293,6 +294,7 @@ async function main() {
   await run('inflight', inflightMemoryPart)
   await run('store', storeMemoryPart)
   await run('redis', redisPart)
+  await run('repeats', repeatsPart)
   await mock.stop()
 
   const verdicts = verdictsOf(results)
@@ -344,6 +346,12 @@ function verdictsOf(results) {
   check('node adapter req/s at c=32 ≥ 6× Portkey', r.nodeVsPortkey, 6)
   check('Express adapter req/s ≥ 0.9× bare Express + undici', r.expressVsBare, 0.9)
   check('Express adapter req/s ≥ 1.4× http-proxy-middleware', r.expressVsHpm, 1.4)
+  const keyedAdded = results.repeats?.memoryAddedP50
+  v.push({
+    target: 'Idempotency-Key (memory store): p50 ≤ plain + 0.1 ms',
+    measured: fmt(keyedAdded, 3, ' ms'),
+    ok: Number.isFinite(keyedAdded) ? keyedAdded <= 0.1 : undefined,
+  })
   const sse = results.sse?.rows
   for (const id of ['gw-node', 'gw-express', 'gw-koa']) {
     const row = sse?.[id]

@@ -13,6 +13,9 @@ export type HttpErrorCode =
   | 'recovery_not_found'
   | 'confirmation_required'
   | 'invalid_parameter'
+  | 'idempotency_key_invalid'
+  | 'idempotency_in_flight'
+  | 'idempotency_key_reused'
   | 'upstream_unreachable'
   | 'upstream_timeout'
   | 'upstream_response_too_large'
@@ -41,6 +44,9 @@ export const STATUS_BY_CODE: Readonly<Record<HttpErrorCode, number>> = {
   recovery_not_found: 404,
   confirmation_required: 400,
   invalid_parameter: 400,
+  idempotency_key_invalid: 400,
+  idempotency_in_flight: 409,
+  idempotency_key_reused: 422,
   upstream_unreachable: 502,
   upstream_timeout: 504,
   upstream_response_too_large: 502,
@@ -59,6 +65,8 @@ export interface GatewayErrorOptions {
   details?: Readonly<Record<string, unknown>>
   /** Sent as `retry-after`: the client may try again after this many seconds. */
   retryAfterSeconds?: number
+  /** Sent as `x-should-retry: true`: the OpenAI SDKs come back even where they would not by status alone. */
+  shouldRetry?: boolean
   cause?: unknown
 }
 
@@ -73,6 +81,7 @@ export class GatewayError extends Error {
   readonly param: string | undefined
   readonly details: Readonly<Record<string, unknown>> | undefined
   readonly retryAfterSeconds: number | undefined
+  readonly shouldRetry: boolean
   readonly [BRAND] = true
 
   constructor(code: GatewayErrorCode, message: string, options?: GatewayErrorOptions) {
@@ -82,6 +91,7 @@ export class GatewayError extends Error {
     this.param = options?.param
     this.details = options?.details
     this.retryAfterSeconds = options?.retryAfterSeconds
+    this.shouldRetry = options?.shouldRetry === true
   }
 
   /** The HTTP status this error answers with; undefined for `invalid_options`, which no request can cause. */

@@ -11,6 +11,8 @@ import { DeadlineSweeper } from './http/deadlines.js'
 import { createDispatch } from './http/dispatch.js'
 import { InFlightBudget } from './http/in-flight.js'
 import { type Match, matchRequest } from './http/router.js'
+import { RecentAnswers } from './idempotency/recent-answers.js'
+import { RunningCalls } from './idempotency/running-calls.js'
 import { subscribeUsage } from './observe/usage.js'
 import { createRecoveryStore } from './recovery/store/recovery-store.js'
 import type { Runtime } from './runtime.js'
@@ -94,6 +96,10 @@ export function createGateway(options: GatewayOptions): Gateway {
       perOwner: resolved.limits.maxInFlightRequestBytesPerOwner,
     }),
     redaction: new KeyRedaction([...resolved.upstreams.values()].flatMap((upstream) => upstream.secrets)),
+    repeats: {
+      running: new RunningCalls(),
+      recent: new RecentAnswers({ ttlMs: resolved.idempotency.recentMs, maxBytes: resolved.idempotency.recentMaxBytes }),
+    },
   }
   const unsubscribeUsage = resolved.onUsage ? subscribeUsage(id, resolved.onUsage, resolved.logger) : undefined
   // A count, not a set of promises: close() only needs to know when it reaches zero.
@@ -148,6 +154,7 @@ export function createGateway(options: GatewayOptions): Gateway {
           }
         }
         unsubscribeUsage?.()
+        rt.repeats.recent.clear()
         await rt.store.close()
         if (!aborted) await agent.close()
       })()

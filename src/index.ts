@@ -3,6 +3,7 @@ export { createGateway } from './gateway.js'
 export { requestBodyHash } from './json/hash.js'
 export {
   type CallEndMessage,
+  type CallServedMessage,
   type CallStartMessage,
   type ChannelMessage,
   gatewayChannels,
@@ -17,6 +18,7 @@ export type {
   GatewayLogger,
   GatewayOptions,
   HandleOptions,
+  IdempotencyOptions,
   LimitOptions,
   ModelOptions,
   Operation,

@@ -2,6 +2,8 @@ import type { Agent } from 'undici'
 import type { ResolvedOptions } from './config/resolve.js'
 import type { InFlightBudget } from './http/in-flight.js'
 import type { BodyLimits } from './http/read-body.js'
+import type { RecentAnswers } from './idempotency/recent-answers.js'
+import type { RunningCalls } from './idempotency/running-calls.js'
 import type { RecoveryStore } from './recovery/store/recovery-store.js'
 import type { KeyRedaction } from './upstream/redact.js'
 import type { Send } from './upstream/send.js'
@@ -22,4 +24,6 @@ export interface Runtime {
   readonly bodyLimits: BodyLimits
   /** Request-body bytes held at once, gateway-wide and per owner. */
   readonly inFlight: InFlightBudget
+  /** What repeated calls are served from: the calls running here, and recent answers. */
+  readonly repeats: { readonly running: RunningCalls; readonly recent: RecentAnswers }
 }

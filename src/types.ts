@@ -69,6 +69,34 @@ export interface RecoveryOptions {
   maxBytesPerOwner?: number
 }
 
+/**
+ * Serving a call again instead of paying for it twice: SDK retries and `Idempotency-Key` requests are answered from
+ * the call still running or the response kept (README, "Retries and idempotency").
+ */
+export interface IdempotencyOptions {
+  /**
+   * Treat a request with `x-stainless-retry-count` ≥ 1 (sent by the OpenAI SDKs on every retry) as a retry of the
+   * same call: it joins the call still running or gets the answer already made. @default true
+   */
+  sdkRetries?: boolean
+  /** How old a recovery record may be for an SDK retry to be served from it. @default 600000 (10 minutes) */
+  retryWindowMs?: number
+  /** How long the answer of a call with an `Idempotency-Key` is kept for a repeat of that key. @default 86400000 (24 h) */
+  ttlMs?: number
+  /**
+   * How long this process keeps the answers of SDK calls in memory (no store I/O), so a retry whose first answer
+   * TCP reported delivered but the client never read is still served. @default 120000 (2 minutes)
+   */
+  recentMs?: number
+  /** Byte bound of those answers kept in memory. @default 67108864 (64 MiB) */
+  recentMaxBytes?: number
+  /**
+   * How long a repeat waits for the same call running in another gateway process before it is answered 409
+   * `idempotency_in_flight` with `retry-after` (the SDKs then come back). @default 10000
+   */
+  waitMs?: number
+}
+
 /** Request limits. */
 export interface LimitOptions {
   /** Largest request body accepted; larger ones get 413 and are not forwarded. @default 67108864 (64 MiB) */
@@ -131,6 +159,8 @@ export interface GatewayOptions {
   store?: Keyv
   /** Recovery settings. */
   recovery?: RecoveryOptions
+  /** SDK retries and `Idempotency-Key`. */
+  idempotency?: IdempotencyOptions
   /** Request limits. */
   limits?: LimitOptions
   /** Timeouts. */

@@ -51,9 +51,11 @@ export async function latencySamples(target, body, count, maxMs = Number.POSITIV
 /**
  * Saturated throughput: `connections` clients, each sending its next request as soon as the last one
  * answered, for `durationS` seconds. Returns successful requests per second and latency percentiles.
+ * `setup`, when given, rewrites each request (`{ headers }` in, `{ headers }` out) before it is sent.
  * @param {Target} target @param {string} body
+ * @param {(req: { headers: Record<string, string> }) => { headers: Record<string, string> }} [setup]
  */
-export async function saturate(target, body, connections, durationS) {
+export async function saturate(target, body, connections, durationS, setup) {
   if (autocannon) {
     const result = await autocannon({
       url: `${target.origin}${target.path}`,
@@ -63,6 +65,7 @@ export async function saturate(target, body, connections, durationS) {
       connections,
       pipelining: 1,
       duration: durationS,
+      ...(setup ? { requests: [{ method: 'POST', setupRequest: setup }] } : {}),
     })
     const ok = result['2xx'] ?? 0
     return {
@@ -81,7 +84,8 @@ export async function saturate(target, body, connections, durationS) {
     while (process.hrtime.bigint() < deadline) {
       const start = process.hrtime.bigint()
       try {
-        const res = await pool.request({ path: target.path, method: 'POST', headers: target.headers, body })
+        const headers = setup ? setup({ headers: target.headers }).headers : target.headers
+        const res = await pool.request({ path: target.path, method: 'POST', headers, body })
         await res.body.dump({ limit: ALL })
         if (res.statusCode === 200) ok++
         else failed++

@@ -24,6 +24,14 @@ export interface CallSpec {
   upstreamBody: Buffer
   /** `performance.now()` when the call was accepted. */
   startedAt: number
+  /** What says this call may be a repeat: its `Idempotency-Key`, and the SDK's retry count. */
+  repeat: RepeatHeaders
+}
+
+/** The headers by which a request says it repeats a call. */
+export interface RepeatHeaders {
+  key: string | undefined
+  sdkRetryCount: number | undefined
 }
 
 /** What a handler knows about a model call once its body is read. */
@@ -37,6 +45,7 @@ export interface CallRequest {
   /** What the route read from the URL (generate-content), if anything. */
   fromPath: CallTarget | undefined
   startedAt: number
+  repeat: RepeatHeaders
 }
 
 /** The body with its top-level `model` replaced: spliced at the scanner's span for a large body, never decoded whole. */
@@ -75,5 +84,6 @@ export function buildCallSpec(rt: Runtime, request: CallRequest): CallSpec {
     body,
     upstreamBody,
     startedAt: request.startedAt,
+    repeat: request.repeat,
   }
 }

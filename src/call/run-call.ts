@@ -1,7 +1,9 @@
 import { performance } from 'node:perf_hooks'
 import { GatewayError, isGatewayError } from '../errors.js'
 import { collectBody } from '../http/collect-body.js'
-import type { ClientSink, ResponseHead } from '../http/sink.js'
+import type { ClientSink, ResponseHead, ResponseSink } from '../http/sink.js'
+import { admitCall } from '../idempotency/admit.js'
+import type { CallLease } from '../idempotency/lease.js'
 import { type CallEndMessage, type CallStartMessage, channels } from '../observe/channels.js'
 import type { Runtime } from '../runtime.js'
 import { StreamTail } from '../sse/tail.js'
@@ -31,13 +33,17 @@ const CLIENT_GONE = 499
  * a recovery record when the client left, and reports how it ended.
  */
 export async function runCall(rt: Runtime, spec: CallSpec, client: ClientSink): Promise<void> {
+  const admission = await admitCall(rt, spec, client)
+  if (admission.served) return
+  const { lease } = admission
   if (channels.callStart.hasSubscribers) channels.callStart.publish(startMessage(rt, spec))
   let outcome: CallOutcome = { status: 500, delivered: false, recovered: false, usage: undefined }
   try {
-    outcome = spec.stream ? await streamCall(rt, spec, client) : await wholeCall(rt, spec, client)
+    outcome = spec.stream ? await streamCall(rt, spec, client, lease) : await wholeCall(rt, spec, client, lease)
   } catch (error) {
-    // The dispatcher answers a thrown error with its status.
+    // The dispatcher answers a thrown error with its status; calls that joined this one get the same error.
     outcome.status = isGatewayError(error) ? (error.status ?? 500) : 500
+    await lease?.fail(error)
     throw error
   } finally {
     if (channels.callEnd.hasSubscribers) channels.callEnd.publish(endMessage(rt, spec, outcome))
@@ -103,7 +109,7 @@ function wholeHead(rt: Runtime, response: UpstreamResponse, requestId: string, c
 const isSuccess = (status: number) => status >= 200 && status < 300
 
 /** A non-streaming call: the upstream call runs to its end even when the client leaves, so the answer can be kept. */
-async function wholeCall(rt: Runtime, spec: CallSpec, client: ClientSink): Promise<CallOutcome> {
+async function wholeCall(rt: Runtime, spec: CallSpec, client: ClientSink, lease: CallLease | undefined): Promise<CallOutcome> {
   // A process killed before the answer arrives loses it: this line lets an operator reconcile such calls.
   const { info } = rt.options.logger
   const stopNotice = info
@@ -123,8 +129,12 @@ async function wholeCall(rt: Runtime, spec: CallSpec, client: ClientSink): Promi
   const body = await readUpstreamBody(rt, response)
   const contentType = headerText(rt, response, 'content-type') ?? 'application/json'
   const status = response.statusCode
-  client.complete(wholeHead(rt, response, spec.requestId, contentType, body.length), body)
+  const head = wholeHead(rt, response, spec.requestId, contentType, body.length)
+  client.complete(head, body)
+  lease?.shared.complete(head, body)
+  const kept = lease?.end({ kind: 'answer', answer: { requestId: spec.requestId, status, contentType, body } })
   const delivery = await client.watch.settled()
+  await kept
   if (!isSuccess(status)) return { status, delivered: delivery.delivered, recovered: false, usage: undefined }
   const recovered = delivery.delivered ? false : await keepRecord(rt, spec, { reason: delivery.reason, status, contentType, body })
   const usage = channels.callEnd.hasSubscribers ? (usageOfBody(spec.model.upstream.dialect, body) ?? NO_USAGE) : undefined
@@ -132,9 +142,13 @@ async function wholeCall(rt: Runtime, spec: CallSpec, client: ClientSink): Promi
 }
 
 /** A streaming call: relayed chunk by chunk with backpressure, the upstream call aborted as soon as the client leaves. */
-async function streamCall(rt: Runtime, spec: CallSpec, client: ClientSink): Promise<CallOutcome> {
+async function streamCall(rt: Runtime, spec: CallSpec, client: ClientSink, lease: CallLease | undefined): Promise<CallOutcome> {
   const controller = new AbortController()
-  const stopWatching = client.watch.onGone(() => controller.abort())
+  // Nobody left to read it: the stream is cancelled. Retries that joined it keep it going until they leave too.
+  const stopWatching = client.watch.onGone(() => {
+    if (lease && lease.shared.audience > 0) lease.shared.onEmpty(() => controller.abort())
+    else controller.abort()
+  })
   const gone = (status: number): CallOutcome => ({ status, delivered: false, recovered: false, usage: undefined })
   try {
     let response: UpstreamResponse
@@ -149,11 +163,17 @@ async function streamCall(rt: Runtime, spec: CallSpec, client: ClientSink): Prom
     const contentType = headerText(rt, response, 'content-type') ?? 'text/event-stream'
     if (!isSuccess(status)) {
       const body = await readUpstreamBody(rt, response)
-      client.complete(wholeHead(rt, response, spec.requestId, contentType, body.length), body)
+      const head = wholeHead(rt, response, spec.requestId, contentType, body.length)
+      client.complete(head, body)
+      lease?.shared.complete(head, body)
+      await lease?.end({ kind: 'nothing' })
       return { status, delivered: (await client.watch.settled()).delivered, recovered: false, usage: undefined }
     }
     const tail = channels.callEnd.hasSubscribers ? new StreamTail() : undefined
-    const fanned = tail ? tee(client, [tail]) : client
+    const others: ResponseSink[] = []
+    if (tail) others.push(tail)
+    if (lease) others.push(lease.shared)
+    const fanned = tee(client, others)
     const sink = rt.redaction.active ? redactingSink(fanned, rt.redaction) : fanned
     sink.open({
       status,
@@ -162,12 +182,15 @@ async function streamCall(rt: Runtime, spec: CallSpec, client: ClientSink): Prom
     try {
       await relay(response.body, sink, client)
     } catch (error) {
-      if (controller.signal.aborted) return gone(status)
-      rt.options.logger.warn('model-gateway: upstream stream broke off', { requestId: spec.requestId, error: String(error) })
+      if (!controller.signal.aborted) {
+        rt.options.logger.warn('model-gateway: upstream stream broke off', { requestId: spec.requestId, error: String(error) })
+      }
       sink.abort(error as Error)
+      await lease?.end({ kind: 'nothing' })
       return gone(status)
     }
     sink.end()
+    await lease?.end({ kind: 'stream', status, contentType, requestId: spec.requestId })
     const { delivered } = await client.watch.settled()
     return { status, delivered, recovered: false, usage: tail ? (tail.usage(spec.model.upstream.dialect) ?? NO_USAGE) : undefined }
   } finally {

@@ -9,6 +9,13 @@ export const DEFAULTS = {
     maxRecordsPerOwner: 10_000,
     maxBytesPerOwner: 128 * 1024 * 1024,
   },
+  idempotency: {
+    retryWindowMs: 10 * 60_000,
+    ttlMs: 24 * 3600_000,
+    recentMs: 2 * 60_000,
+    recentMaxBytes: 64 * 1024 * 1024,
+    waitMs: 10_000,
+  },
   limits: {
     maxRequestBytes: 64 * 1024 * 1024,
     maxResponseBytes: 256 * 1024 * 1024,
@@ -25,11 +32,12 @@ export const DEFAULTS = {
 
 /** The keys each options object may hold; anything else is a typo, answered with the nearest of these. */
 export const KNOWN_KEYS = {
-  top: ['upstreams', 'models', 'auth', 'store', 'recovery', 'limits', 'timeouts', 'onUsage', 'logger'],
+  top: ['upstreams', 'models', 'auth', 'store', 'recovery', 'idempotency', 'limits', 'timeouts', 'onUsage', 'logger'],
   upstream: ['type', 'baseUrl', 'apiKey', 'headers'],
   model: ['id', 'upstream', 'upstreamModel', 'ownedBy', 'created'],
   auth: ['apiKeys', 'authenticate'],
   recovery: Object.keys(DEFAULTS.recovery),
+  idempotency: ['sdkRetries', ...Object.keys(DEFAULTS.idempotency)],
   limits: Object.keys(DEFAULTS.limits),
   timeouts: Object.keys(DEFAULTS.timeouts),
 } as const

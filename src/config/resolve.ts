@@ -1,7 +1,16 @@
 import type Keyv from 'keyv'
 import { DIALECT_NAMES, type Dialect, dialectNamed } from '../dialects/index.js'
 import { GatewayError } from '../errors.js'
-import type { AuthOptions, GatewayLogger, GatewayOptions, LimitOptions, RecoveryOptions, TimeoutOptions, UsageEvent } from '../types.js'
+import type {
+  AuthOptions,
+  GatewayLogger,
+  GatewayOptions,
+  IdempotencyOptions,
+  LimitOptions,
+  RecoveryOptions,
+  TimeoutOptions,
+  UsageEvent,
+} from '../types.js'
 import { DEFAULTS, KNOWN_KEYS } from './defaults.js'
 import { nearestName } from './suggest.js'
 
@@ -12,6 +21,7 @@ export interface ResolvedOptions {
   auth: AuthOptions
   store: Keyv | undefined
   recovery: Required<RecoveryOptions>
+  idempotency: Required<IdempotencyOptions>
   limits: Required<LimitOptions>
   timeouts: Required<TimeoutOptions>
   onUsage: ((usage: UsageEvent) => void) | undefined
@@ -201,6 +211,8 @@ export function resolveOptions(options: GatewayOptions): ResolvedOptions {
 
   if (options.store !== undefined && !isKeyvLike(options.store)) fail('store must be a Keyv instance')
   const recovery = section(options.recovery, 'recovery', KNOWN_KEYS.recovery)
+  const idempotency = section(options.idempotency, 'idempotency', KNOWN_KEYS.idempotency)
+  if (idempotency.sdkRetries !== undefined && typeof idempotency.sdkRetries !== 'boolean') fail('idempotency.sdkRetries must be a boolean')
   const limits = section(options.limits, 'limits', KNOWN_KEYS.limits)
   const timeouts = section(options.timeouts, 'timeouts', KNOWN_KEYS.timeouts)
   if (options.onUsage !== undefined && typeof options.onUsage !== 'function') fail('onUsage must be a function')
@@ -222,6 +234,14 @@ export function resolveOptions(options: GatewayOptions): ResolvedOptions {
       maxMemoryBytes: positiveInt(recovery.maxMemoryBytes, DEFAULTS.recovery.maxMemoryBytes, 'recovery.maxMemoryBytes'),
       maxRecordsPerOwner: positiveInt(recovery.maxRecordsPerOwner, DEFAULTS.recovery.maxRecordsPerOwner, 'recovery.maxRecordsPerOwner'),
       maxBytesPerOwner: positiveInt(recovery.maxBytesPerOwner, DEFAULTS.recovery.maxBytesPerOwner, 'recovery.maxBytesPerOwner'),
+    },
+    idempotency: {
+      sdkRetries: (idempotency.sdkRetries as boolean | undefined) ?? true,
+      retryWindowMs: positiveInt(idempotency.retryWindowMs, DEFAULTS.idempotency.retryWindowMs, 'idempotency.retryWindowMs'),
+      ttlMs: positiveInt(idempotency.ttlMs, DEFAULTS.idempotency.ttlMs, 'idempotency.ttlMs'),
+      recentMs: positiveInt(idempotency.recentMs, DEFAULTS.idempotency.recentMs, 'idempotency.recentMs'),
+      recentMaxBytes: positiveInt(idempotency.recentMaxBytes, DEFAULTS.idempotency.recentMaxBytes, 'idempotency.recentMaxBytes'),
+      waitMs: positiveInt(idempotency.waitMs, DEFAULTS.idempotency.waitMs, 'idempotency.waitMs'),
     },
     limits: {
       maxRequestBytes: positiveInt(limits.maxRequestBytes, DEFAULTS.limits.maxRequestBytes, 'limits.maxRequestBytes'),

@@ -3,6 +3,7 @@ import { runCall } from '../call/run-call.js'
 import type { CallTarget, OperationFormat } from '../dialects/index.js'
 import type { Exchange } from '../http/dispatch.js'
 import { ClientSink } from '../http/sink.js'
+import { idempotencyKeyOf, sdkRetryCountOf } from '../idempotency/headers.js'
 import type { Runtime } from '../runtime.js'
 import { withBody } from './body.js'
 
@@ -10,6 +11,8 @@ import { withBody } from './body.js'
 export function serveModelCall(rt: Runtime, ex: Exchange, format: OperationFormat, fromPath: CallTarget | undefined): Promise<void> {
   // The sink's delivery watch starts now: a client that leaves while the body is read or the upstream works is seen.
   const client = new ClientSink(ex.res)
+  // Read before the body, so a malformed key costs no upload.
+  const repeat = { key: idempotencyKeyOf(ex.req.headers), sdkRetryCount: sdkRetryCountOf(ex.req.headers) }
   return withBody(rt, ex, format.readFields, (body) => {
     const spec = buildCallSpec(rt, {
       requestId: ex.requestId,
@@ -20,6 +23,7 @@ export function serveModelCall(rt: Runtime, ex: Exchange, format: OperationForma
       body,
       fromPath,
       startedAt: ex.startedAt,
+      repeat,
     })
     return runCall(rt, spec, client)
   })

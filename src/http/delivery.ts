@@ -12,12 +12,26 @@ export class DeliveryWatch {
   private writeError: string | undefined
   private waiters: Array<(outcome: DeliveryOutcome) => void> = []
 
+  /** Held from the start: the server detaches it from `res` before `finish` listeners run. */
+  private readonly socket: { errored?: Error | null } | null
+
   constructor(private readonly res: ServerResponse) {
-    res.once('finish', () => this.settle({ delivered: true }))
+    this.socket = res.socket
+    res.once('finish', () => this.settle(this.finishedOutcome()))
     res.once('close', () => this.settle(this.closedOutcome()))
     res.on('error', (error: NodeJS.ErrnoException) => {
       this.writeError ??= error.code ?? error.message
     })
+  }
+
+  /**
+   * `finish` only says the last bytes were handed on: a client that reset while megabytes were still queued makes the
+   * socket fail first and `finish` follow anyway. Such a response was not delivered.
+   */
+  private finishedOutcome(): DeliveryOutcome {
+    const failure = this.socket?.errored as NodeJS.ErrnoException | null | undefined
+    if (!failure) return { delivered: true }
+    return { delivered: false, reason: `write failed: ${failure.code ?? failure.message}` }
   }
 
   private closedOutcome(): DeliveryOutcome {

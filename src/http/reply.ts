@@ -35,6 +35,7 @@ export function sendError(res: ServerResponse, dialect: Dialect, error: GatewayE
   }
   const headers: Record<string, string> = {}
   if (error.retryAfterSeconds !== undefined) headers['retry-after'] = String(error.retryAfterSeconds)
+  if (error.shouldRetry) headers['x-should-retry'] = 'true'
   // The rest of such a body is not worth reading: the connection ends with this answer.
   if (code === 'request_too_large' || code === 'request_timeout' || code === 'overloaded') headers.connection = 'close'
   sendJson(res, status, dialect.errorBody({ status, code, message: error.message, param: error.param }), headers)

@@ -47,6 +47,8 @@ export class ClientSink implements ResponseSink {
   }
 
   write(chunk: Buffer): boolean {
+    // A client that left no longer sets the pace: a stream others joined goes on for them.
+    if (this.watch.clientGone) return true
     return this.res.write(chunk)
   }
 

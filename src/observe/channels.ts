@@ -9,6 +9,7 @@ export const gatewayChannels = {
   upstreamAttempt: 'model-gateway:upstream:attempt',
   callEnd: 'model-gateway:call:end',
   recordStored: 'model-gateway:record:stored',
+  callServed: 'model-gateway:call:served',
 } as const
 
 /** What every message carries: the gateway and the request it is about. */
@@ -63,10 +64,21 @@ export interface RecordStoredMessage extends ChannelMessage {
   reason: string
 }
 
+/**
+ * A model call answered without going upstream: it joined the same call running (`join`) or got a kept answer
+ * (`replay`). No usage is reported for it; the original call's was.
+ */
+export interface CallServedMessage extends CallStartMessage {
+  /** The request id of the call whose answer was served. */
+  originalRequestId: string
+  how: 'join' | 'replay'
+}
+
 /** The channel objects; held here so their subscribers are never collected. */
 export const channels = {
   callStart: diagnosticsChannel.channel(gatewayChannels.callStart),
   upstreamAttempt: diagnosticsChannel.channel(gatewayChannels.upstreamAttempt),
   callEnd: diagnosticsChannel.channel(gatewayChannels.callEnd),
   recordStored: diagnosticsChannel.channel(gatewayChannels.recordStored),
+  callServed: diagnosticsChannel.channel(gatewayChannels.callServed),
 }

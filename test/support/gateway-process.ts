@@ -39,6 +39,8 @@ export interface GatewayProcessEnv {
   upstreamUrl: string
   apiKeys: string[]
   ttlMs?: number
+  /** The gateway's `idempotency` options. */
+  idempotency?: Record<string, unknown>
 }
 
 const running = new Set<ChildProcess>()
@@ -80,6 +82,7 @@ export async function startGatewayProcess(settings: GatewayProcessEnv): Promise<
       UPSTREAM_URL: settings.upstreamUrl,
       API_KEYS: JSON.stringify(settings.apiKeys),
       TTL_MS: settings.ttlMs === undefined ? '' : String(settings.ttlMs),
+      IDEMPOTENCY: settings.idempotency === undefined ? '' : JSON.stringify(settings.idempotency),
     },
     stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
   })

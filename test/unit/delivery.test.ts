@@ -31,6 +31,31 @@ function requestThenWait(port: number): net.Socket {
 }
 
 describe('DeliveryWatch', () => {
+  it('settles "write failed: ECONNRESET" when the client read part of a large response and reset, though finish fired', async () => {
+    const { server, port, next } = await watchedServer()
+    const socket = requestThenWait(port)
+    let read = 0
+    socket.on('data', (chunk: Buffer) => {
+      read += chunk.length
+      // Reads a little, then stops reading and resets, as a client that crashed mid-download.
+      if (read > 128 * 1024 && !socket.destroyed) {
+        socket.pause()
+        setTimeout(() => socket.resetAndDestroy(), 50)
+      }
+    })
+    const entry = await next()
+    let finished = false
+    entry.res.on('finish', () => {
+      finished = true
+    })
+    entry.res.end(Buffer.alloc(32 * 1024 * 1024, 97))
+    expect(await entry.watch.settled()).toEqual<DeliveryOutcome>({ delivered: false, reason: 'write failed: ECONNRESET' })
+    // Node reported the response finished all the same: that is what the watch must not believe.
+    await new Promise((resolve) => setTimeout(resolve, 50))
+    expect(finished).toBe(true)
+    server.close()
+  })
+
   it('settles delivered when the response finishes, and never calls onGone', async () => {
     const { server, port, next } = await watchedServer()
     const response = fetch(`http://127.0.0.1:${port}/`)

@@ -63,6 +63,13 @@ describe('createGateway options', () => {
     [{ recovery: { ttlMs: 0 } }, /ttlMs/],
     [{ recovery: { maxStoredRequestBytes: 1.5 } }, /maxStoredRequestBytes/],
     [{ limits: { maxRequestBytes: -1 } }, /maxRequestBytes/],
+    [{ idempotency: { sdkRetries: 'yes' } }, /idempotency\.sdkRetries must be a boolean/],
+    [{ idempotency: { ttlMs: 0 } }, /idempotency\.ttlMs/],
+    [{ idempotency: { retryWindowMs: 1.5 } }, /idempotency\.retryWindowMs/],
+    [{ idempotency: { recentMs: -1 } }, /idempotency\.recentMs/],
+    [{ idempotency: { recentMaxBytes: 'big' } }, /idempotency\.recentMaxBytes/],
+    [{ idempotency: { waitMs: 0 } }, /idempotency\.waitMs/],
+    [{ idempotency: { ttl: 1 } }, /ttlMs/],
     [{ timeouts: { upstreamMs: 'soon' } }, /upstreamMs/],
     [{ onUsage: 'nope' }, /onUsage/],
   ])('rejects %j', (patch, message) => rejects(patch, message))

@@ -7,6 +7,7 @@ import type { RecoveryRecord, RecoverySummary } from '../../types.js'
  *   rec:{<owner>}:<request_id>       detail envelope: summary + request/response meta + body lengths
  *   rec:{<owner>}:<request_id>:req   request.body_raw, a plain string
  *   rec:{<owner>}:<request_id>:res   response.body_raw, a plain string
+ *   val:{<owner>}:<kind>:<digest>    one small value: an idempotency key's claim or kept answer, a running call's claim
  *   idx:{<owner>}                    the owner's catalog of summaries (a Keyv value, or a Redis hash; the default
  *                                    in-memory store keeps its catalog beside the cache instead)
  *
@@ -46,6 +47,16 @@ export function recordKeys(owner: string, requestId: string): RecordKeys {
 /** Deletes the three keys of one record; resolves once all three calls answered. */
 export function deleteRecordKeys(keyv: { delete(key: string): Promise<unknown> }, keys: RecordKeys): Promise<unknown> {
   return Promise.all([keyv.delete(keys.detail), keyv.delete(keys.request), keyv.delete(keys.response)])
+}
+
+/** Names of an owner's single values (idempotency state): hex digests, so no client text reaches a key. */
+const VALUE_NAME_PATTERN = /^[a-z]+:[0-9a-f]{16,64}$/
+
+/** The key of one of an owner's single values, e.g. `val:{<owner>}:key:<digest>`. */
+export function valueKey(owner: string, name: string): string {
+  assertKeyParts(owner)
+  invariant(VALUE_NAME_PATTERN.test(name), 'invalid value name for the recovery store')
+  return `val:{${owner}}:${name}`
 }
 
 export function catalogKey(owner: string): string {

@@ -3,6 +3,7 @@ import { invariant } from '../../errors.js'
 import type { RecoveryRecord, RecoverySummary } from '../../types.js'
 import type { OwnerCatalog } from './catalog.js'
 import { guarded, storeUnavailable } from './guard.js'
+import { type KeyedValues, KeyvValues, RedisValues } from './keyed-values.js'
 import { KeyvCatalog } from './keyv-catalog.js'
 import {
   assertKeyParts,
@@ -14,6 +15,7 @@ import {
   splitRecord,
   toCatalogEntry,
   toSummary,
+  valueKey,
 } from './layout.js'
 import { approxBytes, createMemoryKeyv, type LruStoreAdapter } from './lru-adapter.js'
 import { type Eviction, MemoryCatalog, type OwnerLimits } from './memory-catalog.js'
@@ -33,6 +35,13 @@ export interface RecoveryStore {
   delete(owner: string, requestId: string): Promise<boolean>
   /** How many records were deleted (or, with `dryRun`, would be). Only the owner's records. */
   deleteAll(owner: string, options: { dryRun: boolean }): Promise<number>
+  /** Sets an owner's single value unless it holds one; resolves the value there, or undefined when this call set it. */
+  claimValue(owner: string, name: string, value: string, ttlMs: number): Promise<string | undefined>
+  /** Sets an owner's single value, replacing what is there. */
+  setValue(owner: string, name: string, value: string, ttlMs: number): Promise<void>
+  /** An owner's single value, or undefined. */
+  getValue(owner: string, name: string): Promise<string | undefined>
+  deleteValue(owner: string, name: string): Promise<void>
   /** Clears the default in-memory store, or disconnects a Keyv passed in; never waits longer than the store deadline. */
   close(): Promise<void>
 }
@@ -74,6 +83,7 @@ class KeyvRecoveryStore implements RecoveryStore {
   readonly #keyv: Keyv
   readonly #owned: LruStoreAdapter | undefined
   readonly #catalog: OwnerCatalog
+  readonly #values: KeyedValues
   readonly #timeoutMs: number
   readonly #onError: (error: unknown) => void
   #closed = false
@@ -93,14 +103,19 @@ class KeyvRecoveryStore implements RecoveryStore {
     if (options.keyv) {
       this.#keyv = options.keyv
       this.#owned = undefined
-      this.#catalog = isRedisKeyv(this.#keyv)
-        ? new RedisCatalog(this.#keyv, {
-            waitMs: Math.min(MAX_CONNECT_WAIT_MS, this.#timeoutMs),
-            onError: this.#onError,
-            maxRecords: limits.maxRecords,
-            onEvict,
-          })
-        : new KeyvCatalog(this.#keyv, { maxRecords: limits.maxRecords, onEvict })
+      if (isRedisKeyv(this.#keyv)) {
+        const redis = new RedisCatalog(this.#keyv, {
+          waitMs: Math.min(MAX_CONNECT_WAIT_MS, this.#timeoutMs),
+          onError: this.#onError,
+          maxRecords: limits.maxRecords,
+          onEvict,
+        })
+        this.#catalog = redis
+        this.#values = new RedisValues(redis)
+      } else {
+        this.#catalog = new KeyvCatalog(this.#keyv, { maxRecords: limits.maxRecords, onEvict })
+        this.#values = new KeyvValues(this.#keyv)
+      }
     } else {
       const memory = createMemoryKeyv(options.maxMemoryBytes)
       this.#keyv = memory.keyv
@@ -111,6 +126,7 @@ class KeyvRecoveryStore implements RecoveryStore {
         if (detail) catalog.evicted(detail[1] as string, detail[2] as string)
       }
       this.#catalog = catalog
+      this.#values = new KeyvValues(memory.keyv)
     }
     // Without a listener, a Keyv built on Node's EventEmitter (other copies) would crash the process.
     this.#keyv.on('error', this.#onError)
@@ -210,6 +226,34 @@ class KeyvRecoveryStore implements RecoveryStore {
         owner,
         entries.map((e) => ({ requestId: e.request_id, keys: recordKeys(owner, e.request_id) })),
       )
+    })
+  }
+
+  claimValue(owner: string, name: string, value: string, ttlMs: number): Promise<string | undefined> {
+    return this.#run('claimValue', async () => {
+      await this.#catalog.ready()
+      return this.#values.claim(valueKey(owner, name), value, ttlMs)
+    })
+  }
+
+  setValue(owner: string, name: string, value: string, ttlMs: number): Promise<void> {
+    return this.#run('setValue', async () => {
+      await this.#catalog.ready()
+      await this.#values.set(valueKey(owner, name), value, ttlMs)
+    })
+  }
+
+  getValue(owner: string, name: string): Promise<string | undefined> {
+    return this.#run('getValue', async () => {
+      await this.#catalog.ready()
+      return this.#values.get(valueKey(owner, name))
+    })
+  }
+
+  deleteValue(owner: string, name: string): Promise<void> {
+    return this.#run('deleteValue', async () => {
+      await this.#catalog.ready()
+      await this.#values.delete(valueKey(owner, name))
     })
   }
 

@@ -15,14 +15,17 @@ interface RedisMulti {
   exec(): Promise<unknown[]>
 }
 
-/** The part of a node-redis v5 client (camelCase commands) this catalog uses. */
-interface RedisLikeClient {
+/** The part of a node-redis v5 client (camelCase commands) the store uses. */
+export interface RedisLikeClient {
   readonly isOpen?: boolean
   readonly isReady?: boolean
   hGetAll(key: string): Promise<unknown>
   hKeys(key: string): Promise<unknown>
   hDel(key: string, fields: string | string[]): Promise<number>
   exists(keys: string | string[]): Promise<number>
+  set(key: string, value: string, options: { condition?: 'NX'; expiration: { type: 'PX'; value: number } }): Promise<unknown>
+  get(key: string): Promise<unknown>
+  del(keys: string | string[]): Promise<number>
   multi(): RedisMulti
   connect?(): Promise<unknown>
   once?(event: 'ready', listener: () => void): unknown
@@ -113,6 +116,11 @@ export class RedisCatalog implements OwnerCatalog {
   }
 
   get #client(): RedisLikeClient {
+    return this.#adapter.client
+  }
+
+  /** The client, for the store's single-key values (idempotency claims) that need `SET NX`. */
+  get client(): RedisLikeClient {
     return this.#adapter.client
   }
 

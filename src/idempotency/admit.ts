@@ -1,0 +1,174 @@
+import type { CallSpec } from '../call/call-spec.js'
+import { GatewayError } from '../errors.js'
+import type { ClientSink, ResponseHead } from '../http/sink.js'
+import { type CallServedMessage, channels } from '../observe/channels.js'
+import type { Runtime } from '../runtime.js'
+import { type Fingerprint, fingerprintOf, keyDigest } from './fingerprint.js'
+import { findKeptRecord } from './kept-record.js'
+import { decodeKeyState, encodeKeyState } from './key-state.js'
+import { CallLease, keyName } from './lease.js'
+import type { KeptAnswer } from './recent-answers.js'
+import type { RunningCall } from './running-calls.js'
+import { replayedHead } from './shared-response.js'
+
+/** What admission decided: the request was answered already, or it runs (with a lease when it may be repeated). */
+export type Admission = { served: true } | { served: false; lease: CallLease | undefined }
+
+const RUN: Admission = { served: false, lease: undefined }
+const SERVED: Admission = { served: true }
+const CLAIMED = Symbol('claimed')
+const UNCLAIMED = Symbol('unclaimed')
+/** How often a request waiting on another process's call looks at the key again. */
+const POLL_MS = 200
+/** A claim outlives the longest call it can stand for, so a process that died frees its keys in time. */
+const CLAIM_MARGIN_MS = 60_000
+
+/**
+ * Decides whether a model call goes upstream. A retry of an SDK call joins the same call still running here, or
+ * gets its answer from memory or from a recovery record; a repeated `Idempotency-Key` joins, replays, waits for
+ * another process, or is refused for another body. Requests with neither header cost nothing here.
+ */
+export async function admitCall(rt: Runtime, spec: CallSpec, client: ClientSink): Promise<Admission> {
+  const { key, sdkRetryCount } = spec.repeat
+  const sdkCall = sdkRetryCount !== undefined && rt.options.idempotency.sdkRetries
+  if (key === undefined && !sdkCall) return RUN
+  const fingerprint = await fingerprintOf(spec)
+  if (key !== undefined) return admitKeyed(rt, spec, client, fingerprint, keyDigest(key))
+  if (sdkRetryCount !== undefined && sdkRetryCount > 0 && (await serveRetry(rt, spec, client, fingerprint))) return SERVED
+  return { served: false, lease: new CallLease(rt, spec, fingerprint, undefined) }
+}
+
+/** An SDK retry: the same call running here, its answer in memory, or its recovery record. */
+async function serveRetry(rt: Runtime, spec: CallSpec, client: ClientSink, fingerprint: Fingerprint): Promise<boolean> {
+  const running = rt.repeats.running.withFingerprint(fingerprint.id)
+  if (running?.shared.joinable) {
+    await joinRunning(rt, spec, client, running)
+    return true
+  }
+  const kept =
+    rt.repeats.recent.get(fingerprint.id) ??
+    (await findKeptRecord(rt, spec, fingerprint).catch((error: unknown) => {
+      rt.options.logger.warn('model-gateway: could not look for the answer of a retried call; it goes upstream again', {
+        requestId: spec.requestId,
+        error: String(error),
+      })
+      return undefined
+    }))
+  if (!kept) return false
+  replay(rt, spec, client, kept)
+  return true
+}
+
+async function admitKeyed(rt: Runtime, spec: CallSpec, client: ClientSink, fingerprint: Fingerprint, digest: string): Promise<Admission> {
+  const local = rt.repeats.running.withKey(spec.owner, digest)
+  if (local) {
+    if (local.fingerprint.id !== fingerprint.id) throw keyReused()
+    await joinRunning(rt, spec, client, local)
+    return SERVED
+  }
+  // Registered before the store is asked, so a repeat in this process during the claim joins instead of claiming.
+  const lease = new CallLease(rt, spec, fingerprint, digest)
+  try {
+    const done = await claimKey(rt, spec, client, fingerprint, digest)
+    if (done === CLAIMED || done === UNCLAIMED) {
+      lease.claimed = done === CLAIMED
+      return { served: false, lease }
+    }
+    replay(rt, spec, client, done)
+    // Anyone who joined during the wait gets the same replay.
+    lease.shared.complete(answerHead(done), done.body)
+    lease.withdraw()
+    return SERVED
+  } catch (error) {
+    lease.shared.fail(error)
+    lease.withdraw()
+    throw error
+  }
+}
+
+/**
+ * Claims the key in the store (one `SET NX` on Redis): resolves CLAIMED when this request now holds it, UNCLAIMED
+ * when the store could not be asked, or the kept answer of the same call; waits while another process runs it, up
+ * to `idempotency.waitMs`, then 409.
+ */
+async function claimKey(
+  rt: Runtime,
+  spec: CallSpec,
+  client: ClientSink,
+  fingerprint: Fingerprint,
+  digest: string,
+): Promise<KeptAnswer | typeof CLAIMED | typeof UNCLAIMED> {
+  const claim = encodeKeyState({ state: 'running', fingerprint: fingerprint.id, requestId: spec.requestId })
+  const claimTtl = rt.options.timeouts.upstreamMs + CLAIM_MARGIN_MS
+  const waitUntil = Date.now() + rt.options.idempotency.waitMs
+  for (;;) {
+    let existing: string | undefined
+    try {
+      existing = await rt.store.claimValue(spec.owner, keyName(digest), claim, claimTtl)
+    } catch (error) {
+      // The store is down: this process still joins its own repeats, but other processes cannot be asked.
+      rt.options.logger.warn('model-gateway: an idempotency key could not be claimed in the store; the call runs', {
+        requestId: spec.requestId,
+        error: String(error),
+      })
+      return UNCLAIMED
+    }
+    if (existing === undefined) return CLAIMED
+    const state = decodeKeyState(existing)
+    if (state === undefined) {
+      // Not a value this gateway wrote (or damaged): it cannot stand for a call, so it is replaced.
+      await rt.store.deleteValue(spec.owner, keyName(digest))
+      continue
+    }
+    if (state.fingerprint !== fingerprint.id) throw keyReused()
+    if (state.state === 'done') return state
+    if (Date.now() + POLL_MS > waitUntil || client.watch.clientGone) {
+      throw new GatewayError('idempotency_in_flight', 'A request with this Idempotency-Key is still being answered; retry shortly.', {
+        retryAfterSeconds: 1,
+        shouldRetry: true,
+      })
+    }
+    await new Promise((resolve) => setTimeout(resolve, POLL_MS))
+  }
+}
+
+function keyReused(): GatewayError {
+  return new GatewayError(
+    'idempotency_key_reused',
+    'This Idempotency-Key was used with another request; use a new key for a new request.',
+    {
+      param: 'Idempotency-Key',
+    },
+  )
+}
+
+function answerHead(answer: KeptAnswer): ResponseHead {
+  return replayedHead({
+    status: answer.status,
+    headers: { 'content-type': answer.contentType, 'content-length': answer.body.length, 'x-request-id': answer.requestId },
+  })
+}
+
+function replay(rt: Runtime, spec: CallSpec, client: ClientSink, answer: KeptAnswer): void {
+  client.complete(answerHead(answer), answer.body)
+  publishServed(rt, spec, answer.requestId, 'replay')
+}
+
+async function joinRunning(rt: Runtime, spec: CallSpec, client: ClientSink, running: RunningCall): Promise<void> {
+  publishServed(rt, spec, running.requestId, 'join')
+  await running.shared.join(client)
+}
+
+function publishServed(rt: Runtime, spec: CallSpec, originalRequestId: string, how: CallServedMessage['how']): void {
+  if (!channels.callServed.hasSubscribers) return
+  channels.callServed.publish({
+    gatewayId: rt.id,
+    requestId: spec.requestId,
+    owner: spec.owner,
+    operation: spec.operation,
+    model: spec.model.id,
+    stream: spec.stream,
+    originalRequestId,
+    how,
+  } satisfies CallServedMessage)
+}

@@ -1,0 +1,160 @@
+import type { ClientSink, ResponseHead, ResponseSink } from '../http/sink.js'
+
+/** Marks a response served to a request that did not cause it (a joined retry, a replay). */
+export function replayedHead(head: ResponseHead): ResponseHead {
+  return { status: head.status, headers: { ...head.headers, 'idempotent-replayed': 'true' } }
+}
+
+type State = 'pending' | 'whole' | 'open' | 'ended' | 'aborted' | 'failed'
+
+interface Joiner {
+  sink: ClientSink
+  settle: (error?: unknown) => void
+}
+
+/**
+ * One running call's response as every client of that call receives it: the sink the call tees into, and the
+ * place a retry joins. A joiner gets what was sent so far (the whole answer, or the stream's head and chunks),
+ * then the rest live. Joiners never slow the call down; a stream longer than `maxBytes` stops being joinable.
+ */
+export class SharedResponse implements ResponseSink {
+  #state: State = 'pending'
+  #head: ResponseHead | undefined
+  #whole: Buffer | undefined
+  #chunks: Buffer[] = []
+  #bytes = 0
+  #overflowed = false
+  #error: unknown
+  readonly #joiners = new Set<Joiner>()
+  #onEmpty: (() => void) | undefined
+
+  constructor(private readonly maxBytes: number) {}
+
+  /** Whether a client joining now can get the whole response. */
+  get joinable(): boolean {
+    return !this.#overflowed && this.#state !== 'aborted' && this.#state !== 'failed'
+  }
+
+  /** How many joined clients are still connected and waiting for more. */
+  get audience(): number {
+    return this.#joiners.size
+  }
+
+  /** The bytes of a stream that ended, or undefined (not a stream, not ended, or too long to have been kept). */
+  streamed(): Buffer | undefined {
+    return this.#state === 'ended' && !this.#overflowed ? Buffer.concat(this.#chunks, this.#bytes) : undefined
+  }
+
+  /** Calls `listener` once when the last joined client leaves. */
+  onEmpty(listener: () => void): void {
+    this.#onEmpty = listener
+  }
+
+  complete(head: ResponseHead, body: Buffer): void {
+    this.#state = 'whole'
+    this.#head = replayedHead(head)
+    this.#whole = body
+    for (const joiner of this.#take()) {
+      joiner.sink.complete(this.#head, body)
+      joiner.settle()
+    }
+  }
+
+  open(head: ResponseHead): void {
+    this.#state = 'open'
+    this.#head = replayedHead(head)
+    for (const { sink } of this.#joiners) sink.open(this.#head)
+  }
+
+  write(chunk: Buffer): boolean {
+    if (!this.#overflowed) {
+      this.#bytes += chunk.length
+      if (this.#bytes > this.maxBytes) {
+        this.#overflowed = true
+        this.#chunks = []
+      } else this.#chunks.push(chunk)
+    }
+    for (const { sink } of this.#joiners) sink.write(chunk)
+    return true
+  }
+
+  end(): void {
+    this.#state = 'ended'
+    for (const joiner of this.#take()) {
+      joiner.sink.end()
+      joiner.settle()
+    }
+  }
+
+  abort(error: Error): void {
+    this.#state = 'aborted'
+    this.#error = error
+    for (const joiner of this.#take()) {
+      joiner.sink.abort()
+      joiner.settle()
+    }
+  }
+
+  /** The call failed before any response: every joiner fails with the same error (answered in its own request). */
+  fail(error: unknown): void {
+    if (this.#state === 'open') {
+      this.abort(error instanceof Error ? error : new Error(String(error)))
+      return
+    }
+    if (this.#state !== 'pending') return
+    this.#state = 'failed'
+    this.#error = error
+    for (const joiner of this.#take()) joiner.settle(error)
+  }
+
+  /**
+   * Serves this response to another client: resolves once it was handed over (or that client left), rejects with the
+   * call's error when the call failed before answering.
+   */
+  join(sink: ClientSink): Promise<void> {
+    const head = this.#head
+    switch (this.#state) {
+      case 'failed':
+        return Promise.reject(this.#error)
+      case 'aborted':
+        return Promise.reject(this.#error)
+      case 'whole':
+        sink.complete(head as ResponseHead, this.#whole as Buffer)
+        return Promise.resolve()
+      case 'ended':
+        this.#replayStream(sink, head as ResponseHead)
+        sink.end()
+        return Promise.resolve()
+      case 'open':
+        this.#replayStream(sink, head as ResponseHead)
+        break
+    }
+    return new Promise((resolve, reject) => {
+      const joiner: Joiner = {
+        sink,
+        settle: (error) => {
+          stopWatching()
+          if (error === undefined) resolve()
+          else reject(error)
+        },
+      }
+      const stopWatching = sink.watch.onGone(() => {
+        this.#joiners.delete(joiner)
+        resolve()
+        if (this.#joiners.size === 0) this.#onEmpty?.()
+      })
+      this.#joiners.add(joiner)
+    })
+  }
+
+  #replayStream(sink: ClientSink, head: ResponseHead): void {
+    sink.open(head)
+    for (const chunk of this.#chunks) sink.write(chunk)
+  }
+
+  #take(): Joiner[] {
+    const joiners = [...this.#joiners]
+    this.#joiners.clear()
+    return joiners
+  }
+}

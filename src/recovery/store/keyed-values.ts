@@ -1,0 +1,82 @@
+import type Keyv from 'keyv'
+import { KeyedMutex, storeUnavailable } from './guard.js'
+import type { RedisCatalog } from './redis-catalog.js'
+
+/**
+ * Small string values beside the records, one key each, with a set-if-absent: what idempotency keys and running
+ * calls are claimed with. Values are opaque strings; the caller owns their format.
+ */
+export interface KeyedValues {
+  /** Sets `value` unless the key holds one; resolves the value already there, or undefined when this call set it. */
+  claim(key: string, value: string, ttlMs: number): Promise<string | undefined>
+  /** Sets `value`, replacing what is there. */
+  set(key: string, value: string, ttlMs: number): Promise<void>
+  /** The value, or undefined when there is none (or it expired). */
+  get(key: string): Promise<string | undefined>
+  delete(key: string): Promise<void>
+}
+
+const asText = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined)
+
+/**
+ * Over any Keyv: the claim is a read then a write under an in-process lock, so it is atomic within one process
+ * only (the in-memory default, or a store no other process shares). Redis gets `RedisValues`.
+ */
+export class KeyvValues implements KeyedValues {
+  readonly #mutex = new KeyedMutex()
+
+  constructor(private readonly keyv: Keyv) {}
+
+  claim(key: string, value: string, ttlMs: number): Promise<string | undefined> {
+    return this.#mutex.run(key, async () => {
+      const existing = asText(await this.keyv.get(key))
+      if (existing !== undefined) return existing
+      await this.set(key, value, ttlMs)
+      return undefined
+    })
+  }
+
+  async set(key: string, value: string, ttlMs: number): Promise<void> {
+    const ok: unknown = await this.keyv.set(key, value, Math.ceil(ttlMs))
+    if (ok === false) throw storeUnavailable('The recovery store did not take a write.')
+  }
+
+  async get(key: string): Promise<string | undefined> {
+    return asText(await this.keyv.get(key))
+  }
+
+  async delete(key: string): Promise<void> {
+    await this.keyv.delete(key)
+  }
+}
+
+/** Over Redis: the claim is one `SET NX PX`, atomic across every process sharing the server. */
+export class RedisValues implements KeyedValues {
+  constructor(private readonly catalog: RedisCatalog) {}
+
+  async claim(key: string, value: string, ttlMs: number): Promise<string | undefined> {
+    const physical = this.catalog.physicalKey(key)
+    const expiration = { type: 'PX' as const, value: Math.max(1, Math.ceil(ttlMs)) }
+    // A value that expires between the refused SET and the GET is claimed on the second turn.
+    for (let turn = 0; turn < 2; turn++) {
+      const reply = await this.catalog.client.set(physical, value, { condition: 'NX', expiration })
+      if (reply !== null && reply !== undefined) return undefined
+      const existing = asText(await this.catalog.client.get(physical))
+      if (existing !== undefined) return existing
+    }
+    throw storeUnavailable('The recovery store could not claim a key.')
+  }
+
+  async set(key: string, value: string, ttlMs: number): Promise<void> {
+    const expiration = { type: 'PX' as const, value: Math.max(1, Math.ceil(ttlMs)) }
+    await this.catalog.client.set(this.catalog.physicalKey(key), value, { expiration })
+  }
+
+  async get(key: string): Promise<string | undefined> {
+    return asText(await this.catalog.client.get(this.catalog.physicalKey(key)))
+  }
+
+  async delete(key: string): Promise<void> {
+    await this.catalog.client.del(this.catalog.physicalKey(key))
+  }
+}

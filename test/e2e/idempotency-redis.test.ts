@@ -1,0 +1,87 @@
+import { createClient } from '@keyv/redis'
+import { afterAll, afterEach, beforeAll, expect, it } from 'vitest'
+import { chatBody } from '../support/bodies.js'
+import { bearer } from '../support/fixture.js'
+import { ensureBuilt, type GatewayProcess, startGatewayProcess, stopAllGatewayProcesses } from '../support/gateway-process.js'
+import { call, eventually } from '../support/http.js'
+import { type MockUpstream, startMockUpstream } from '../support/mock-upstream-harness.js'
+import { type AdminClient, describeWithRedis, keysMatching, REDIS_URL } from '../support/redis.js'
+
+/** Every key this run writes starts with this; afterAll removes exactly those. */
+const RUN = `mg-idem-${process.pid}-${Date.now().toString(36)}`
+const KEY = 'sk-idem-owner'
+
+await describeWithRedis('Idempotency-Key across gateway processes on one Redis', () => {
+  let admin: AdminClient | undefined
+  let mock: MockUpstream | undefined
+  const start = (namespace: string, idempotency?: Record<string, unknown>) =>
+    startGatewayProcess({ redisUrl: REDIS_URL, namespace: `${RUN}-${namespace}`, upstreamUrl: mock!.url, apiKeys: [KEY], idempotency })
+  const upstreamCalls = (content: string) => mock!.requests.filter((r) => r.body.includes(content)).length
+  const post = (gw: GatewayProcess, body: unknown, key: string) =>
+    call(`${gw.url}/v1/chat/completions`, { headers: { ...bearer(KEY), 'idempotency-key': key }, body })
+
+  beforeAll(async () => {
+    await ensureBuilt()
+    admin = createClient({ url: REDIS_URL })
+    admin.on('error', () => {})
+    await admin.connect()
+    mock = await startMockUpstream()
+  }, 240_000)
+
+  afterEach(() => stopAllGatewayProcesses())
+
+  afterAll(async () => {
+    await stopAllGatewayProcesses()
+    if (admin?.isOpen) {
+      const keys = await keysMatching(admin, `${RUN}*`)
+      if (keys.length > 0) await admin.unlink(keys)
+      admin.destroy()
+    }
+    await mock?.close()
+  })
+
+  it('sends one key to two processes at once: one upstream call, both answered with the same body', { timeout: 60_000 }, async () => {
+    const [a, b] = await Promise.all([start('both'), start('both')])
+    const body = chatBody('two processes at once', { mock: { delay_ms: 600 } })
+    const [ra, rb] = await Promise.all([post(a, body, 'k-both'), post(b, body, 'k-both')])
+    expect([ra.status, rb.status]).toEqual([200, 200])
+    expect(rb.text).toBe(ra.text)
+    expect(rb.headers['x-request-id']).toBe(ra.headers['x-request-id'])
+    expect(upstreamCalls('two processes at once')).toBe(1)
+    // The claim and the kept answer are one value under the owner's hash tag.
+    const values = await keysMatching(admin!, `${RUN}-both*val:*`)
+    expect(values).toHaveLength(1)
+  })
+
+  it('replays on the other process a key whose call finished on the first', { timeout: 60_000 }, async () => {
+    const [a, b] = await Promise.all([start('after'), start('after')])
+    const body = chatBody('other process after')
+    const first = await post(a, body, 'k-after')
+    const again = await post(b, body, 'k-after')
+    expect(again.text).toBe(first.text)
+    expect(again.headers['idempotent-replayed']).toBe('true')
+    expect(upstreamCalls('other process after')).toBe(1)
+  })
+
+  it('answers 409 idempotency_in_flight with retry-after and x-should-retry once the wait bound passes', { timeout: 60_000 }, async () => {
+    const [a, b] = await Promise.all([start('busy'), start('busy', { waitMs: 300 })])
+    const body = chatBody('still running elsewhere', { mock: { delay_ms: 2500 } })
+    const first = post(a, body, 'k-busy')
+    await eventually(() => upstreamCalls('still running elsewhere') === 1)
+    const busy = await post(b, body, 'k-busy')
+    expect(busy.status).toBe(409)
+    expect(busy.json.error.code).toBe('idempotency_in_flight')
+    expect(busy.headers['retry-after']).toBe('1')
+    expect(busy.headers['x-should-retry']).toBe('true')
+    expect((await first).status).toBe(200)
+    expect(upstreamCalls('still running elsewhere')).toBe(1)
+  })
+
+  it('refuses the key with another body on the other process: 422', { timeout: 60_000 }, async () => {
+    const [a, b] = await Promise.all([start('reuse'), start('reuse')])
+    await post(a, chatBody('reused key one'), 'k-reuse')
+    const other = await post(b, chatBody('reused key two'), 'k-reuse')
+    expect(other.status).toBe(422)
+    expect(upstreamCalls('reused key two')).toBe(0)
+  })
+})
