@@ -119,11 +119,14 @@ async function wholeCall(rt: Runtime, spec: CallSpec, client: ClientSink, lease:
         }),
       )
     : undefined
+  // Its retry may reach another process while this call runs: the lease tells the store then, and only then.
+  const stopMarking = lease ? client.watch.onGone(() => lease.clientLeft()) : undefined
   let response: UpstreamResponse
   try {
     response = await rt.send(upstreamRequest(spec, undefined))
   } finally {
     stopNotice?.()
+    stopMarking?.()
   }
   if (isAuthFailure(response)) await refuseUpstreamAuthFailure(rt, spec, response)
   const body = await readUpstreamBody(rt, response)

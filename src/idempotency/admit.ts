@@ -6,7 +6,7 @@ import type { Runtime } from '../runtime.js'
 import { type Fingerprint, fingerprintOf, keyDigest } from './fingerprint.js'
 import { findKeptRecord } from './kept-record.js'
 import { decodeKeyState, encodeKeyState } from './key-state.js'
-import { CallLease, keyName } from './lease.js'
+import { CallLease, CLAIM_MARGIN_MS, keyName, runName } from './lease.js'
 import type { KeptAnswer } from './recent-answers.js'
 import type { RunningCall } from './running-calls.js'
 import { replayedHead } from './shared-response.js'
@@ -18,10 +18,8 @@ const RUN: Admission = { served: false, lease: undefined }
 const SERVED: Admission = { served: true }
 const CLAIMED = Symbol('claimed')
 const UNCLAIMED = Symbol('unclaimed')
-/** How often a request waiting on another process's call looks at the key again. */
+/** How often a request waiting on another process's call looks at the store again. */
 const POLL_MS = 200
-/** A claim outlives the longest call it can stand for, so a process that died frees its keys in time. */
-const CLAIM_MARGIN_MS = 60_000
 
 /**
  * Decides whether a model call goes upstream. A retry of an SDK call joins the same call still running here, or
@@ -38,7 +36,7 @@ export async function admitCall(rt: Runtime, spec: CallSpec, client: ClientSink)
   return { served: false, lease: new CallLease(rt, spec, fingerprint, undefined) }
 }
 
-/** An SDK retry: the same call running here, its answer in memory, or its recovery record. */
+/** An SDK retry: the same call running here, its answer in memory, the call running elsewhere, or its recovery record. */
 async function serveRetry(rt: Runtime, spec: CallSpec, client: ClientSink, fingerprint: Fingerprint): Promise<boolean> {
   const running = rt.repeats.running.withFingerprint(fingerprint.id)
   if (running?.shared.joinable) {
@@ -47,6 +45,7 @@ async function serveRetry(rt: Runtime, spec: CallSpec, client: ClientSink, finge
   }
   const kept =
     rt.repeats.recent.get(fingerprint.id) ??
+    (await awaitElsewhere(rt, spec, client, fingerprint)) ??
     (await findKeptRecord(rt, spec, fingerprint).catch((error: unknown) => {
       rt.options.logger.warn('model-gateway: could not look for the answer of a retried call; it goes upstream again', {
         requestId: spec.requestId,
@@ -57,6 +56,32 @@ async function serveRetry(rt: Runtime, spec: CallSpec, client: ClientSink, finge
   if (!kept) return false
   replay(rt, spec, client, kept)
   return true
+}
+
+/**
+ * The same call marked running by another process (its client left): waits for its answer up to
+ * `idempotency.waitMs`, then 409. Undefined when no process said so, or the store cannot be asked.
+ */
+async function awaitElsewhere(rt: Runtime, spec: CallSpec, client: ClientSink, fingerprint: Fingerprint): Promise<KeptAnswer | undefined> {
+  const waitUntil = Date.now() + rt.options.idempotency.waitMs
+  for (;;) {
+    const text = await rt.store.getValue(spec.owner, runName(fingerprint.id)).catch(() => undefined)
+    const state = text === undefined ? undefined : decodeKeyState(text)
+    if (state === undefined || state.fingerprint !== fingerprint.id) return undefined
+    if (state.state === 'done') return state
+    await pause(client, waitUntil)
+  }
+}
+
+/** Waits one poll interval, or answers 409 when the wait bound is reached or the client left. */
+async function pause(client: ClientSink, waitUntil: number): Promise<void> {
+  if (Date.now() + POLL_MS > waitUntil || client.watch.clientGone) {
+    throw new GatewayError('idempotency_in_flight', 'The same request is still being answered; retry shortly.', {
+      retryAfterSeconds: 1,
+      shouldRetry: true,
+    })
+  }
+  await new Promise((resolve) => setTimeout(resolve, POLL_MS))
 }
 
 async function admitKeyed(rt: Runtime, spec: CallSpec, client: ClientSink, fingerprint: Fingerprint, digest: string): Promise<Admission> {
@@ -122,13 +147,7 @@ async function claimKey(
     }
     if (state.fingerprint !== fingerprint.id) throw keyReused()
     if (state.state === 'done') return state
-    if (Date.now() + POLL_MS > waitUntil || client.watch.clientGone) {
-      throw new GatewayError('idempotency_in_flight', 'A request with this Idempotency-Key is still being answered; retry shortly.', {
-        retryAfterSeconds: 1,
-        shouldRetry: true,
-      })
-    }
-    await new Promise((resolve) => setTimeout(resolve, POLL_MS))
+    await pause(client, waitUntil)
   }
 }
 

@@ -15,6 +15,12 @@ export type LeaseOutcome =
 /** The store name of an owner's idempotency key. */
 export const keyName = (digest: string): string => `key:${digest}`
 
+/** The store name under which an SDK call whose client left says it is still running (then: its answer). */
+export const runName = (fingerprintId: string): string => `run:${fingerprintId}`
+
+/** A claim outlives the longest call it can stand for, so a process that died frees its keys in time. */
+export const CLAIM_MARGIN_MS = 60_000
+
 /**
  * A call this request runs while others may join it. `end` keeps what was promised (the answer in memory for
  * SDK retries, in the store for a key) and frees the rest; `fail` hands the error to joiners and frees the key.
@@ -24,6 +30,8 @@ export class CallLease {
   readonly #call: RunningCall
   /** Whether this call holds its key's claim in the store (so it must settle or free it). */
   claimed = false
+  /** The running mark of an unkeyed call whose client left, once written (see `clientLeft`). */
+  #marked: Promise<boolean> | undefined
 
   constructor(
     private readonly rt: Runtime,
@@ -36,12 +44,27 @@ export class CallLease {
     rt.repeats.running.add(this.#call)
   }
 
+  /**
+   * The client of an SDK call left while the call runs: its retry may land on another process, so the call says in
+   * the store that it is running (one write, only now: the happy path writes nothing). `end` then leaves the answer there.
+   */
+  clientLeft(): void {
+    if (this.#call.keyDigest !== undefined || this.#marked) return
+    const { owner, fingerprint, requestId } = this.#call
+    const mark = encodeKeyState({ state: 'running', fingerprint: fingerprint.id, requestId })
+    this.#marked = this.rt.store
+      .claimValue(owner, runName(fingerprint.id), mark, this.rt.options.timeouts.upstreamMs + CLAIM_MARGIN_MS)
+      .then((existing) => existing === undefined)
+      .catch(() => false)
+  }
+
   async end(outcome: LeaseOutcome): Promise<void> {
     const { owner, fingerprint, keyDigest } = this.#call
     const answer = outcome.kind === 'answer' && isSuccess(outcome.answer.status) ? outcome.answer : undefined
     // Kept before the call leaves the registry, so a retry always finds it in one place or the other.
     if (answer) this.rt.repeats.recent.set(fingerprint.id, answer)
     this.withdraw()
+    if (this.#marked && (await this.#marked)) await this.#settleMark(answer)
     if (keyDigest === undefined || !this.claimed) return
     const kept = answer ?? this.#streamAnswer(outcome)
     try {
@@ -60,6 +83,23 @@ export class CallLease {
   async fail(error: unknown): Promise<void> {
     this.shared.fail(error)
     await this.end({ kind: 'nothing' })
+  }
+
+  /** Replaces the running mark with the answer for the retry window, or removes it: the retry elsewhere stops waiting. */
+  async #settleMark(answer: KeptAnswer | undefined): Promise<void> {
+    const { owner, fingerprint } = this.#call
+    const name = runName(fingerprint.id)
+    try {
+      if (answer) {
+        const state = encodeKeyState({ state: 'done', fingerprint: fingerprint.id, ...answer })
+        await this.rt.store.setValue(owner, name, state, this.rt.options.idempotency.retryWindowMs)
+      } else await this.rt.store.deleteValue(owner, name)
+    } catch (error) {
+      this.rt.options.logger.warn('model-gateway: the outcome of a retried call could not be stored', {
+        requestId: this.#call.requestId,
+        error: String(error),
+      })
+    }
   }
 
   /** Leaves the registry without touching the store: this request did not run the call. */

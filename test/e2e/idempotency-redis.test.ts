@@ -3,7 +3,7 @@ import { afterAll, afterEach, beforeAll, expect, it } from 'vitest'
 import { chatBody } from '../support/bodies.js'
 import { bearer } from '../support/fixture.js'
 import { ensureBuilt, type GatewayProcess, startGatewayProcess, stopAllGatewayProcesses } from '../support/gateway-process.js'
-import { call, eventually } from '../support/http.js'
+import { call, eventually, sendThenAbort } from '../support/http.js'
 import { type MockUpstream, startMockUpstream } from '../support/mock-upstream-harness.js'
 import { type AdminClient, describeWithRedis, keysMatching, REDIS_URL } from '../support/redis.js'
 
@@ -75,6 +75,42 @@ await describeWithRedis('Idempotency-Key across gateway processes on one Redis',
     expect(busy.headers['x-should-retry']).toBe('true')
     expect((await first).status).toBe(200)
     expect(upstreamCalls('still running elsewhere')).toBe(1)
+  })
+
+  it('an SDK retry landing on another process while the first attempt runs waits for it: one upstream call', { timeout: 60_000 }, async () => {
+    const [a, b] = await Promise.all([start('sdk'), start('sdk')])
+    const body = chatBody('sdk retry elsewhere', { mock: { delay_ms: 1200 } })
+    // The first attempt's client gives up (an SDK timeout); its retry goes to the other process.
+    await sendThenAbort(`${a.url}/v1/chat/completions`, {
+      headers: { ...bearer(KEY), 'x-stainless-retry-count': '0' },
+      body: JSON.stringify(body),
+      afterMs: 100,
+    })
+    const retry = await call(`${b.url}/v1/chat/completions`, { headers: { ...bearer(KEY), 'x-stainless-retry-count': '1' }, body })
+    expect(retry.status).toBe(200)
+    expect(retry.headers['idempotent-replayed']).toBe('true')
+    expect(retry.json.choices[0].message.content).toEqual(expect.any(String))
+    expect(upstreamCalls('sdk retry elsewhere')).toBe(1)
+  })
+
+  it('an SDK retry on another process answers 409 with x-should-retry when the first attempt outlasts the wait', { timeout: 60_000 }, async () => {
+    const [a, b] = await Promise.all([start('sdk-busy'), start('sdk-busy', { waitMs: 300 })])
+    const body = chatBody('sdk retry busy elsewhere', { mock: { delay_ms: 2000 } })
+    await sendThenAbort(`${a.url}/v1/chat/completions`, {
+      headers: { ...bearer(KEY), 'x-stainless-retry-count': '0' },
+      body: JSON.stringify(body),
+      afterMs: 100,
+    })
+    const busy = await call(`${b.url}/v1/chat/completions`, { headers: { ...bearer(KEY), 'x-stainless-retry-count': '1' }, body })
+    expect(busy.status).toBe(409)
+    expect(busy.headers['x-should-retry']).toBe('true')
+    // The SDK comes back after retry-after; by then the answer is there.
+    const later = await eventually(async () => {
+      const res = await call(`${b.url}/v1/chat/completions`, { headers: { ...bearer(KEY), 'x-stainless-retry-count': '2' }, body })
+      return res.status === 200 ? res : undefined
+    }, 10_000)
+    expect(later.headers['idempotent-replayed']).toBe('true')
+    expect(upstreamCalls('sdk retry busy elsewhere')).toBe(1)
   })
 
   it('refuses the key with another body on the other process: 422', { timeout: 60_000 }, async () => {
