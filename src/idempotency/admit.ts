@@ -30,7 +30,17 @@ export async function admitCall(rt: Runtime, spec: CallSpec, client: ClientSink)
   const { key, sdkRetryCount } = spec.repeat
   const sdkCall = sdkRetryCount !== undefined && rt.options.idempotency.sdkRetries
   if (key === undefined && !sdkCall) return RUN
-  const fingerprint = await fingerprintOf(spec)
+  let fingerprint: Fingerprint
+  try {
+    fingerprint = await fingerprintOf(spec)
+  } catch (error) {
+    // Without a fingerprint nothing can be joined or kept: the call runs as if it had neither header.
+    rt.options.logger.warn('model-gateway: could not fingerprint a call; it runs without repeat protection', {
+      requestId: spec.requestId,
+      error: String(error),
+    })
+    return RUN
+  }
   if (key !== undefined) return admitKeyed(rt, spec, client, fingerprint, keyDigest(key))
   if (sdkRetryCount !== undefined && sdkRetryCount > 0 && (await serveRetry(rt, spec, client, fingerprint))) return SERVED
   return { served: false, lease: new CallLease(rt, spec, fingerprint, undefined) }
