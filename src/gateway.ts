@@ -109,7 +109,7 @@ export function createGateway(options: GatewayOptions): Gateway {
   const dispatch = createDispatch(
     rt,
     {
-      models: modelsHandler(rt),
+      ...modelsHandler(rt),
       chatCompletions: chatCompletionsHandler(rt),
       generateContent: generateContentHandler(rt),
       recoveries: recoveriesHandler(rt),
@@ -130,7 +130,7 @@ export function createGateway(options: GatewayOptions): Gateway {
   return {
     id,
     handle(req, res, init = {}) {
-      const match = matchRequest(req.method ?? 'GET', init.path ?? req.url ?? '/', init.claimUnknown ?? false)
+      const match = matchRequest(req.method ?? 'GET', init.path ?? req.url ?? '/', init.claimUnknown ?? false, req.headers)
       if (!match) return Promise.resolve(false)
       return serve(req, res, init, match)
     },

@@ -31,11 +31,24 @@ export interface ErrorFacts {
   param: string | undefined
 }
 
+/** What a model listing shows of one configured model. */
+export interface ListedModel {
+  id: string
+  created: number
+  ownedBy: string
+}
+
 /** Everything that differs between two wire formats. Nothing outside `src/dialects/` compares dialect names. */
 export interface Dialect {
   readonly name: DialectName
   /** The API key a client of this format presents. */
   clientKey(headers: IncomingHttpHeaders, query: URLSearchParams): string | undefined
+  /** Whether a request's headers say its client speaks this format (on paths both formats share, like `/v1/models`). */
+  recognises(headers: IncomingHttpHeaders): boolean
+  /** The model list as a client of this format expects it. */
+  modelList(models: readonly ListedModel[]): unknown
+  /** One model as a client of this format expects it. */
+  modelObject(model: ListedModel): unknown
   /** The error body a client of this format understands. */
   errorBody(error: ErrorFacts): unknown
   /** Token counts of a response object of this format, or undefined when it carries none. */

@@ -11,7 +11,7 @@ export function dialectNamed(name: unknown): Dialect | undefined {
   return typeof name === 'string' && Object.hasOwn(REGISTRY, name) ? REGISTRY[name as DialectName] : undefined
 }
 
-export type { CallTarget, Dialect, ErrorFacts, OperationFormat } from './dialect.js'
+export type { CallTarget, Dialect, ErrorFacts, ListedModel, OperationFormat } from './dialect.js'
 export { gemini, generateContent, validateGeminiAlt } from './gemini/index.js'
 export { DIALECT_NAMES, type DialectName } from './names.js'
 export { chatCompletions, openai } from './openai/index.js'

@@ -1,12 +1,29 @@
 import type { ServerResponse } from 'node:http'
+import type { Dialect, ListedModel } from '../dialects/index.js'
+import { GatewayError, shown } from '../errors.js'
 import { sendJson } from '../http/reply.js'
 import type { Runtime } from '../runtime.js'
 
-/** `GET /v1/models`: the configured models, computed once; no key needed. */
-export function modelsHandler(rt: Runtime): (res: ServerResponse) => void {
-  const list = {
-    object: 'list',
-    data: [...rt.options.models.values()].map((m) => ({ id: m.id, object: 'model', created: m.created, owned_by: m.ownedBy })),
+/** `GET /v1/models` and `GET /v1beta/models`, and one model of them: the configured models, no key needed. */
+export function modelsHandler(rt: Runtime) {
+  const listed: ListedModel[] = [...rt.options.models.values()].map((m) => ({ id: m.id, created: m.created, ownedBy: m.ownedBy }))
+  const byId = new Map(listed.map((m) => [m.id, m]))
+  // Each format's list is the same every time: built once, on first use.
+  const lists = new Map<Dialect, unknown>()
+  return {
+    models(res: ServerResponse, dialect: Dialect): void {
+      let list = lists.get(dialect)
+      if (list === undefined) {
+        list = dialect.modelList(listed)
+        lists.set(dialect, list)
+      }
+      sendJson(res, 200, list)
+    },
+    model(res: ServerResponse, dialect: Dialect, id: string): void {
+      // Google clients may name a model `models/<id>`, as its resource name reads.
+      const model = byId.get(id) ?? (id.startsWith('models/') ? byId.get(id.slice('models/'.length)) : undefined)
+      if (!model) throw new GatewayError('model_not_found', `The model '${shown(id)}' does not exist.`, { param: 'model' })
+      sendJson(res, 200, dialect.modelObject(model))
+    },
   }
-  return (res) => sendJson(res, 200, list)
 }

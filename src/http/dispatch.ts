@@ -1,12 +1,12 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
-import type { CallTarget } from '../dialects/index.js'
+import type { CallTarget, Dialect } from '../dialects/index.js'
 import { GatewayError, isGatewayError } from '../errors.js'
 import type { Runtime } from '../runtime.js'
 import type { HandleOptions, PreparsedBody } from '../types.js'
 import { createAuthenticator } from './auth.js'
 import { sendError } from './reply.js'
 import { newRequestId } from './request-id.js'
-import type { Match, Route } from './router.js'
+import { type Match, type Route, unknownPathMessage } from './router.js'
 
 /** One authenticated request on its way to a handler. */
 export interface Exchange {
@@ -29,7 +29,9 @@ export type RecoveryRoute = Extract<Route, { kind: `recoveries.${string}` }>
 
 /** What the dispatcher hands each route to; one handler per endpoint. */
 export interface Handlers {
-  models(res: ServerResponse): void
+  models(res: ServerResponse, dialect: Dialect): void
+  /** One model, or a 404 naming it. */
+  model(res: ServerResponse, dialect: Dialect, id: string): void
   chatCompletions(ex: Exchange): Promise<void>
   generateContent(ex: Exchange, target: CallTarget): Promise<void>
   recoveries(ex: Exchange, route: RecoveryRoute): Promise<void>
@@ -47,9 +49,12 @@ export function createDispatch(rt: Runtime, handlers: Handlers, isClosing: () =>
     switch (route.kind) {
       case 'models':
         res.setHeader('x-request-id', requestId)
-        return handlers.models(res)
+        return handlers.models(res, match.dialect)
+      case 'model':
+        res.setHeader('x-request-id', requestId)
+        return handlers.model(res, match.dialect, route.id)
       case 'not_found':
-        throw new GatewayError('not_found', 'Unknown path.')
+        throw new GatewayError('not_found', unknownPathMessage(req.method ?? 'GET', (init.path ?? req.url ?? '').split('?')[0] as string))
       case 'method_not_allowed':
         res.setHeader('allow', route.allow)
         throw new GatewayError('method_not_allowed', `Method ${req.method} is not allowed here; use ${route.allow}.`)

@@ -1,8 +1,11 @@
+import type { IncomingHttpHeaders } from 'node:http'
 import { type CallTarget, type Dialect, gemini, openai } from '../dialects/index.js'
+import { shown } from '../errors.js'
 
 /** What a request asks for, once its path and method are known. */
 export type Route =
   | { kind: 'models' }
+  | { kind: 'model'; id: string }
   | { kind: 'chat' }
   | { kind: 'generateContent'; target: CallTarget }
   | { kind: 'recoveries.list' }
@@ -27,10 +30,40 @@ export interface Match {
 // `google/gemini-2.5-flash`; it only ever selects a configured model, so `..`, `%2F` or `%3A` simply name none.
 const GEMINI_PATH = /^\/v1(?:beta)?\/models\/([^:]+):(generateContent|streamGenerateContent)$/
 
-/** Google's format answers everything under `/v1beta` and the generate-content paths under `/v1`; OpenAI's the rest. */
-function dialectOfPath(path: string): Dialect {
-  const google = path === '/v1beta' || path.startsWith('/v1beta/') || (path.startsWith('/v1/models/') && GEMINI_PATH.test(path))
-  return google ? gemini : openai
+/** A model under `/v1/models/` or `/v1beta/models/` (a configured id may hold `/`; the generate paths hold `:`). */
+const MODEL_PATH = /^\/v1(?:beta)?\/models\/([^:]+)$/
+
+/**
+ * Google's format answers everything under `/v1beta` and the generate-content paths under `/v1`; the model list
+ * under `/v1` too when a Google client asks (the Google GenAI SDK 3.x lists `/v1/models`). OpenAI's the rest.
+ */
+function dialectOfPath(path: string, headers: IncomingHttpHeaders): Dialect {
+  if (path === '/v1beta' || path.startsWith('/v1beta/')) return gemini
+  if (path.startsWith('/v1/models/') && GEMINI_PATH.test(path)) return gemini
+  if ((path === '/v1/models' || path.startsWith('/v1/models/')) && gemini.recognises(headers)) return gemini
+  return openai
+}
+
+/** Every route at a mount, for a 404 that says what is served. */
+const SERVED = [
+  'POST /v1/chat/completions',
+  'POST /v1beta/models/{model}:generateContent',
+  'POST /v1beta/models/{model}:streamGenerateContent?alt=sse',
+  'GET /v1/models',
+  'GET /v1/models/{model}',
+  'GET /v1beta/models',
+  'GET /v1beta/models/{model}',
+  'GET|DELETE /v1/recoveries',
+  'POST /v1/recoveries/lookup',
+  'GET|DELETE /v1/recoveries/{request_id}',
+]
+
+/** The message of a 404 for a path the gateway does not serve: the path, what is served, and the likely mistake. */
+export function unknownPathMessage(method: string, path: string): string {
+  let hint = ''
+  if (routeOf(method, `/v1${path}`) || routeOf(method, `/v1beta${path}`)) hint = ' Is the base URL missing /v1?'
+  else if (/^\/v1(?:beta)?\/v1(?:beta)?(?:\/|$)/.test(path)) hint = ' Does the base URL end in /v1 and the path start with it again?'
+  return `Unknown path ${shown(path)}. This gateway serves ${SERVED.join(', ')}.${hint}`
 }
 
 function byMethod(method: string, allowed: Record<string, Route>): Route {
@@ -40,6 +73,7 @@ function byMethod(method: string, allowed: Record<string, Route>): Route {
 function routeOf(method: string, path: string): Route | undefined {
   switch (path) {
     case '/v1/models':
+    case '/v1beta/models':
       return byMethod(method, { GET: { kind: 'models' } })
     case '/v1/chat/completions':
       return byMethod(method, { POST: { kind: 'chat' } })
@@ -64,6 +98,18 @@ function routeOf(method: string, path: string): Route | undefined {
     }
     return byMethod(method, { POST: route })
   }
+  // Only a read names a model resource; a POST there is a mistyped generate path (`%3A` for `:`), so unknown.
+  const model = method === 'GET' ? MODEL_PATH.exec(path) : null
+  if (model) {
+    // SDKs percent-encode the id (`ft%3A…`, `google%2F…`); a malformed escape names no model.
+    let id: string
+    try {
+      id = decodeURIComponent(model[1] as string)
+    } catch {
+      id = model[1] as string
+    }
+    return { kind: 'model', id }
+  }
   return undefined
 }
 
@@ -71,7 +117,7 @@ function routeOf(method: string, path: string): Route | undefined {
  * Matches a request path (relative to where the gateway is mounted). Paths under `/v1/` or `/v1beta/`
  * that name nothing become `not_found` when `claimUnknown` is set, else undefined (left to the host).
  */
-export function matchRequest(method: string, url: string, claimUnknown: boolean): Match | undefined {
+export function matchRequest(method: string, url: string, claimUnknown: boolean, headers: IncomingHttpHeaders = {}): Match | undefined {
   const mark = url.indexOf('?')
   const path = mark === -1 ? url : url.slice(0, mark)
   let route = routeOf(method, path)
@@ -80,7 +126,7 @@ export function matchRequest(method: string, url: string, claimUnknown: boolean)
     route = { kind: 'not_found' }
   }
   const rawQuery = mark === -1 ? '' : url.slice(mark + 1)
-  return { route, dialect: dialectOfPath(path), query: new URLSearchParams(rawQuery), rawQuery }
+  return { route, dialect: dialectOfPath(path, headers), query: new URLSearchParams(rawQuery), rawQuery }
 }
 
 /** Normalises a mount prefix: no trailing slash, `''` for the root. */

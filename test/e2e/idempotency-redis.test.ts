@@ -77,7 +77,9 @@ await describeWithRedis('Idempotency-Key across gateway processes on one Redis',
     expect(upstreamCalls('still running elsewhere')).toBe(1)
   })
 
-  it('an SDK retry landing on another process while the first attempt runs waits for it: one upstream call', { timeout: 60_000 }, async () => {
+  it('an SDK retry landing on another process while the first attempt runs waits for it: one upstream call', {
+    timeout: 60_000,
+  }, async () => {
     const [a, b] = await Promise.all([start('sdk'), start('sdk')])
     const body = chatBody('sdk retry elsewhere', { mock: { delay_ms: 1200 } })
     // The first attempt's client gives up (an SDK timeout); its retry goes to the other process.
@@ -93,7 +95,9 @@ await describeWithRedis('Idempotency-Key across gateway processes on one Redis',
     expect(upstreamCalls('sdk retry elsewhere')).toBe(1)
   })
 
-  it('an SDK retry on another process answers 409 with x-should-retry when the first attempt outlasts the wait', { timeout: 60_000 }, async () => {
+  it('an SDK retry on another process answers 409 with x-should-retry when the first attempt outlasts the wait', {
+    timeout: 60_000,
+  }, async () => {
     const [a, b] = await Promise.all([start('sdk-busy'), start('sdk-busy', { waitMs: 300 })])
     const body = chatBody('sdk retry busy elsewhere', { mock: { delay_ms: 2000 } })
     await sendThenAbort(`${a.url}/v1/chat/completions`, {

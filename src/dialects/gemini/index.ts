@@ -1,6 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http'
 import { invariant } from '../../errors.js'
-import type { Dialect, OperationFormat } from '../dialect.js'
+import type { Dialect, ListedModel, OperationFormat } from '../dialect.js'
 import { bearer, tokenCount } from '../shared.js'
 import { validateGenerateContent } from './validate.js'
 
@@ -30,10 +30,26 @@ function clientKey(headers: IncomingHttpHeaders, query: URLSearchParams): string
   return bearer(headers.authorization)
 }
 
+/** Google's model resource: `name` is `models/<id>`, which the Google SDKs strip back to the id. */
+function modelObject(model: ListedModel) {
+  return {
+    name: `models/${model.id}`,
+    baseModelId: model.id,
+    version: '001',
+    displayName: model.id,
+    description: `Served by model-gateway (${model.ownedBy}).`,
+    supportedGenerationMethods: ['generateContent', 'streamGenerateContent'],
+  }
+}
+
 /** The Gemini wire format: generate-content, `x-goog-api-key`, `{ error: { code, message, status } }`. */
 export const gemini: Dialect = {
   name: 'gemini',
   clientKey,
+  // The Google GenAI SDKs send their key in `x-goog-api-key` and announce themselves in `x-goog-api-client`.
+  recognises: (headers) => headers['x-goog-api-key'] !== undefined || headers['x-goog-api-client'] !== undefined,
+  modelList: (models) => ({ models: models.map(modelObject) }),
+  modelObject,
   errorBody: ({ status, message }) => ({
     error: { code: status, message, status: GOOGLE_STATUS[status] ?? (status >= 500 ? 'INTERNAL' : 'INVALID_ARGUMENT') },
   }),

@@ -1,11 +1,19 @@
-import type { Dialect, OperationFormat } from '../dialect.js'
+import type { Dialect, ListedModel, OperationFormat } from '../dialect.js'
 import { bearer, tokenCount } from '../shared.js'
 import { validateChat } from './validate.js'
+
+function modelObject(model: ListedModel) {
+  return { id: model.id, object: 'model', created: model.created, owned_by: model.ownedBy }
+}
 
 /** The OpenAI wire format: chat completions, Bearer keys, `{ error: { message, type, param, code } }`. */
 export const openai: Dialect = {
   name: 'openai',
   clientKey: (headers) => bearer(headers.authorization),
+  // The default on shared paths: any client that does not say it is another format's.
+  recognises: () => true,
+  modelList: (models) => ({ object: 'list', data: models.map(modelObject) }),
+  modelObject,
   errorBody: ({ status, code, message, param }) => ({
     error: { message, type: status >= 500 ? 'api_error' : 'invalid_request_error', param: param ?? null, code },
   }),
