@@ -48,8 +48,17 @@ export type HubOutput =
   | { type: 'json' }
   | { type: 'json_schema'; name: string | undefined; description: string | undefined; schema: JsonSchema; strict: boolean }
 
+/** The named reasoning efforts, least first. */
+export const EFFORTS = ['none', 'minimal', 'low', 'medium', 'high', 'xhigh'] as const
+
+/** A named reasoning effort. */
+export type HubEffort = (typeof EFFORTS)[number]
+
+/** True for a named reasoning effort. */
+export const isEffort = (value: string): value is HubEffort => (EFFORTS as readonly string[]).includes(value)
+
 /** How much the model thinks: a named effort or a token budget, whichever the client said. */
-export type HubReasoning = { effort: 'none' | 'minimal' | 'low' | 'medium' | 'high' | 'xhigh' } | { budget: number }
+export type HubReasoning = { effort: HubEffort } | { budget: number }
 
 /** A chat request in neutral terms. Undefined members were not set and take the target's defaults. */
 export interface HubRequest {

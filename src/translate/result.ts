@@ -49,6 +49,12 @@ export function isObject(value: unknown): value is JsonObject {
   return typeof value === 'object' && value !== null && !Array.isArray(value)
 }
 
+/** The members of an array, or none when the value is not one (for lenient reads of upstream answers). */
+export const list = (value: unknown): unknown[] => (Array.isArray(value) ? value : [])
+
+/** True for an array of strings. */
+export const isStrings = (value: unknown): value is string[] => Array.isArray(value) && value.every((item) => typeof item === 'string')
+
 /** The object at `path`, or a refusal. */
 export function object(value: unknown, path: string): JsonObject {
   if (!isObject(value)) refuse(path, `'${path}' must be an object.`)

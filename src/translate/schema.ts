@@ -10,7 +10,7 @@
 
 import type { GeminiSchema } from './generate-content/wire.js'
 import type { JsonSchema } from './hub.js'
-import { array, at, camelKeys, integer, isObject, type JsonObject, number, object, refuse, string } from './result.js'
+import { array, at, camelKeys, integer, isObject, isStrings, type JsonObject, number, object, refuse, string } from './result.js'
 
 const GEMINI_TYPES: Readonly<Record<string, string>> = {
   string: 'STRING',
@@ -25,8 +25,8 @@ const GEMINI_TYPES: Readonly<Record<string, string>> = {
 const DROPPABLE = new Set(['$schema', '$comment', '$id'])
 
 /** Keywords copied as they are: same name, same meaning in both vocabularies. */
-const SAME = ['format', 'title', 'description', 'pattern', 'minimum', 'maximum', 'default'] as const
-const COUNTS = ['minItems', 'maxItems', 'minProperties', 'maxProperties', 'minLength', 'maxLength'] as const
+const SAME = new Set(['format', 'title', 'description', 'pattern', 'minimum', 'maximum', 'default'])
+const COUNTS = new Set(['minItems', 'maxItems', 'minProperties', 'maxProperties', 'minLength', 'maxLength'])
 
 /** Why a schema has no exact subset form; never shown to clients, it only selects the JSON Schema field. */
 class NotInSubset extends Error {}
@@ -67,29 +67,29 @@ function subset(schema: unknown, walk: Walk): GeminiSchema {
     if (DROPPABLE.has(key) || key === 'nullable' || key === '$defs' || key === 'definitions') continue
     if (key === 'additionalProperties' && value === false) continue
     if (key === 'type') continue
-    if ((SAME as readonly string[]).includes(key)) {
+    if (SAME.has(key)) {
       Object.assign(out, { [key]: value })
-    } else if ((COUNTS as readonly string[]).includes(key)) {
+    } else if (COUNTS.has(key)) {
       if (typeof value !== 'number') notInSubset()
       Object.assign(out, { [key]: value })
     } else if (key === 'enum' || key === 'const') {
-      const values = key === 'const' ? [value] : Array.isArray(value) ? value : notInSubset()
-      const strings = values.filter((v) => v !== null)
-      if (strings.length < values.length) nullable = true
-      if (!strings.every((v) => typeof v === 'string')) notInSubset()
-      out.enum = strings as string[]
+      const values: unknown[] = key === 'const' ? [value] : Array.isArray(value) ? value : notInSubset()
+      const strings = values.filter((v): v is string => typeof v === 'string')
+      const nulls = values.filter((v) => v === null).length
+      if (strings.length + nulls !== values.length) notInSubset()
+      if (nulls > 0) nullable = true
+      out.enum = strings
     } else if (key === 'required') {
-      if (!Array.isArray(value) || !value.every((v) => typeof v === 'string')) notInSubset()
-      out.required = value as string[]
+      out.required = isStrings(value) ? value : notInSubset()
     } else if (key === 'properties') {
-      if (!isObject(value)) notInSubset()
-      out.properties = Object.fromEntries(Object.entries(value as JsonObject).map(([name, sub]) => [name, subset(sub, walk)]))
+      const members = isObject(value) ? value : notInSubset()
+      out.properties = Object.fromEntries(Object.entries(members).map(([name, sub]) => [name, subset(sub, walk)]))
     } else if (key === 'items') {
       out.items = subset(value, walk)
     } else if (key === 'anyOf') {
-      if (!Array.isArray(value) || value.length === 0) notInSubset()
-      const branches = (value as unknown[]).filter((branch) => !isNullSchema(branch))
-      if (branches.length < (value as unknown[]).length) nullable = true
+      const all: unknown[] = Array.isArray(value) && value.length > 0 ? value : notInSubset()
+      const branches = all.filter((branch) => !isNullSchema(branch))
+      if (branches.length < all.length) nullable = true
       if (branches.length === 1) Object.assign(out, subset(branches[0], walk))
       else out.anyOf = branches.map((branch) => subset(branch, walk))
     } else {
@@ -98,7 +98,7 @@ function subset(schema: unknown, walk: Walk): GeminiSchema {
   }
   const type = schema.type
   if (type !== undefined) {
-    const types = Array.isArray(type) ? type : [type]
+    const types: unknown[] = Array.isArray(type) ? type : [type]
     const concrete = types.filter((t) => t !== 'null')
     if (concrete.length < types.length) nullable = true
     if (concrete.length !== 1) notInSubset()
@@ -167,7 +167,7 @@ export function fromGeminiSchema(value: unknown, path: string): JsonSchema {
       out[key] = string(member, where)
     } else if (key === 'minimum' || key === 'maximum') {
       out[key] = number(member, where)
-    } else if ((COUNTS as readonly string[]).includes(key)) {
+    } else if (COUNTS.has(key)) {
       out[key] = count(member, where)
     } else if (key === 'enum' || key === 'required' || key === 'propertyOrdering') {
       const list = array(member, where).map((item, i) => string(item, at(where, i)))
@@ -195,9 +195,7 @@ export function fromGeminiSchema(value: unknown, path: string): JsonSchema {
 
 /** Properties in `propertyOrdering` order first: models that honour key order (OpenAI's) then generate them so. */
 function properties(members: JsonObject, ordering: unknown, path: string): JsonObject {
-  const order = Array.isArray(ordering)
-    ? ordering.filter((name): name is string => typeof name === 'string' && Object.hasOwn(members, name))
-    : []
+  const order = (isStrings(ordering) ? ordering : []).filter((name) => Object.hasOwn(members, name))
   const names = [...order, ...Object.keys(members).filter((name) => !order.includes(name))]
   return Object.fromEntries(names.map((name) => [name, fromGeminiSchema(members[name], at(path, name))]))
 }

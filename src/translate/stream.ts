@@ -42,6 +42,17 @@ export class StreamTranslator {
     return out
   }
 
+  /**
+   * Call instead of `end` when the upstream stream broke off: returns one error event in the client's format and
+   * nothing after it (no `[DONE]`), so the client cannot take the cut answer for a whole one.
+   */
+  fail(status: number, message: string): string {
+    let out = ''
+    for (const payload of this.encoder.events([{ type: 'error', status, error: { message, code: undefined, param: undefined } }]))
+      out += sseEvent(payload)
+    return out
+  }
+
   /** The upstream's token counts so far (its last report), in the gateway's terms. */
   usage(): TokenCounts | undefined {
     return this.lastUsage && tokenCounts(this.lastUsage)

@@ -1,8 +1,8 @@
 // Chat-completions requests ⇄ hub requests.
 
 import type { CallPlan } from '../format.js'
-import type { HubFunction, HubMedia, HubMessage, HubOutput, HubPart, HubReasoning, HubRequest, HubToolChoice } from '../hub.js'
-import { mediaClass } from '../hub.js'
+import type { HubFunction, HubMessage, HubOutput, HubPart, HubReasoning, HubRequest, HubToolChoice } from '../hub.js'
+import { isEffort } from '../hub.js'
 import {
   absent,
   array,
@@ -11,6 +11,7 @@ import {
   inexpressible,
   integer,
   isObject,
+  isStrings,
   type JsonObject,
   number,
   object,
@@ -20,8 +21,9 @@ import {
   refuse,
   string,
 } from '../result.js'
+import { content, text, userParts } from './content.js'
 import { parseArguments, signatureOf } from './response.js'
-import type { ChatContentPart, ChatMessage, ChatRequest, ChatTool, ChatToolCall, ChatToolChoice } from './wire.js'
+import type { ChatMessage, ChatRequest, ChatTool, ChatToolCall, ChatToolChoice } from './wire.js'
 
 const KNOWN = new Set([
   'model',
@@ -46,78 +48,6 @@ const KNOWN = new Set([
   'store',
   'modalities',
 ])
-
-const EFFORTS = new Set(['none', 'minimal', 'low', 'medium', 'high', 'xhigh'])
-const AUDIO_MIME: Readonly<Record<string, string>> = { wav: 'audio/wav', mp3: 'audio/mp3' }
-
-/** A `data:` URL's type and base64 payload. */
-export function parseDataUrl(url: string): { mimeType: string; data: string } | undefined {
-  const match = /^data:([\w.+-]+\/[\w.+-]+)(?:;[\w.+-]+=[^;,]*)*;base64,(.*)$/s.exec(url)
-  return match ? { mimeType: (match[1] as string).toLowerCase(), data: match[2] as string } : undefined
-}
-
-/** The image type a URL's file extension names, if it names one. */
-export function imageTypeOfUrl(url: string): string | undefined {
-  const ext = /\.(png|jpe?g|webp|gif|heic|heif)(?:[?#]|$)/i.exec(url)?.[1]?.toLowerCase()
-  return ext === undefined ? undefined : `image/${ext === 'jpg' ? 'jpeg' : ext}`
-}
-
-function text(value: unknown, path: string, allowRefusal: boolean): HubPart[] {
-  if (typeof value === 'string') return value === '' ? [] : [{ type: 'text', text: value }]
-  return array(value, path).map((item, i) => {
-    const where = at(path, i)
-    const part = object(item, where)
-    if (part.type === 'text') return { type: 'text', text: string(part.text, at(where, 'text')) }
-    if (allowRefusal && part.type === 'refusal') return { type: 'refusal', text: string(part.refusal, at(where, 'refusal')) }
-    return inexpressible(at(where, 'type'), 'is a content part not allowed in this message')
-  })
-}
-
-function media(part: JsonObject, path: string): HubPart {
-  if (part.type === 'image_url') {
-    const image = object(part.image_url, at(path, 'image_url'))
-    onlyKnown(image, new Set(['url', 'detail']), at(path, 'image_url'))
-    if (!absent(image.detail) && image.detail !== 'auto')
-      inexpressible(at(path, 'image_url.detail'), "asks for an image detail other than 'auto'")
-    const url = string(image.url, at(path, 'image_url.url'))
-    const inline = parseDataUrl(url)
-    if (inline) {
-      if (mediaClass(inline.mimeType) !== 'image')
-        inexpressible(at(path, 'image_url.url'), `holds '${inline.mimeType}', not a supported image type`)
-      return { type: 'media', media: { kind: 'inline', ...inline }, filename: undefined }
-    }
-    if (!/^https?:\/\//i.test(url)) refuse(at(path, 'image_url.url'), `'${path}.image_url.url' must be an http(s) or base64 data URL.`)
-    return { type: 'media', media: { kind: 'url', url, mimeType: imageTypeOfUrl(url) }, filename: undefined }
-  }
-  if (part.type === 'input_audio') {
-    const audio = object(part.input_audio, at(path, 'input_audio'))
-    const format = string(audio.format, at(path, 'input_audio.format'))
-    const mimeType = AUDIO_MIME[format]
-    if (mimeType === undefined) inexpressible(at(path, 'input_audio.format'), `is '${format}', not wav or mp3`)
-    return {
-      type: 'media',
-      media: { kind: 'inline', mimeType, data: string(audio.data, at(path, 'input_audio.data')) },
-      filename: undefined,
-    }
-  }
-  if (part.type === 'file') {
-    const file = object(part.file, at(path, 'file'))
-    if (!absent(file.file_id)) inexpressible(at(path, 'file.file_id'), "refers to a file stored with the client's provider")
-    const inline = parseDataUrl(string(file.file_data, at(path, 'file.file_data')))
-    if (!inline) refuse(at(path, 'file.file_data'), `'${path}.file.file_data' must be a base64 data URL.`)
-    if (mediaClass(inline.mimeType) === undefined) inexpressible(at(path, 'file.file_data'), `holds '${inline.mimeType}'`)
-    return { type: 'media', media: { kind: 'inline', ...inline }, filename: optional(file, 'filename', at(path, 'file'), string) }
-  }
-  return inexpressible(at(path, 'type'), `is '${String(part.type)}', a content part this gateway cannot translate`)
-}
-
-function userParts(value: unknown, path: string): HubPart[] {
-  if (typeof value === 'string') return [{ type: 'text', text: value }]
-  return array(value, path).map((item, i) => {
-    const part = object(item, at(path, i))
-    return part.type === 'text' ? { type: 'text', text: string(part.text, at(at(path, i), 'text')) } : media(part, at(path, i))
-  })
-}
 
 function toolCall(value: unknown, path: string): HubPart & { type: 'tool_call' } {
   const call = object(value, path)
@@ -253,14 +183,14 @@ export function chatRequestToHub(body: JsonObject): HubRequest {
   neutral(body, 'parallel_tool_calls', (v) => v === true, 'turns parallel tool calls off')
   neutral(body, 'logprobs', (v) => v === false, 'asks for log probabilities')
   neutral(body, 'store', (v) => v === false, 'asks the provider to store the completion')
-  neutral(body, 'modalities', (v) => Array.isArray(v) && v.length === 1 && v[0] === 'text', 'asks for output other than text')
+  neutral(body, 'modalities', (v) => isStrings(v) && v.length === 1 && v[0] === 'text', 'asks for output other than text')
   const max = optional(body, 'max_completion_tokens', '', integer)
   const legacyMax = optional(body, 'max_tokens', '', integer)
   if (max !== undefined && legacyMax !== undefined && max !== legacyMax)
     refuse('max_tokens', "'max_tokens' and 'max_completion_tokens' disagree.")
   const stop = body.stop
   const effort = optional(body, 'reasoning_effort', '', string)
-  if (effort !== undefined && !EFFORTS.has(effort)) inexpressible('reasoning_effort', `is '${effort}'`)
+  if (effort !== undefined && !isEffort(effort)) inexpressible('reasoning_effort', `is '${effort}'`)
   const streamOptions = optional(body, 'stream_options', '', object)
   if (streamOptions) onlyKnown(streamOptions, new Set(['include_usage']), 'stream_options')
   const { system, messages } = conversation(body.messages)
@@ -280,7 +210,7 @@ export function chatRequestToHub(body: JsonObject): HubRequest {
     seed: optional(body, 'seed', '', integer),
     presencePenalty: optional(body, 'presence_penalty', '', number),
     frequencyPenalty: optional(body, 'frequency_penalty', '', number),
-    reasoning: effort === undefined ? undefined : ({ effort } as HubReasoning),
+    reasoning: effort === undefined ? undefined : { effort },
     includeUsage: streamOptions !== undefined && optional(streamOptions, 'include_usage', 'stream_options', boolean) === true,
   }
 }
@@ -291,29 +221,6 @@ function effortOf(reasoning: HubReasoning): string | undefined {
   if (reasoning.budget < 0) return undefined
   if (reasoning.budget === 0) return 'none'
   return reasoning.budget <= 1024 ? 'low' : reasoning.budget <= 8192 ? 'medium' : 'high'
-}
-
-function dataUrl(media: HubMedia & { kind: 'inline' }): string {
-  return `data:${media.mimeType};base64,${media.data}`
-}
-
-function contentPart(part: HubPart): ChatContentPart {
-  if (part.type === 'text' || part.type === 'refusal') return { type: 'text', text: part.text }
-  if (part.type !== 'media') throw new TypeError(`a ${part.type} part is not content`)
-  const { media } = part
-  if (media.kind === 'url') return { type: 'image_url', image_url: { url: media.url } }
-  const kind = mediaClass(media.mimeType)
-  if (kind === 'audio')
-    return { type: 'input_audio', input_audio: { data: media.data, format: media.mimeType === 'audio/wav' ? 'wav' : 'mp3' } }
-  if (kind === 'document') return { type: 'file', file: { file_data: dataUrl(media), filename: part.filename ?? 'document.pdf' } }
-  return { type: 'image_url', image_url: { url: dataUrl(media) } }
-}
-
-/** Plain text when a message is one text part, as most servers expect; parts otherwise. */
-function content(parts: HubPart[]): string | ChatContentPart[] {
-  const only = parts[0]
-  if (parts.length === 1 && only?.type === 'text') return only.text
-  return parts.map(contentPart)
 }
 
 /** A tool's output as the text a tool message carries; `{ output: text }` is Gemini's wrapper of plain text. */
@@ -353,7 +260,8 @@ function messages(hub: HubRequest): ChatMessage[] {
 function choice(choice: HubToolChoice): ChatToolChoice {
   const only = choice.only
   if (only === undefined || choice.mode !== 'required') return choice.mode
-  if (only.length === 1) return { type: 'function', function: { name: only[0] as string } }
+  const [name] = only
+  if (only.length === 1 && name !== undefined) return { type: 'function', function: { name } }
   return {
     type: 'allowed_tools',
     allowed_tools: { mode: 'required', tools: only.map((name) => ({ type: 'function', function: { name } })) },

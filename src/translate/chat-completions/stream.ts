@@ -2,7 +2,7 @@
 
 import type { CallPlan, StreamDecoder, StreamEncoder } from '../format.js'
 import { type HubStreamEvent, type HubUsage, unreadable } from '../hub.js'
-import { isObject, type JsonObject, parseJson } from '../result.js'
+import { isObject, type JsonObject, list, parseJson } from '../result.js'
 import {
   chatErrorFromHub,
   chatErrorToHub,
@@ -21,8 +21,7 @@ export const DONE = '[DONE]'
 function deltaEvents(choice: number, delta: JsonObject, out: HubStreamEvent[]): void {
   if (typeof delta.content === 'string' && delta.content !== '') out.push({ type: 'text', choice, text: delta.content })
   if (typeof delta.refusal === 'string' && delta.refusal !== '') out.push({ type: 'refusal', choice, text: delta.refusal })
-  if (!Array.isArray(delta.tool_calls)) return
-  for (const item of delta.tool_calls) {
+  for (const item of list(delta.tool_calls)) {
     if (!isObject(item) || typeof item.index !== 'number') continue
     const fn = isObject(item.function) ? item.function : {}
     out.push({
@@ -56,7 +55,7 @@ export class ChatStreamDecoder implements StreamDecoder {
         created: typeof chunk.created === 'number' ? chunk.created : undefined,
       })
     }
-    for (const item of Array.isArray(chunk.choices) ? chunk.choices : []) {
+    for (const item of list(chunk.choices)) {
       if (!isObject(item) || typeof item.index !== 'number') continue
       if (isObject(item.delta)) deltaEvents(item.index, item.delta, out)
       const finish = finishToHub(item.finish_reason)

@@ -1,7 +1,7 @@
 // Generate-content requests ⇄ hub requests.
 
 import type { HubFunction, HubMessage, HubOutput, HubPart, HubReasoning, HubRequest, HubToolChoice, HubToolOutput } from '../hub.js'
-import { mediaClass } from '../hub.js'
+import { type HubEffort, isEffort, mediaClass } from '../hub.js'
 import {
   absent,
   array,
@@ -10,6 +10,7 @@ import {
   inexpressible,
   integer,
   isObject,
+  isStrings,
   type JsonObject,
   number,
   object,
@@ -40,8 +41,7 @@ const CONFIG = new Set([
 ])
 
 /** Google's documented thinking budgets for each effort (its OpenAI-compatibility table; `xhigh` is the largest budget). */
-const BUDGET: Readonly<Record<string, number>> = { none: 0, minimal: 1024, low: 1024, medium: 8192, high: 24576, xhigh: 32768 }
-const LEVELS = new Set(['minimal', 'low', 'medium', 'high'])
+const BUDGET: Readonly<Record<HubEffort, number>> = { none: 0, minimal: 1024, low: 1024, medium: 8192, high: 24576, xhigh: 32768 }
 
 /** Files uploaded to Google's Files API live on its own host; no other upstream can fetch them. */
 const GOOGLE_FILES = /^https:\/\/generativelanguage\.googleapis\.com\//i
@@ -111,8 +111,9 @@ function part(value: unknown, path: string, role: 'user' | 'assistant', pending:
     const id = optional(response, 'id', where, string)
     // Gemini matches a response to its call by name (in order); the upstream needs the call's id.
     const match = pending.findIndex((call) => (id === undefined || call.id === id) && call.name === name)
-    if (match < 0) refuse(at(where, 'name'), `'${where}' answers no function call of the model turn before it.`)
-    const [call] = pending.splice(match, 1) as [Pending]
+    const call = pending[match]
+    if (call === undefined) refuse(at(where, 'name'), `'${where}' answers no function call of the model turn before it.`)
+    pending.splice(match, 1)
     return { type: 'tool_result', id: call.id, name, output: { kind: 'json', value: object(response.response, at(where, 'response')) } }
   }
   return inexpressible(where, `is '${key}' data in a ${role === 'user' ? 'user' : 'model'} turn`)
@@ -189,8 +190,12 @@ function reasoning(value: unknown): HubReasoning | undefined {
   const level = optional(config, 'thinkingLevel', 'generationConfig.thinkingConfig', string)?.toLowerCase()
   if (budget !== undefined && level !== undefined)
     refuse('generationConfig.thinkingConfig.thinkingLevel', "'thinkingBudget' and 'thinkingLevel' exclude each other.")
-  if (level !== undefined && !LEVELS.has(level)) inexpressible('generationConfig.thinkingConfig.thinkingLevel', `is '${level}'`)
-  if (level !== undefined) return { effort: level as 'minimal' | 'low' | 'medium' | 'high' }
+  if (level !== undefined) {
+    // Gemini's levels are a subset of the efforts, by the same names.
+    if (!isEffort(level) || level === 'none' || level === 'xhigh')
+      inexpressible('generationConfig.thinkingConfig.thinkingLevel', `is '${level}'`)
+    return { effort: level }
+  }
   return budget === undefined ? undefined : { budget }
 }
 
@@ -203,7 +208,7 @@ export function geminiRequestToHub(fields: JsonObject): HubRequest {
   const config = optional(body, 'generationConfig', '', message) ?? {}
   onlyKnown(config, CONFIG, 'generationConfig')
   const modalities = config.responseModalities
-  if (!absent(modalities) && !(Array.isArray(modalities) && modalities.every((m) => m === 'TEXT'))) {
+  if (!absent(modalities) && !(isStrings(modalities) && modalities.every((m) => m === 'TEXT'))) {
     inexpressible('generationConfig.responseModalities', 'asks for output other than text')
   }
   const tools = absent(body.tools) ? [] : functions(body.tools)
@@ -296,7 +301,7 @@ function generationConfig(hub: HubRequest): GeminiGenerationConfig | undefined {
     else config.responseJsonSchema = described
   }
   if (hub.reasoning)
-    config.thinkingConfig = { thinkingBudget: 'budget' in hub.reasoning ? hub.reasoning.budget : (BUDGET[hub.reasoning.effort] as number) }
+    config.thinkingConfig = { thinkingBudget: 'budget' in hub.reasoning ? hub.reasoning.budget : BUDGET[hub.reasoning.effort] }
   return Object.keys(config).length > 0 ? config : undefined
 }
 

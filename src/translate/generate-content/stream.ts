@@ -2,7 +2,7 @@
 
 import type { CallPlan, StreamDecoder, StreamEncoder } from '../format.js'
 import { type HubFinish, type HubStreamEvent, unreadable } from '../hub.js'
-import { isObject, parseJson } from '../result.js'
+import { isObject, list, parseJson } from '../result.js'
 import {
   answerCallId,
   answerPart,
@@ -17,6 +17,13 @@ import {
 } from './response.js'
 import type { GeminiCandidate, GeminiPart, GeminiResponse } from './wire.js'
 
+/** The HTTP status a streamed Google error names in its `code`, else 500. */
+function errorStatus(body: unknown): number {
+  const first: unknown = Array.isArray(body) ? body[0] : body
+  const code = isObject(first) && isObject(first.error) ? first.error.code : undefined
+  return typeof code === 'number' && code >= 400 && code <= 599 ? code : 500
+}
+
 /** Reads generate-content events from an upstream stream. Gemini sends each function call whole, in one event. */
 export class GeminiStreamDecoder implements StreamDecoder {
   private started = false
@@ -29,7 +36,7 @@ export class GeminiStreamDecoder implements StreamDecoder {
   event(data: string): HubStreamEvent[] {
     const response = parseJson(data)
     if (Array.isArray(response) || (isObject(response) && isObject(response.error))) {
-      return [{ type: 'error', status: 500, error: geminiErrorToHub(response) }]
+      return [{ type: 'error', status: errorStatus(response), error: geminiErrorToHub(response) }]
     }
     if (!isObject(response)) return [unreadable()]
     const out: HubStreamEvent[] = []
@@ -43,7 +50,7 @@ export class GeminiStreamDecoder implements StreamDecoder {
         created: undefined,
       })
     }
-    const candidates = Array.isArray(response.candidates) ? response.candidates : []
+    const candidates = list(response.candidates)
     for (const [i, item] of candidates.entries()) {
       if (!isObject(item)) continue
       const choice = typeof item.index === 'number' ? item.index : i

@@ -323,3 +323,22 @@ describe('a stream through both translators', () => {
     ])
   })
 })
+
+describe('a stream the upstream broke off', () => {
+  it('ends with one error event in the client format and no [DONE]', () => {
+    const toChat = chatToGemini.stream(planOf(chatToGemini, chatRequest(true), true))
+    const text = toChat.write(sseEvent(JSON.stringify(GEMINI_TEXT[0]))) + toChat.fail(502, 'The upstream stream broke off.')
+    expect(frames(text).slice(1)).toEqual([
+      { error: { message: 'The upstream stream broke off.', type: 'api_error', param: null, code: null } },
+    ])
+    const toGemini = geminiToChat.stream(planOf(geminiToChat, geminiRequest, true))
+    expect(frames(toGemini.fail(502, 'The upstream stream broke off.'))).toEqual([
+      { error: { code: 502, message: 'The upstream stream broke off.', status: 'UNAVAILABLE' } },
+    ])
+  })
+
+  it('keeps the status a streamed Google error names', () => {
+    const out = run(chatToGemini, chatRequest(false), [{ error: { code: 429, message: 'Quota exceeded', status: 'RESOURCE_EXHAUSTED' } }])
+    expect(out[0]).toEqual({ error: { message: 'Quota exceeded', type: 'rate_limit_error', param: null, code: 'RESOURCE_EXHAUSTED' } })
+  })
+})
