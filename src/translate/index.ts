@@ -14,13 +14,17 @@
  *   something that is not its format (a 502).
  * - `error(status, body)`: an upstream error body in the client's format; the status is kept as it is.
  * - `stream(plan)`: a `StreamTranslator`; feed it the upstream's bytes with `write` as they arrive (or parsed
- *   SSE `data` with `event`), write what it returns to the client, call `end` when the upstream ends. Its
- *   `usage()` gives the upstream's token counts for billing whatever the client asked to see.
+ *   SSE `data` with `event`), write what it returns to the client, call `end` when the upstream ends (or `fail`
+ *   when it broke off). Its `usage()` gives the upstream's token counts whatever the client asked to see.
  *
  * Rules the mapping keeps:
  * - Readers refuse, by field, whatever the hub cannot hold: unknown fields, and values the other format cannot
- *   express. Nothing is dropped in silence, except the few things that change nothing the model says (Gemini's
- *   thought signatures toward a chat upstream, `additionalProperties: false` toward Gemini's schema subset).
+ *   express. Nothing is dropped in silence, except what changes nothing the model says: Gemini's thought
+ *   signatures toward a chat upstream, `additionalProperties: false` toward Gemini's schema subset (Gemini never
+ *   adds undeclared properties), a `json_schema` name (a label; Gemini has no field for it).
+ * - Answers cannot be refused, so their words without a match are mapped to the nearest: Gemini's finish reasons
+ *   that mean withheld content become `content_filter`, the others (OTHER, MALFORMED_FUNCTION_CALL, …) `stop`; a
+ *   chat refusal becomes text; Gemini thought summaries (only sent when asked, which is refused) are left out.
  * - Writers are total: anything in the hub has a form in every format.
  * - Usage: Gemini input = promptTokenCount + toolUsePromptTokenCount, output = candidatesTokenCount +
  *   thoughtsTokenCount; chat completion tokens already include reasoning tokens.

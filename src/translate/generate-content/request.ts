@@ -50,7 +50,7 @@ const GOOGLE_FILES = /^https:\/\/generativelanguage\.googleapis\.com\//i
 const message = (value: unknown, path: string): JsonObject => camelKeys(object(value, path), path)
 
 /** An id for a call that came without one: stable for the same history, unique within it. */
-export const callId = (content: number, part: number) => `call_${content}_${part}`
+const callId = (content: number, part: number) => `call_${content}_${part}`
 
 function textOf(value: unknown, path: string): string {
   const part = message(value, path)

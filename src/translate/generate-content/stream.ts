@@ -114,11 +114,10 @@ export class GeminiStreamEncoder implements StreamEncoder {
     this.model = plan.model
   }
 
-  private closeCalls(choice: number, parts: GeminiPart[], keep?: number): void {
+  private closeCalls(choice: number, parts: GeminiPart[]): void {
     const calls = this.open.get(choice)
     if (!calls) return
     for (const [index, call] of calls) {
-      if (index === keep) continue
       calls.delete(index)
       const args = parseJson(call.args === '' ? '{}' : call.args)
       // Arguments cut short (the answer hit its token limit) cannot be called; the finish reason says why.

@@ -341,3 +341,31 @@ describe('generate-content request to chat', () => {
     expect(refusedField(geminiToChat, { contents })).toBe(field)
   })
 })
+
+describe('protobuf field names', () => {
+  it('refuses a field given in both spellings', () => {
+    expect(
+      refusedField(geminiToChat, {
+        contents: [{ parts: [{ text: 'x' }] }],
+        generationConfig: { maxOutputTokens: 1, max_output_tokens: 2 },
+      }),
+    ).toBe('generationConfig.maxOutputTokens')
+  })
+
+  it('leaves the names inside function arguments and schemas alone', () => {
+    const body = upstreamBody(geminiToChat, {
+      contents: [
+        { role: 'model', parts: [{ function_call: { name: 'f', args: { snake_case: 1 } } }] },
+        { role: 'user', parts: [{ function_response: { name: 'f', response: { snake_case: 2 } } }] },
+      ],
+      tools: [{ function_declarations: [{ name: 'f', parameters: { type: 'OBJECT', properties: { snake_case: { type: 'INTEGER' } } } }] }],
+    })
+    expect(body).toMatchObject({
+      messages: [
+        { role: 'assistant', tool_calls: [{ function: { arguments: '{"snake_case":1}' } }] },
+        { role: 'tool', content: '{"snake_case":2}' },
+      ],
+      tools: [{ function: { parameters: { type: 'object', properties: { snake_case: { type: 'integer' } } } } }],
+    })
+  })
+})
