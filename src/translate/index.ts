@@ -73,9 +73,9 @@ export interface TranslatedRequest {
 export interface Translator {
   /** The client's request body (parsed) for the upstream. */
   request(fields: JsonObject, call: CallInfo): Translated<TranslatedRequest>
-  /** An upstream 2xx body (parsed) for the client. */
+  /** An upstream 2xx body (its bytes, or already parsed) for the client. */
   response(body: unknown, plan: CallPlan): Translated<object>
-  /** An upstream error body (parsed JSON, or its text) for the client; the status stays the upstream's. */
+  /** An upstream error body (its bytes, its text, or parsed JSON) for the client; the status stays the upstream's. */
   error(status: number, body: unknown): object
   /** A translator for the upstream's event stream. */
   stream(plan: CallPlan): StreamTranslator
@@ -102,10 +102,13 @@ function join(from: WireFormat, to: WireFormat): Translator {
         return { body: to.requestFromHub(hub, plan), plan }
       })
     },
-    response: (body, plan) => attempt(() => from.responseFromHub(to.responseToHub(body, plan), plan)),
+    response(body, plan) {
+      const parsed = Buffer.isBuffer(body) ? parseJson(body.toString('utf8')) : body
+      return attempt(() => from.responseFromHub(to.responseToHub(parsed, plan), plan))
+    },
     error(status, body) {
-      const parsed = typeof body === 'string' ? (parseJson(body) ?? body) : body
-      return from.errorFromHub(status, to.errorToHub(parsed))
+      const text = Buffer.isBuffer(body) ? body.toString('utf8') : body
+      return from.errorFromHub(status, to.errorToHub(typeof text === 'string' ? (parseJson(text) ?? text) : text))
     },
     stream: (plan) => new StreamTranslator(to.streamDecoder(plan), from.streamEncoder(plan)),
   }

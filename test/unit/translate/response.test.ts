@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { gemini, openai } from '../../../src/dialects/index.js'
+import { translatorFor } from '../../../src/translate/index.js'
 import { chatToGemini, geminiToChat, ok, planOf } from './helpers.js'
 
 const chatPlan = planOf(chatToGemini, { model: 'm', messages: [{ role: 'user', content: 'x' }] })
@@ -331,5 +332,23 @@ describe('errors', () => {
       error: { message: '<html>Bad Gateway</html>', type: 'api_error', param: null, code: null },
     })
     expect(geminiToChat.error(500, '')).toEqual({ error: { code: 500, message: 'The upstream model failed.', status: 'INTERNAL' } })
+  })
+})
+
+describe('bodies as the pipeline holds them', () => {
+  it('takes answers and errors as bytes', () => {
+    const body = Buffer.from(
+      JSON.stringify({ candidates: [{ content: { parts: [{ text: 'hi' }], role: 'model' }, finishReason: 'STOP', index: 0 }] }),
+    )
+    expect(forChat(body)).toMatchObject({ choices: [{ message: { content: 'hi' } }] })
+    expect(chatToGemini.response(Buffer.from('not json'), chatPlan)).toMatchObject({ ok: false, field: '' })
+    expect(chatToGemini.error(404, Buffer.from('{"error":{"code":404,"message":"models/x is not found","status":"NOT_FOUND"}}'))).toEqual({
+      error: { message: 'models/x is not found', type: 'not_found_error', param: null, code: 'NOT_FOUND' },
+    })
+  })
+
+  it('has no translator for a same-format call, which stays passthrough', () => {
+    expect(translatorFor(openai, openai)).toBeUndefined()
+    expect(translatorFor(gemini, gemini)).toBeUndefined()
   })
 })
