@@ -2,24 +2,8 @@ import type { IncomingHttpHeaders } from 'node:http'
 import { invariant } from '../../errors.js'
 import type { Dialect, ListedModel, OperationFormat } from '../dialect.js'
 import { bearer, tokenCount } from '../shared.js'
+import { googleStatus } from './status.js'
 import { validateGenerateContent } from './validate.js'
-
-const GOOGLE_STATUS: Partial<Record<number, string>> = {
-  400: 'INVALID_ARGUMENT',
-  401: 'UNAUTHENTICATED',
-  403: 'PERMISSION_DENIED',
-  404: 'NOT_FOUND',
-  405: 'INVALID_ARGUMENT',
-  408: 'DEADLINE_EXCEEDED',
-  409: 'ABORTED',
-  413: 'INVALID_ARGUMENT',
-  415: 'INVALID_ARGUMENT',
-  422: 'FAILED_PRECONDITION',
-  429: 'RESOURCE_EXHAUSTED',
-  502: 'UNAVAILABLE',
-  503: 'UNAVAILABLE',
-  504: 'DEADLINE_EXCEEDED',
-}
 
 /** `x-goog-api-key` (what the Google GenAI SDK sends), then `?key=`, then `Authorization: Bearer`. */
 function clientKey(headers: IncomingHttpHeaders, query: URLSearchParams): string | undefined {
@@ -51,7 +35,7 @@ export const gemini: Dialect = {
   modelList: (models) => ({ models: models.map(modelObject) }),
   modelObject,
   errorBody: ({ status, message }) => ({
-    error: { code: status, message, status: GOOGLE_STATUS[status] ?? (status >= 500 ? 'INTERNAL' : 'INVALID_ARGUMENT') },
+    error: { code: status, message, status: googleStatus(status) },
   }),
   usageField: 'usageMetadata',
   usage(response) {
@@ -83,4 +67,5 @@ export const generateContent: OperationFormat = {
   },
 }
 
+export { googleStatus } from './status.js'
 export { validateGeminiAlt } from './validate.js'

@@ -1,0 +1,307 @@
+// Chat-completions requests ⇄ hub requests.
+
+import type { CallPlan } from '../format.js'
+import type { HubFunction, HubMessage, HubOutput, HubPart, HubReasoning, HubRequest, HubToolChoice } from '../hub.js'
+import { isEffort } from '../hub.js'
+import {
+  absent,
+  array,
+  at,
+  boolean,
+  inexpressible,
+  integer,
+  isObject,
+  isStrings,
+  type JsonObject,
+  number,
+  object,
+  onlyKnown,
+  optional,
+  put,
+  refuse,
+  string,
+} from '../result.js'
+import { content, text, userParts } from './content.js'
+import { parseArguments, signatureOf } from './response.js'
+import type { ChatMessage, ChatRequest, ChatTool, ChatToolCall, ChatToolChoice } from './wire.js'
+
+const KNOWN = new Set([
+  'model',
+  'messages',
+  'stream',
+  'stream_options',
+  'tools',
+  'tool_choice',
+  'parallel_tool_calls',
+  'response_format',
+  'temperature',
+  'top_p',
+  'max_completion_tokens',
+  'max_tokens',
+  'stop',
+  'n',
+  'seed',
+  'presence_penalty',
+  'frequency_penalty',
+  'reasoning_effort',
+  'logprobs',
+  'store',
+  'modalities',
+])
+
+function toolCall(value: unknown, path: string): HubPart & { type: 'tool_call' } {
+  const call = object(value, path)
+  onlyKnown(call, new Set(['id', 'type', 'function', 'extra_content']), path)
+  if (call.type !== 'function') inexpressible(at(path, 'type'), 'is not a function call')
+  const fn = object(call.function, at(path, 'function'))
+  const args = parseArguments(string(fn.arguments, at(path, 'function.arguments')), at(path, 'function.arguments'))
+  const signature = signatureOf(call)
+  return { type: 'tool_call', id: string(call.id, at(path, 'id')), name: string(fn.name, at(path, 'function.name')), args, signature }
+}
+
+const MESSAGE_FIELDS: Readonly<Record<string, ReadonlySet<string>>> = {
+  system: new Set(['role', 'content']),
+  developer: new Set(['role', 'content']),
+  user: new Set(['role', 'content']),
+  assistant: new Set(['role', 'content', 'tool_calls', 'refusal']),
+  tool: new Set(['role', 'content', 'tool_call_id']),
+}
+
+function conversation(value: unknown): { system: string[]; messages: HubMessage[] } {
+  const system: string[] = []
+  const messages: HubMessage[] = []
+  // A tool message names only the call's id; the function's name comes from the nearest assistant turn that made it.
+  const callNames = new Map<string, string>()
+  array(value, 'messages').forEach((item, i) => {
+    const path = `messages[${i}]`
+    const message = object(item, path)
+    const role = string(message.role, at(path, 'role'))
+    const fields = MESSAGE_FIELDS[role]
+    if (fields === undefined) inexpressible(at(path, 'role'), `is '${role}'`)
+    onlyKnown(message, fields, path)
+    if (role === 'system' || role === 'developer') {
+      if (messages.length > 0) inexpressible(at(path, 'role'), 'is a system message after the conversation started')
+      for (const part of text(message.content, at(path, 'content'), false)) if (part.type === 'text') system.push(part.text)
+      return
+    }
+    if (role === 'user') {
+      messages.push({ role: 'user', parts: userParts(message.content, at(path, 'content')) })
+      return
+    }
+    if (role === 'assistant') {
+      const parts = absent(message.content) ? [] : text(message.content, at(path, 'content'), true)
+      const refusal = optional(message, 'refusal', path, string)
+      if (refusal !== undefined) parts.push({ type: 'refusal', text: refusal })
+      const calls = optional(message, 'tool_calls', path, array) ?? []
+      calls.forEach((call, j) => {
+        const part = toolCall(call, at(at(path, 'tool_calls'), j))
+        callNames.set(part.id, part.name)
+        parts.push(part)
+      })
+      messages.push({ role: 'assistant', parts })
+      return
+    }
+    const id = string(message.tool_call_id, at(path, 'tool_call_id'))
+    const name = callNames.get(id)
+    if (name === undefined) refuse(at(path, 'tool_call_id'), `'${path}.tool_call_id' matches no tool call of an earlier assistant message.`)
+    const output = text(message.content, at(path, 'content'), false)
+      .map((part) => (part.type === 'text' ? part.text : ''))
+      .join('')
+    const result: HubPart = { type: 'tool_result', id, name, output: { kind: 'text', text: output } }
+    const last = messages[messages.length - 1]
+    // Consecutive tool messages answer one assistant turn together: one user turn, as Gemini wants them.
+    if (last?.role === 'user' && last.parts.every((part) => part.type === 'tool_result')) last.parts.push(result)
+    else messages.push({ role: 'user', parts: [result] })
+  })
+  return { system, messages }
+}
+
+function tools(value: unknown): { tools: HubFunction[]; strict: boolean } {
+  const list = array(value, 'tools')
+  const strict = list.map((item) => isObject(item) && isObject(item.function) && item.function.strict === true)
+  if (strict.some((s) => s) && !strict.every((s) => s)) {
+    inexpressible(`tools[${strict.indexOf(false)}].function.strict`, 'differs between tools (strict schemas are all or none upstream)')
+  }
+  const functions = list.map((item, i): HubFunction => {
+    const path = `tools[${i}]`
+    const tool = object(item, path)
+    if (tool.type !== 'function') inexpressible(at(path, 'type'), `is '${String(tool.type)}', not 'function'`)
+    onlyKnown(tool, new Set(['type', 'function']), path)
+    const fn = object(tool.function, at(path, 'function'))
+    onlyKnown(fn, new Set(['name', 'description', 'parameters', 'strict']), at(path, 'function'))
+    return {
+      name: string(fn.name, at(path, 'function.name')),
+      description: optional(fn, 'description', at(path, 'function'), string),
+      parameters: optional(fn, 'parameters', at(path, 'function'), object),
+    }
+  })
+  return { tools: functions, strict: strict.length > 0 && strict.every((s) => s) }
+}
+
+function toolChoice(value: unknown): HubToolChoice {
+  if (value === 'auto' || value === 'none' || value === 'required') return { mode: value, only: undefined }
+  const choice = object(value, 'tool_choice')
+  if (choice.type === 'function') {
+    return { mode: 'required', only: [string(object(choice.function, 'tool_choice.function').name, 'tool_choice.function.name')] }
+  }
+  if (choice.type === 'allowed_tools') {
+    const allowed = object(choice.allowed_tools, 'tool_choice.allowed_tools')
+    if (allowed.mode !== 'required')
+      inexpressible('tool_choice.allowed_tools.mode', "narrows the tools without requiring a call (only 'required' can be translated)")
+    const names = array(allowed.tools, 'tool_choice.allowed_tools.tools').map((tool, i) => {
+      const path = `tool_choice.allowed_tools.tools[${i}]`
+      return string(object(object(tool, path).function, at(path, 'function')).name, at(path, 'function.name'))
+    })
+    return { mode: 'required', only: names }
+  }
+  return refuse('tool_choice', "'tool_choice' must be 'auto', 'none', 'required' or a function or allowed_tools object.")
+}
+
+function output(value: unknown): HubOutput | undefined {
+  const format = object(value, 'response_format')
+  if (format.type === 'text') return undefined
+  if (format.type === 'json_object') return { type: 'json' }
+  if (format.type !== 'json_schema') return inexpressible('response_format.type', `is '${String(format.type)}'`)
+  const spec = object(format.json_schema, 'response_format.json_schema')
+  onlyKnown(spec, new Set(['name', 'description', 'schema', 'strict']), 'response_format.json_schema')
+  return {
+    type: 'json_schema',
+    name: optional(spec, 'name', 'response_format.json_schema', string),
+    description: optional(spec, 'description', 'response_format.json_schema', string),
+    schema: optional(spec, 'schema', 'response_format.json_schema', object) ?? { type: 'object' },
+    strict: spec.strict === true,
+  }
+}
+
+function neutral(body: JsonObject, field: string, allowed: (value: unknown) => boolean, what: string): void {
+  if (!absent(body[field]) && !allowed(body[field])) inexpressible(field, what)
+}
+
+/** Reads a chat-completions request into the hub; refuses what the hub cannot hold, by field. */
+export function chatRequestToHub(body: JsonObject): HubRequest {
+  onlyKnown(body, KNOWN, '')
+  neutral(body, 'parallel_tool_calls', (v) => v === true, 'turns parallel tool calls off')
+  neutral(body, 'logprobs', (v) => v === false, 'asks for log probabilities')
+  neutral(body, 'store', (v) => v === false, 'asks the provider to store the completion')
+  neutral(body, 'modalities', (v) => isStrings(v) && v.length === 1 && v[0] === 'text', 'asks for output other than text')
+  const max = optional(body, 'max_completion_tokens', '', integer)
+  const legacyMax = optional(body, 'max_tokens', '', integer)
+  if (max !== undefined && legacyMax !== undefined && max !== legacyMax)
+    refuse('max_tokens', "'max_tokens' and 'max_completion_tokens' disagree.")
+  const stop = body.stop
+  const effort = optional(body, 'reasoning_effort', '', string)
+  if (effort !== undefined && !isEffort(effort)) inexpressible('reasoning_effort', `is '${effort}'`)
+  const streamOptions = optional(body, 'stream_options', '', object)
+  if (streamOptions) onlyKnown(streamOptions, new Set(['include_usage']), 'stream_options')
+  const { system, messages } = conversation(body.messages)
+  const declared = absent(body.tools) ? { tools: [], strict: false } : tools(body.tools)
+  return {
+    system,
+    messages,
+    tools: declared.tools,
+    strictTools: declared.strict,
+    toolChoice: absent(body.tool_choice) ? undefined : toolChoice(body.tool_choice),
+    output: absent(body.response_format) ? undefined : output(body.response_format),
+    temperature: optional(body, 'temperature', '', number),
+    topP: optional(body, 'top_p', '', number),
+    maxOutputTokens: max ?? legacyMax,
+    stop: absent(stop) ? undefined : typeof stop === 'string' ? [stop] : array(stop, 'stop').map((s, i) => string(s, `stop[${i}]`)),
+    candidates: optional(body, 'n', '', integer),
+    seed: optional(body, 'seed', '', integer),
+    presencePenalty: optional(body, 'presence_penalty', '', number),
+    frequencyPenalty: optional(body, 'frequency_penalty', '', number),
+    reasoning: effort === undefined ? undefined : { effort },
+    includeUsage: streamOptions !== undefined && optional(streamOptions, 'include_usage', 'stream_options', boolean) === true,
+  }
+}
+
+/** Thinking budgets read back as the nearest effort (the reverse of Google's documented effort → budget table). */
+function effortOf(reasoning: HubReasoning): string | undefined {
+  if ('effort' in reasoning) return reasoning.effort
+  if (reasoning.budget < 0) return undefined
+  if (reasoning.budget === 0) return 'none'
+  return reasoning.budget <= 1024 ? 'low' : reasoning.budget <= 8192 ? 'medium' : 'high'
+}
+
+/** A tool's output as the text a tool message carries; `{ output: text }` is Gemini's wrapper of plain text. */
+export function toolText(part: HubPart & { type: 'tool_result' }): string {
+  const { output } = part
+  if (output.kind === 'text') return output.text
+  const keys = Object.keys(output.value)
+  if (keys.length === 1 && keys[0] === 'output' && typeof output.value.output === 'string') return output.value.output
+  return JSON.stringify(output.value)
+}
+
+function messages(hub: HubRequest): ChatMessage[] {
+  const out: ChatMessage[] = []
+  if (hub.system.length > 0) out.push({ role: 'system', content: content(hub.system.map((text) => ({ type: 'text', text }))) })
+  for (const message of hub.messages) {
+    if (message.role === 'assistant') {
+      const calls = message.parts.filter((part) => part.type === 'tool_call')
+      const texts = message.parts.filter((part) => part.type === 'text' || part.type === 'refusal')
+      const assistant: ChatMessage & { role: 'assistant' } = { role: 'assistant', content: texts.length === 0 ? null : content(texts) }
+      if (calls.length > 0) {
+        assistant.tool_calls = calls.map(
+          (call): ChatToolCall => ({ id: call.id, type: 'function', function: { name: call.name, arguments: JSON.stringify(call.args) } }),
+        )
+      }
+      out.push(assistant)
+      continue
+    }
+    for (const part of message.parts) {
+      if (part.type === 'tool_result') out.push({ role: 'tool', tool_call_id: part.id, content: toolText(part) })
+    }
+    const rest = message.parts.filter((part) => part.type !== 'tool_result')
+    if (rest.length > 0) out.push({ role: 'user', content: content(rest) })
+  }
+  return out
+}
+
+function choice(choice: HubToolChoice): ChatToolChoice {
+  const only = choice.only
+  if (only === undefined || choice.mode !== 'required') return choice.mode
+  const [name] = only
+  if (only.length === 1 && name !== undefined) return { type: 'function', function: { name } }
+  return {
+    type: 'allowed_tools',
+    allowed_tools: { mode: 'required', tools: only.map((name) => ({ type: 'function', function: { name } })) },
+  }
+}
+
+/** Writes a hub request as a chat-completions request for the upstream. */
+export function chatRequestFromHub(hub: HubRequest, plan: CallPlan): ChatRequest {
+  const body: ChatRequest = { model: plan.upstreamModel, messages: messages(hub) }
+  // The upstream's usage is how the gateway counts tokens, so a translated stream always asks for it.
+  if (plan.stream) Object.assign(body, { stream: true, stream_options: { include_usage: true } })
+  if (hub.tools.length > 0) {
+    body.tools = hub.tools.map((tool): ChatTool => {
+      const fn: ChatTool['function'] = { name: tool.name }
+      put(fn, 'description', tool.description)
+      put(fn, 'parameters', tool.parameters)
+      if (hub.strictTools) fn.strict = true
+      return { type: 'function', function: fn }
+    })
+  }
+  if (hub.toolChoice) body.tool_choice = choice(hub.toolChoice)
+  const output = hub.output
+  if (output?.type === 'json') body.response_format = { type: 'json_object' }
+  if (output?.type === 'json_schema') {
+    const spec: { name: string; description?: string; schema: Record<string, unknown>; strict?: boolean } = {
+      name: output.name ?? 'response',
+      schema: output.schema,
+    }
+    put(spec, 'description', output.description)
+    if (output.strict) spec.strict = true
+    body.response_format = { type: 'json_schema', json_schema: spec }
+  }
+  put(body, 'temperature', hub.temperature)
+  put(body, 'top_p', hub.topP)
+  put(body, 'max_completion_tokens', hub.maxOutputTokens)
+  put(body, 'stop', hub.stop)
+  put(body, 'n', hub.candidates)
+  put(body, 'seed', hub.seed)
+  put(body, 'presence_penalty', hub.presencePenalty)
+  put(body, 'frequency_penalty', hub.frequencyPenalty)
+  put(body, 'reasoning_effort', hub.reasoning && effortOf(hub.reasoning))
+  return body
+}

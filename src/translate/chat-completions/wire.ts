@@ -1,0 +1,123 @@
+// The subset of the chat-completions wire format this module reads and writes.
+
+/** A content part of a chat message. */
+export type ChatContentPart =
+  | { type: 'text'; text: string }
+  | { type: 'refusal'; refusal: string }
+  | { type: 'image_url'; image_url: { url: string; detail?: 'auto' | 'low' | 'high' } }
+  | { type: 'input_audio'; input_audio: { data: string; format: string } }
+  | { type: 'file'; file: { file_data?: string; filename?: string } }
+
+/** A tool call of an assistant message; `extra_content` is where Google's compatibility API keeps thought signatures. */
+export interface ChatToolCall {
+  id: string
+  type: 'function'
+  function: { name: string; arguments: string }
+  extra_content?: { google: { thought_signature: string } }
+}
+
+/** A message of a chat request. */
+export type ChatMessage =
+  | { role: 'system' | 'developer'; content: string | ChatContentPart[] }
+  | { role: 'user'; content: string | ChatContentPart[] }
+  | { role: 'assistant'; content: string | ChatContentPart[] | null; tool_calls?: ChatToolCall[]; refusal?: string | null }
+  | { role: 'tool'; tool_call_id: string; content: string | ChatContentPart[] }
+
+/** A function tool. */
+export interface ChatTool {
+  type: 'function'
+  function: { name: string; description?: string; parameters?: Record<string, unknown>; strict?: boolean }
+}
+
+/** `tool_choice`. */
+export type ChatToolChoice =
+  | 'auto'
+  | 'none'
+  | 'required'
+  | { type: 'function'; function: { name: string } }
+  | { type: 'allowed_tools'; allowed_tools: { mode: 'auto' | 'required'; tools: { type: 'function'; function: { name: string } }[] } }
+
+/** `response_format`. */
+export type ChatResponseFormat =
+  | { type: 'text' }
+  | { type: 'json_object' }
+  | { type: 'json_schema'; json_schema: { name: string; description?: string; schema: Record<string, unknown>; strict?: boolean } }
+
+/** A chat-completions request body. */
+export interface ChatRequest {
+  model: string
+  messages: ChatMessage[]
+  stream?: boolean
+  stream_options?: { include_usage: boolean }
+  tools?: ChatTool[]
+  tool_choice?: ChatToolChoice
+  response_format?: ChatResponseFormat
+  temperature?: number
+  top_p?: number
+  max_completion_tokens?: number
+  stop?: string[]
+  n?: number
+  seed?: number
+  presence_penalty?: number
+  frequency_penalty?: number
+  reasoning_effort?: string
+}
+
+/** Token usage of an answer. */
+export interface ChatUsage {
+  prompt_tokens: number
+  completion_tokens: number
+  total_tokens: number
+  prompt_tokens_details?: { cached_tokens: number }
+  completion_tokens_details?: { reasoning_tokens: number }
+}
+
+/** The finish reasons a chat answer can carry. */
+export type ChatFinishReason = 'stop' | 'length' | 'tool_calls' | 'content_filter' | 'function_call'
+
+/** The answer message of a choice. */
+export interface ChatResponseMessage {
+  role: 'assistant'
+  content: string | null
+  refusal: string | null
+  tool_calls?: ChatToolCall[]
+}
+
+/** A chat completion (`object: 'chat.completion'`). */
+export interface ChatCompletion {
+  id: string
+  object: 'chat.completion'
+  created: number
+  model: string
+  choices: { index: number; message: ChatResponseMessage; finish_reason: ChatFinishReason | null; logprobs: null }[]
+  usage?: ChatUsage
+}
+
+/** The delta of a streamed choice. */
+export interface ChatDelta {
+  role?: 'assistant'
+  content?: string
+  refusal?: string
+  tool_calls?: {
+    index: number
+    id?: string
+    type?: 'function'
+    function: { name?: string; arguments: string }
+    extra_content?: { google: { thought_signature: string } }
+  }[]
+}
+
+/** One streamed chunk (`object: 'chat.completion.chunk'`). */
+export interface ChatChunk {
+  id: string
+  object: 'chat.completion.chunk'
+  created: number
+  model: string
+  choices: { index: number; delta: ChatDelta; finish_reason: ChatFinishReason | null; logprobs?: null }[]
+  usage?: ChatUsage | null
+}
+
+/** An OpenAI error body. */
+export interface ChatErrorBody {
+  error: { message: string; type: string; param: string | null; code: string | null }
+}

@@ -1,0 +1,325 @@
+// Generate-content requests ⇄ hub requests.
+
+import type { HubFunction, HubMessage, HubOutput, HubPart, HubReasoning, HubRequest, HubToolChoice, HubToolOutput } from '../hub.js'
+import { type HubEffort, isEffort, mediaClass } from '../hub.js'
+import {
+  absent,
+  array,
+  at,
+  camelKeys,
+  inexpressible,
+  integer,
+  isObject,
+  isStrings,
+  type JsonObject,
+  number,
+  object,
+  onlyKnown,
+  optional,
+  put,
+  refuse,
+  string,
+} from '../result.js'
+import { declaresNothing, fromGeminiSchema, toGeminiSchema } from '../schema.js'
+import type { GeminiContent, GeminiFunctionDeclaration, GeminiGenerationConfig, GeminiPart, GeminiRequest } from './wire.js'
+
+const KNOWN = new Set(['contents', 'systemInstruction', 'tools', 'toolConfig', 'generationConfig', 'safetySettings'])
+const CONFIG = new Set([
+  'temperature',
+  'topP',
+  'maxOutputTokens',
+  'stopSequences',
+  'candidateCount',
+  'seed',
+  'presencePenalty',
+  'frequencyPenalty',
+  'responseMimeType',
+  'responseSchema',
+  'responseJsonSchema',
+  'responseModalities',
+  'thinkingConfig',
+])
+
+/** Google's documented thinking budgets for each effort (its OpenAI-compatibility table; `xhigh` is the largest budget). */
+const BUDGET: Readonly<Record<HubEffort, number>> = { none: 0, minimal: 1024, low: 1024, medium: 8192, high: 24576, xhigh: 32768 }
+
+/** Files uploaded to Google's Files API live on its own host; no other upstream can fetch them. */
+const GOOGLE_FILES = /^https:\/\/generativelanguage\.googleapis\.com\//i
+
+/** A protobuf message level of the request, its field names in lowerCamelCase. */
+const message = (value: unknown, path: string): JsonObject => camelKeys(object(value, path), path)
+
+/** An id for a call that came without one: stable for the same history, unique within it. */
+const callId = (content: number, part: number) => `call_${content}_${part}`
+
+function textOf(value: unknown, path: string): string {
+  const part = message(value, path)
+  onlyKnown(part, new Set(['text']), path)
+  return string(part.text, at(path, 'text'))
+}
+
+function system(value: unknown): string[] {
+  const instruction = message(value, 'systemInstruction')
+  onlyKnown(instruction, new Set(['parts', 'role']), 'systemInstruction')
+  return array(instruction.parts, 'systemInstruction.parts').map((part, i) => textOf(part, `systemInstruction.parts[${i}]`))
+}
+
+interface Pending {
+  id: string
+  name: string
+}
+
+function part(value: unknown, path: string, role: 'user' | 'assistant', pending: Pending[], fallbackId: string): HubPart {
+  const item = message(value, path)
+  if (item.thought === true) inexpressible(at(path, 'thought'), "is a thought summary, which the upstream's format has no place for")
+  // A thought signature is for Gemini alone and changes nothing another model says, so it is not refused.
+  const signature = optional(item, 'thoughtSignature', path, string)
+  const { thought: _thought, thoughtSignature: _signature, ...data } = item
+  const key = Object.keys(data)[0]
+  if (Object.keys(data).length !== 1 || key === undefined) refuse(path, `'${path}' must hold exactly one kind of data.`)
+  const where = at(path, key)
+  if (key === 'text') return { type: 'text', text: string(data.text, where) }
+  if (key === 'inlineData') {
+    const inline = message(data.inlineData, where)
+    onlyKnown(inline, new Set(['mimeType', 'data']), where)
+    const mimeType = string(inline.mimeType, at(where, 'mimeType')).toLowerCase()
+    if (mediaClass(mimeType) === undefined) inexpressible(at(where, 'mimeType'), `is '${mimeType}'`)
+    return { type: 'media', media: { kind: 'inline', mimeType, data: string(inline.data, at(where, 'data')) }, filename: undefined }
+  }
+  if (key === 'fileData') {
+    const file = message(data.fileData, where)
+    onlyKnown(file, new Set(['mimeType', 'fileUri']), where)
+    const url = string(file.fileUri, at(where, 'fileUri'))
+    if (!/^https?:\/\//i.test(url) || GOOGLE_FILES.test(url)) inexpressible(at(where, 'fileUri'), 'is not a public http(s) URL')
+    const mimeType = optional(file, 'mimeType', where, string)?.toLowerCase()
+    if (mimeType !== undefined && mediaClass(mimeType) !== 'image')
+      inexpressible(at(where, 'mimeType'), `is '${mimeType}' (only images go by URL)`)
+    return { type: 'media', media: { kind: 'url', url, mimeType }, filename: undefined }
+  }
+  if (key === 'functionCall' && role === 'assistant') {
+    const call = message(data.functionCall, where)
+    onlyKnown(call, new Set(['id', 'name', 'args']), where)
+    const id = optional(call, 'id', where, string) ?? fallbackId
+    const name = string(call.name, at(where, 'name'))
+    pending.push({ id, name })
+    return { type: 'tool_call', id, name, args: optional(call, 'args', where, object) ?? {}, signature }
+  }
+  if (key === 'functionResponse' && role === 'user') {
+    const response = message(data.functionResponse, where)
+    onlyKnown(response, new Set(['id', 'name', 'response']), where)
+    const name = string(response.name, at(where, 'name'))
+    const id = optional(response, 'id', where, string)
+    // Gemini matches a response to its call by name (in order); the upstream needs the call's id.
+    const match = pending.findIndex((call) => (id === undefined || call.id === id) && call.name === name)
+    const call = pending[match]
+    if (call === undefined) refuse(at(where, 'name'), `'${where}' answers no function call of the model turn before it.`)
+    pending.splice(match, 1)
+    return { type: 'tool_result', id: call.id, name, output: { kind: 'json', value: object(response.response, at(where, 'response')) } }
+  }
+  return inexpressible(where, `is '${key}' data in a ${role === 'user' ? 'user' : 'model'} turn`)
+}
+
+function conversation(value: unknown): HubMessage[] {
+  let pending: Pending[] = []
+  return array(value, 'contents').map((item, i) => {
+    const path = `contents[${i}]`
+    const content = message(item, path)
+    onlyKnown(content, new Set(['role', 'parts']), path)
+    const role = optional(content, 'role', path, string) ?? 'user'
+    if (role !== 'user' && role !== 'model') inexpressible(at(path, 'role'), `is '${role}'`)
+    const hubRole = role === 'model' ? 'assistant' : 'user'
+    if (hubRole === 'assistant') pending = []
+    const parts = array(content.parts, at(path, 'parts')).map((p, j) => part(p, at(at(path, 'parts'), j), hubRole, pending, callId(i, j)))
+    return { role: hubRole, parts }
+  })
+}
+
+function functions(value: unknown): HubFunction[] {
+  return array(value, 'tools').flatMap((item, i) => {
+    const path = `tools[${i}]`
+    const tool = message(item, path)
+    onlyKnown(tool, new Set(['functionDeclarations']), path)
+    return array(tool.functionDeclarations, at(path, 'functionDeclarations')).map((decl, j): HubFunction => {
+      const where = at(at(path, 'functionDeclarations'), j)
+      const fn = message(decl, where)
+      onlyKnown(fn, new Set(['name', 'description', 'parameters', 'parametersJsonSchema']), where)
+      if (!absent(fn.parameters) && !absent(fn.parametersJsonSchema))
+        refuse(at(where, 'parametersJsonSchema'), `'${where}' may have 'parameters' or 'parametersJsonSchema', not both.`)
+      const parameters = absent(fn.parameters)
+        ? optional(fn, 'parametersJsonSchema', where, object)
+        : fromGeminiSchema(fn.parameters, at(where, 'parameters'))
+      return { name: string(fn.name, at(where, 'name')), description: optional(fn, 'description', where, string), parameters }
+    })
+  })
+}
+
+function toolChoice(value: unknown): { choice: HubToolChoice; strict: boolean } {
+  const config = message(message(value, 'toolConfig').functionCallingConfig, 'toolConfig.functionCallingConfig')
+  onlyKnown(config, new Set(['mode', 'allowedFunctionNames']), 'toolConfig.functionCallingConfig')
+  const mode = optional(config, 'mode', 'toolConfig.functionCallingConfig', string) ?? 'AUTO'
+  const names = optional(config, 'allowedFunctionNames', 'toolConfig.functionCallingConfig', array)?.map((name, i) =>
+    string(name, `toolConfig.functionCallingConfig.allowedFunctionNames[${i}]`),
+  )
+  if (mode === 'ANY') return { choice: { mode: 'required', only: names }, strict: false }
+  if (names !== undefined) inexpressible('toolConfig.functionCallingConfig.allowedFunctionNames', `narrows the functions in mode ${mode}`)
+  if (mode === 'AUTO' || mode === 'MODE_UNSPECIFIED') return { choice: { mode: 'auto', only: undefined }, strict: false }
+  if (mode === 'NONE') return { choice: { mode: 'none', only: undefined }, strict: false }
+  if (mode === 'VALIDATED') return { choice: { mode: 'auto', only: undefined }, strict: true }
+  return inexpressible('toolConfig.functionCallingConfig.mode', `is '${mode}'`)
+}
+
+function output(config: JsonObject): HubOutput | undefined {
+  const mime = optional(config, 'responseMimeType', 'generationConfig', string) ?? 'text/plain'
+  const hasSchema = !absent(config.responseSchema) || !absent(config.responseJsonSchema)
+  if (mime === 'text/plain' && !hasSchema) return undefined
+  if (mime !== 'application/json') inexpressible('generationConfig.responseMimeType', `is '${mime}'`)
+  if (!absent(config.responseSchema) && !absent(config.responseJsonSchema))
+    refuse('generationConfig.responseJsonSchema', "'responseSchema' and 'responseJsonSchema' exclude each other.")
+  const schema = absent(config.responseSchema)
+    ? optional(config, 'responseJsonSchema', 'generationConfig', object)
+    : fromGeminiSchema(config.responseSchema, 'generationConfig.responseSchema')
+  // Gemini holds the answer to its schema; OpenAI's strict mode adds rules of its own a Gemini schema need not meet.
+  return schema ? { type: 'json_schema', name: undefined, description: undefined, schema, strict: false } : { type: 'json' }
+}
+
+function reasoning(value: unknown): HubReasoning | undefined {
+  const config = message(value, 'generationConfig.thinkingConfig')
+  onlyKnown(config, new Set(['thinkingBudget', 'thinkingLevel', 'includeThoughts']), 'generationConfig.thinkingConfig')
+  if (config.includeThoughts === true) inexpressible('generationConfig.thinkingConfig.includeThoughts', 'asks for thought summaries')
+  const budget = optional(config, 'thinkingBudget', 'generationConfig.thinkingConfig', integer)
+  const level = optional(config, 'thinkingLevel', 'generationConfig.thinkingConfig', string)?.toLowerCase()
+  if (budget !== undefined && level !== undefined)
+    refuse('generationConfig.thinkingConfig.thinkingLevel', "'thinkingBudget' and 'thinkingLevel' exclude each other.")
+  if (level !== undefined) {
+    // Gemini's levels are a subset of the efforts, by the same names.
+    if (!isEffort(level) || level === 'none' || level === 'xhigh')
+      inexpressible('generationConfig.thinkingConfig.thinkingLevel', `is '${level}'`)
+    return { effort: level }
+  }
+  return budget === undefined ? undefined : { budget }
+}
+
+/** Reads a generate-content request into the hub; refuses what the hub cannot hold, by field. */
+export function geminiRequestToHub(fields: JsonObject): HubRequest {
+  const body = camelKeys(fields, '')
+  onlyKnown(body, KNOWN, '')
+  if (!absent(body.safetySettings) && array(body.safetySettings, 'safetySettings').length > 0)
+    inexpressible('safetySettings', 'sets safety thresholds')
+  const config = optional(body, 'generationConfig', '', message) ?? {}
+  onlyKnown(config, CONFIG, 'generationConfig')
+  const modalities = config.responseModalities
+  if (!absent(modalities) && !(isStrings(modalities) && modalities.every((m) => m === 'TEXT'))) {
+    inexpressible('generationConfig.responseModalities', 'asks for output other than text')
+  }
+  const tools = absent(body.tools) ? [] : functions(body.tools)
+  const choice = absent(body.toolConfig) ? undefined : toolChoice(body.toolConfig)
+  const read = <T>(key: string, reader: (value: unknown, path: string) => T) => optional(config, key, 'generationConfig', reader)
+  return {
+    system: absent(body.systemInstruction) ? [] : system(body.systemInstruction),
+    messages: conversation(body.contents),
+    tools,
+    strictTools: choice?.strict ?? false,
+    toolChoice: choice?.choice,
+    output: output(config),
+    temperature: read('temperature', number),
+    topP: read('topP', number),
+    maxOutputTokens: read('maxOutputTokens', integer),
+    stop: read('stopSequences', array)?.map((s, i) => string(s, `generationConfig.stopSequences[${i}]`)),
+    candidates: read('candidateCount', integer),
+    seed: read('seed', integer),
+    presencePenalty: read('presencePenalty', number),
+    frequencyPenalty: read('frequencyPenalty', number),
+    reasoning: absent(config.thinkingConfig) ? undefined : reasoning(config.thinkingConfig),
+    // A Gemini stream carries usage in its events whatever the request says.
+    includeUsage: true,
+  }
+}
+
+function partOf(part: HubPart): GeminiPart {
+  switch (part.type) {
+    case 'text':
+    case 'refusal':
+      return { text: part.text }
+    case 'media':
+      return part.media.kind === 'inline'
+        ? { inlineData: { mimeType: part.media.mimeType, data: part.media.data } }
+        : { fileData: part.media.mimeType ? { mimeType: part.media.mimeType, fileUri: part.media.url } : { fileUri: part.media.url } }
+    case 'tool_call': {
+      const call: GeminiPart = { functionCall: { id: part.id, name: part.name, args: part.args } }
+      if (part.signature !== undefined) call.thoughtSignature = part.signature
+      return call
+    }
+    case 'tool_result':
+      return { functionResponse: { id: part.id, name: part.name, response: toolResponse(part.output) } }
+  }
+}
+
+/** A tool's text as Gemini's `response` object: JSON objects as they are, anything else under `output`, as Google documents. */
+function toolResponse(output: HubToolOutput): Record<string, unknown> {
+  if (output.kind === 'json') return output.value
+  try {
+    const parsed: unknown = JSON.parse(output.text)
+    if (isObject(parsed)) return parsed
+  } catch {
+    // Plain text: wrapped below.
+  }
+  return { output: output.text }
+}
+
+function declaration(tool: HubFunction): GeminiFunctionDeclaration {
+  const out: GeminiFunctionDeclaration = { name: tool.name }
+  put(out, 'description', tool.description)
+  const parameters = tool.parameters
+  if (parameters === undefined || declaresNothing(parameters)) return out
+  const subset = toGeminiSchema(parameters)
+  if (subset) out.parameters = subset
+  else out.parametersJsonSchema = parameters
+  return out
+}
+
+function generationConfig(hub: HubRequest): GeminiGenerationConfig | undefined {
+  const config: GeminiGenerationConfig = {}
+  put(config, 'temperature', hub.temperature)
+  put(config, 'topP', hub.topP)
+  put(config, 'maxOutputTokens', hub.maxOutputTokens)
+  put(config, 'stopSequences', hub.stop)
+  put(config, 'candidateCount', hub.candidates)
+  put(config, 'seed', hub.seed)
+  put(config, 'presencePenalty', hub.presencePenalty)
+  put(config, 'frequencyPenalty', hub.frequencyPenalty)
+  const output = hub.output
+  if (output) config.responseMimeType = 'application/json'
+  if (output?.type === 'json_schema') {
+    // Gemini has no schema name; the description steers the answer, so it joins the schema's own.
+    const own = typeof output.schema.description === 'string' ? output.schema.description : undefined
+    const described =
+      output.description === undefined
+        ? output.schema
+        : { ...output.schema, description: own ? `${output.description}\n\n${own}` : output.description }
+    const subset = toGeminiSchema(described)
+    if (subset) config.responseSchema = subset
+    else config.responseJsonSchema = described
+  }
+  if (hub.reasoning)
+    config.thinkingConfig = { thinkingBudget: 'budget' in hub.reasoning ? hub.reasoning.budget : BUDGET[hub.reasoning.effort] }
+  return Object.keys(config).length > 0 ? config : undefined
+}
+
+/** Writes a hub request as a generate-content request for the upstream (the model goes in the path). */
+export function geminiRequestFromHub(hub: HubRequest): GeminiRequest {
+  const body: GeminiRequest = {
+    contents: hub.messages.map(
+      (message): GeminiContent => ({ role: message.role === 'assistant' ? 'model' : 'user', parts: message.parts.map(partOf) }),
+    ),
+  }
+  if (hub.system.length > 0) body.systemInstruction = { parts: hub.system.map((text) => ({ text })) }
+  if (hub.tools.length > 0) body.tools = [{ functionDeclarations: hub.tools.map(declaration) }]
+  const choice = hub.toolChoice
+  if (choice || hub.strictTools) {
+    const mode = choice?.mode === 'none' ? 'NONE' : choice?.mode === 'required' ? 'ANY' : hub.strictTools ? 'VALIDATED' : 'AUTO'
+    body.toolConfig = { functionCallingConfig: choice?.only ? { mode, allowedFunctionNames: choice.only } : { mode } }
+  }
+  const config = generationConfig(hub)
+  if (config) body.generationConfig = config
+  return body
+}

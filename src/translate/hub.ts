@@ -1,0 +1,172 @@
+// The neutral model every format translates into and out of. It holds what at least one format can say and is
+// shaped after neither: a third format costs a reader and a writer of these types, not one translator per pair.
+
+import type { TokenCounts } from '../types.js'
+
+/** A JSON Schema (draft 2020-12 vocabulary), the hub's one schema language. */
+export type JsonSchema = Record<string, unknown>
+
+/** Media bytes carried inline (base64) or by reference. */
+export type HubMedia = { kind: 'inline'; mimeType: string; data: string } | { kind: 'url'; url: string; mimeType: string | undefined }
+
+/** What a tool returned: text as given, or a JSON object. */
+export type HubToolOutput = { kind: 'text'; text: string } | { kind: 'json'; value: Record<string, unknown> }
+
+/** One piece of a message. */
+export type HubPart =
+  | { type: 'text'; text: string }
+  /** The model declined; a format without a refusal channel renders it as text. */
+  | { type: 'refusal'; text: string }
+  | { type: 'media'; media: HubMedia; filename: string | undefined }
+  /** `signature`: an opaque token the producing model needs back with the call (Gemini's thought signature). */
+  | { type: 'tool_call'; id: string; name: string; args: Record<string, unknown>; signature: string | undefined }
+  /** Tool results live in user turns, next to any text the user adds. */
+  | { type: 'tool_result'; id: string; name: string; output: HubToolOutput }
+
+/** One turn of the conversation. */
+export interface HubMessage {
+  role: 'user' | 'assistant'
+  parts: HubPart[]
+}
+
+/** A function the model may call. */
+export interface HubFunction {
+  name: string
+  description: string | undefined
+  /** The arguments' schema; undefined for a function without parameters. */
+  parameters: JsonSchema | undefined
+}
+
+/** Whether and which tools the model must call. `only` narrows a required call to these names. */
+export interface HubToolChoice {
+  mode: 'auto' | 'none' | 'required'
+  only: string[] | undefined
+}
+
+/** The shape the answer must take. */
+export type HubOutput =
+  | { type: 'json' }
+  | { type: 'json_schema'; name: string | undefined; description: string | undefined; schema: JsonSchema; strict: boolean }
+
+/** The named reasoning efforts, least first. */
+export const EFFORTS = ['none', 'minimal', 'low', 'medium', 'high', 'xhigh'] as const
+
+/** A named reasoning effort. */
+export type HubEffort = (typeof EFFORTS)[number]
+
+/** True for a named reasoning effort. */
+export const isEffort = (value: string): value is HubEffort => (EFFORTS as readonly string[]).includes(value)
+
+/** How much the model thinks: a named effort or a token budget, whichever the client said. */
+export type HubReasoning = { effort: HubEffort } | { budget: number }
+
+/** A chat request in neutral terms. Undefined members were not set and take the target's defaults. */
+export interface HubRequest {
+  /** System instruction, one entry per text part, in order. */
+  system: string[]
+  messages: HubMessage[]
+  tools: HubFunction[]
+  /** Every tool's arguments must follow its schema exactly (constrained decoding); all tools or none. */
+  strictTools: boolean
+  toolChoice: HubToolChoice | undefined
+  output: HubOutput | undefined
+  temperature: number | undefined
+  topP: number | undefined
+  maxOutputTokens: number | undefined
+  stop: string[] | undefined
+  candidates: number | undefined
+  seed: number | undefined
+  presencePenalty: number | undefined
+  frequencyPenalty: number | undefined
+  reasoning: HubReasoning | undefined
+  /** The client asked for the usage in its stream (OpenAI's `stream_options.include_usage`; Gemini always sends it). */
+  includeUsage: boolean
+}
+
+/** Why a choice ended; `native` keeps the source format's own word for it. */
+export interface HubFinish {
+  reason: 'stop' | 'length' | 'tool_calls' | 'content_filter' | 'other'
+  native: string | undefined
+}
+
+/** Token usage. `input` includes tool-use prompt tokens and `output` includes reasoning tokens. */
+export interface HubUsage {
+  input: number
+  output: number
+  total: number
+  cachedInput: number | undefined
+  reasoning: number | undefined
+  toolPrompt: number | undefined
+}
+
+/** One alternative answer. */
+export interface HubChoice {
+  index: number
+  parts: HubPart[]
+  finish: HubFinish | undefined
+}
+
+/** A whole (non-streaming) answer. */
+export interface HubResponse {
+  id: string | undefined
+  model: string | undefined
+  /** Unix seconds. */
+  created: number | undefined
+  choices: HubChoice[]
+  usage: HubUsage | undefined
+  /** The prompt itself was refused (Gemini's `promptFeedback.blockReason`); there are no choices then. */
+  blocked: string | undefined
+}
+
+/** An error in neutral terms; the HTTP status travels beside it and is kept. */
+export interface HubError {
+  message: string
+  /** A machine-readable code or status name from the source format. */
+  code: string | undefined
+  param: string | undefined
+}
+
+/** One step of a streamed answer. `choice` is the index of the alternative it belongs to. */
+export type HubStreamEvent =
+  | { type: 'meta'; id: string | undefined; model: string | undefined; created: number | undefined }
+  | { type: 'text'; choice: number; text: string }
+  | { type: 'refusal'; choice: number; text: string }
+  /**
+   * A fragment of a tool call. `index` numbers the calls of one choice from 0; the first fragment of a call
+   * carries its id and name, every fragment a piece of the arguments' JSON text.
+   */
+  | {
+      type: 'tool_call'
+      choice: number
+      index: number
+      id: string | undefined
+      name: string | undefined
+      args: string
+      signature: string | undefined
+    }
+  | { type: 'finish'; choice: number; finish: HubFinish }
+  | { type: 'usage'; usage: HubUsage }
+  | { type: 'error'; status: number; error: HubError }
+
+/** The event that breaks a stream whose upstream sent something that is not its format. */
+export function unreadable(): HubStreamEvent {
+  return {
+    type: 'error',
+    status: 502,
+    error: { message: 'The upstream sent a stream event the gateway could not read.', code: undefined, param: undefined },
+  }
+}
+
+/** What kind of media the hub carries for a MIME type: what every format takes, or undefined. */
+export function mediaClass(mimeType: string): 'image' | 'audio' | 'document' | undefined {
+  const type = mimeType.toLowerCase()
+  if (/^image\/(png|jpeg|webp|gif|heic|heif)$/.test(type)) return 'image'
+  if (type === 'audio/wav' || type === 'audio/mp3' || type === 'audio/mpeg') return 'audio'
+  if (type === 'application/pdf') return 'document'
+  return undefined
+}
+
+/** The gateway's token counts of a hub usage. */
+export function tokenCounts(usage: HubUsage): TokenCounts {
+  return { input_tokens: usage.input, output_tokens: usage.output, total_tokens: usage.input + usage.output }
+}

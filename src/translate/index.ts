@@ -1,0 +1,123 @@
+/**
+ * Translation between wire formats, through a hub.
+ *
+ * Each format (`chat-completions/`, `generate-content/`) reads its requests, answers, errors and stream events
+ * into the neutral model of `hub.ts` and writes them back out of it, so a new format costs one reader and one
+ * writer rather than one translator per pair. A `Translator` is a reader of one format joined to a writer of
+ * another; same-format calls get none and stay byte-exact passthrough.
+ *
+ * Use from the call pipeline:
+ * - `translatorFor(inbound, outbound)`: undefined when both are the same dialect.
+ * - `request(fields, call)`: the upstream body and the call's `CallPlan`, or `{ ok: false, field, message }` for a
+ *   400 naming the field (the client's own field path, e.g. `messages[2].tool_call_id`).
+ * - `response(body, plan)`: a 2xx upstream answer in the client's format; a failure means the upstream sent
+ *   something that is not its format (a 502).
+ * - `error(status, body)`: an upstream error body in the client's format; the status is kept as it is.
+ * - `stream(plan)`: a `StreamTranslator`; feed it the upstream's bytes with `write` as they arrive (or parsed
+ *   SSE `data` with `event`), write what it returns to the client, call `end` when the upstream ends (or `fail`
+ *   when it broke off). Its `usage()` gives the upstream's token counts whatever the client asked to see.
+ *
+ * Rules the mapping keeps:
+ * - Readers refuse, by field, whatever the hub cannot hold: unknown fields, and values the other format cannot
+ *   express. Nothing is dropped in silence, except what changes nothing the model says: Gemini's thought
+ *   signatures toward a chat upstream, `additionalProperties: false` toward Gemini's schema subset (Gemini never
+ *   adds undeclared properties), a `json_schema` name (a label; Gemini has no field for it).
+ * - Answers cannot be refused, so their words without a match are mapped to the nearest: Gemini's finish reasons
+ *   that mean withheld content become `content_filter`, the others (OTHER, MALFORMED_FUNCTION_CALL, …) `stop`; a
+ *   chat refusal becomes text; Gemini thought summaries (only sent when asked, which is refused) are left out.
+ * - Writers are total: anything in the hub has a form in every format.
+ * - Usage: Gemini input = promptTokenCount + toolUsePromptTokenCount, output = candidatesTokenCount +
+ *   thoughtsTokenCount; chat completion tokens already include reasoning tokens.
+ * - Schemas go to Gemini as its OpenAPI subset when that says the same, else whole as JSON Schema
+ *   (`parametersJsonSchema`, `responseJsonSchema`); see `schema.ts`.
+ * - Tool call ids: a chat id is kept as the Gemini call's `id`; a Gemini call without one gets
+ *   `call_<responseId>_<candidate>_<n>` (in a request, `call_<content>_<part>`), so the same answer always gets
+ *   the same ids and a client's history maps each result back to its call. Chat tool messages find their function
+ *   name through the nearest earlier call with their id; Gemini function responses find their call by id, else by
+ *   name in order, within the model turn before them.
+ * - A Gemini thought signature travels to chat clients as `extra_content.google.thought_signature` on the tool
+ *   call (where Google's OpenAI-compatible API puts it) and back.
+ */
+
+import { type Dialect, gemini, openai } from '../dialects/index.js'
+import { chatCompletionsFormat } from './chat-completions/index.js'
+import type { CallPlan, WireFormat } from './format.js'
+import { generateContentFormat } from './generate-content/index.js'
+import { attempt, type JsonObject, parseJson, type Translated } from './result.js'
+import { StreamTranslator } from './stream.js'
+
+export type { CallPlan } from './format.js'
+export type * from './hub.js'
+export type { Translated } from './result.js'
+export { StreamTranslator } from './stream.js'
+
+/** A call as the pipeline knows it before its request is translated. */
+export interface CallInfo {
+  /** The model as the client named it. */
+  model: string
+  /** The model name the upstream knows. */
+  upstreamModel: string
+  stream: boolean
+  requestId: string
+  /** Unix seconds; defaults to now. */
+  created?: number
+}
+
+/** A translated request: the body to send upstream (serialise it as JSON) and the plan the answer is translated with. */
+export interface TranslatedRequest {
+  body: object
+  plan: CallPlan
+}
+
+/** Translation from one client format to one upstream format. */
+export interface Translator {
+  /** The client's request body (parsed) for the upstream. */
+  request(fields: JsonObject, call: CallInfo): Translated<TranslatedRequest>
+  /** An upstream 2xx body (its bytes, or already parsed) for the client. */
+  response(body: unknown, plan: CallPlan): Translated<object>
+  /** An upstream error body (its bytes, its text, or parsed JSON) for the client; the status stays the upstream's. */
+  error(status: number, body: unknown): object
+  /** A translator for the upstream's event stream. */
+  stream(plan: CallPlan): StreamTranslator
+}
+
+const FORMATS = new Map<Dialect, WireFormat>([
+  [openai, chatCompletionsFormat],
+  [gemini, generateContentFormat],
+])
+
+function join(from: WireFormat, to: WireFormat): Translator {
+  return {
+    request(fields, call) {
+      return attempt(() => {
+        const hub = from.requestToHub(fields)
+        const plan: CallPlan = {
+          model: call.model,
+          upstreamModel: call.upstreamModel,
+          stream: call.stream,
+          includeUsage: hub.includeUsage,
+          requestId: call.requestId,
+          created: call.created ?? Math.floor(Date.now() / 1000),
+        }
+        return { body: to.requestFromHub(hub, plan), plan }
+      })
+    },
+    response(body, plan) {
+      const parsed = Buffer.isBuffer(body) ? parseJson(body.toString('utf8')) : body
+      return attempt(() => from.responseFromHub(to.responseToHub(parsed, plan), plan))
+    },
+    error(status, body) {
+      const text = Buffer.isBuffer(body) ? body.toString('utf8') : body
+      return from.errorFromHub(status, to.errorToHub(typeof text === 'string' ? (parseJson(text) ?? text) : text))
+    },
+    stream: (plan) => new StreamTranslator(to.streamDecoder(plan), from.streamEncoder(plan)),
+  }
+}
+
+/** The translator from a client's dialect to an upstream's, or undefined when they are the same (passthrough). */
+export function translatorFor(inbound: Dialect, outbound: Dialect): Translator | undefined {
+  if (inbound === outbound) return undefined
+  const from = FORMATS.get(inbound)
+  const to = FORMATS.get(outbound)
+  return from && to ? join(from, to) : undefined
+}

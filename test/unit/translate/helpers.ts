@@ -1,0 +1,47 @@
+import { expect } from 'vitest'
+import { gemini, openai } from '../../../src/dialects/index.js'
+import { type CallInfo, type CallPlan, type Translated, type Translator, translatorFor } from '../../../src/translate/index.js'
+
+/** An OpenAI client calling a Gemini upstream. */
+export const chatToGemini = translatorFor(openai, gemini)!
+/** A Gemini client calling an OpenAI-compatible upstream. */
+export const geminiToChat = translatorFor(gemini, openai)!
+
+/** A call with fixed ids and clock, so every output is the same on every run. */
+export function callInfo(stream = false): CallInfo {
+  return { model: 'client-model', upstreamModel: 'upstream-model', stream, requestId: 'req1', created: 1_700_000_000 }
+}
+
+/** The value of a translation that must succeed. */
+export function ok<T>(result: Translated<T>): T {
+  if (!result.ok) expect.fail(`expected success, got a refusal of '${result.field}': ${result.message}`)
+  return result.value
+}
+
+/** The upstream body of a request that must translate. */
+export function upstreamBody(translator: Translator, fields: Record<string, unknown>, stream = false): unknown {
+  return ok(translator.request(fields, callInfo(stream))).body
+}
+
+/** The plan of a request that must translate. */
+export function planOf(translator: Translator, fields: Record<string, unknown>, stream = false): CallPlan {
+  return ok(translator.request(fields, callInfo(stream))).plan
+}
+
+/** The refused field of a request that must not translate. */
+export function refusedField(translator: Translator, fields: Record<string, unknown>): string {
+  const result = translator.request(fields, callInfo())
+  if (result.ok) expect.fail('expected a refusal')
+  return result.field
+}
+
+/** The `data` payloads of SSE text, parsed where they are JSON. */
+export function frames(sse: string): unknown[] {
+  return sse
+    .split('\n\n')
+    .filter((block) => block.startsWith('data: '))
+    .map((block) => {
+      const data = block.slice(6)
+      return data === '[DONE]' ? data : JSON.parse(data)
+    })
+}

@@ -1,0 +1,344 @@
+import { describe, expect, it } from 'vitest'
+import { sseEvent } from '../../../src/sse/write.js'
+import type { Translator } from '../../../src/translate/index.js'
+import { chatToGemini, frames, geminiToChat, planOf } from './helpers.js'
+
+const chatRequest = (includeUsage: boolean) => ({
+  model: 'm',
+  messages: [{ role: 'user', content: 'x' }],
+  stream: true,
+  ...(includeUsage ? { stream_options: { include_usage: true } } : {}),
+})
+
+/** Runs upstream events through a translator, each event written as its own chunk; returns every client frame. */
+function run(translator: Translator, fields: Record<string, unknown>, events: unknown[]): unknown[] {
+  const stream = translator.stream(planOf(translator, fields, true))
+  let out = ''
+  for (const event of events) out += stream.write(sseEvent(typeof event === 'string' ? event : JSON.stringify(event)))
+  return frames(out + stream.end())
+}
+
+const CHUNK = {
+  id: 'chatcmpl-123',
+  object: 'chat.completion.chunk',
+  created: 1694268190,
+  model: 'gpt-4o-mini',
+  system_fingerprint: 'fp_44709d6fcb',
+}
+const chunk = (delta: object, finish: string | null = null) => ({
+  ...CHUNK,
+  choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }],
+})
+const OPENAI_TEXT = [
+  chunk({ role: 'assistant', content: '' }),
+  chunk({ content: 'Hello' }),
+  chunk({ content: ' there' }),
+  chunk({}, 'stop'),
+  { ...CHUNK, choices: [], usage: { prompt_tokens: 9, completion_tokens: 2, total_tokens: 11 } },
+  '[DONE]',
+]
+
+const GEMINI_META = { modelVersion: 'gemini-2.5-flash', responseId: 'r1' }
+const GEMINI_TEXT = [
+  {
+    candidates: [{ content: { parts: [{ text: 'The' }], role: 'model' }, index: 0 }],
+    usageMetadata: { promptTokenCount: 8, totalTokenCount: 8 },
+    ...GEMINI_META,
+  },
+  {
+    candidates: [{ content: { parts: [{ text: ' sky is blue.' }], role: 'model' }, finishReason: 'STOP', index: 0 }],
+    usageMetadata: { promptTokenCount: 8, candidatesTokenCount: 5, thoughtsTokenCount: 3, totalTokenCount: 16 },
+    ...GEMINI_META,
+  },
+]
+
+const chatFrame = (choices: unknown[], extra: object = {}) => ({
+  id: 'chatcmpl-r1',
+  object: 'chat.completion.chunk',
+  created: 1_700_000_000,
+  model: 'gemini-2.5-flash',
+  choices,
+  ...extra,
+})
+
+describe('generate-content stream to chat chunks', () => {
+  it('sends the role once, text deltas, the finish, the usage when asked, then [DONE]', () => {
+    expect(run(chatToGemini, chatRequest(true), GEMINI_TEXT)).toEqual([
+      chatFrame([{ index: 0, delta: { role: 'assistant', content: 'The' }, finish_reason: null }]),
+      chatFrame([{ index: 0, delta: { content: ' sky is blue.' }, finish_reason: null }]),
+      chatFrame([{ index: 0, delta: {}, finish_reason: 'stop' }]),
+      chatFrame([], {
+        usage: { prompt_tokens: 8, completion_tokens: 8, total_tokens: 16, completion_tokens_details: { reasoning_tokens: 3 } },
+      }),
+      '[DONE]',
+    ])
+  })
+
+  it('sends no usage chunk unless asked, yet counts the usage for the gateway', () => {
+    const translator = chatToGemini
+    const stream = translator.stream(planOf(translator, chatRequest(false), true))
+    let out = ''
+    for (const event of GEMINI_TEXT) out += stream.write(sseEvent(JSON.stringify(event)))
+    const all = frames(out + stream.end())
+    expect(all.at(-1)).toBe('[DONE]')
+    expect(all.some((frame) => typeof frame === 'object' && frame !== null && 'usage' in frame)).toBe(false)
+    expect(stream.usage()).toEqual({ input_tokens: 8, output_tokens: 8, total_tokens: 16 })
+  })
+
+  it('sends each function call as one tool call delta with a stable index and id, finishing with tool_calls', () => {
+    const events = [
+      {
+        candidates: [
+          {
+            content: {
+              parts: [{ functionCall: { name: 'get_weather', args: { location: 'Paris' } }, thoughtSignature: 'c2ln' }],
+              role: 'model',
+            },
+            index: 0,
+          },
+        ],
+        ...GEMINI_META,
+      },
+      {
+        candidates: [
+          {
+            content: { parts: [{ functionCall: { name: 'get_weather', args: { location: 'Tokyo' } } }], role: 'model' },
+            finishReason: 'STOP',
+            index: 0,
+          },
+        ],
+        ...GEMINI_META,
+      },
+    ]
+    expect(run(chatToGemini, chatRequest(false), events)).toEqual([
+      chatFrame([
+        {
+          index: 0,
+          delta: {
+            role: 'assistant',
+            tool_calls: [
+              {
+                index: 0,
+                id: 'call_r1_0_0',
+                type: 'function',
+                function: { name: 'get_weather', arguments: '{"location":"Paris"}' },
+                extra_content: { google: { thought_signature: 'c2ln' } },
+              },
+            ],
+          },
+          finish_reason: null,
+        },
+      ]),
+      chatFrame([
+        {
+          index: 0,
+          delta: {
+            tool_calls: [
+              { index: 1, id: 'call_r1_0_1', type: 'function', function: { name: 'get_weather', arguments: '{"location":"Tokyo"}' } },
+            ],
+          },
+          finish_reason: null,
+        },
+      ]),
+      chatFrame([{ index: 0, delta: {}, finish_reason: 'tool_calls' }]),
+      '[DONE]',
+    ])
+  })
+
+  it('gives the same call ids as the non-streaming answer', () => {
+    const body = {
+      candidates: [{ content: { parts: [{ functionCall: { name: 'f', args: {} } }], role: 'model' }, finishReason: 'STOP', index: 0 }],
+      ...GEMINI_META,
+    }
+    const whole = chatToGemini.response(body, planOf(chatToGemini, chatRequest(false), true))
+    const streamed = run(chatToGemini, chatRequest(false), [body])
+    expect(whole).toMatchObject({ value: { choices: [{ message: { tool_calls: [{ id: 'call_r1_0_0' }] } }] } })
+    expect(streamed[0]).toMatchObject({ choices: [{ delta: { tool_calls: [{ id: 'call_r1_0_0' }] } }] })
+  })
+
+  it('keeps candidates apart', () => {
+    const events = [
+      {
+        candidates: [
+          { content: { parts: [{ text: 'A' }], role: 'model' }, index: 0 },
+          { content: { parts: [{ text: 'B' }], role: 'model' }, index: 1, finishReason: 'MAX_TOKENS' },
+        ],
+        ...GEMINI_META,
+      },
+    ]
+    expect(run(chatToGemini, chatRequest(false), events).slice(0, 3)).toEqual([
+      chatFrame([{ index: 0, delta: { role: 'assistant', content: 'A' }, finish_reason: null }]),
+      chatFrame([{ index: 1, delta: { role: 'assistant', content: 'B' }, finish_reason: null }]),
+      chatFrame([{ index: 1, delta: {}, finish_reason: 'length' }]),
+    ])
+  })
+
+  it('passes a streamed upstream error on in the client format', () => {
+    const events = [GEMINI_TEXT[0], { error: { code: 500, message: 'An internal error has occurred.', status: 'INTERNAL' } }]
+    const out = run(chatToGemini, chatRequest(false), events)
+    expect(out[1]).toEqual({ error: { message: 'An internal error has occurred.', type: 'api_error', param: null, code: 'INTERNAL' } })
+  })
+
+  it('reports an event it cannot read', () => {
+    expect(run(chatToGemini, chatRequest(false), ['not json'])[0]).toMatchObject({ error: { type: 'api_error' } })
+  })
+
+  it('gives the same output whatever the upstream chunking', () => {
+    const text = GEMINI_TEXT.map((event) => sseEvent(JSON.stringify(event))).join('')
+    const whole = chatToGemini.stream(planOf(chatToGemini, chatRequest(true), true))
+    const expected = whole.write(text) + whole.end()
+    const bytes = Buffer.from(text)
+    for (const size of [1, 7, 64]) {
+      const split = chatToGemini.stream(planOf(chatToGemini, chatRequest(true), true))
+      let out = ''
+      for (let i = 0; i < bytes.length; i += size) out += split.write(bytes.subarray(i, i + size))
+      expect(out + split.end()).toBe(expected)
+    }
+  })
+})
+
+const geminiRequest = { contents: [{ parts: [{ text: 'x' }] }] }
+const geminiFrame = (candidates: unknown[], extra: object = {}) => ({
+  candidates,
+  modelVersion: 'gpt-4o-mini',
+  responseId: '123',
+  ...extra,
+})
+
+describe('chat chunks to a generate-content stream', () => {
+  it('sends one response per text event and the finish with the usage last', () => {
+    expect(run(geminiToChat, geminiRequest, OPENAI_TEXT)).toEqual([
+      geminiFrame([{ index: 0, content: { role: 'model', parts: [{ text: 'Hello' }] } }]),
+      geminiFrame([{ index: 0, content: { role: 'model', parts: [{ text: ' there' }] } }]),
+      geminiFrame([{ index: 0, content: { role: 'model', parts: [] }, finishReason: 'STOP' }], {
+        usageMetadata: { promptTokenCount: 9, candidatesTokenCount: 2, totalTokenCount: 11 },
+      }),
+    ])
+  })
+
+  it('assembles tool call deltas split over several events into whole function calls', () => {
+    const events = [
+      chunk({
+        role: 'assistant',
+        content: null,
+        tool_calls: [{ index: 0, id: 'call_abc', type: 'function', function: { name: 'get_weather', arguments: '' } }],
+      }),
+      chunk({ tool_calls: [{ index: 0, function: { arguments: '{"loc' } }] }),
+      chunk({ tool_calls: [{ index: 0, function: { arguments: 'ation":"Paris"}' } }] }),
+      chunk({ tool_calls: [{ index: 1, id: 'call_def', type: 'function', function: { name: 'get_weather', arguments: '{"location":' } }] }),
+      chunk({ tool_calls: [{ index: 1, function: { arguments: '"Tokyo"}' } }] }),
+      chunk({}, 'tool_calls'),
+      { ...CHUNK, choices: [], usage: { prompt_tokens: 30, completion_tokens: 20, total_tokens: 50 } },
+      '[DONE]',
+    ]
+    expect(run(geminiToChat, geminiRequest, events)).toEqual([
+      geminiFrame([
+        {
+          index: 0,
+          content: { role: 'model', parts: [{ functionCall: { id: 'call_abc', name: 'get_weather', args: { location: 'Paris' } } }] },
+        },
+      ]),
+      geminiFrame(
+        [
+          {
+            index: 0,
+            content: { role: 'model', parts: [{ functionCall: { id: 'call_def', name: 'get_weather', args: { location: 'Tokyo' } } }] },
+            finishReason: 'STOP',
+          },
+        ],
+        { usageMetadata: { promptTokenCount: 30, candidatesTokenCount: 20, totalTokenCount: 50 } },
+      ),
+    ])
+  })
+
+  it('sends what is held when the upstream ends without usage or [DONE]', () => {
+    const events = [
+      chunk({ content: 'Hi' }),
+      chunk({ tool_calls: [{ index: 0, id: 'c1', type: 'function', function: { name: 'f', arguments: '{}' } }] }),
+    ]
+    expect(run(geminiToChat, geminiRequest, events)).toEqual([
+      geminiFrame([{ index: 0, content: { role: 'model', parts: [{ text: 'Hi' }] } }]),
+      geminiFrame([{ index: 0, content: { role: 'model', parts: [{ functionCall: { id: 'c1', name: 'f', args: {} } }] } }]),
+    ])
+  })
+
+  it('drops a call whose arguments were cut off by the token limit; the finish says why', () => {
+    const events = [
+      chunk({ tool_calls: [{ index: 0, id: 'c1', type: 'function', function: { name: 'f', arguments: '{"a":' } }] }),
+      chunk({}, 'length'),
+    ]
+    expect(run(geminiToChat, geminiRequest, events)).toEqual([
+      geminiFrame([{ index: 0, content: { role: 'model', parts: [] }, finishReason: 'MAX_TOKENS' }]),
+    ])
+  })
+
+  it('passes a streamed upstream error on in the client format', () => {
+    const out = run(geminiToChat, geminiRequest, [
+      { error: { message: 'The server had an error', type: 'server_error', param: null, code: null } },
+    ])
+    expect(out).toEqual([{ error: { code: 500, message: 'The server had an error', status: 'INTERNAL' } }])
+  })
+
+  it('counts the usage for the gateway', () => {
+    const stream = geminiToChat.stream(planOf(geminiToChat, geminiRequest, true))
+    for (const event of OPENAI_TEXT) stream.event(typeof event === 'string' ? event : JSON.stringify(event))
+    stream.end()
+    expect(stream.usage()).toEqual({ input_tokens: 9, output_tokens: 2, total_tokens: 11 })
+  })
+})
+
+describe('a stream through both translators', () => {
+  it('keeps text, tool calls with their ids, the finish and the usage', () => {
+    const events = [
+      chunk({ role: 'assistant', content: 'Let me check.' }),
+      chunk({ tool_calls: [{ index: 0, id: 'call_abc', type: 'function', function: { name: 'get_weather', arguments: '{"city":' } }] }),
+      chunk({ tool_calls: [{ index: 0, function: { arguments: '"Paris"}' } }] }),
+      chunk({}, 'tool_calls'),
+      {
+        ...CHUNK,
+        choices: [],
+        usage: { prompt_tokens: 30, completion_tokens: 20, total_tokens: 50, completion_tokens_details: { reasoning_tokens: 5 } },
+      },
+      '[DONE]',
+    ]
+    const asGemini = run(geminiToChat, geminiRequest, events)
+    const back = run(chatToGemini, chatRequest(true), asGemini)
+    const frame = (choices: unknown[], extra: object = {}) => ({ ...chatFrame(choices, extra), id: 'chatcmpl-123', model: 'gpt-4o-mini' })
+    expect(back).toEqual([
+      frame([{ index: 0, delta: { role: 'assistant', content: 'Let me check.' }, finish_reason: null }]),
+      frame([
+        {
+          index: 0,
+          delta: {
+            tool_calls: [{ index: 0, id: 'call_abc', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } }],
+          },
+          finish_reason: null,
+        },
+      ]),
+      frame([{ index: 0, delta: {}, finish_reason: 'tool_calls' }]),
+      frame([], {
+        usage: { prompt_tokens: 30, completion_tokens: 20, total_tokens: 50, completion_tokens_details: { reasoning_tokens: 5 } },
+      }),
+      '[DONE]',
+    ])
+  })
+})
+
+describe('a stream the upstream broke off', () => {
+  it('ends with one error event in the client format and no [DONE]', () => {
+    const toChat = chatToGemini.stream(planOf(chatToGemini, chatRequest(true), true))
+    const text = toChat.write(sseEvent(JSON.stringify(GEMINI_TEXT[0]))) + toChat.fail(502, 'The upstream stream broke off.')
+    expect(frames(text).slice(1)).toEqual([
+      { error: { message: 'The upstream stream broke off.', type: 'api_error', param: null, code: null } },
+    ])
+    const toGemini = geminiToChat.stream(planOf(geminiToChat, geminiRequest, true))
+    expect(frames(toGemini.fail(502, 'The upstream stream broke off.'))).toEqual([
+      { error: { code: 502, message: 'The upstream stream broke off.', status: 'UNAVAILABLE' } },
+    ])
+  })
+
+  it('keeps the status a streamed Google error names', () => {
+    const out = run(chatToGemini, chatRequest(false), [{ error: { code: 429, message: 'Quota exceeded', status: 'RESOURCE_EXHAUSTED' } }])
+    expect(out[0]).toEqual({ error: { message: 'Quota exceeded', type: 'rate_limit_error', param: null, code: 'RESOURCE_EXHAUSTED' } })
+  })
+})
