@@ -19,6 +19,7 @@ export type HttpErrorCode =
   | 'upstream_unreachable'
   | 'upstream_timeout'
   | 'upstream_response_too_large'
+  | 'upstream_invalid_response'
   | 'upstream_auth_failed'
   | 'store_unavailable'
   | 'gateway_closed'
@@ -50,6 +51,7 @@ export const STATUS_BY_CODE: Readonly<Record<HttpErrorCode, number>> = {
   upstream_unreachable: 502,
   upstream_timeout: 504,
   upstream_response_too_large: 502,
+  upstream_invalid_response: 502,
   upstream_auth_failed: 502,
   store_unavailable: 503,
   gateway_closed: 503,

@@ -1,9 +1,10 @@
 import type { ResolvedModel } from '../config/resolve.js'
 import type { CallTarget, Dialect, OperationFormat } from '../dialects/index.js'
-import { GatewayError, shown } from '../errors.js'
+import { GatewayError, invalidField, shown } from '../errors.js'
 import type { RequestBody } from '../http/read-body.js'
 import { replaceTopLevelString } from '../json/rewrite.js'
 import type { Runtime } from '../runtime.js'
+import { type CallPlan, type Translator, translatorFor } from '../translate/index.js'
 import type { Operation } from '../types.js'
 
 /** One model call, fully populated before anything goes upstream. */
@@ -20,12 +21,23 @@ export interface CallSpec {
   path: string
   /** The request body as received. */
   body: RequestBody
-  /** The bytes sent upstream: the body, with `model` replaced where the upstream knows it by another name. */
+  /**
+   * The bytes sent upstream: the body, with `model` replaced where the upstream knows it by another name, or the
+   * body translated into the upstream's format.
+   */
   upstreamBody: Buffer
+  /** How answers come back into the client's format, when the upstream speaks another; undefined for passthrough. */
+  translation: Translation | undefined
   /** `performance.now()` when the call was accepted. */
   startedAt: number
   /** What says this call may be a repeat: its `Idempotency-Key`, and the SDK's retry count. */
   repeat: RepeatHeaders
+}
+
+/** A call between two formats: the translator and the plan its answer is translated with. */
+export interface Translation {
+  translator: Translator
+  plan: CallPlan
 }
 
 /** The headers by which a request says it repeats a call. */
@@ -55,24 +67,38 @@ function withModel(body: RequestBody, name: string): Buffer {
   return Buffer.from(replaceTopLevelString(body.bytes.toString('utf8'), 'model', name), 'utf8')
 }
 
-function findModel(rt: Runtime, id: string, inbound: Dialect): ResolvedModel {
+function findModel(rt: Runtime, id: string): ResolvedModel {
   const model = rt.options.models.get(id)
-  if (!model || model.upstream.dialect !== inbound) {
-    // Same answer for "absent" and "other format": the list of what is configured is public anyway.
-    throw new GatewayError('model_not_found', `The model '${shown(id)}' does not exist or is not served in this format.`, {
-      param: 'model',
-    })
-  }
+  if (!model) throw new GatewayError('model_not_found', `The model '${shown(id)}' does not exist.`, { param: 'model' })
   return model
+}
+
+/** The body in the upstream's format; a field the upstream's format cannot express is the client's 400, by name. */
+function translated(
+  translator: Translator,
+  body: RequestBody,
+  call: Parameters<Translator['request']>[1],
+): { bytes: Buffer; translation: Translation } {
+  // A large body is only scanned on the way in; translating it needs it whole.
+  const fields = body.value ?? (JSON.parse(body.bytes.toString('utf8')) as Record<string, unknown>)
+  const result = translator.request(fields, call)
+  if (!result.ok) invalidField(result.field, result.message)
+  const { body: upstream, plan } = result.value
+  return { bytes: Buffer.from(JSON.stringify(upstream)), translation: { translator, plan } }
 }
 
 /** Validates the body, resolves the model and prepares the upstream bytes; throws the client's 400/404. */
 export function buildCallSpec(rt: Runtime, request: CallRequest): CallSpec {
   const { format, body } = request
   const target = format.read(body.fields, request.fromPath)
-  const model = findModel(rt, target.model, request.inbound)
+  const model = findModel(rt, target.model)
   let upstreamBody = body.bytes
-  if (format.modelInBody && model.upstreamModel !== model.id) upstreamBody = withModel(body, model.upstreamModel)
+  let translation: Translation | undefined
+  const translator = translatorFor(request.inbound, model.upstream.dialect)
+  if (translator) {
+    const call = { model: model.id, upstreamModel: model.upstreamModel, stream: target.stream, requestId: request.requestId }
+    ;({ bytes: upstreamBody, translation } = translated(translator, body, call))
+  } else if (format.modelInBody && model.upstreamModel !== model.id) upstreamBody = withModel(body, model.upstreamModel)
   return {
     requestId: request.requestId,
     owner: request.owner,
@@ -83,6 +109,7 @@ export function buildCallSpec(rt: Runtime, request: CallRequest): CallSpec {
     path: request.path,
     body,
     upstreamBody,
+    translation,
     startedAt: request.startedAt,
     repeat: request.repeat,
   }

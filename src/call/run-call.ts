@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks'
 import { GatewayError, isGatewayError } from '../errors.js'
 import { collectBody } from '../http/collect-body.js'
-import type { ClientSink, ResponseHead, ResponseSink } from '../http/sink.js'
+import type { ClientSink, ResponseHead } from '../http/sink.js'
 import { admitCall } from '../idempotency/admit.js'
 import type { CallLease } from '../idempotency/lease.js'
 import { type CallEndMessage, type CallStartMessage, channels } from '../observe/channels.js'
@@ -15,6 +15,7 @@ import { keepRecord } from './capture.js'
 import { redactingSink } from './redacting-sink.js'
 import { relay } from './relay.js'
 import { tee } from './tee.js'
+import { answerInClientTerms, translatingSink } from './translation.js'
 import { NO_USAGE, usageOfBody } from './usage.js'
 
 /** How a call ended, for the `call:end` message. */
@@ -129,9 +130,11 @@ async function wholeCall(rt: Runtime, spec: CallSpec, client: ClientSink, lease:
     stopMarking?.()
   }
   if (isAuthFailure(response)) await refuseUpstreamAuthFailure(rt, spec, response)
-  const body = await readUpstreamBody(rt, response)
-  const contentType = headerText(rt, response, 'content-type') ?? 'application/json'
+  const upstreamBody = await readUpstreamBody(rt, response)
   const status = response.statusCode
+  const { contentType, body } = spec.translation
+    ? answerInClientTerms(spec.translation, status, upstreamBody)
+    : { contentType: headerText(rt, response, 'content-type') ?? 'application/json', body: upstreamBody }
   const head = wholeHead(rt, response, spec.requestId, contentType, body.length)
   client.complete(head, body)
   lease?.shared.complete(head, body)
@@ -140,7 +143,7 @@ async function wholeCall(rt: Runtime, spec: CallSpec, client: ClientSink, lease:
   await kept
   if (!isSuccess(status)) return { status, delivered: delivery.delivered, recovered: false, usage: undefined }
   const recovered = delivery.delivered ? false : await keepRecord(rt, spec, { reason: delivery.reason, status, contentType, body })
-  const usage = channels.callEnd.hasSubscribers ? (usageOfBody(spec.model.upstream.dialect, body) ?? NO_USAGE) : undefined
+  const usage = channels.callEnd.hasSubscribers ? (usageOfBody(spec.model.upstream.dialect, upstreamBody) ?? NO_USAGE) : undefined
   return { status, delivered: delivery.delivered, recovered, usage }
 }
 
@@ -165,22 +168,26 @@ async function streamCall(rt: Runtime, spec: CallSpec, client: ClientSink, lease
     const status = response.statusCode
     const contentType = headerText(rt, response, 'content-type') ?? 'text/event-stream'
     if (!isSuccess(status)) {
-      const body = await readUpstreamBody(rt, response)
-      const head = wholeHead(rt, response, spec.requestId, contentType, body.length)
+      const upstreamBody = await readUpstreamBody(rt, response)
+      const { contentType: type, body } = spec.translation
+        ? answerInClientTerms(spec.translation, status, upstreamBody)
+        : { contentType, body: upstreamBody }
+      const head = wholeHead(rt, response, spec.requestId, type, body.length)
       client.complete(head, body)
       lease?.shared.complete(head, body)
       await lease?.end({ kind: 'nothing' })
       return { status, delivered: (await client.watch.settled()).delivered, recovered: false, usage: undefined }
     }
     const tail = channels.callEnd.hasSubscribers ? new StreamTail() : undefined
-    const others: ResponseSink[] = []
-    if (tail) others.push(tail)
-    if (lease) others.push(lease.shared)
-    const fanned = tee(client, others)
+    // The client and whoever shares its answer get the client's format; the usage tail reads the upstream's.
+    const shared = tee(client, lease ? [lease.shared] : [])
+    const inClientTerms = spec.translation ? translatingSink(shared, spec.translation.translator.stream(spec.translation.plan)) : shared
+    const fanned = tee(inClientTerms, tail ? [tail] : [])
     const sink = rt.redaction.active ? redactingSink(fanned, rt.redaction) : fanned
+    const type = spec.translation ? 'text/event-stream' : contentType
     sink.open({
       status,
-      headers: { 'content-type': contentType, 'cache-control': 'no-cache', 'x-accel-buffering': 'no', 'x-request-id': spec.requestId },
+      headers: { 'content-type': type, 'cache-control': 'no-cache', 'x-accel-buffering': 'no', 'x-request-id': spec.requestId },
     })
     try {
       await relay(response.body, sink, client)
@@ -193,7 +200,7 @@ async function streamCall(rt: Runtime, spec: CallSpec, client: ClientSink, lease
       return gone(status)
     }
     sink.end()
-    await lease?.end({ kind: 'stream', status, contentType, requestId: spec.requestId })
+    await lease?.end({ kind: 'stream', status, contentType: type, requestId: spec.requestId })
     const { delivered } = await client.watch.settled()
     return { status, delivered, recovered: false, usage: tail ? (tail.usage(spec.model.upstream.dialect) ?? NO_USAGE) : undefined }
   } finally {

@@ -107,7 +107,7 @@ function sdkErrorScenarios(load: () => Promise<GenAIConstructor>) {
         status: 404,
         message: expect.stringContaining('NOT_FOUND'),
       })
-      await expect(client().models.generateContentStream({ model: 'gpt-4o-mini', contents: 'x' })).rejects.toMatchObject({ status: 404 })
+      await expect(client().models.generateContentStream({ model: 'gpt-unknown', contents: 'x' })).rejects.toMatchObject({ status: 404 })
       expect(fx.mock.requests).toHaveLength(0)
     })
   }

@@ -58,7 +58,7 @@ describeMatrix('Gemini generate-content', (kind) => {
     expect(ok.text).toContain('Echo: stable')
     expect(fx.mock.requests.map((r) => r.path)).toEqual([gpath(stream)])
     expect((await call(v1(), { body: geminiBody() })).json).toEqual(googleError(401, 'UNAUTHENTICATED'))
-    expect((await call(v1('gpt-4o-mini'), { headers: goog(KEY_A), body: geminiBody() })).json).toEqual(googleError(404, 'NOT_FOUND'))
+    expect((await call(v1('gemini-unknown'), { headers: goog(KEY_A), body: geminiBody() })).json).toEqual(googleError(404, 'NOT_FOUND'))
     expect((await call(v1(), { headers: goog(KEY_A), body: {} })).json).toEqual(googleError(400, 'INVALID_ARGUMENT'))
     expect(fx.mock.requests).toHaveLength(1)
   })
@@ -251,9 +251,10 @@ describeOnce('Gemini generate-content', (kind) => {
     expect(fx.mock.requests.map((r) => r.path)).toEqual([`/v1beta/models/${MODEL}:generateContent`])
   })
 
-  it.each(ENDPOINTS)('answers 404 NOT_FOUND on $method for an unknown model or one served in the OpenAI format', async ({ stream }) => {
+  it.each(ENDPOINTS)('answers 404 NOT_FOUND on $method for a model that is not configured', async ({ stream }) => {
     fx.mock.resetRequests()
-    for (const model of ['nope', 'gpt-4o-mini', 'renamed', 'upstream-name', 'GEMINI-2.5-FLASH', 'models']) {
+    // An upstream's own name for a model (`upstream-name`) and a differently cased id name nothing configured.
+    for (const model of ['nope', 'upstream-name', 'GEMINI-2.5-FLASH', 'models']) {
       const res = await call(`${fx.url}${gpath(stream, model)}`, { headers: goog(KEY_A), body: geminiBody() })
       expect(res.status, model).toBe(404)
       expect(res.json).toEqual(googleError(404, 'NOT_FOUND'))

@@ -88,6 +88,8 @@ await describeWithRedis('Idempotency-Key across gateway processes on one Redis',
       body: JSON.stringify(body),
       afterMs: 100,
     })
+    // An SDK waits at least 0.4 s before it retries; here the retry is sent once the first attempt has said it runs.
+    await eventually(async () => (await keysMatching(admin!, `${RUN}-sdk*run:*`)).length > 0)
     const retry = await call(`${b.url}/v1/chat/completions`, { headers: { ...bearer(KEY), 'x-stainless-retry-count': '1' }, body })
     expect(retry.status).toBe(200)
     expect(retry.headers['idempotent-replayed']).toBe('true')
@@ -105,6 +107,7 @@ await describeWithRedis('Idempotency-Key across gateway processes on one Redis',
       body: JSON.stringify(body),
       afterMs: 100,
     })
+    await eventually(async () => (await keysMatching(admin!, `${RUN}-sdk-busy*run:*`)).length > 0)
     const busy = await call(`${b.url}/v1/chat/completions`, { headers: { ...bearer(KEY), 'x-stainless-retry-count': '1' }, body })
     expect(busy.status).toBe(409)
     expect(busy.headers['x-should-retry']).toBe('true')

@@ -1,0 +1,49 @@
+import { GatewayError } from '../errors.js'
+import type { ResponseHead, ResponseSink } from '../http/sink.js'
+import type { StreamTranslator } from '../translate/index.js'
+import type { Translation } from './call-spec.js'
+
+/** A whole answer as the client receives it. */
+export interface ClientAnswer {
+  contentType: string
+  body: Buffer
+}
+
+const JSON_TYPE = 'application/json'
+
+/**
+ * An upstream's whole answer in the client's format: a 2xx body translated, an error body translated with its
+ * status kept. A 2xx body that is not the upstream's format is the upstream's fault: 502.
+ */
+export function answerInClientTerms(translation: Translation, status: number, body: Buffer): ClientAnswer {
+  const { translator, plan } = translation
+  if (status < 200 || status >= 300) return { contentType: JSON_TYPE, body: Buffer.from(JSON.stringify(translator.error(status, body))) }
+  const answer = translator.response(body, plan)
+  if (!answer.ok) {
+    throw new GatewayError('upstream_invalid_response', `The upstream's answer could not be read: ${answer.message}`)
+  }
+  return { contentType: JSON_TYPE, body: Buffer.from(JSON.stringify(answer.value)) }
+}
+
+/**
+ * A sink that passes on an upstream event stream in the client's format, event by event (never the whole answer).
+ * A stream the upstream broke off ends with one error event in the client's format, so the client cannot take
+ * the cut answer for a whole one.
+ */
+export function translatingSink(inner: ResponseSink, stream: StreamTranslator): ResponseSink {
+  const pass = (text: string) => (text.length === 0 ? true : inner.write(Buffer.from(text)))
+  return {
+    complete: (head: ResponseHead, body: Buffer) => inner.complete(head, body),
+    open: (head: ResponseHead) => inner.open(head),
+    write: (chunk: Buffer) => pass(stream.write(chunk)),
+    end() {
+      pass(stream.end())
+      inner.end()
+    },
+    abort() {
+      // The error event says it all: the response then ends normally rather than with a cut connection.
+      pass(stream.fail(502, 'The upstream stream broke off before its end.'))
+      inner.end()
+    },
+  }
+}
