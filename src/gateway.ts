@@ -19,7 +19,10 @@ import type { Runtime } from './runtime.js'
 import type { Gateway, GatewayLogger, GatewayOptions, HandleOptions } from './types.js'
 import { createUpstreamAgent } from './upstream/agent.js'
 import { attemptEvents } from './upstream/interceptors/attempt-events.js'
+import { attemptLog } from './upstream/interceptors/attempt-log.js'
 import { compose } from './upstream/interceptors/compose.js'
+import { fallbacks } from './upstream/interceptors/fallback.js'
+import { keyPool } from './upstream/interceptors/key-pool.js'
 import { KeyRedaction } from './upstream/redact.js'
 import { createSend } from './upstream/send.js'
 
@@ -77,7 +80,9 @@ export function createGateway(options: GatewayOptions): Gateway {
     id,
     options: resolved,
     agent,
-    send: compose([attemptEvents(id)], createSend(agent)),
+    // Outermost first: fallbacks try other models, the pool other keys of one upstream, and each real attempt is
+    // logged and published.
+    send: compose([fallbacks(), keyPool(), attemptLog(resolved.logger), attemptEvents(id)], createSend(agent)),
     store: createRecoveryStore({
       keyv: resolved.store,
       maxMemoryBytes: resolved.recovery.maxMemoryBytes,

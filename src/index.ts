@@ -28,6 +28,7 @@ export type {
   RecoverySummary,
   TimeoutOptions,
   TokenCounts,
+  UpstreamKeyOptions,
   UpstreamOptions,
   UsageEvent,
 } from './types.js'

@@ -21,10 +21,27 @@ export interface UpstreamOptions {
   type: DialectName
   /** Base URL, e.g. `https://api.openai.com/v1` or `https://generativelanguage.googleapis.com`. */
   baseUrl: string
-  /** The gateway's own key for this upstream; never shown to clients. @default undefined (no key sent) */
+  /** The gateway's own key for this upstream; never shown to clients. Required unless `apiKeys`, `keyless` or a loopback host. */
   apiKey?: string
+  /**
+   * A pool of keys instead of one: calls are spread by weight (smooth round robin), and a key answered 401, 403 or
+   * 429 rests (its `retry-after`, else 1 s doubling to 60 s) while the call moves to the next. `alias` names the key
+   * in logs and usage events. @default undefined
+   */
+  apiKeys?: ReadonlyArray<string | UpstreamKeyOptions>
+  /** An upstream that takes no key (a local model server); loopback hosts are keyless without it. @default false */
+  keyless?: boolean
   /** Extra headers sent with every upstream request. @default {} */
   headers?: Record<string, string>
+}
+
+/** One key of an upstream's pool. */
+export interface UpstreamKeyOptions {
+  key: string
+  /** Relative share of calls, a positive integer. @default 1 */
+  weight?: number
+  /** Its name in logs and usage events (letters, digits, `. _ -`). @default `key-<n>`, its position from 1 */
+  alias?: string
 }
 
 /** One model the gateway offers. */
@@ -39,6 +56,11 @@ export interface ModelOptions {
   ownedBy?: string
   /** `created` in the model list, Unix seconds. @default the time the gateway was created */
   created?: number
+  /**
+   * Models of the same format tried in order when this one's upstream cannot be reached or answers 429, 500, 502,
+   * 503, 504 or 529 (never after a timeout or a broken connection, when the first may still be working). @default []
+   */
+  fallbacks?: readonly string[]
 }
 
 /** What `authenticate` returns for an accepted key. */
@@ -137,6 +159,10 @@ export interface UsageEvent extends TokenCounts {
   endpoint: Operation
   /** True when the client had gone and the response was kept as a recovery record. */
   recovered: boolean
+  /** The configured upstream that answered: the model's own, or a fallback's. */
+  upstream: string
+  /** The alias of the upstream key that answered (`key-1`… or the configured `alias`); absent for a keyless upstream. */
+  keyAlias?: string
 }
 
 /** Where the gateway reports problems it cannot answer to a client (failed record writes, store errors). */

@@ -28,6 +28,8 @@ export interface CallSpec {
   upstreamBody: Buffer
   /** How answers come back into the client's format, when the upstream speaks another; undefined for passthrough. */
   translation: Translation | undefined
+  /** Whether `upstreamBody` names the model (a fallback then renames it), rather than the upstream path. */
+  modelInUpstreamBody: boolean
   /** `performance.now()` when the call was accepted. */
   startedAt: number
   /** What says this call may be a repeat: its `Idempotency-Key`, and the SDK's retry count. */
@@ -78,13 +80,23 @@ function translated(
   translator: Translator,
   body: RequestBody,
   call: Parameters<Translator['request']>[1],
-): { bytes: Buffer; translation: Translation } {
+): { bytes: Buffer; translation: Translation; modelInBody: boolean } {
   // A large body is only scanned on the way in; translating it needs it whole.
   const fields = body.value ?? (JSON.parse(body.bytes.toString('utf8')) as Record<string, unknown>)
   const result = translator.request(fields, call)
   if (!result.ok) invalidField(result.field, result.message)
   const { body: upstream, plan } = result.value
-  return { bytes: Buffer.from(JSON.stringify(upstream)), translation: { translator, plan } }
+  const modelInBody = typeof (upstream as { model?: unknown }).model === 'string'
+  return { bytes: Buffer.from(JSON.stringify(upstream)), translation: { translator, plan }, modelInBody }
+}
+
+/** The bytes for a fallback model of the same format: the same request, naming the model as its upstream knows it. */
+export function upstreamBodyFor(spec: CallSpec, model: ResolvedModel): Buffer {
+  if (model === spec.model) return spec.upstreamBody
+  // Formats that carry the model in the path (generate-content) send the same bytes to every model.
+  if (!spec.modelInUpstreamBody) return spec.upstreamBody
+  if (spec.translation) return Buffer.from(replaceTopLevelString(spec.upstreamBody.toString('utf8'), 'model', model.upstreamModel))
+  return withModel(spec.body, model.upstreamModel)
 }
 
 /** Validates the body, resolves the model and prepares the upstream bytes; throws the client's 400/404. */
@@ -94,10 +106,11 @@ export function buildCallSpec(rt: Runtime, request: CallRequest): CallSpec {
   const model = findModel(rt, target.model)
   let upstreamBody = body.bytes
   let translation: Translation | undefined
+  let modelInUpstreamBody = format.modelInBody
   const translator = translatorFor(request.inbound, model.upstream.dialect)
   if (translator) {
     const call = { model: model.id, upstreamModel: model.upstreamModel, stream: target.stream, requestId: request.requestId }
-    ;({ bytes: upstreamBody, translation } = translated(translator, body, call))
+    ;({ bytes: upstreamBody, translation, modelInBody: modelInUpstreamBody } = translated(translator, body, call))
   } else if (format.modelInBody && model.upstreamModel !== model.id) upstreamBody = withModel(body, model.upstreamModel)
   return {
     requestId: request.requestId,
@@ -110,6 +123,7 @@ export function buildCallSpec(rt: Runtime, request: CallRequest): CallSpec {
     body,
     upstreamBody,
     translation,
+    modelInUpstreamBody,
     startedAt: request.startedAt,
     repeat: request.repeat,
   }

@@ -9,8 +9,8 @@ import type { Runtime } from '../runtime.js'
 import { StreamTail } from '../sse/tail.js'
 import type { TokenCounts } from '../types.js'
 import { upstreamFailure } from '../upstream/failure.js'
-import type { UpstreamRequest, UpstreamResponse } from '../upstream/send.js'
-import type { CallSpec } from './call-spec.js'
+import type { ServedBy, UpstreamRequest, UpstreamResponse } from '../upstream/send.js'
+import { type CallSpec, upstreamBodyFor } from './call-spec.js'
 import { keepRecord } from './capture.js'
 import { redactingSink } from './redacting-sink.js'
 import { relay } from './relay.js'
@@ -24,6 +24,8 @@ interface CallOutcome {
   delivered: boolean
   recovered: boolean
   usage: TokenCounts | undefined
+  /** Which upstream model and key answered, once one did. */
+  served?: ServedBy
 }
 
 /** Status reported for a call whose client left before any response head was written. */
@@ -60,6 +62,7 @@ function upstreamRequest(spec: CallSpec, signal: AbortSignal | undefined): Upstr
     attempt: 1,
     body: spec.upstreamBody,
     signal,
+    bodyFor: (model) => upstreamBodyFor(spec, model),
   }
 }
 
@@ -99,12 +102,23 @@ function headerText(rt: Runtime, response: UpstreamResponse, name: string): stri
   return value === undefined || !rt.redaction.active ? value : rt.redaction.text(value)
 }
 
-/** Headers passed down with a whole response: the upstream's content type and, on errors, its retry hint. */
+/** Upstream headers a client plans its next calls by: its retry hint and rate-limit state. */
+const PASSED_DOWN = /^(retry-after(-ms)?|x-ratelimit-[\w-]+)$/
+
+/** Adds the upstream's retry and rate-limit headers, keys taken out. */
+function passDown(rt: Runtime, response: UpstreamResponse, headers: Record<string, string | number>): Record<string, string | number> {
+  for (const name of Object.keys(response.headers)) {
+    if (!PASSED_DOWN.test(name)) continue
+    const value = headerText(rt, response, name)
+    if (value !== undefined) headers[name] = value
+  }
+  return headers
+}
+
+/** Headers of a whole response: its content type and length, the request id, and the upstream's rate-limit state. */
 function wholeHead(rt: Runtime, response: UpstreamResponse, requestId: string, contentType: string, length: number): ResponseHead {
-  const headers: Record<string, string | number> = { 'content-type': contentType, 'x-request-id': requestId, 'content-length': length }
-  const retryAfter = headerText(rt, response, 'retry-after')
-  if (retryAfter !== undefined) headers['retry-after'] = retryAfter
-  return { status: response.statusCode, headers }
+  const headers = { 'content-type': contentType, 'x-request-id': requestId, 'content-length': length }
+  return { status: response.statusCode, headers: passDown(rt, response, headers) }
 }
 
 const isSuccess = (status: number) => status >= 200 && status < 300
@@ -141,10 +155,11 @@ async function wholeCall(rt: Runtime, spec: CallSpec, client: ClientSink, lease:
   const kept = lease?.end({ kind: 'answer', answer: { requestId: spec.requestId, status, contentType, body } })
   const delivery = await client.watch.settled()
   await kept
-  if (!isSuccess(status)) return { status, delivered: delivery.delivered, recovered: false, usage: undefined }
+  const served = response.served
+  if (!isSuccess(status)) return { status, delivered: delivery.delivered, recovered: false, usage: undefined, served }
   const recovered = delivery.delivered ? false : await keepRecord(rt, spec, { reason: delivery.reason, status, contentType, body })
   const usage = channels.callEnd.hasSubscribers ? (usageOfBody(spec.model.upstream.dialect, upstreamBody) ?? NO_USAGE) : undefined
-  return { status, delivered: delivery.delivered, recovered, usage }
+  return { status, delivered: delivery.delivered, recovered, usage, served }
 }
 
 /** A streaming call: relayed chunk by chunk with backpressure, the upstream call aborted as soon as the client leaves. */
@@ -176,7 +191,7 @@ async function streamCall(rt: Runtime, spec: CallSpec, client: ClientSink, lease
       client.complete(head, body)
       lease?.shared.complete(head, body)
       await lease?.end({ kind: 'nothing' })
-      return { status, delivered: (await client.watch.settled()).delivered, recovered: false, usage: undefined }
+      return { status, delivered: (await client.watch.settled()).delivered, recovered: false, usage: undefined, served: response.served }
     }
     const tail = channels.callEnd.hasSubscribers ? new StreamTail() : undefined
     // The client and whoever shares its answer get the client's format; the usage tail reads the upstream's.
@@ -185,10 +200,8 @@ async function streamCall(rt: Runtime, spec: CallSpec, client: ClientSink, lease
     const fanned = tee(inClientTerms, tail ? [tail] : [])
     const sink = rt.redaction.active ? redactingSink(fanned, rt.redaction) : fanned
     const type = spec.translation ? 'text/event-stream' : contentType
-    sink.open({
-      status,
-      headers: { 'content-type': type, 'cache-control': 'no-cache', 'x-accel-buffering': 'no', 'x-request-id': spec.requestId },
-    })
+    const headers = { 'content-type': type, 'cache-control': 'no-cache', 'x-accel-buffering': 'no', 'x-request-id': spec.requestId }
+    sink.open({ status, headers: passDown(rt, response, headers) })
     try {
       await relay(response.body, sink, client)
     } catch (error) {
@@ -202,7 +215,8 @@ async function streamCall(rt: Runtime, spec: CallSpec, client: ClientSink, lease
     sink.end()
     await lease?.end({ kind: 'stream', status, contentType: type, requestId: spec.requestId })
     const { delivered } = await client.watch.settled()
-    return { status, delivered, recovered: false, usage: tail ? (tail.usage(spec.model.upstream.dialect) ?? NO_USAGE) : undefined }
+    const usage = tail ? (tail.usage(spec.model.upstream.dialect) ?? NO_USAGE) : undefined
+    return { status, delivered, recovered: false, usage, served: response.served }
   } finally {
     stopWatching()
   }
@@ -228,5 +242,9 @@ function endMessage(rt: Runtime, spec: CallSpec, outcome: CallOutcome): CallEndM
     durationMs: performance.now() - spec.startedAt,
   }
   if (outcome.usage) message.usage = outcome.usage
+  if (outcome.served) {
+    message.upstream = outcome.served.model.upstream.name
+    if (outcome.served.keyAlias !== undefined) message.keyAlias = outcome.served.keyAlias
+  }
   return message
 }

@@ -33,8 +33,8 @@ export const DEFAULTS = {
 /** The keys each options object may hold; anything else is a typo, answered with the nearest of these. */
 export const KNOWN_KEYS = {
   top: ['upstreams', 'models', 'auth', 'store', 'recovery', 'idempotency', 'limits', 'timeouts', 'onUsage', 'logger'],
-  upstream: ['type', 'baseUrl', 'apiKey', 'headers'],
-  model: ['id', 'upstream', 'upstreamModel', 'ownedBy', 'created'],
+  upstream: ['type', 'baseUrl', 'apiKey', 'apiKeys', 'keyless', 'headers'],
+  model: ['id', 'upstream', 'upstreamModel', 'ownedBy', 'created', 'fallbacks'],
   auth: ['apiKeys', 'authenticate'],
   recovery: Object.keys(DEFAULTS.recovery),
   idempotency: ['sdkRetries', ...Object.keys(DEFAULTS.idempotency)],

@@ -1,6 +1,4 @@
 import type Keyv from 'keyv'
-import { DIALECT_NAMES, type Dialect, dialectNamed } from '../dialects/index.js'
-import { GatewayError } from '../errors.js'
 import type {
   AuthOptions,
   GatewayLogger,
@@ -11,8 +9,9 @@ import type {
   TimeoutOptions,
   UsageEvent,
 } from '../types.js'
+import { fail, isRecord, knownKeys } from './checks.js'
 import { DEFAULTS, KNOWN_KEYS } from './defaults.js'
-import { nearestName } from './suggest.js'
+import { type ResolvedUpstream, resolveUpstream } from './upstream.js'
 
 /** Options after defaults are applied and checked. */
 export interface ResolvedOptions {
@@ -28,23 +27,6 @@ export interface ResolvedOptions {
   logger: GatewayLogger
 }
 
-/** An upstream with its base URL parsed once. */
-export interface ResolvedUpstream {
-  name: string
-  dialect: Dialect
-  origin: string
-  /** Path prefix of `baseUrl`, without a trailing slash. */
-  basePath: string
-  apiKey: string | undefined
-  /** The secrets this upstream is sent (its key, and credentials in configured auth headers): never shown to anyone. */
-  secrets: readonly string[]
-  /**
-   * What every call to it carries, as undici's flat `[name, value, …]` list (cheaper per call than an object):
-   * configured headers, content type, `accept-encoding: identity` and the upstream key's headers.
-   */
-  requestHeaders: readonly string[]
-}
-
 /** A model with its upstream attached. */
 export interface ResolvedModel {
   id: string
@@ -52,24 +34,11 @@ export interface ResolvedModel {
   ownedBy: string
   created: number
   upstream: ResolvedUpstream
+  /** Models tried in order when this one's upstream fails before it can have billed (same format). */
+  fallbacks: readonly ResolvedModel[]
 }
 
-function fail(message: string): never {
-  throw new GatewayError('invalid_options', message)
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
-}
-
-/** Rejects keys an options object does not know, naming the nearest valid one. */
-function knownKeys(value: Record<string, unknown>, known: readonly string[], where: string): void {
-  for (const key of Object.keys(value)) {
-    if (known.includes(key)) continue
-    const near = nearestName(key, known)
-    fail(`${where}${key} is not an option${near ? `; did you mean \`${near}\`?` : ''} (known: ${known.join(', ')})`)
-  }
-}
+export type { ResolvedUpstream, UpstreamKey } from './upstream.js'
 
 function positiveInt(value: unknown, fallback: number, name: string): number {
   if (value === undefined) return fallback
@@ -79,70 +48,23 @@ function positiveInt(value: unknown, fallback: number, name: string): number {
   return value
 }
 
-function resolveUpstream(name: string, raw: unknown): ResolvedUpstream {
-  if (!isRecord(raw)) fail(`upstreams.${name} must be an object`)
-  knownKeys(raw, KNOWN_KEYS.upstream, `upstreams.${name}.`)
-  const dialect = dialectNamed(raw.type)
-  if (!dialect) fail(`upstreams.${name}.type must be one of: ${DIALECT_NAMES.map((n) => `'${n}'`).join(', ')}`)
-  if (typeof raw.baseUrl !== 'string') fail(`upstreams.${name}.baseUrl must be a URL string`)
-  let url: URL
-  try {
-    url = new URL(raw.baseUrl)
-  } catch {
-    fail(`upstreams.${name}.baseUrl is not a valid URL`)
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') fail(`upstreams.${name}.baseUrl must be http or https`)
-  if (url.search || url.hash || url.username || url.password) {
-    fail(`upstreams.${name}.baseUrl must not carry a query, fragment or credentials`)
-  }
-  if (raw.apiKey !== undefined && (typeof raw.apiKey !== 'string' || raw.apiKey === '')) {
-    fail(`upstreams.${name}.apiKey must be a non-empty string`)
-  }
-  const headers: Record<string, string> = {}
-  if (raw.headers !== undefined) {
-    if (!isRecord(raw.headers)) fail(`upstreams.${name}.headers must be an object of strings`)
-    for (const [key, value] of Object.entries(raw.headers)) {
-      if (typeof value !== 'string') fail(`upstreams.${name}.headers.${key} must be a string`)
-      headers[key.toLowerCase()] = value
+/** `models[i].fallbacks`: configured models of the same format, other than the model itself, each once. */
+function resolveFallbacks(models: Map<string, ResolvedModel>, raw: Record<string, unknown>, i: number): void {
+  if (raw.fallbacks === undefined) return
+  const model = models.get(raw.id as string) as ResolvedModel
+  if (!Array.isArray(raw.fallbacks)) fail(`models[${i}].fallbacks must be an array of model ids`)
+  const fallbacks: ResolvedModel[] = []
+  for (const id of raw.fallbacks as unknown[]) {
+    const fallback = typeof id === 'string' ? models.get(id) : undefined
+    if (!fallback) fail(`models[${i}].fallbacks: '${String(id)}' is not a configured model id`)
+    if (fallback === model || fallbacks.includes(fallback)) fail(`models[${i}].fallbacks: '${id}' is the model itself or listed twice`)
+    // The request body is prepared for one format before it goes upstream; another format's fallback would need it again.
+    if (fallback.upstream.dialect !== model.upstream.dialect) {
+      fail(`models[${i}].fallbacks: '${id}' is served by an upstream of another format; fallbacks must share the model's format`)
     }
+    fallbacks.push(fallback)
   }
-  return {
-    name,
-    dialect,
-    origin: url.origin,
-    basePath: dialect.upstreamBasePath(url.pathname),
-    apiKey: raw.apiKey as string | undefined,
-    secrets: secretsOf(raw.apiKey as string | undefined, headers),
-    requestHeaders: flatHeaders({
-      ...headers,
-      'content-type': 'application/json',
-      // Never compressed: the gateway reads usage from answers and keeps them byte for byte.
-      'accept-encoding': 'identity',
-      ...(typeof raw.apiKey === 'string' ? dialect.upstreamAuthHeaders(raw.apiKey) : {}),
-    }),
-  }
-}
-
-/** Header names that carry credentials when an operator configures them by hand. */
-const CREDENTIAL_HEADER = /auth|key|token|secret/i
-
-/** The key and any credential-looking configured header values (a Bearer token without its scheme). */
-function secretsOf(apiKey: string | undefined, headers: Record<string, string>): string[] {
-  const secrets = apiKey === undefined ? [] : [apiKey]
-  for (const [name, value] of Object.entries(headers)) {
-    if (!CREDENTIAL_HEADER.test(name)) continue
-    const token = value.replace(/^\s*(Bearer|Basic)\s+/i, '').trim()
-    // Short values are not secrets worth scrubbing from bodies, and replacing them would garble ordinary text.
-    if (token.length >= 8) secrets.push(token)
-  }
-  return secrets
-}
-
-/** Per-call headers (`content-length`, `accept`) are set by each call; configured ones of those names are dropped. */
-function flatHeaders(headers: Record<string, string>): string[] {
-  const flat: string[] = []
-  for (const [name, value] of Object.entries(headers)) if (name !== 'content-length' && name !== 'accept') flat.push(name, value)
-  return flat
+  model.fallbacks = fallbacks
 }
 
 function resolveAuth(raw: unknown): AuthOptions {
@@ -206,8 +128,10 @@ export function resolveOptions(options: GatewayOptions): ResolvedOptions {
       ownedBy: (raw.ownedBy as string | undefined) ?? upstream.name,
       created: (raw.created as number | undefined) ?? createdAt,
       upstream,
+      fallbacks: [],
     })
   })
+  for (const [i, raw] of options.models.entries()) resolveFallbacks(models, raw as unknown as Record<string, unknown>, i)
 
   if (options.store !== undefined && !isKeyvLike(options.store)) fail('store must be a Keyv instance')
   const recovery = section(options.recovery, 'recovery', KNOWN_KEYS.recovery)

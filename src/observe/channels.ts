@@ -52,6 +52,10 @@ export interface CallEndMessage extends CallStartMessage {
   recovered: boolean
   /** Token counts of a completed 2xx call (zeros when the upstream reported none); absent otherwise. */
   usage?: TokenCounts
+  /** The configured upstream that answered (a fallback's, when one served the call). */
+  upstream?: string
+  /** The alias of the upstream key that answered (never the key). */
+  keyAlias?: string
   durationMs: number
 }
 

@@ -6,7 +6,7 @@ import { type CallEndMessage, gatewayChannels } from './channels.js'
 export function subscribeUsage(gatewayId: string, onUsage: (usage: UsageEvent) => void, logger: GatewayLogger): () => void {
   const listener = (message: unknown) => {
     const end = message as CallEndMessage
-    if (end.gatewayId !== gatewayId || end.usage === undefined) return
+    if (end.gatewayId !== gatewayId || end.usage === undefined || end.upstream === undefined) return
     // A subscriber that throws would surface as an uncaught exception: the user's hook is fenced here.
     try {
       onUsage({
@@ -16,6 +16,8 @@ export function subscribeUsage(gatewayId: string, onUsage: (usage: UsageEvent) =
         endpoint: end.operation,
         ...end.usage,
         recovered: end.recovered,
+        upstream: end.upstream,
+        ...(end.keyAlias === undefined ? {} : { keyAlias: end.keyAlias }),
       })
     } catch (error) {
       logger.error('model-gateway: onUsage threw', { requestId: end.requestId, error: String(error) })

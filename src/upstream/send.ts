@@ -1,6 +1,6 @@
 import type { Readable } from 'node:stream'
 import type { Dispatcher } from 'undici'
-import type { ResolvedModel } from '../config/resolve.js'
+import type { ResolvedModel, UpstreamKey } from '../config/resolve.js'
 import type { Operation } from '../types.js'
 import { decodedBody } from './decode.js'
 import { upstreamFailure } from './failure.js'
@@ -18,6 +18,16 @@ export interface UpstreamRequest {
   body: Buffer
   /** Aborts the call (a stream whose client left). */
   signal: AbortSignal | undefined
+  /** The key of `model.upstream` this attempt sends; the key pool sets it, else the upstream's first key. */
+  key?: UpstreamKey
+  /** The bytes for another model of the same format (a fallback), which may know the model by another name. */
+  bodyFor?: (model: ResolvedModel) => Buffer
+}
+
+/** Which upstream, model and key answered: for usage events and logs (the key by its alias, never itself). */
+export interface ServedBy {
+  model: ResolvedModel
+  keyAlias: string | undefined
 }
 
 /** An upstream response whose body has not been read yet; the body is always plain (decoded) bytes. */
@@ -25,15 +35,17 @@ export interface UpstreamResponse {
   statusCode: number
   headers: Dispatcher.ResponseData['headers']
   body: Readable
+  served: ServedBy
 }
 
 /** Sends one upstream request; rejects with a 502/504 GatewayError when no response head arrives. */
 export type Send = (request: UpstreamRequest) => Promise<UpstreamResponse>
 
 /** Headers of the upstream call: the gateway's own credentials (set once per upstream), never the client's. */
-function upstreamHeaders(request: UpstreamRequest): string[] {
+function upstreamHeaders(request: UpstreamRequest, key: UpstreamKey | undefined): string[] {
   return [
     ...request.model.upstream.requestHeaders,
+    ...(key?.headers ?? []),
     'content-length',
     String(request.body.length),
     'accept',
@@ -46,13 +58,15 @@ export function createSend(dispatcher: Dispatcher): Send {
   return async (request) => {
     const { model } = request
     const { upstream } = model
+    const key = request.key ?? upstream.keys[0]
+    const served: ServedBy = { model, keyAlias: key?.alias }
     let response: Dispatcher.ResponseData
     try {
       response = await dispatcher.request({
         origin: upstream.origin,
         path: upstream.dialect.upstreamPath(upstream.basePath, model.upstreamModel, request.operation, request.stream),
         method: 'POST',
-        headers: upstreamHeaders(request),
+        headers: upstreamHeaders(request, key),
         body: request.body,
         signal: request.signal,
       })
@@ -60,7 +74,7 @@ export function createSend(dispatcher: Dispatcher): Send {
       throw upstreamFailure(error)
     }
     const encoding = response.headers['content-encoding']
-    if (encoding === undefined) return response
-    return { statusCode: response.statusCode, headers: response.headers, body: decodedBody(response.body, encoding) }
+    const body = encoding === undefined ? response.body : decodedBody(response.body, encoding)
+    return { statusCode: response.statusCode, headers: response.headers, body, served }
   }
 }

@@ -68,6 +68,8 @@ describe('diagnostics channels', () => {
         delivered: true,
         recovered: false,
         usage: { input_tokens: 3, output_tokens: 4, total_tokens: 7 },
+        upstream: 'mock',
+        keyAlias: 'key-1',
         durationMs: expect.any(Number),
       },
     ])

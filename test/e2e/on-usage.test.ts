@@ -26,6 +26,7 @@ describeMatrix('onUsage', (kind) => {
     {
       name: 'chat completions',
       endpoint: 'chat.completions',
+      upstream: 'mock',
       model: 'gpt-4o-mini',
       url: (_stream = false) => `${fx.url}/v1/chat/completions`,
       headers: bearer(KEY_A),
@@ -37,6 +38,7 @@ describeMatrix('onUsage', (kind) => {
     {
       name: 'generate-content',
       endpoint: 'generateContent',
+      upstream: 'gem',
       model: 'gemini-2.5-flash',
       url: (stream = false) => `${fx.url}${gpath(stream)}`,
       headers: goog(KEY_A),
@@ -54,6 +56,8 @@ describeMatrix('onUsage', (kind) => {
       endpoint: f.endpoint,
       ...f.counts,
       recovered,
+      upstream: f.upstream,
+      keyAlias: 'key-1',
     })
 
     it(`${f.name}: fires once for a delivered response`, async () => {
@@ -116,6 +120,8 @@ describeMatrix('onUsage', (kind) => {
         output_tokens: 0,
         total_tokens: 0,
         recovered: false,
+        upstream: 'mock',
+        keyAlias: 'key-1',
       },
     ])
   })

@@ -1,0 +1,23 @@
+import { GatewayError } from '../errors.js'
+import { nearestName } from './suggest.js'
+
+// The checks every options resolver shares: one error kind, unknown keys named with the nearest valid one.
+
+/** Throws the construction error every option check ends in. */
+export function fail(message: string): never {
+  throw new GatewayError('invalid_options', message)
+}
+
+/** A plain object (not null, not an array). */
+export function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+}
+
+/** Rejects keys an options object does not know, naming the nearest valid one. */
+export function knownKeys(value: Record<string, unknown>, known: readonly string[], where: string): void {
+  for (const key of Object.keys(value)) {
+    if (known.includes(key)) continue
+    const near = nearestName(key, known)
+    fail(`${where}${key} is not an option${near ? `; did you mean \`${near}\`?` : ''} (known: ${known.join(', ')})`)
+  }
+}

@@ -1,0 +1,130 @@
+import { DIALECT_NAMES, type Dialect, dialectNamed } from '../dialects/index.js'
+import { fail, isRecord, knownKeys } from './checks.js'
+import { KNOWN_KEYS } from './defaults.js'
+
+/** One key of an upstream's pool: what it is called in logs and usage, how much traffic it takes, what it sends. */
+export interface UpstreamKey {
+  /** A name for logs, usage events and status: the configured `alias`, else `key-<n>` (never the key). */
+  alias: string
+  /** Relative share of calls. */
+  weight: number
+  /** The key's auth headers, as undici's flat `[name, value, …]` list. */
+  headers: readonly string[]
+}
+
+/** An upstream with its base URL parsed once. */
+export interface ResolvedUpstream {
+  name: string
+  dialect: Dialect
+  origin: string
+  /** Path prefix of `baseUrl`, without a trailing slash. */
+  basePath: string
+  /** The secrets this upstream is sent (its keys, and credentials in configured auth headers): never shown to anyone. */
+  secrets: readonly string[]
+  /**
+   * What every call to it carries, as undici's flat `[name, value, …]` list (cheaper per call than an object):
+   * configured headers, content type and `accept-encoding: identity`. The key's headers come per call.
+   */
+  requestHeaders: readonly string[]
+  /** The keys calls are spread over; empty for a keyless upstream. */
+  keys: readonly UpstreamKey[]
+}
+
+/** Hosts a keyless upstream is expected on (a local model server); anywhere else a missing key is a mistake. */
+const LOOPBACK = /^(localhost|127(?:\.\d{1,3}){3}|\[::1\])$/
+
+/** The configured keys: `apiKey`, or `apiKeys` (strings or `{ key, weight?, alias? }`). */
+function keysOf(name: string, raw: Record<string, unknown>, dialect: Dialect): Array<UpstreamKey & { secret: string }> {
+  if (raw.apiKey !== undefined && raw.apiKeys !== undefined) fail(`upstreams.${name} takes apiKey or apiKeys, not both`)
+  if (raw.apiKey !== undefined) {
+    if (typeof raw.apiKey !== 'string' || raw.apiKey === '') fail(`upstreams.${name}.apiKey must be a non-empty string`)
+    return [{ alias: 'key-1', weight: 1, headers: flatHeaders(dialect.upstreamAuthHeaders(raw.apiKey)), secret: raw.apiKey }]
+  }
+  if (raw.apiKeys === undefined) return []
+  if (!Array.isArray(raw.apiKeys) || raw.apiKeys.length === 0) fail(`upstreams.${name}.apiKeys must be a non-empty array`)
+  const aliases = new Set<string>()
+  return raw.apiKeys.map((entry: unknown, i: number) => {
+    const where = `upstreams.${name}.apiKeys[${i}]`
+    const item = typeof entry === 'string' ? { key: entry } : entry
+    if (!isRecord(item)) fail(`${where} must be a key string or { key, weight?, alias? }`)
+    knownKeys(item, ['key', 'weight', 'alias'], `${where}.`)
+    if (typeof item.key !== 'string' || item.key === '') fail(`${where}.key must be a non-empty string`)
+    const weight = item.weight ?? 1
+    if (typeof weight !== 'number' || !Number.isSafeInteger(weight) || weight < 1) fail(`${where}.weight must be a positive integer`)
+    const alias = item.alias ?? `key-${i + 1}`
+    if (typeof alias !== 'string' || !/^[\w.-]{1,64}$/.test(alias)) fail(`${where}.alias must be 1-64 letters, digits, . _ -`)
+    if (aliases.has(alias)) fail(`${where}.alias '${alias}' is used twice`)
+    aliases.add(alias)
+    return { alias, weight, headers: flatHeaders(dialect.upstreamAuthHeaders(item.key)), secret: item.key }
+  })
+}
+
+/** Checks one `upstreams` entry and prepares what every call to it needs. */
+export function resolveUpstream(name: string, raw: unknown): ResolvedUpstream {
+  if (!isRecord(raw)) fail(`upstreams.${name} must be an object`)
+  knownKeys(raw, KNOWN_KEYS.upstream, `upstreams.${name}.`)
+  const dialect = dialectNamed(raw.type)
+  if (!dialect) fail(`upstreams.${name}.type must be one of: ${DIALECT_NAMES.map((n) => `'${n}'`).join(', ')}`)
+  if (typeof raw.baseUrl !== 'string') fail(`upstreams.${name}.baseUrl must be a URL string`)
+  let url: URL
+  try {
+    url = new URL(raw.baseUrl)
+  } catch {
+    fail(`upstreams.${name}.baseUrl is not a valid URL`)
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') fail(`upstreams.${name}.baseUrl must be http or https`)
+  if (url.search || url.hash || url.username || url.password) {
+    fail(`upstreams.${name}.baseUrl must not carry a query, fragment or credentials`)
+  }
+  const headers: Record<string, string> = {}
+  if (raw.headers !== undefined) {
+    if (!isRecord(raw.headers)) fail(`upstreams.${name}.headers must be an object of strings`)
+    for (const [key, value] of Object.entries(raw.headers)) {
+      if (typeof value !== 'string') fail(`upstreams.${name}.headers.${key} must be a string`)
+      headers[key.toLowerCase()] = value
+    }
+  }
+  if (raw.keyless !== undefined && typeof raw.keyless !== 'boolean') fail(`upstreams.${name}.keyless must be a boolean`)
+  const keys = keysOf(name, raw, dialect)
+  const authHeader = Object.keys(headers).some((header) => CREDENTIAL_HEADER.test(header))
+  // A missing key would reach the client as the upstream's "invalid API key", indistinguishable from its own.
+  if (keys.length === 0 && !authHeader && raw.keyless !== true && !LOOPBACK.test(url.hostname)) {
+    fail(`upstreams.${name} needs apiKey or apiKeys (or keyless: true for an upstream that takes no key)`)
+  }
+  return {
+    name,
+    dialect,
+    origin: url.origin,
+    basePath: dialect.upstreamBasePath(url.pathname),
+    secrets: [...keys.map((key) => key.secret), ...secretsOf(headers)],
+    requestHeaders: flatHeaders({
+      ...headers,
+      'content-type': 'application/json',
+      // Never compressed: the gateway reads usage from answers and keeps them byte for byte.
+      'accept-encoding': 'identity',
+    }),
+    keys: keys.map(({ alias, weight, headers: keyHeaders }) => ({ alias, weight, headers: keyHeaders })),
+  }
+}
+
+/** Header names that carry credentials when an operator configures them by hand. */
+const CREDENTIAL_HEADER = /auth|key|token|secret/i
+
+/** Credential-looking configured header values (a Bearer token without its scheme). */
+function secretsOf(headers: Record<string, string>): string[] {
+  const secrets: string[] = []
+  for (const [name, value] of Object.entries(headers)) {
+    if (!CREDENTIAL_HEADER.test(name)) continue
+    const token = value.replace(/^\s*(Bearer|Basic)\s+/i, '').trim()
+    // Short values are not secrets worth scrubbing from bodies, and replacing them would garble ordinary text.
+    if (token.length >= 8) secrets.push(token)
+  }
+  return secrets
+}
+
+/** Per-call headers (`content-length`, `accept`) are set by each call; configured ones of those names are dropped. */
+function flatHeaders(headers: Record<string, string>): string[] {
+  const flat: string[] = []
+  for (const [name, value] of Object.entries(headers)) if (name !== 'content-length' && name !== 'accept') flat.push(name, value)
+  return flat
+}

@@ -1,0 +1,34 @@
+import { performance } from 'node:perf_hooks'
+import { isGatewayError } from '../../errors.js'
+import type { GatewayLogger } from '../../types.js'
+import type { UpstreamInterceptor } from './compose.js'
+
+/** Statuses an operator wants to hear of: a refused key, a rate limit, an upstream failing. */
+const WORTH_A_LINE = (status: number) => status === 401 || status === 403 || status === 429 || status >= 500
+
+/**
+ * One `warn` line per failed upstream attempt: request id, upstream, model, key alias, status or error code,
+ * duration and attempt number. Never a key, never a prompt.
+ */
+export function attemptLog(logger: GatewayLogger): UpstreamInterceptor {
+  return (next) => async (request) => {
+    const started = performance.now()
+    const facts = () => ({
+      requestId: request.requestId,
+      upstream: request.model.upstream.name,
+      model: request.model.upstreamModel,
+      key: (request.key ?? request.model.upstream.keys[0])?.alias,
+      attempt: request.attempt,
+      durationMs: Math.round(performance.now() - started),
+    })
+    try {
+      const response = await next(request)
+      if (WORTH_A_LINE(response.statusCode))
+        logger.warn('model-gateway: upstream attempt failed', { ...facts(), status: response.statusCode })
+      return response
+    } catch (error) {
+      logger.warn('model-gateway: upstream attempt failed', { ...facts(), code: isGatewayError(error) ? error.code : 'internal_error' })
+      throw error
+    }
+  }
+}
