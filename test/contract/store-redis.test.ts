@@ -25,6 +25,18 @@ async function release(store: RecoveryStore, keyv: Keyv): Promise<void> {
   await (keyv.store as KeyvRedis<unknown>).disconnect(true)
 }
 
+/** Makes the SETs of every later MULTI fail when Redis runs them (an invalid expiry), while the rest of the transaction goes through. */
+function refuseSetsInTransactions(client: { multi(): object }): void {
+  const multi = client.multi.bind(client)
+  Object.assign(client, {
+    multi: () => {
+      const transaction = multi() as { set(key: string, value: string, options: { PX: number }): unknown }
+      const set = transaction.set.bind(transaction)
+      return Object.assign(transaction, { set: (key: string, value: string) => set(key, value, { PX: 0 }) })
+    },
+  })
+}
+
 async function expectFastStoreUnavailable(operation: () => Promise<unknown>, withinMs: number): Promise<void> {
   const started = Date.now()
   const error = await operation().then(
@@ -55,15 +67,9 @@ await describeWithRedis('Redis store suite', () => {
     return {
       store,
       cleanup: () => release(store, keyv),
-      // KeyvRedis catches a failing SET and Keyv then reports success (set returns true): only the
-      // store's own EXISTS check after the write can notice, so that is what this exercises.
-      failWrites: () => {
-        Object.assign((keyv.store as KeyvRedis<unknown>).client, {
-          set: async () => {
-            throw new Error('OOM command not allowed when used memory > maxmemory')
-          },
-        })
-      },
+      // A SET that Redis refuses when the transaction runs (an invalid expiry, like a write refused for memory)
+      // while the rest of the transaction, the catalog entry included, goes through: only the replies tell.
+      failWrites: () => refuseSetsInTransactions((keyv.store as KeyvRedis<unknown>).client),
     }
   })
 
@@ -93,6 +99,24 @@ await describeWithRedis('Redis store suite', () => {
       // The body is stored as Keyv's JSON of a plain string: escaped once, not twice.
       const stored = await admin.get(`${RUN}::rec:{${owner}}:${id}:req`)
       expect(JSON.parse(stored ?? '')).toMatchObject({ value: record.request.body_raw })
+      await release(store, keyv)
+    })
+
+    it('writes values that Keyv itself reads back, with Keyv’s expiry', async () => {
+      const keyv = makeKeyv(RUN)
+      const store = createRecoveryStore({ keyv })
+      const owner = newOwner()
+      // A leading ':' is what Keyv's serialiser escapes; ':base64:' is what it would turn into a Buffer.
+      const record = makeRecord({ requestBody: ':base64:AAAA', responseBody: ':colon first' })
+      const before = Date.now()
+      await store.put(owner, record, 60_000)
+      const detail = `rec:{${owner}}:${record.request_id}`
+      expect(await keyv.get(`${detail}:req`)).toBe(':base64:AAAA')
+      expect(await keyv.get(`${detail}:res`)).toBe(':colon first')
+      expect(await keyv.get<{ record: { request_id: string } }>(detail)).toMatchObject({ record: { request_id: record.request_id } })
+      const raw = await keyv.get(`${detail}:res`, { raw: true })
+      expect(raw?.expires).toBeGreaterThanOrEqual(before + 60_000)
+      expect(raw?.expires).toBeLessThanOrEqual(Date.now() + 60_000)
       await release(store, keyv)
     })
 

@@ -1,4 +1,4 @@
-import type { CatalogEntry, RecordKeys } from './layout.js'
+import type { CatalogEntry, RecordKeys, RecordValue } from './layout.js'
 
 /**
  * What differs between a generic Keyv store and Redis: the per-owner catalog, existence checks and
@@ -9,14 +9,11 @@ export interface OwnerCatalog {
   /** Resolves when the store can take commands now; rejects (store_unavailable) when it is known to be down. */
   ready(): Promise<void>
   /**
-   * Adds or replaces one entry once the record's keys (`written`) are confirmed present, where the store can tell
-   * cheaply; rejects (store_unavailable) and adds nothing when they are not. The catalog lives at least as long as its
-   * newest entry. `bytes` is the record's size as the store counts it; past the owner's quota, the owner's oldest
-   * records are removed.
+   * Writes one record's values (detail first) and adds or replaces its entry once they are confirmed taken; rejects
+   * (store_unavailable) and lists nothing when a part was not. The catalog lives at least as long as its newest entry.
+   * `bytes` is the record's size as the store counts it; past the owner's quota, the owner's oldest records are removed.
    */
-  add(owner: string, entry: CatalogEntry, ttlMs: number, record: { bytes: number; written: string[] }): Promise<void>
-  /** Whether record values are written in one batch (a networked store) rather than in order (the memory store). */
-  readonly batchWrites: boolean
+  put(owner: string, entry: CatalogEntry, ttlMs: number, record: { bytes: number; values: RecordValue[] }): Promise<void>
   /** The owner's live entries, unordered; expired entries and entries whose detail is gone are pruned. */
   entries(owner: string): Promise<CatalogEntry[]>
   /** Removes catalog entries, then the records' keys; resolves to how many of the records existed. */

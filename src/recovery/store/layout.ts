@@ -1,5 +1,6 @@
 import { invariant } from '../../errors.js'
 import type { RecoveryRecord, RecoverySummary } from '../../types.js'
+import { storeUnavailable } from './guard.js'
 
 /*
  * Key layout, under the Keyv namespace (default `model-gateway`):
@@ -46,6 +47,24 @@ export function recordKeys(owner: string, requestId: string): RecordKeys {
 /** Deletes the three keys of one record; resolves once all three calls answered. */
 export function deleteRecordKeys(keyv: { delete(key: string): Promise<unknown> }, keys: RecordKeys): Promise<unknown> {
   return Promise.all([keyv.delete(keys.detail), keyv.delete(keys.request), keyv.delete(keys.response)])
+}
+
+/** One value of a record under its logical key. */
+export interface RecordValue {
+  key: string
+  value: unknown
+}
+
+/** Writes values one after the other through Keyv (order matters in memory, see lru-adapter.ts); rejects on the first not taken. */
+export async function setRecordValues(
+  keyv: { set(key: string, value: unknown, ttl?: number): Promise<unknown> },
+  values: RecordValue[],
+  ttlMs: number,
+): Promise<void> {
+  for (const { key, value } of values) {
+    const ok: unknown = await keyv.set(key, value, ttlMs)
+    if (ok === false) throw storeUnavailable('The recovery store did not take a write.')
+  }
 }
 
 export function catalogKey(owner: string): string {

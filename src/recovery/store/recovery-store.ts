@@ -17,7 +17,8 @@ import {
 } from './layout.js'
 import { approxBytes, createMemoryKeyv, type LruStoreAdapter } from './lru-adapter.js'
 import { type Eviction, MemoryCatalog, type OwnerLimits } from './memory-catalog.js'
-import { isRedisKeyv, RedisCatalog } from './redis-catalog.js'
+import { RedisCatalog } from './redis-catalog.js'
+import { isRedisKeyv } from './redis-link.js'
 
 /** Storage of recovery records, private per owner. All methods reject with GatewayError('store_unavailable') when the backing store fails. */
 export interface RecoveryStore {
@@ -127,24 +128,14 @@ class KeyvRecoveryStore implements RecoveryStore {
       await this.#catalog.ready()
       const expiresAt = Date.now() + ttl
       try {
-        if (this.#catalog.batchWrites) {
-          // A networked store takes the three values in one pipelined batch, then the catalog in one transaction.
-          await Promise.all([
-            this.#set(keys.detail, envelope, ttl),
-            this.#set(keys.request, requestBody, ttl),
-            this.#set(keys.response, responseBody, ttl),
-          ])
-        } else {
-          // Detail first, then bodies: see lru-adapter.ts for why the order matters in memory.
-          await this.#set(keys.detail, envelope, ttl)
-          await this.#set(keys.request, requestBody, ttl)
-          await this.#set(keys.response, responseBody, ttl)
-        }
+        // Detail first, then bodies: see lru-adapter.ts for why the order matters in memory.
+        const values = [
+          { key: keys.detail, value: envelope },
+          { key: keys.request, value: requestBody },
+          { key: keys.response, value: responseBody },
+        ]
         const bytes = approxBytes(envelope) + approxBytes(requestBody) + approxBytes(responseBody)
-        await this.#catalog.add(owner, toCatalogEntry(record, expiresAt), ttl, {
-          bytes,
-          written: [keys.detail, keys.request, keys.response],
-        })
+        await this.#catalog.put(owner, toCatalogEntry(record, expiresAt), ttl, { bytes, values })
       } catch (error) {
         // Not awaited: on a failing store the clean-up could itself wait for the deadline.
         void this.#discard(keys)
@@ -226,11 +217,6 @@ class KeyvRecoveryStore implements RecoveryStore {
   #run<T>(what: string, operation: () => Promise<T>): Promise<T> {
     if (this.#closed) return Promise.reject(storeUnavailable('The recovery store is closed.'))
     return guarded(what, this.#timeoutMs, operation)
-  }
-
-  async #set(key: string, value: unknown, ttl: number): Promise<void> {
-    const ok: unknown = await this.#keyv.set(key, value, ttl)
-    if (ok === false) throw storeUnavailable('The recovery store did not take a write.')
   }
 
   /** Best effort after a failed put; whatever stays behind expires with its ttl and never enters the catalog. */
