@@ -1,5 +1,13 @@
 import type { CatalogEntry, RecordKeys, RecordValue } from './layout.js'
 
+/** How a caller follows a walk over an owner's catalog. */
+export interface CatalogWalk {
+  /** Only entries it accepts are wanted. */
+  match?: (entry: CatalogEntry) => boolean
+  /** Called after each page read (the store restarts its deadline there). */
+  step?: () => void
+}
+
 /**
  * What differs between a generic Keyv store and Redis: the per-owner catalog, existence checks and
  * deletion. Record values themselves are always written and read through Keyv.
@@ -14,10 +22,19 @@ export interface OwnerCatalog {
    * `bytes` is the record's size as the store counts it; past the owner's quota, the owner's oldest records are removed.
    */
   put(owner: string, entry: CatalogEntry, ttlMs: number, record: { bytes: number; values: RecordValue[] }): Promise<void>
-  /** The owner's live entries, unordered; expired entries and entries whose detail is gone are pruned. */
-  entries(owner: string): Promise<CatalogEntry[]>
+  /**
+   * The owner's live entries, unordered; expired entries and entries whose detail is gone are pruned. With `match`,
+   * only the entries it accepts (a backend may skip checking the others). A backend that reads the catalog in pages
+   * calls `step` after each one.
+   */
+  entries(owner: string, walk?: CatalogWalk): Promise<CatalogEntry[]>
   /** Removes catalog entries, then the records' keys; resolves to how many of the records existed. */
   remove(owner: string, records: Array<{ requestId: string; keys: RecordKeys }>): Promise<number>
+  /**
+   * Removes (or, with `dryRun`, counts) every live record of the owner in bounded batches, for a backend whose
+   * catalog can be too large to read at once; without it the store lists the entries and removes them.
+   */
+  removeAll?(owner: string, options: { dryRun: boolean }, walk?: CatalogWalk): Promise<number>
   /** An authoritative existence check that rejects when the store is down, or undefined when there is none. */
   probe(keys: string[]): Promise<boolean[] | undefined>
   /** Disconnects the Keyv a user passed in, without waiting on a store that cannot answer. */

@@ -2,7 +2,7 @@ import type Keyv from 'keyv'
 import { invariant } from '../../errors.js'
 import type { RecoveryRecord, RecoverySummary } from '../../types.js'
 import type { OwnerCatalog } from './catalog.js'
-import { guarded, storeUnavailable } from './guard.js'
+import { guarded, guardedSteps, storeUnavailable } from './guard.js'
 import { KeyvCatalog } from './keyv-catalog.js'
 import {
   assertKeyParts,
@@ -145,18 +145,18 @@ class KeyvRecoveryStore implements RecoveryStore {
   }
 
   list(owner: string): Promise<RecoverySummary[]> {
-    return this.#run('list', async () => {
+    return this.#runSteps('list', async (step) => {
       assertKeyParts(owner)
       await this.#catalog.ready()
-      return (await this.#catalog.entries(owner)).sort(newestFirst).map(toSummary)
+      return (await this.#catalog.entries(owner, { step })).sort(newestFirst).map(toSummary)
     })
   }
 
   lookup(owner: string, hash: string): Promise<RecoverySummary[]> {
-    return this.#run('lookup', async () => {
+    return this.#runSteps('lookup', async (step) => {
       assertKeyParts(owner)
       await this.#catalog.ready()
-      const entries = await this.#catalog.entries(owner)
+      const entries = await this.#catalog.entries(owner, { match: (e) => e.request_body_hash === hash, step })
       return entries
         .filter((e) => e.request_body_hash === hash)
         .sort(newestFirst)
@@ -192,10 +192,11 @@ class KeyvRecoveryStore implements RecoveryStore {
   }
 
   deleteAll(owner: string, options: { dryRun: boolean }): Promise<number> {
-    return this.#run('deleteAll', async () => {
+    return this.#runSteps('deleteAll', async (step) => {
       assertKeyParts(owner)
       await this.#catalog.ready()
-      const entries = await this.#catalog.entries(owner)
+      if (this.#catalog.removeAll) return this.#catalog.removeAll(owner, options, { step })
+      const entries = await this.#catalog.entries(owner, { step })
       if (options.dryRun) return entries.length
       return this.#catalog.remove(
         owner,
@@ -215,8 +216,13 @@ class KeyvRecoveryStore implements RecoveryStore {
   }
 
   #run<T>(what: string, operation: () => Promise<T>): Promise<T> {
+    return this.#runSteps(what, operation)
+  }
+
+  /** Like #run, for a walk over a catalog: the deadline holds for each page, so an owner of any size can be walked. */
+  #runSteps<T>(what: string, operation: (step: () => void) => Promise<T>): Promise<T> {
     if (this.#closed) return Promise.reject(storeUnavailable('The recovery store is closed.'))
-    return guarded(what, this.#timeoutMs, operation)
+    return guardedSteps(what, this.#timeoutMs, operation)
   }
 
   /** Best effort after a failed put; whatever stays behind expires with its ttl and never enters the catalog. */

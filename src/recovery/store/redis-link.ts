@@ -1,7 +1,7 @@
 import type Keyv from 'keyv'
 import { storeUnavailable } from './guard.js'
 
-/** The part of a node-redis v5 MULTI the Redis catalog uses. */
+/** The part of a node-redis v5 MULTI (a single client's or a cluster's) the Redis catalog uses. */
 export interface RedisMulti {
   set(key: string, value: string, options: { PX: number }): RedisMulti
   hSet(key: string, field: string, value: string): RedisMulti
@@ -11,14 +11,20 @@ export interface RedisMulti {
   exists(keys: string | string[]): RedisMulti
   unlink(keys: string | string[]): RedisMulti
   exec(): Promise<unknown[]>
+  execAsPipeline(): Promise<unknown[]>
 }
 
-/** The part of a node-redis v5 client (camelCase commands) the Redis catalog uses. */
+/** One page of HSCAN as node-redis v5 returns it. */
+export interface HashScanPage {
+  cursor: unknown
+  entries: Array<{ field: unknown; value: unknown }>
+}
+
+/** The part of a node-redis v5 client or cluster (camelCase commands) the Redis catalog uses. */
 export interface RedisLikeClient {
   readonly isOpen?: boolean
   readonly isReady?: boolean
-  hGetAll(key: string): Promise<unknown>
-  hKeys(key: string): Promise<unknown>
+  hScan(key: string, cursor: string, options?: { COUNT?: number }): Promise<HashScanPage>
   hDel(key: string, fields: string | string[]): Promise<number>
   exists(keys: string | string[]): Promise<number>
   multi(): RedisMulti
@@ -39,7 +45,8 @@ interface RedisAdapterLike {
 
 const isFunction = (value: unknown): boolean => typeof value === 'function'
 
-const REQUIRED_COMMANDS = ['hSet', 'hGetAll', 'hDel', 'pExpire', 'exists', 'unlink', 'multi']
+/** Commands a node-redis v5 client and a cluster both have (a cluster has no `isReady`, so that is not asked). */
+const REQUIRED_COMMANDS = ['hSet', 'hScan', 'hDel', 'pExpire', 'exists', 'unlink', 'multi']
 
 function isRedisAdapter(store: unknown): store is RedisAdapterLike {
   if (typeof store !== 'object' || store === null) return false
@@ -49,7 +56,7 @@ function isRedisAdapter(store: unknown): store is RedisAdapterLike {
   return REQUIRED_COMMANDS.every((name) => isFunction(c[name]))
 }
 
-/** Whether this Keyv sits on a node-redis v5 client (@keyv/redis 4+/5, any copy of the packages). */
+/** Whether this Keyv sits on a node-redis v5 client or cluster (@keyv/redis 4+/5, any copy of the packages). */
 export function isRedisKeyv(keyv: Keyv): boolean {
   return isRedisAdapter(keyv.store)
 }
