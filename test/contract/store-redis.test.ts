@@ -12,6 +12,7 @@ import {
   killOwnRedis,
   recommendedKeyv as makeKeyv,
   REDIS_URL,
+  refuseSetsInTransactions,
   startOwnRedis,
 } from '../support/redis.js'
 import { describeStoreContract, makeRecord, newOwner } from './store-contract.js'
@@ -23,18 +24,6 @@ const RUN = `mg-test-${process.pid}-${Date.now().toString(36)}`
 async function release(store: RecoveryStore, keyv: Keyv): Promise<void> {
   await store.close()
   await (keyv.store as KeyvRedis<unknown>).disconnect(true)
-}
-
-/** Makes the SETs of every later MULTI fail when Redis runs them (an invalid expiry), while the rest of the transaction goes through. */
-function refuseSetsInTransactions(client: { multi(): object }): void {
-  const multi = client.multi.bind(client)
-  Object.assign(client, {
-    multi: () => {
-      const transaction = multi() as { set(key: string, value: string, options: { PX: number }): unknown }
-      const set = transaction.set.bind(transaction)
-      return Object.assign(transaction, { set: (key: string, value: string) => set(key, value, { PX: 0 }) })
-    },
-  })
 }
 
 async function expectFastStoreUnavailable(operation: () => Promise<unknown>, withinMs: number): Promise<void> {
