@@ -25,6 +25,8 @@ export interface ClusterNode {
   role: 'master' | 'replica'
   /** The master's id, for a replica. */
   masterId: string | undefined
+  /** The slot ranges a master serves (inclusive). */
+  slots: Array<[number, number]>
 }
 
 /** A local Redis Cluster a test started itself. */
@@ -113,13 +115,20 @@ export async function startOwnCluster(options: { masters?: number; replicas?: nu
       .trim()
       .split('\n')
       .map((line) => {
-        const [id, address, flags, master] = line.split(' ')
+        const [id, address, flags, master, , , , , ...ranges] = line.split(' ')
         const role: ClusterNode['role'] = flags?.includes('master') ? 'master' : 'replica'
+        const slots = ranges
+          .filter((range) => /^\d+(-\d+)?$/.test(range))
+          .map((range): [number, number] => {
+            const [from = 0, to = from] = range.split('-').map(Number)
+            return [from, to]
+          })
         return {
           id: id as string,
           port: Number(address?.split('@')[0]?.split(':')[1]),
           role,
           masterId: role === 'replica' ? master : undefined,
+          slots,
         }
       })
   }
