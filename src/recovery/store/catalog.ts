@@ -9,8 +9,9 @@ export interface CatalogWalk {
 }
 
 /**
- * What differs between a generic Keyv store and Redis: the per-owner catalog, existence checks and
- * deletion. Record values themselves are always written and read through Keyv.
+ * What differs between a generic Keyv store and Redis: how a record is written with its catalog entry, the
+ * per-owner catalog, existence checks and deletion. Record values are read through Keyv, and written in the form
+ * Keyv writes them (through Keyv itself, or by Redis in one transaction).
  * Keys given to a backend are logical keys (before Keyv's and the adapter's prefixes).
  */
 export interface OwnerCatalog {
