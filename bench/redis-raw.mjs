@@ -71,7 +71,7 @@ async function writeRecord(ns, i, responseBytes) {
   if (replies.slice(0, 3).some((reply) => reply !== 'OK')) throw new Error('a SET was not taken')
 }
 
-/** The gateway's listing: the catalog one HSCAN page at a time, each page's detail keys checked in one pipeline. */
+/** The gateway's listing: the catalog one HSCAN page at a time, each page's detail keys counted with one EXISTS. */
 async function list(ns) {
   const index = `${ns}::idx:{owner}`
   const entries = []
@@ -80,10 +80,10 @@ async function list(ns) {
     const page = await client.hScan(index, cursor, { COUNT: 1000 })
     cursor = String(page.cursor)
     const parsed = page.entries.map((e) => JSON.parse(String(e.value)))
-    const checks = client.multi()
-    for (const e of parsed) checks.exists(`${ns}::rec:{owner}:${e.request_id}`)
-    const present = parsed.length > 0 ? await checks.execAsPipeline() : []
-    entries.push(...parsed.filter((_, i) => present[i] === 1))
+    if (parsed.length === 0) continue
+    const present = await client.exists(parsed.map((e) => `${ns}::rec:{owner}:${e.request_id}`))
+    if (present !== parsed.length) throw new Error('a listed record is gone')
+    entries.push(...parsed)
   } while (cursor !== '0')
   return entries.sort((a, b) => (a.request_id < b.request_id ? 1 : -1)).length
 }
