@@ -204,6 +204,34 @@ await describeWithRedis('Redis store suite', () => {
       await release(store, keyv)
     })
 
+    describe('with a Redis out of memory', () => {
+      afterAll(killAllOwnRedis)
+
+      it('refuses the record that does not fit (noeviction) and keeps every record taken before it', async () => {
+        const port = await freePort()
+        await startOwnRedis(port, { args: ['--maxmemory', '4mb', '--maxmemory-policy', 'noeviction'] })
+        const keyv = makeKeyv(RUN, `redis://127.0.0.1:${port}`)
+        const store = createRecoveryStore({ keyv, onError: () => {} })
+        const owner = newOwner()
+        const kept: string[] = []
+        let refused: unknown
+        let last = makeRecord()
+        for (let i = 0; i < 100 && refused === undefined; i++) {
+          last = makeRecord({ responseBody: `"${'x'.repeat(256 * 1024)}"` })
+          refused = await store.put(owner, last, 60_000).then(
+            () => void kept.push(last.request_id),
+            (error: unknown) => error,
+          )
+        }
+        expect(isGatewayError(refused) && refused.code).toBe('store_unavailable')
+        expect(kept.length).toBeGreaterThan(0)
+        expect(new Set((await store.list(owner)).map((s) => s.request_id))).toEqual(new Set(kept))
+        expect(await store.get(owner, last.request_id)).toBeUndefined()
+        for (const id of kept) expect((await store.get(owner, id))?.request_id).toBe(id)
+        await release(store, keyv)
+      })
+    })
+
     describe('with a Redis that stops', () => {
       afterAll(killAllOwnRedis)
 
