@@ -1,6 +1,7 @@
 // The Redis baseline: the commands the gateway's Redis store sends for one record, issued directly
-// with @redis/client and the same payload sizes, with no Keyv, no hashing and no HTTP. Key names
-// carry the run's namespace so the clean-up removes exactly what this run wrote.
+// with @redis/client in the same single round trip (one MULTI) and with the same payloads (values wrapped the way
+// Keyv stores them), with no Keyv, no hashing and no HTTP. Key names carry the run's namespace so the clean-up
+// removes exactly what this run wrote.
 import { createClient } from '@redis/client'
 
 const url = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379'
@@ -28,7 +29,7 @@ function payload(i, responseBytes) {
     object: 'chat.completion',
     choices: [{ index: 0, message: { role: 'assistant', content: 'x'.repeat(responseBytes) } }],
   })
-  const envelope = JSON.stringify({
+  const envelope = {
     v: 1,
     record: {
       request_id: requestId,
@@ -40,7 +41,7 @@ function payload(i, responseBytes) {
     },
     request_chars: request.length,
     response_chars: response.length,
-  })
+  }
   const entry = JSON.stringify({
     request_id: requestId,
     created_at: 1700000000,
@@ -51,23 +52,40 @@ function payload(i, responseBytes) {
   return { requestId, request, response, envelope, entry }
 }
 
+/** One record in one round trip, as the gateway sends it: three SETs, the catalog entry, its expiry, its length. */
 async function writeRecord(ns, i, responseBytes) {
   const p = payload(i, responseBytes)
   const detail = `${ns}::rec:{owner}:${p.requestId}`
   const index = `${ns}::idx:{owner}`
-  await client.set(detail, p.envelope, { PX: TTL })
-  await client.set(`${detail}:req`, p.request, { PX: TTL })
-  await client.set(`${detail}:res`, p.response, { PX: TTL })
-  await client.exists([detail, `${detail}:req`, `${detail}:res`])
-  await client.multi().hSet(index, p.requestId, p.entry).pExpire(index, TTL, 'NX').pExpire(index, TTL, 'GT').exec()
+  const expires = Date.now() + TTL
+  const replies = await client
+    .multi()
+    .set(detail, JSON.stringify({ value: p.envelope, expires }), { PX: TTL })
+    .set(`${detail}:req`, JSON.stringify({ value: p.request, expires }), { PX: TTL })
+    .set(`${detail}:res`, JSON.stringify({ value: p.response, expires }), { PX: TTL })
+    .hSet(index, p.requestId, p.entry)
+    .pExpire(index, TTL, 'NX')
+    .pExpire(index, TTL, 'GT')
+    .hLen(index)
+    .exec()
+  if (replies.slice(0, 3).some((reply) => reply !== 'OK')) throw new Error('a SET was not taken')
 }
 
+/** The gateway's listing: the catalog one HSCAN page at a time, each page's detail keys counted with one EXISTS. */
 async function list(ns) {
   const index = `${ns}::idx:{owner}`
-  const raw = await client.hGetAll(index)
-  const entries = Object.values(raw).map((v) => JSON.parse(String(v)))
-  const present = await Promise.all(entries.map((e) => client.exists(`${ns}::rec:{owner}:${e.request_id}`)))
-  return entries.filter((_, i) => present[i] === 1).sort((a, b) => (a.request_id < b.request_id ? 1 : -1)).length
+  const entries = []
+  let cursor = '0'
+  do {
+    const page = await client.hScan(index, cursor, { COUNT: 1000 })
+    cursor = String(page.cursor)
+    const parsed = page.entries.map((e) => JSON.parse(String(e.value)))
+    if (parsed.length === 0) continue
+    const present = await client.exists(parsed.map((e) => `${ns}::rec:{owner}:${e.request_id}`))
+    if (present !== parsed.length) throw new Error('a listed record is gone')
+    entries.push(...parsed)
+  } while (cursor !== '0')
+  return entries.sort((a, b) => (a.request_id < b.request_id ? 1 : -1)).length
 }
 
 async function cleanup(pattern) {

@@ -103,7 +103,7 @@ export async function redisPart(ctx) {
   const text = section(
     `6. Redis store (Redis ${raw.ready.version}): record write and list, against raw @redis/client`,
     [
-      `Records with ~${Math.round(opts.responseBytes / 1024)} KB answers made by real interrupted requests. Write latency (c=1, ${opts.sequential} records) = upstream body complete → record stored (hash, build, 3 SET + EXISTS + MULTI), timed inside the gateway; raw = the same commands. Burst = ${opts.burst} responses released at once by the mock: records/s from the first upstream body to the last stored record. List = GET /v1/recoveries over HTTP (gateway) vs HGETALL + EXISTS per entry (raw).`,
+      `Records with ~${Math.round(opts.responseBytes / 1024)} KB answers made by real interrupted requests. Write latency (c=1, ${opts.sequential} records) = upstream body complete → record stored (hash, build, serialise, one MULTI: 3 SET + HSET + 2 PEXPIRE + HLEN), timed inside the gateway; raw = the same MULTI in one round trip. Burst = ${opts.burst} responses released at once by the mock: records/s from the first upstream body to the last stored record. List = GET /v1/recoveries over HTTP (gateway) vs HSCAN pages + one EXISTS over each page's detail keys (raw).`,
     ],
     table(
       ['path', 'write p50 ms', 'write p99 ms', 'burst records/s', 'list ms (median)', 'records listed'],

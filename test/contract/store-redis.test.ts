@@ -12,6 +12,7 @@ import {
   killOwnRedis,
   recommendedKeyv as makeKeyv,
   REDIS_URL,
+  refuseSetsInTransactions,
   startOwnRedis,
 } from '../support/redis.js'
 import { describeStoreContract, makeRecord, newOwner } from './store-contract.js'
@@ -55,15 +56,9 @@ await describeWithRedis('Redis store suite', () => {
     return {
       store,
       cleanup: () => release(store, keyv),
-      // KeyvRedis catches a failing SET and Keyv then reports success (set returns true): only the
-      // store's own EXISTS check after the write can notice, so that is what this exercises.
-      failWrites: () => {
-        Object.assign((keyv.store as KeyvRedis<unknown>).client, {
-          set: async () => {
-            throw new Error('OOM command not allowed when used memory > maxmemory')
-          },
-        })
-      },
+      // A SET that Redis refuses when the transaction runs (an invalid expiry, like a write refused for memory)
+      // while the rest of the transaction, the catalog entry included, goes through: only the replies tell.
+      failWrites: () => refuseSetsInTransactions((keyv.store as KeyvRedis<unknown>).client),
     }
   })
 
@@ -93,6 +88,24 @@ await describeWithRedis('Redis store suite', () => {
       // The body is stored as Keyv's JSON of a plain string: escaped once, not twice.
       const stored = await admin.get(`${RUN}::rec:{${owner}}:${id}:req`)
       expect(JSON.parse(stored ?? '')).toMatchObject({ value: record.request.body_raw })
+      await release(store, keyv)
+    })
+
+    it('writes values that Keyv itself reads back, with Keyv’s expiry', async () => {
+      const keyv = makeKeyv(RUN)
+      const store = createRecoveryStore({ keyv })
+      const owner = newOwner()
+      // A leading ':' is what Keyv's serialiser escapes; ':base64:' is what it would turn into a Buffer.
+      const record = makeRecord({ requestBody: ':base64:AAAA', responseBody: ':colon first' })
+      const before = Date.now()
+      await store.put(owner, record, 60_000)
+      const detail = `rec:{${owner}}:${record.request_id}`
+      expect(await keyv.get(`${detail}:req`)).toBe(':base64:AAAA')
+      expect(await keyv.get(`${detail}:res`)).toBe(':colon first')
+      expect(await keyv.get<{ record: { request_id: string } }>(detail)).toMatchObject({ record: { request_id: record.request_id } })
+      const raw = await keyv.get(`${detail}:res`, { raw: true })
+      expect(raw?.expires).toBeGreaterThanOrEqual(before + 60_000)
+      expect(raw?.expires).toBeLessThanOrEqual(Date.now() + 60_000)
       await release(store, keyv)
     })
 
@@ -189,6 +202,34 @@ await describeWithRedis('Redis store suite', () => {
       await expectFastStoreUnavailable(() => store.get(owner, record.request_id), 3000)
       expect(await store.get(owner, makeRecord().request_id)).toBeUndefined()
       await release(store, keyv)
+    })
+
+    describe('with a Redis out of memory', () => {
+      afterAll(killAllOwnRedis)
+
+      it('refuses the record that does not fit (noeviction) and keeps every record taken before it', async () => {
+        const port = await freePort()
+        await startOwnRedis(port, { args: ['--maxmemory', '4mb', '--maxmemory-policy', 'noeviction'] })
+        const keyv = makeKeyv(RUN, `redis://127.0.0.1:${port}`)
+        const store = createRecoveryStore({ keyv, onError: () => {} })
+        const owner = newOwner()
+        const kept: string[] = []
+        let refused: unknown
+        let last = makeRecord()
+        for (let i = 0; i < 100 && refused === undefined; i++) {
+          last = makeRecord({ responseBody: `"${'x'.repeat(256 * 1024)}"` })
+          refused = await store.put(owner, last, 60_000).then(
+            () => void kept.push(last.request_id),
+            (error: unknown) => error,
+          )
+        }
+        expect(isGatewayError(refused) && refused.code).toBe('store_unavailable')
+        expect(kept.length).toBeGreaterThan(0)
+        expect(new Set((await store.list(owner)).map((s) => s.request_id))).toEqual(new Set(kept))
+        expect(await store.get(owner, last.request_id)).toBeUndefined()
+        for (const id of kept) expect((await store.get(owner, id))?.request_id).toBe(id)
+        await release(store, keyv)
+      })
     })
 
     describe('with a Redis that stops', () => {

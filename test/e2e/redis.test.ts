@@ -3,8 +3,8 @@ import { afterAll, afterEach, beforeAll, expect, it } from 'vitest'
 import { chatBody } from '../support/bodies.js'
 import { bearer } from '../support/fixture.js'
 import { freePort } from '../support/free-port.mjs'
-import { ensureBuilt, type GatewayProcess, startGatewayProcess, stopAllGatewayProcesses } from '../support/gateway-process.js'
-import { call, eventually, sendThenAbort, type TestResponse } from '../support/http.js'
+import { ensureBuilt, startGatewayProcess, stopAllGatewayProcesses } from '../support/gateway-process.js'
+import { call, eventually, type TestResponse } from '../support/http.js'
 import { startMockUpstream } from '../support/mock-upstream/index.mjs'
 import {
   type AdminClient,
@@ -15,30 +15,13 @@ import {
   REDIS_URL,
   startOwnRedis,
 } from '../support/redis.js'
+import { contentOf, interrupt, KEY, recoveries, twoProcessStorm, usages, waitForUsages } from '../support/redis-storm.js'
 
 /** Every key this run writes starts with this; afterAll removes exactly those. */
 const RUN = `mg-e2e-${process.pid}-${Date.now().toString(36)}`
-const KEY = 'sk-e2e-owner'
 const ULID = '01ARZ3NDEKTSV4RRFFQ69G5FAV'
 const LAYOUT = /^(?:rec:\{([0-9a-f]{32})\}:[0-9A-HJKMNP-TV-Z]{26}(?::req|:res)?|idx:\{([0-9a-f]{32})\})$/
 const STORE_FAILED = 'model-gateway: recovery record could not be stored'
-
-/** A non-streaming chat request whose client leaves while the upstream is still working. */
-const interrupt = (gw: GatewayProcess, content: string, key = KEY, delayMs = 400) =>
-  sendThenAbort(`${gw.url}/v1/chat/completions`, {
-    headers: bearer(key),
-    body: JSON.stringify(chatBody(content, { mock: { delay_ms: delayMs } })),
-    afterMs: 30,
-  })
-
-const recoveries = (gw: GatewayProcess, path = '', options: { method?: string; key?: string; body?: unknown } = {}) =>
-  call(`${gw.url}/v1/recoveries${path}`, { method: options.method, headers: bearer(options.key ?? KEY), body: options.body })
-
-/** Usage events the process reported: one per completed upstream call, after its record write (if any) ended. */
-const usages = (gw: GatewayProcess) => gw.events.flatMap((e) => (e.usage ? [e.usage] : []))
-const waitForUsages = (gw: GatewayProcess, count: number, timeoutMs = 30_000) => eventually(() => usages(gw).length >= count, timeoutMs)
-
-const contentOf = (record: { request: { body_raw: string } }): string => JSON.parse(record.request.body_raw).messages[0].content
 
 /** A does-not-hang bound: generous, so a loaded machine never trips it. */
 async function answered(what: string, pending: Promise<TestResponse>, ms = 20_000): Promise<TestResponse> {
@@ -51,13 +34,6 @@ async function answered(what: string, pending: Promise<TestResponse>, ms = 20_00
   } finally {
     clearTimeout(timer)
   }
-}
-
-/** Runs `work` over `items` with at most `limit` at a time. */
-async function inBatches<T, R>(items: T[], limit: number, work: (item: T) => Promise<R>): Promise<R[]> {
-  const results: R[] = []
-  for (let i = 0; i < items.length; i += limit) results.push(...(await Promise.all(items.slice(i, i + limit).map(work))))
-  return results
 }
 
 await describeWithRedis('Redis end to end (gateway processes)', () => {
@@ -99,49 +75,7 @@ await describeWithRedis('Redis end to end (gateway processes)', () => {
     timeout: 120_000,
   }, async () => {
     const [a, b] = await Promise.all([startGatewayProcess(settings('share')), startGatewayProcess(settings('share'))])
-    const sent = Array.from({ length: 200 }, (_, i) => (i % 2 === 0 ? { gw: a, content: `a-${i}` } : { gw: b, content: `b-${i}` }))
-    await Promise.all(sent.map(({ gw, content }) => interrupt(gw, content, KEY, 1000)))
-    await Promise.all([waitForUsages(a, 100, 60_000), waitForUsages(b, 100, 60_000)])
-    expect([...usages(a), ...usages(b)].every((u) => u.recovered)).toBe(true)
-    const writtenByA = new Set(usages(a).map((u) => u.requestId))
-    const written = new Set([...writtenByA, ...usages(b).map((u) => u.requestId)])
-    expect(written.size).toBe(200)
-
-    for (const gw of [a, b]) {
-      const list = await recoveries(gw)
-      expect(list.status).toBe(200)
-      expect(list.json.count).toBe(200)
-      const ids: string[] = list.json.items.map((item: { request_id: string }) => item.request_id)
-      expect(new Set(ids).size).toBe(200)
-      expect(new Set(ids)).toEqual(written)
-    }
-
-    const ids = [...written]
-    const reads = await inBatches(
-      ids.flatMap((id) => [a, b].map((gw) => ({ id, gw }))),
-      25,
-      async ({ id, gw }) => ({ id, gw, res: await recoveries(gw, `/${id}`) }),
-    )
-    const contents = new Set<string>()
-    for (const { id, gw, res } of reads) {
-      expect(res.status, `GET ${id} through ${gw === a ? 'A' : 'B'}`).toBe(200)
-      expect(res.json.request_id).toBe(id)
-      const content = contentOf(res.json)
-      expect(content.startsWith(writtenByA.has(id) ? 'a-' : 'b-')).toBe(true)
-      contents.add(content)
-    }
-    expect(contents).toEqual(new Set(sent.map((s) => s.content)))
-
-    const victim = [...writtenByA][0]!
-    const deleted = await recoveries(b, `/${victim}`, { method: 'DELETE' })
-    expect(deleted.status).toBe(200)
-    expect(deleted.json.deleted).toBe(true)
-    expect((await recoveries(a, `/${victim}`)).status).toBe(404)
-    expect((await recoveries(a, `/${victim}`, { method: 'DELETE' })).status).toBe(404)
-    const afterDelete = await recoveries(a)
-    expect(afterDelete.json.count).toBe(199)
-    expect(afterDelete.json.items.some((item: { request_id: string }) => item.request_id === victim)).toBe(false)
-    expect(await keysMatching(admin!, `${RUN}-share::*`)).toHaveLength(199 * 3 + 1)
+    await twoProcessStorm(a, b, async () => (await keysMatching(admin!, `${RUN}-share::*`)).length)
   })
 
   it('shows records written before a restart to the restarted gateway', async () => {

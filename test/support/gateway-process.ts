@@ -35,6 +35,8 @@ export interface GatewayProcess {
 /** Settings of one gateway process. */
 export interface GatewayProcessEnv {
   redisUrl: string
+  /** A Redis Cluster's seed node URLs: the process then uses a cluster client instead of `redisUrl`. */
+  clusterNodes?: string[]
   namespace: string
   upstreamUrl: string
   apiKeys: string[]
@@ -78,6 +80,7 @@ export async function startGatewayProcess(settings: GatewayProcessEnv): Promise<
     env: {
       ...process.env,
       REDIS_URL: settings.redisUrl,
+      REDIS_CLUSTER_NODES: settings.clusterNodes ? JSON.stringify(settings.clusterNodes) : '',
       NAMESPACE: settings.namespace,
       UPSTREAM_URL: settings.upstreamUrl,
       API_KEYS: JSON.stringify(settings.apiKeys),

@@ -1,4 +1,4 @@
-import { type ChildProcess, spawn } from 'node:child_process'
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process'
 import { once } from 'node:events'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { createClient, createKeyv } from '@keyv/redis'
@@ -51,6 +51,53 @@ export async function describeWithRedis(title: string, body: () => void): Promis
   })
 }
 
+/** Whether every one of these programs runs (`--version`) from PATH. */
+export function onPath(...programs: string[]): boolean {
+  return programs.every((program) => {
+    try {
+      execFileSync(program, ['--version'], { stdio: 'ignore' })
+      return true
+    } catch {
+      return false
+    }
+  })
+}
+
+/**
+ * Declares a suite that starts its own servers: runs `body` when `programs` are on PATH; otherwise fails under CI and
+ * skips elsewhere, saying what to install.
+ */
+export function describeWithPrograms(title: string, programs: string[], install: string, body: () => void): void {
+  if (onPath(...programs)) {
+    describe(title, body)
+    return
+  }
+  if (process.env.CI) {
+    describe(title, () => {
+      it(`needs ${programs.join(' and ')} in CI`, () => {
+        throw new Error(`${programs.join(' or ')} is not on PATH: ${install}.`)
+      })
+    })
+    return
+  }
+  console.warn(`[${title}] skipped: ${programs.join(' or ')} is not on PATH (${install}); with CI set this suite fails instead.`)
+  describe.skip(`${title} (needs ${programs.join(' and ')})`, () => {
+    it('needs its servers', () => {})
+  })
+}
+
+/** Makes the SETs of every later MULTI fail when Redis runs them (an invalid expiry), while the rest of the transaction goes through. */
+export function refuseSetsInTransactions(client: { multi(): object }): void {
+  const multi = client.multi.bind(client)
+  Object.assign(client, {
+    multi: () => {
+      const transaction = multi() as { set(key: string, value: string, options: { PX: number }): unknown }
+      const set = transaction.set.bind(transaction)
+      return Object.assign(transaction, { set: (key: string, value: string) => set(key, value, { PX: 0 }) })
+    },
+  })
+}
+
 /** Every key matching a SCAN pattern (the whole keyspace is walked, never KEYS). */
 export async function keysMatching(admin: AdminClient, pattern: string): Promise<string[]> {
   const found: string[] = []
@@ -82,13 +129,21 @@ export function recommendedKeyv(namespace: string, url = REDIS_URL): Keyv {
   )
 }
 
-/** A private redis-server on `port` as a child process, never persisting anything; the shared one is never touched. */
-export async function startOwnRedis(port: number): Promise<ChildProcess> {
+/**
+ * A private redis-server (or `options.program`, e.g. valkey-server) on `port` as a child process, never persisting
+ * anything, with `options.args` appended; the shared one is never touched.
+ */
+export async function startOwnRedis(
+  port: number,
+  options: { program?: string; args?: string[]; cwd?: string } = {},
+): Promise<ChildProcess> {
+  const program = options.program ?? 'redis-server'
   const child = spawn(
-    'redis-server',
-    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--daemonize', 'no'],
+    program,
+    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--daemonize', 'no', ...(options.args ?? [])],
     {
       stdio: 'ignore',
+      cwd: options.cwd,
     },
   )
   ownServers.add(child)
@@ -99,13 +154,13 @@ export async function startOwnRedis(port: number): Promise<ChildProcess> {
     ownServers.delete(child)
   })
   for (let i = 0; i < 100; i++) {
-    if (spawnError) throw new Error(`redis-server could not be started (${spawnError.message}); the fault tests need it on PATH`)
+    if (spawnError) throw new Error(`${program} could not be started (${spawnError.message}); the fault tests need it on PATH`)
     if (await redisReachable(`redis://127.0.0.1:${port}`)) return child
     if (child.exitCode !== null) break
     await sleep(100)
   }
   child.kill('SIGKILL')
-  throw new Error(`redis-server on port ${port} did not start`)
+  throw new Error(`${program} on port ${port} did not start`)
 }
 
 /** Kills a private redis-server at once (no shutdown save) and waits until it is gone. */

@@ -20,9 +20,18 @@ export function outcomeUnknown(error: unknown): boolean {
  * Keyv, an adapter or a client becomes GatewayError('store_unavailable') with the original as cause.
  * On timeout the operation keeps running in the background; its late failure is swallowed.
  */
-export async function guarded<T>(what: string, timeoutMs: number, operation: () => Promise<T>): Promise<T> {
+export function guarded<T>(what: string, timeoutMs: number, operation: () => Promise<T>): Promise<T> {
+  return guardedSteps(what, timeoutMs, operation)
+}
+
+/**
+ * `guarded` for an operation that walks a store in steps: every call of `step` restarts the deadline, so a walk of
+ * any length can finish while a store that stops answering still fails within `timeoutMs` of its last answer.
+ */
+export async function guardedSteps<T>(what: string, timeoutMs: number, operation: (step: () => void) => Promise<T>): Promise<T> {
   let timer: NodeJS.Timeout | undefined
-  const work = Promise.resolve().then(operation)
+  const step = () => timer?.refresh()
+  const work = Promise.resolve().then(() => operation(step))
   const deadline = new Promise<never>((_, reject) => {
     timer = setTimeout(() => {
       const message = `The recovery store did not answer within ${timeoutMs} ms (${what}).`

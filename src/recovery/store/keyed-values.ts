@@ -1,6 +1,6 @@
 import type Keyv from 'keyv'
 import { KeyedMutex, storeUnavailable } from './guard.js'
-import type { RedisCatalog } from './redis-catalog.js'
+import type { RedisLink } from './redis-link.js'
 
 /**
  * Small string values beside the records, one key each, with a set-if-absent: what idempotency keys and running
@@ -52,16 +52,16 @@ export class KeyvValues implements KeyedValues {
 
 /** Over Redis: the claim is one `SET NX PX`, atomic across every process sharing the server. */
 export class RedisValues implements KeyedValues {
-  constructor(private readonly catalog: RedisCatalog) {}
+  constructor(private readonly link: RedisLink) {}
 
   async claim(key: string, value: string, ttlMs: number): Promise<string | undefined> {
-    const physical = this.catalog.physicalKey(key)
+    const physical = this.link.key(key)
     const expiration = { type: 'PX' as const, value: Math.max(1, Math.ceil(ttlMs)) }
     // A value that expires between the refused SET and the GET is claimed on the second turn.
     for (let turn = 0; turn < 2; turn++) {
-      const reply = await this.catalog.client.set(physical, value, { condition: 'NX', expiration })
+      const reply = await this.link.client.set(physical, value, { condition: 'NX', expiration })
       if (reply !== null && reply !== undefined) return undefined
-      const existing = asText(await this.catalog.client.get(physical))
+      const existing = asText(await this.link.client.get(physical))
       if (existing !== undefined) return existing
     }
     throw storeUnavailable('The recovery store could not claim a key.')
@@ -69,14 +69,14 @@ export class RedisValues implements KeyedValues {
 
   async set(key: string, value: string, ttlMs: number): Promise<void> {
     const expiration = { type: 'PX' as const, value: Math.max(1, Math.ceil(ttlMs)) }
-    await this.catalog.client.set(this.catalog.physicalKey(key), value, { expiration })
+    await this.link.client.set(this.link.key(key), value, { expiration })
   }
 
   async get(key: string): Promise<string | undefined> {
-    return asText(await this.catalog.client.get(this.catalog.physicalKey(key)))
+    return asText(await this.link.client.get(this.link.key(key)))
   }
 
   async delete(key: string): Promise<void> {
-    await this.catalog.client.del(this.catalog.physicalKey(key))
+    await this.link.client.del(this.link.key(key))
   }
 }

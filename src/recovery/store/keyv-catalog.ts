@@ -1,7 +1,16 @@
 import type Keyv from 'keyv'
 import type { OwnerCatalog } from './catalog.js'
 import { KeyedMutex, storeUnavailable } from './guard.js'
-import { type CatalogEntry, catalogKey, deleteRecordKeys, parseCatalogEntry, type RecordKeys, recordKeys } from './layout.js'
+import {
+  type CatalogEntry,
+  catalogKey,
+  deleteRecordKeys,
+  parseCatalogEntry,
+  type RecordKeys,
+  type RecordValue,
+  recordKeys,
+  setRecordValues,
+} from './layout.js'
 import type { Eviction } from './memory-catalog.js'
 
 /**
@@ -30,10 +39,9 @@ export class KeyvCatalog implements OwnerCatalog {
   async ready(): Promise<void> {}
 
   // A user's store may answer `has` with a round trip per key: written keys are not checked on every write.
-  readonly batchWrites = false
-
-  add(owner: string, entry: CatalogEntry): Promise<void> {
-    return this.#mutex.run(owner, async () => {
+  async put(owner: string, entry: CatalogEntry, ttlMs: number, record: { values: RecordValue[] }): Promise<void> {
+    await setRecordValues(this.#keyv, record.values, ttlMs)
+    await this.#mutex.run(owner, async () => {
       const now = Date.now()
       const kept = (await this.#read(owner)).filter((e) => e.expires_at > now && e.request_id !== entry.request_id)
       kept.push(entry)

@@ -1,5 +1,6 @@
 import { invariant } from '../../errors.js'
 import type { RecoveryRecord, RecoverySummary } from '../../types.js'
+import { storeUnavailable } from './guard.js'
 
 /*
  * Key layout, under the Keyv namespace (default `model-gateway`):
@@ -57,6 +58,24 @@ export function valueKey(owner: string, name: string): string {
   assertKeyParts(owner)
   invariant(VALUE_NAME_PATTERN.test(name), 'invalid value name for the recovery store')
   return `val:{${owner}}:${name}`
+}
+
+/** One value of a record under its logical key. */
+export interface RecordValue {
+  key: string
+  value: unknown
+}
+
+/** Writes values one after the other through Keyv (order matters in memory, see lru-adapter.ts); rejects on the first not taken. */
+export async function setRecordValues(
+  keyv: { set(key: string, value: unknown, ttl?: number): Promise<unknown> },
+  values: RecordValue[],
+  ttlMs: number,
+): Promise<void> {
+  for (const { key, value } of values) {
+    const ok: unknown = await keyv.set(key, value, ttlMs)
+    if (ok === false) throw storeUnavailable('The recovery store did not take a write.')
+  }
 }
 
 export function catalogKey(owner: string): string {

@@ -1,7 +1,7 @@
 import type Keyv from 'keyv'
 import type { OwnerCatalog } from './catalog.js'
 import { storeUnavailable } from './guard.js'
-import { type CatalogEntry, deleteRecordKeys, type RecordKeys, recordKeys } from './layout.js'
+import { type CatalogEntry, deleteRecordKeys, type RecordKeys, type RecordValue, recordKeys, setRecordValues } from './layout.js'
 
 /** How much one owner may keep. */
 export interface OwnerLimits {
@@ -41,10 +41,9 @@ export class MemoryCatalog implements OwnerCatalog {
 
   async ready(): Promise<void> {}
 
-  readonly batchWrites = false
-
-  async add(owner: string, entry: CatalogEntry, _ttlMs: number, record: { bytes: number; written: string[] }): Promise<void> {
-    const present = await Promise.all(record.written.map((key) => this.keyv.has(key)))
+  async put(owner: string, entry: CatalogEntry, ttlMs: number, record: { bytes: number; values: RecordValue[] }): Promise<void> {
+    await setRecordValues(this.keyv, record.values, ttlMs)
+    const present = await Promise.all(record.values.map(({ key }) => this.keyv.has(key)))
     if (!present.every(Boolean)) throw storeUnavailable('The recovery record did not stay in the store (evicted or rejected).')
     const { bytes } = record
     this.forget(owner, entry.request_id)

@@ -2,7 +2,7 @@ import type Keyv from 'keyv'
 import { invariant } from '../../errors.js'
 import type { RecoveryRecord, RecoverySummary } from '../../types.js'
 import type { OwnerCatalog } from './catalog.js'
-import { guarded, storeUnavailable } from './guard.js'
+import { guarded, guardedSteps, storeUnavailable } from './guard.js'
 import { type KeyedValues, KeyvValues, RedisValues } from './keyed-values.js'
 import { KeyvCatalog } from './keyv-catalog.js'
 import {
@@ -19,7 +19,8 @@ import {
 } from './layout.js'
 import { approxBytes, createMemoryKeyv, type LruStoreAdapter } from './lru-adapter.js'
 import { type Eviction, MemoryCatalog, type OwnerLimits } from './memory-catalog.js'
-import { isRedisKeyv, RedisCatalog } from './redis-catalog.js'
+import { RedisCatalog } from './redis-catalog.js'
+import { isRedisKeyv } from './redis-link.js'
 
 /** Storage of recovery records, private per owner. All methods reject with GatewayError('store_unavailable') when the backing store fails. */
 export interface RecoveryStore {
@@ -111,7 +112,7 @@ class KeyvRecoveryStore implements RecoveryStore {
           onEvict,
         })
         this.#catalog = redis
-        this.#values = new RedisValues(redis)
+        this.#values = new RedisValues(redis.link)
       } else {
         this.#catalog = new KeyvCatalog(this.#keyv, { maxRecords: limits.maxRecords, onEvict })
         this.#values = new KeyvValues(this.#keyv)
@@ -143,24 +144,14 @@ class KeyvRecoveryStore implements RecoveryStore {
       await this.#catalog.ready()
       const expiresAt = Date.now() + ttl
       try {
-        if (this.#catalog.batchWrites) {
-          // A networked store takes the three values in one pipelined batch, then the catalog in one transaction.
-          await Promise.all([
-            this.#set(keys.detail, envelope, ttl),
-            this.#set(keys.request, requestBody, ttl),
-            this.#set(keys.response, responseBody, ttl),
-          ])
-        } else {
-          // Detail first, then bodies: see lru-adapter.ts for why the order matters in memory.
-          await this.#set(keys.detail, envelope, ttl)
-          await this.#set(keys.request, requestBody, ttl)
-          await this.#set(keys.response, responseBody, ttl)
-        }
+        // Detail first, then bodies: see lru-adapter.ts for why the order matters in memory.
+        const values = [
+          { key: keys.detail, value: envelope },
+          { key: keys.request, value: requestBody },
+          { key: keys.response, value: responseBody },
+        ]
         const bytes = approxBytes(envelope) + approxBytes(requestBody) + approxBytes(responseBody)
-        await this.#catalog.add(owner, toCatalogEntry(record, expiresAt), ttl, {
-          bytes,
-          written: [keys.detail, keys.request, keys.response],
-        })
+        await this.#catalog.put(owner, toCatalogEntry(record, expiresAt), ttl, { bytes, values })
       } catch (error) {
         // Not awaited: on a failing store the clean-up could itself wait for the deadline.
         void this.#discard(keys)
@@ -170,18 +161,18 @@ class KeyvRecoveryStore implements RecoveryStore {
   }
 
   list(owner: string): Promise<RecoverySummary[]> {
-    return this.#run('list', async () => {
+    return this.#runSteps('list', async (step) => {
       assertKeyParts(owner)
       await this.#catalog.ready()
-      return (await this.#catalog.entries(owner)).sort(newestFirst).map(toSummary)
+      return (await this.#catalog.entries(owner, { step })).sort(newestFirst).map(toSummary)
     })
   }
 
   lookup(owner: string, hash: string): Promise<RecoverySummary[]> {
-    return this.#run('lookup', async () => {
+    return this.#runSteps('lookup', async (step) => {
       assertKeyParts(owner)
       await this.#catalog.ready()
-      const entries = await this.#catalog.entries(owner)
+      const entries = await this.#catalog.entries(owner, { match: (e) => e.request_body_hash === hash, step })
       return entries
         .filter((e) => e.request_body_hash === hash)
         .sort(newestFirst)
@@ -217,10 +208,11 @@ class KeyvRecoveryStore implements RecoveryStore {
   }
 
   deleteAll(owner: string, options: { dryRun: boolean }): Promise<number> {
-    return this.#run('deleteAll', async () => {
+    return this.#runSteps('deleteAll', async (step) => {
       assertKeyParts(owner)
       await this.#catalog.ready()
-      const entries = await this.#catalog.entries(owner)
+      if (this.#catalog.removeAll) return this.#catalog.removeAll(owner, options, { step })
+      const entries = await this.#catalog.entries(owner, { step })
       if (options.dryRun) return entries.length
       return this.#catalog.remove(
         owner,
@@ -268,13 +260,13 @@ class KeyvRecoveryStore implements RecoveryStore {
   }
 
   #run<T>(what: string, operation: () => Promise<T>): Promise<T> {
-    if (this.#closed) return Promise.reject(storeUnavailable('The recovery store is closed.'))
-    return guarded(what, this.#timeoutMs, operation)
+    return this.#runSteps(what, operation)
   }
 
-  async #set(key: string, value: unknown, ttl: number): Promise<void> {
-    const ok: unknown = await this.#keyv.set(key, value, ttl)
-    if (ok === false) throw storeUnavailable('The recovery store did not take a write.')
+  /** Like #run, for a walk over a catalog: the deadline holds for each page, so an owner of any size can be walked. */
+  #runSteps<T>(what: string, operation: (step: () => void) => Promise<T>): Promise<T> {
+    if (this.#closed) return Promise.reject(storeUnavailable('The recovery store is closed.'))
+    return guardedSteps(what, this.#timeoutMs, operation)
   }
 
   /** Best effort after a failed put; whatever stays behind expires with its ttl and never enters the catalog. */

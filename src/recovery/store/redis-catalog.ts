@@ -1,91 +1,52 @@
 import type Keyv from 'keyv'
-import type { OwnerCatalog } from './catalog.js'
+import type { CatalogWalk, OwnerCatalog } from './catalog.js'
 import { storeUnavailable } from './guard.js'
-import { type CatalogEntry, catalogKey, parseCatalogEntry, type RecordKeys, recordKeys } from './layout.js'
+import { type CatalogEntry, catalogKey, parseCatalogEntry, type RecordKeys, type RecordValue, recordKeys } from './layout.js'
 import type { Eviction } from './memory-catalog.js'
+import { isUnsupportedExpireMode, RedisLink, type RedisMulti } from './redis-link.js'
 
-/** The part of a node-redis v5 MULTI this catalog uses. */
-interface RedisMulti {
-  hSet(key: string, field: string, value: string): RedisMulti
-  hDel(key: string, fields: string | string[]): RedisMulti
-  pExpire(key: string, ms: number, mode?: 'NX' | 'GT'): RedisMulti
-  hLen(key: string): RedisMulti
-  exists(keys: string | string[]): RedisMulti
-  unlink(keys: string | string[]): RedisMulti
-  exec(): Promise<unknown[]>
-}
+/**
+ * Fields asked for per HSCAN call and records deleted per transaction: large enough that an owner with 300 000
+ * records takes a few hundred round trips, small enough that no single command holds Redis for more than about a
+ * millisecond.
+ */
+const PAGE = 1000
 
-/** The part of a node-redis v5 client (camelCase commands) the store uses. */
-export interface RedisLikeClient {
-  readonly isOpen?: boolean
-  readonly isReady?: boolean
-  hGetAll(key: string): Promise<unknown>
-  hKeys(key: string): Promise<unknown>
-  hDel(key: string, fields: string | string[]): Promise<number>
-  exists(keys: string | string[]): Promise<number>
-  set(key: string, value: string, options: { condition?: 'NX'; expiration: { type: 'PX'; value: number } }): Promise<unknown>
-  get(key: string): Promise<unknown>
-  del(keys: string | string[]): Promise<number>
-  multi(): RedisMulti
-  connect?(): Promise<unknown>
-  once?(event: 'ready', listener: () => void): unknown
-  off?(event: 'ready', listener: () => void): unknown
-}
+/** One page of catalog fields, each with its parsed entry (undefined when the value is not one). */
+type Page = Array<{ field: string; entry: CatalogEntry | undefined }>
 
-/** The part of @keyv/redis's adapter (KeyvRedis) used to reach the client and mirror its key prefixes. */
-interface RedisAdapterLike {
-  client: RedisLikeClient
-  namespace?: string
-  keyPrefixSeparator?: string
-  createKeyPrefix?(key: string, namespace?: string): string
-  getClient?(): Promise<unknown>
-  disconnect?(force?: boolean): Promise<void>
-}
-
-const isFunction = (value: unknown): boolean => typeof value === 'function'
-
-function isRedisAdapter(store: unknown): store is RedisAdapterLike {
-  if (typeof store !== 'object' || store === null) return false
-  const client: unknown = (store as { client?: unknown }).client
-  if (typeof client !== 'object' || client === null) return false
-  const c = client as Record<string, unknown>
-  return ['hSet', 'hGetAll', 'hDel', 'pExpire', 'exists', 'unlink', 'multi'].every((name) => isFunction(c[name]))
-}
-
-/** Whether this Keyv sits on a node-redis v5 client (@keyv/redis 4+/5, any copy of the packages). */
-export function isRedisKeyv(keyv: Keyv): boolean {
-  return isRedisAdapter(keyv.store)
-}
-
-/** Redis < 7 rejects PEXPIRE's NX/GT flags (arity error at queue time: node-redis rejects, nothing ran). */
-function isUnsupportedExpireMode(error: unknown): boolean {
-  const texts = [String((error as { message?: unknown })?.message ?? error)]
-  const replies = (error as { replies?: unknown })?.replies
-  if (Array.isArray(replies)) for (const reply of replies) texts.push(String((reply as { message?: unknown })?.message ?? reply))
-  return texts.some((text) => /wrong number of arguments|syntax error|unsupported option/i.test(text))
+function parseField(field: string, value: unknown): CatalogEntry | undefined {
+  try {
+    const entry = parseCatalogEntry(JSON.parse(String(value)))
+    return entry && entry.request_id === field ? entry : undefined
+  } catch {
+    return undefined
+  }
 }
 
 /**
- * The per-owner catalog on Redis: one hash `…idx:{owner}` per owner, field = request id, value = the
- * JSON catalog entry (with `expires_at`). Writes are single commands (HSET, HDEL in a MULTI with the
- * record keys' UNLINK), never a read-modify-write of the whole catalog, so any number of gateway
- * processes can share one Redis. The hash is kept alive as long as its newest entry with
- * `PEXPIRE NX` + `PEXPIRE GT` (Redis 7; plain PEXPIRE on older servers, fine as one gateway uses one ttl).
+ * The per-owner catalog on Redis (a single server, a cluster, or Valkey): one hash `…idx:{owner}` per owner,
+ * field = request id, value = the JSON catalog entry (with `expires_at`). A record is written in one MULTI — its
+ * three values, the catalog entry, the hash's expiry and its length — so it costs one round trip and is listed
+ * only once all of it is in. Nothing is a read-modify-write of the whole catalog, so any number of gateway
+ * processes can share one Redis. The hash is kept alive as long as its newest entry with `PEXPIRE NX` +
+ * `PEXPIRE GT` (Redis 7; plain PEXPIRE on older servers, fine as one gateway uses one ttl). Reads walk the hash with
+ * HSCAN and delete in batches, so an owner of any size never makes one command hold Redis for long.
  *
  * Keys follow the adapter's own prefix scheme (Keyv's `namespace:` when `useKeyPrefix`, then KeyvRedis's
- * `namespace` + `keyPrefixSeparator`), so the hash sits beside the record keys of the same namespace.
+ * `namespace` + `keyPrefixSeparator`), so the hash sits beside the record keys of the same namespace; the `{owner}`
+ * hash tag keeps every key of one owner in one cluster slot, which the MULTIs need.
  */
 export class RedisCatalog implements OwnerCatalog {
-  readonly #keyv: Keyv
-  readonly #adapter: RedisAdapterLike
-  readonly #waitMs: number
+  readonly #link: RedisLink
+
+  /** The connection, for the store's single-key values (idempotency claims) that need `SET NX`. */
+  get link(): RedisLink {
+    return this.#link
+  }
   readonly #onError: (error: unknown) => void
   readonly #maxRecords: number
   readonly #onEvict: (eviction: Eviction) => void
-  #connecting: Promise<void> | undefined
-  #waiting: Promise<void> | undefined
-  /** Whether Redis has been ready once: until then every call waits for it; after, a lost connection fails fast. */
-  #everReady = false
   #legacyExpire = false
 
   /** `waitMs`: how long calls wait for the first connection (never for a lost one). */
@@ -93,200 +54,199 @@ export class RedisCatalog implements OwnerCatalog {
     keyv: Keyv,
     options: { waitMs: number; onError: (error: unknown) => void; maxRecords: number; onEvict: (eviction: Eviction) => void },
   ) {
-    if (!isRedisAdapter(keyv.store)) throw new TypeError('RedisCatalog needs a Keyv on a Redis adapter')
-    this.#keyv = keyv
-    this.#adapter = keyv.store
-    this.#waitMs = options.waitMs
+    this.#link = new RedisLink(keyv, { waitMs: options.waitMs, onError: options.onError })
     this.#onError = options.onError
     this.#maxRecords = options.maxRecords
     this.#onEvict = options.onEvict
   }
 
-  /** The key as stored in Redis, mirroring how Keyv and KeyvRedis prefix it. */
-  physicalKey(key: string): string {
-    const keyv = this.#keyv
-    const logical = isFunction(keyv._getKeyPrefix)
-      ? keyv._getKeyPrefix(key)
-      : keyv.useKeyPrefix !== false && keyv.namespace
-        ? `${keyv.namespace}:${key}`
-        : key
-    const adapter = this.#adapter
-    if (typeof adapter.createKeyPrefix === 'function') return adapter.createKeyPrefix(logical, adapter.namespace)
-    return adapter.namespace ? `${adapter.namespace}${adapter.keyPrefixSeparator ?? '::'}${logical}` : logical
+  ready(): Promise<void> {
+    return this.#link.ready()
   }
 
-  get #client(): RedisLikeClient {
-    return this.#adapter.client
-  }
-
-  /** The client, for the store's single-key values (idempotency claims) that need `SET NX`. */
-  get client(): RedisLikeClient {
-    return this.#adapter.client
-  }
-
-  async ready(): Promise<void> {
-    const client = this.#client
-    if (client.isReady === true) {
-      this.#everReady = true
-      return
-    }
-    if (client.isReady === undefined) {
-      // A cluster only says whether it is open, and it is open before it knows its slots: concurrent first
-      // commands would fail, so they all wait for the one connect. After that the per-call deadline bounds every command.
-      if (client.isOpen === false) this.#connect()
-      await this.#connecting
-      return
-    }
-    if (client.isOpen === false) this.#connect()
-    // Until Redis has been up once, every call waits (up to waitMs) for the first connection, so a slow cold start
-    // within the writer's retries loses nothing. Once Redis has been up, a client that is not ready means Redis is
-    // down: fail now instead of queueing, and let the client (or the connect just started) reconnect in the background.
-    if (this.#everReady) throw storeUnavailable('Redis is not connected.')
-    this.#waiting ??= this.#waitReady().finally(() => {
-      this.#waiting = undefined
-    })
-    await this.#waiting
-    this.#everReady = true
-  }
-
-  readonly batchWrites = true
-
-  async add(owner: string, entry: CatalogEntry, ttlMs: number, record: { bytes: number; written: string[] }): Promise<void> {
-    const key = this.physicalKey(catalogKey(owner))
-    const value = JSON.stringify(entry)
+  async put(owner: string, entry: CatalogEntry, ttlMs: number, record: { values: RecordValue[] }): Promise<void> {
+    const link = this.#link
+    const key = link.key(catalogKey(owner))
     const ttl = Math.max(1, Math.ceil(ttlMs))
-    const written = record.written.map((k) => this.physicalKey(k))
-    // One round trip: the written keys are confirmed in the same transaction that adds the entry.
-    let replies: unknown[] | undefined
-    if (!this.#legacyExpire) {
+    // Serialised exactly as Keyv's own `set` would, with the same `expires` as the catalog entry, so `keyv.get` reads them.
+    const values = await Promise.all(
+      record.values.map(async (v): Promise<[string, string]> => [link.key(v.key), await link.serialize(v.value, entry.expires_at)]),
+    )
+    const transaction = (legacyExpire: boolean): RedisMulti => {
+      const multi = link.client.multi()
+      for (const [k, v] of values) multi.set(k, v, { PX: ttl })
+      multi.hSet(key, entry.request_id, JSON.stringify(entry))
+      if (legacyExpire) multi.pExpire(key, ttl)
+      else multi.pExpire(key, ttl, 'NX').pExpire(key, ttl, 'GT')
+      return multi.hLen(key)
+    }
+    let replies: unknown[]
+    try {
+      replies = await transaction(this.#legacyExpire).exec()
+    } catch (error) {
+      if (this.#legacyExpire || !isUnsupportedExpireMode(error)) {
+        this.#withdraw(key, entry.request_id)
+        throw error
+      }
+      this.#legacyExpire = true
       try {
-        replies = await this.#client
-          .multi()
-          .exists(written)
-          .hSet(key, entry.request_id, value)
-          .pExpire(key, ttl, 'NX')
-          .pExpire(key, ttl, 'GT')
-          .hLen(key)
-          .exec()
-      } catch (error) {
-        if (!isUnsupportedExpireMode(error)) throw error
-        this.#legacyExpire = true
+        replies = await transaction(true).exec()
+      } catch (retryError) {
+        this.#withdraw(key, entry.request_id)
+        throw retryError
       }
     }
-    replies ??= await this.#client.multi().exists(written).hSet(key, entry.request_id, value).pExpire(key, ttl).hLen(key).exec()
-    if (Number(replies[0]) !== written.length) {
-      // A write Redis did not keep (maxmemory, a failing SET the adapter reported as success): take the entry back.
-      await this.#client.hDel(key, entry.request_id)
-      throw storeUnavailable('The recovery record did not stay in the store (evicted or rejected).')
+    if (!replies.slice(0, values.length).every((reply) => String(reply) === 'OK')) {
+      this.#withdraw(key, entry.request_id)
+      throw storeUnavailable('The recovery store did not take a write.')
     }
     // Trimmed in batches (a hundredth of the cap past it), so an owner at the cap does not cost a scan per record.
-    if (Number(replies.at(-1)) > this.#maxRecords + Math.floor(this.#maxRecords / 100)) await this.#trim(owner, key)
+    if (Number(replies.at(-1)) > this.#maxRecords + Math.floor(this.#maxRecords / 100)) await this.#trim(owner)
+  }
+
+  async entries(owner: string, walk: CatalogWalk = {}): Promise<CatalogEntry[]> {
+    const live: CatalogEntry[] = []
+    await this.#walkLive(owner, walk, (entries) => {
+      live.push(...entries)
+    })
+    return live
+  }
+
+  async remove(owner: string, records: Array<{ requestId: string; keys: RecordKeys }>): Promise<number> {
+    let existed = 0
+    for (let i = 0; i < records.length; i += PAGE) existed += await this.#removeBatch(owner, records.slice(i, i + PAGE))
+    return existed
+  }
+
+  async removeAll(owner: string, options: { dryRun: boolean }, walk: CatalogWalk = {}): Promise<number> {
+    let count = 0
+    if (options.dryRun) {
+      await this.#walkLive(owner, { step: walk.step }, (entries) => {
+        count += entries.length
+      })
+      return count
+    }
+    // Every field HSCAN hands back is deleted with its record in one transaction per page; deleting fields already
+    // returned never makes HSCAN miss one that was there all along, and a field seen twice is counted once (its
+    // detail key is gone the second time).
+    await this.#walk(owner, walk.step, async (page) => {
+      count += await this.#removeBatch(
+        owner,
+        page.map(({ field }) => ({ requestId: field, keys: recordKeys(owner, field) })),
+      )
+    })
+    return count
+  }
+
+  async probe(keys: string[]): Promise<boolean[]> {
+    const counts = await Promise.all(keys.map((k) => this.#link.client.exists(this.#link.key(k))))
+    return counts.map((n) => n === 1)
+  }
+
+  disconnect(): Promise<void> {
+    return this.#link.disconnect()
+  }
+
+  /** Takes back the entry of a write that failed; not awaited, but sent before any later command on this connection. */
+  #withdraw(key: string, requestId: string): void {
+    this.#link.client.hDel(key, requestId).catch(this.#onError)
+  }
+
+  /** Walks the owner's catalog one HSCAN page at a time, asking for the next page while this one is visited. */
+  async #walk(owner: string, step: (() => void) | undefined, visit: (page: Page) => Promise<void> | void): Promise<void> {
+    const client = this.#link.client
+    const key = this.#link.key(catalogKey(owner))
+    let next = client.hScan(key, '0', { COUNT: PAGE })
+    for (;;) {
+      const reply = await next
+      const cursor = String(reply.cursor)
+      if (cursor !== '0') {
+        next = client.hScan(key, cursor, { COUNT: PAGE })
+        // Settled by the next turn of the loop, or abandoned when `visit` throws: never an unhandled rejection.
+        next.catch(() => {})
+      }
+      if (reply.entries.length > 0) {
+        await visit(reply.entries.map(({ field, value }) => ({ field: String(field), entry: parseField(String(field), value) })))
+      }
+      step?.()
+      if (cursor === '0') return
+    }
+  }
+
+  /**
+   * Walks the owner's live entries page by page: expired and malformed entries, and entries whose detail key is gone
+   * (deleted, evicted by Redis maxmemory), are dropped from the catalog on the way; only entries `match` accepts are
+   * checked and handed over, each once.
+   */
+  async #walkLive(owner: string, { match, step }: CatalogWalk, take: (entries: CatalogEntry[]) => void): Promise<void> {
+    const client = this.#link.client
+    const handed = new Set<string>()
+    const now = Date.now()
+    await this.#walk(owner, step, async (page) => {
+      const stale: string[] = []
+      const candidates: CatalogEntry[] = []
+      for (const { field, entry } of page) {
+        if (!entry || entry.expires_at <= now) stale.push(field)
+        else if ((!match || match(entry)) && !handed.has(field)) {
+          handed.add(field)
+          candidates.push(entry)
+        }
+      }
+      const live: CatalogEntry[] = []
+      const details = candidates.map((e) => this.#link.key(recordKeys(owner, e.request_id).detail))
+      // One EXISTS over the page's detail keys answers the usual case (all there) in one command; only a page where
+      // some are missing is checked key by key.
+      if (candidates.length > 0 && (await client.exists(details)) === candidates.length) live.push(...candidates)
+      else if (candidates.length > 0) {
+        const checks = client.multi()
+        for (const detail of details) checks.exists(detail)
+        const present = await checks.execAsPipeline()
+        candidates.forEach((entry, i) => {
+          if (Number(present[i]) === 1) live.push(entry)
+          else stale.push(entry.request_id)
+        })
+      }
+      // Dropping a stale entry, and whatever is left of its record, is safe against concurrent writers: ids are unique
+      // and a put writes its values and its entry in one transaction, so such an entry can never become valid again.
+      if (stale.length > 0)
+        await this.#removeBatch(
+          owner,
+          stale.map((requestId) => ({ requestId, keys: recordKeys(owner, requestId) })),
+        )
+      take(live)
+    })
+  }
+
+  /** Removes up to one page of records in one transaction; resolves to how many existed. */
+  async #removeBatch(owner: string, records: Array<{ requestId: string; keys: RecordKeys }>): Promise<number> {
+    if (records.length === 0) return 0
+    const link = this.#link
+    const replies = await link.client
+      .multi()
+      .hDel(
+        link.key(catalogKey(owner)),
+        records.map((r) => r.requestId),
+      )
+      .unlink(records.map(({ keys }) => link.key(keys.detail)))
+      .unlink(records.flatMap(({ keys }) => [link.key(keys.request), link.key(keys.response)]))
+      .exec()
+    // UNLINK counts a detail key only when it was there and unexpired (once, however often it is named): exactly one
+    // caller wins a race.
+    return Number(replies[1])
   }
 
   /** Removes an owner's oldest records past the cap (request ids grow with time), reporting each. */
-  async #trim(owner: string, key: string): Promise<void> {
-    const ids = ((await this.#client.hKeys(key)) as unknown[]).map(String).sort()
-    const oldest = ids.slice(0, Math.max(0, ids.length - this.#maxRecords))
+  async #trim(owner: string): Promise<void> {
+    const ids = new Set<string>()
+    await this.#walk(owner, undefined, (page) => {
+      for (const { field } of page) ids.add(field)
+    })
+    const oldest = [...ids].sort().slice(0, Math.max(0, ids.size - this.#maxRecords))
     if (oldest.length === 0) return
     await this.remove(
       owner,
       oldest.map((requestId) => ({ requestId, keys: recordKeys(owner, requestId) })),
     )
     for (const requestId of oldest) this.#onEvict({ owner, requestId, reason: 'owner_record_limit' })
-  }
-
-  async entries(owner: string): Promise<CatalogEntry[]> {
-    const client = this.#client
-    const key = this.physicalKey(catalogKey(owner))
-    const raw = await client.hGetAll(key)
-    const pairs: Array<[unknown, unknown]> =
-      raw instanceof Map ? [...raw.entries()] : typeof raw === 'object' && raw !== null ? Object.entries(raw) : []
-    const now = Date.now()
-    const stale: string[] = []
-    const candidates: CatalogEntry[] = []
-    for (const [field, value] of pairs) {
-      let entry: CatalogEntry | undefined
-      try {
-        entry = parseCatalogEntry(JSON.parse(String(value)))
-      } catch {
-        entry = undefined
-      }
-      if (entry && entry.request_id === String(field) && entry.expires_at > now) candidates.push(entry)
-      else stale.push(String(field))
-    }
-    // Detail keys can be gone before the entry expires (deleted, evicted by Redis maxmemory).
-    const present = await Promise.all(candidates.map((e) => client.exists(this.physicalKey(recordKeys(owner, e.request_id).detail))))
-    const live: CatalogEntry[] = []
-    candidates.forEach((entry, i) => {
-      if (present[i] === 1) live.push(entry)
-      else stale.push(entry.request_id)
-    })
-    // Dropping a stale field is safe against concurrent writers: ids are unique and a put writes its
-    // detail before its catalog entry, so an entry whose detail is missing can never become valid again.
-    if (stale.length > 0) await client.hDel(key, stale)
-    return live
-  }
-
-  async remove(owner: string, records: Array<{ requestId: string; keys: RecordKeys }>): Promise<number> {
-    if (records.length === 0) return 0
-    const multi = this.#client.multi().hDel(
-      this.physicalKey(catalogKey(owner)),
-      records.map((r) => r.requestId),
-    )
-    for (const { keys } of records) multi.unlink(this.physicalKey(keys.detail))
-    multi.unlink(records.flatMap(({ keys }) => [this.physicalKey(keys.request), this.physicalKey(keys.response)]))
-    const replies = await multi.exec()
-    // UNLINK counts a detail key only when it was there and unexpired: exactly one caller wins a race.
-    return replies.slice(1, 1 + records.length).filter((n) => Number(n) > 0).length
-  }
-
-  async probe(keys: string[]): Promise<boolean[]> {
-    const counts = await Promise.all(keys.map((k) => this.#client.exists(this.physicalKey(k))))
-    return counts.map((n) => n === 1)
-  }
-
-  async disconnect(): Promise<void> {
-    // A graceful close (QUIT) waits for every queued command: forever while Redis is down and the client
-    // queues offline. A client that is not ready has nothing worth waiting for, so it is destroyed.
-    if (this.#client.isReady === false && typeof this.#adapter.disconnect === 'function') await this.#adapter.disconnect(true)
-    else await this.#keyv.disconnect()
-  }
-
-  #connect(): void {
-    if (this.#connecting) return
-    const adapter = this.#adapter
-    this.#connecting = Promise.resolve()
-      .then(() => (typeof adapter.getClient === 'function' ? adapter.getClient() : adapter.client.connect?.()))
-      .then(
-        () => undefined,
-        (error: unknown) => this.#onError(error),
-      )
-      .finally(() => {
-        this.#connecting = undefined
-      })
-  }
-
-  /** Waits for 'ready', for the connection attempt to end, or for `waitMs`, whichever comes first. */
-  #waitReady(): Promise<void> {
-    const client = this.#client
-    return new Promise<void>((resolve, reject) => {
-      let settled = false
-      const finish = () => {
-        if (settled) return
-        settled = true
-        clearTimeout(timer)
-        client.off?.('ready', finish)
-        if (client.isReady === true) {
-          resolve()
-        } else {
-          reject(storeUnavailable(`Redis is not connected (waited up to ${this.#waitMs} ms).`))
-        }
-      }
-      const timer = setTimeout(finish, this.#waitMs)
-      timer.unref()
-      client.once?.('ready', finish)
-      void this.#connecting?.then(finish)
-      if (client.isReady === true) finish()
-    })
   }
 }

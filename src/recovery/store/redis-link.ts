@@ -1,0 +1,194 @@
+import type Keyv from 'keyv'
+import { storeUnavailable } from './guard.js'
+
+/** The part of a node-redis v5 MULTI (a single client's or a cluster's) the Redis catalog uses. */
+export interface RedisMulti {
+  set(key: string, value: string, options: { PX: number }): RedisMulti
+  hSet(key: string, field: string, value: string): RedisMulti
+  hDel(key: string, fields: string | string[]): RedisMulti
+  pExpire(key: string, ms: number, mode?: 'NX' | 'GT'): RedisMulti
+  hLen(key: string): RedisMulti
+  exists(keys: string | string[]): RedisMulti
+  unlink(keys: string | string[]): RedisMulti
+  exec(): Promise<unknown[]>
+  execAsPipeline(): Promise<unknown[]>
+}
+
+/** One page of HSCAN as node-redis v5 returns it. */
+export interface HashScanPage {
+  cursor: unknown
+  entries: Array<{ field: unknown; value: unknown }>
+}
+
+/** The part of a node-redis v5 client or cluster (camelCase commands) the Redis store uses. */
+export interface RedisLikeClient {
+  readonly isOpen?: boolean
+  readonly isReady?: boolean
+  hScan(key: string, cursor: string, options?: { COUNT?: number }): Promise<HashScanPage>
+  hDel(key: string, fields: string | string[]): Promise<number>
+  exists(keys: string | string[]): Promise<number>
+  set(key: string, value: string, options: { condition?: 'NX'; expiration: { type: 'PX'; value: number } }): Promise<unknown>
+  get(key: string): Promise<unknown>
+  del(keys: string | string[]): Promise<number>
+  multi(): RedisMulti
+  connect?(): Promise<unknown>
+  once?(event: 'ready', listener: () => void): unknown
+  off?(event: 'ready', listener: () => void): unknown
+}
+
+/** The part of @keyv/redis's adapter (KeyvRedis) used to reach the client and mirror its key prefixes. */
+interface RedisAdapterLike {
+  client: RedisLikeClient
+  namespace?: string
+  keyPrefixSeparator?: string
+  createKeyPrefix?(key: string, namespace?: string): string
+  getClient?(): Promise<unknown>
+  disconnect?(force?: boolean): Promise<void>
+}
+
+const isFunction = (value: unknown): boolean => typeof value === 'function'
+
+/** Commands a node-redis v5 client and a cluster both have (a cluster has no `isReady`, so that is not asked). */
+const REQUIRED_COMMANDS = ['hSet', 'hScan', 'hDel', 'pExpire', 'exists', 'unlink', 'multi']
+
+function isRedisAdapter(store: unknown): store is RedisAdapterLike {
+  if (typeof store !== 'object' || store === null) return false
+  const client: unknown = (store as { client?: unknown }).client
+  if (typeof client !== 'object' || client === null) return false
+  const c = client as Record<string, unknown>
+  return REQUIRED_COMMANDS.every((name) => isFunction(c[name]))
+}
+
+/** Whether this Keyv sits on a node-redis v5 client or cluster (@keyv/redis 4+/5, any copy of the packages). */
+export function isRedisKeyv(keyv: Keyv): boolean {
+  return isRedisAdapter(keyv.store)
+}
+
+/** Redis < 7 rejects PEXPIRE's NX/GT flags (arity error at queue time: the transaction is discarded, nothing ran). */
+export function isUnsupportedExpireMode(error: unknown): boolean {
+  const texts = [String((error as { message?: unknown })?.message ?? error)]
+  const replies = (error as { replies?: unknown })?.replies
+  if (Array.isArray(replies)) for (const reply of replies) texts.push(String((reply as { message?: unknown })?.message ?? reply))
+  return texts.some((text) => /wrong number of arguments|syntax error|unsupported option/i.test(text))
+}
+
+/**
+ * A Keyv's Redis client as the catalog sees it: keys prefixed the way Keyv and KeyvRedis prefix them, values
+ * serialised the way Keyv serialises them, and the connection state (first connect, lost connection, close).
+ */
+export class RedisLink {
+  readonly #keyv: Keyv
+  readonly #adapter: RedisAdapterLike
+  readonly #waitMs: number
+  readonly #onError: (error: unknown) => void
+  #connecting: Promise<void> | undefined
+  #waiting: Promise<void> | undefined
+  /** Whether Redis has been ready once: until then every call waits for it; after, a lost connection fails fast. */
+  #everReady = false
+
+  /** `waitMs`: how long calls wait for the first connection (never for a lost one). */
+  constructor(keyv: Keyv, options: { waitMs: number; onError: (error: unknown) => void }) {
+    if (!isRedisAdapter(keyv.store)) throw new TypeError('RedisCatalog needs a Keyv on a Redis adapter')
+    this.#keyv = keyv
+    this.#adapter = keyv.store
+    this.#waitMs = options.waitMs
+    this.#onError = options.onError
+  }
+
+  /** The client or cluster behind the adapter (the adapter may swap it, so it is read each time). */
+  get client(): RedisLikeClient {
+    return this.#adapter.client
+  }
+
+  /** The key as stored in Redis, mirroring how Keyv and KeyvRedis prefix it. */
+  key(key: string): string {
+    const keyv = this.#keyv
+    const logical = isFunction(keyv._getKeyPrefix)
+      ? keyv._getKeyPrefix(key)
+      : keyv.useKeyPrefix !== false && keyv.namespace
+        ? `${keyv.namespace}:${key}`
+        : key
+    const adapter = this.#adapter
+    if (typeof adapter.createKeyPrefix === 'function') return adapter.createKeyPrefix(logical, adapter.namespace)
+    return adapter.namespace ? `${adapter.namespace}${adapter.keyPrefixSeparator ?? '::'}${logical}` : logical
+  }
+
+  /** The string Keyv's own `set` would store for `value` (its serializer and compression, `expires` included), so Keyv reads it back. */
+  async serialize(value: unknown, expires: number): Promise<string> {
+    const serialized: unknown = await this.#keyv.serializeData({ value, expires })
+    if (typeof serialized !== 'string') throw storeUnavailable('The recovery store needs a Keyv that serialises values to strings.')
+    return serialized
+  }
+
+  /** Resolves when Redis can take commands now; rejects (store_unavailable) when it is known to be down. */
+  async ready(): Promise<void> {
+    const client = this.client
+    if (client.isReady === true) {
+      this.#everReady = true
+      return
+    }
+    if (client.isReady === undefined) {
+      // A cluster only says whether it is open, and it is open before it knows its slots: concurrent first
+      // commands would fail, so they all wait for the one connect. After that the per-call deadline bounds every command.
+      if (client.isOpen === false) this.#connect()
+      await this.#connecting
+      return
+    }
+    if (client.isOpen === false) this.#connect()
+    // Until Redis has been up once, every call waits (up to waitMs) for the first connection, so a slow cold start
+    // within the writer's retries loses nothing. Once Redis has been up, a client that is not ready means Redis is
+    // down: fail now instead of queueing, and let the client (or the connect just started) reconnect in the background.
+    if (this.#everReady) throw storeUnavailable('Redis is not connected.')
+    this.#waiting ??= this.#waitReady().finally(() => {
+      this.#waiting = undefined
+    })
+    await this.#waiting
+    this.#everReady = true
+  }
+
+  /** Disconnects the Keyv, without waiting on a Redis that cannot answer. */
+  async disconnect(): Promise<void> {
+    // A graceful close (QUIT) waits for every queued command: forever while Redis is down and the client
+    // queues offline. A client that is not ready has nothing worth waiting for, so it is destroyed.
+    if (this.client.isReady === false && typeof this.#adapter.disconnect === 'function') await this.#adapter.disconnect(true)
+    else await this.#keyv.disconnect()
+  }
+
+  #connect(): void {
+    if (this.#connecting) return
+    const adapter = this.#adapter
+    this.#connecting = Promise.resolve()
+      .then(() => (typeof adapter.getClient === 'function' ? adapter.getClient() : adapter.client.connect?.()))
+      .then(
+        () => undefined,
+        (error: unknown) => this.#onError(error),
+      )
+      .finally(() => {
+        this.#connecting = undefined
+      })
+  }
+
+  /** Waits for 'ready', for the connection attempt to end, or for `waitMs`, whichever comes first. */
+  #waitReady(): Promise<void> {
+    const client = this.client
+    return new Promise<void>((resolve, reject) => {
+      let settled = false
+      const finish = () => {
+        if (settled) return
+        settled = true
+        clearTimeout(timer)
+        client.off?.('ready', finish)
+        if (client.isReady === true) {
+          resolve()
+        } else {
+          reject(storeUnavailable(`Redis is not connected (waited up to ${this.#waitMs} ms).`))
+        }
+      }
+      const timer = setTimeout(finish, this.#waitMs)
+      timer.unref()
+      client.once?.('ready', finish)
+      void this.#connecting?.then(finish)
+      if (client.isReady === true) finish()
+    })
+  }
+}

@@ -1,0 +1,63 @@
+import type KeyvRedis from '@keyv/redis'
+import type Keyv from 'keyv'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { createRecoveryStore, type RecoveryStore } from '../../src/recovery/store/recovery-store.js'
+import { describeWithPrograms, killAllOwnRedis, refuseSetsInTransactions } from '../support/redis.js'
+import { clusterKeyv, type OwnCluster, onNode, startOwnCluster } from '../support/redis-cluster.js'
+import { describeStoreContract, makeRecord, newOwner } from './store-contract.js'
+
+const NS = 'cluster'
+
+async function release(store: RecoveryStore, keyv: Keyv): Promise<void> {
+  await store.close()
+  await (keyv.store as KeyvRedis<unknown>).disconnect(true)
+}
+
+describeWithPrograms(
+  'Redis Cluster store (three masters started by the test)',
+  ['redis-server', 'redis-cli'],
+  'install redis-server (it brings redis-cli)',
+  () => {
+    let cluster: OwnCluster
+
+    beforeAll(async () => {
+      cluster = await startOwnCluster({ masters: 3 })
+    }, 60_000)
+
+    afterAll(async () => {
+      await cluster?.stop()
+      await killAllOwnRedis()
+    })
+
+    describeStoreContract('Redis Cluster', async (options) => {
+      const keyv = clusterKeyv(cluster, NS)
+      const store = createRecoveryStore({ keyv, ...options })
+      return {
+        store,
+        cleanup: () => release(store, keyv),
+        failWrites: () => refuseSetsInTransactions((keyv.store as KeyvRedis<unknown>).client),
+      }
+    })
+
+    describe('Redis Cluster layout', () => {
+      it('keeps every key of one owner on one node, and spreads owners over the masters', async () => {
+        const keyv = clusterKeyv(cluster, `${NS}-layout`)
+        const store = createRecoveryStore({ keyv })
+        const owners = Array.from({ length: 12 }, () => newOwner())
+        for (const owner of owners) await store.put(owner, makeRecord(), 60_000)
+        const nodesOf = new Map<string, Set<number>>()
+        for (const port of cluster.ports) {
+          const keys = await onNode(port, (client) => client.keys(`${NS}-layout::*`))
+          for (const key of keys) {
+            const owner = /\{([0-9a-f]+)\}/.exec(key)?.[1] as string
+            nodesOf.set(owner, (nodesOf.get(owner) ?? new Set()).add(port))
+          }
+        }
+        expect([...nodesOf.keys()].sort()).toEqual([...owners].sort())
+        for (const ports of nodesOf.values()) expect(ports.size).toBe(1)
+        expect(new Set([...nodesOf.values()].map((ports) => [...ports][0])).size).toBeGreaterThan(1)
+        await release(store, keyv)
+      })
+    })
+  },
+)
