@@ -19,7 +19,9 @@ import { freePort } from '../test/support/free-port.mjs'
 import { loadGenerator } from './lib/load.mjs'
 import { pin, planCores, startChild, startForeign } from './lib/proc.mjs'
 import { verdictTable } from './lib/report.mjs'
+import { verdictsOf } from './lib/verdicts.mjs'
 import { hashPart, inflightMemoryPart, stallPart, storeMemoryPart } from './parts/big.mjs'
+import { hostilePart } from './parts/hostile.mjs'
 import { latencyPart, ssePart, streamsHeldPart, throughputPart } from './parts/http.mjs'
 import { redisPart } from './parts/redis.mjs'
 import { repeatsPart } from './parts/repeats.mjs'
@@ -46,6 +48,8 @@ const FULL = {
   stallWindowMs: 2000,
   stallMaxSamples: 20_000,
   stallParallel: 2,
+  hostileDeepBytes: 16 * 1024 * 1024,
+  hostileWideBytes: 60 * 1024 * 1024,
   inflight: 10,
   inflightHoldMs: 2000,
   storeRecords: 1000,
@@ -70,6 +74,8 @@ const QUICK = {
   hashRounds: 1,
   stallRounds: 1,
   stallWindowMs: 500,
+  hostileDeepBytes: 2 * 1024 * 1024,
+  hostileWideBytes: 4 * 1024 * 1024,
   inflight: 3,
   inflightHoldMs: 500,
   storeRecords: 50,
@@ -285,11 +291,14 @@ async function main() {
         server,
       })
     }
+    let stall
     try {
-      return await stallPart({ ...c, contestants: fresh })
+      stall = await stallPart({ ...c, contestants: fresh })
     } finally {
       for (const server of running) await server.stop()
     }
+    const hostile = await hostilePart(c)
+    return { ...stall, hostile, text: `${stall.text}\n${hostile.text}` }
   })
   await run('inflight', inflightMemoryPart)
   await run('store', storeMemoryPart)
@@ -317,80 +326,6 @@ async function main() {
     log('wrote bench/RESULTS.md')
   }
   log('done')
-}
-
-/** The performance targets against what this run measured; undefined where the run did not measure it. */
-function verdictsOf(results) {
-  const mb = (bytes) => `${Math.round(bytes / 1048576)} MiB`
-  const v = []
-  const lat = results.latency?.rows
-  const thr = results.throughput
-  const fmt = (value, digits = 2, unit = '') => (Number.isFinite(value) ? `${value.toFixed(digits)}${unit}` : '—')
-  const added = lat?.['gw-node']?.added50.median
-  const portkeyAdded = lat?.portkey?.added50.median
-  v.push({
-    target: 'node adapter added p50 at c=1 ≤ +0.35 ms over direct',
-    measured: `${fmt(added, 3, ' ms')}`,
-    ok: Number.isFinite(added) ? added <= 0.35 : undefined,
-  })
-  const vsPortkey = added / portkeyAdded
-  v.push({
-    target: 'node adapter added p50 ≤ 0.3× Portkey’s',
-    measured: fmt(vsPortkey, 2, '×'),
-    ok: Number.isFinite(vsPortkey) ? vsPortkey <= 0.3 : undefined,
-  })
-  const r = thr?.ratios ?? {}
-  const check = (target, s, limit) =>
-    v.push({ target, measured: fmt(s?.median, 2, '×'), ok: Number.isFinite(s?.median) ? s.median >= limit : undefined })
-  check('node adapter req/s at c=32 ≥ 0.8× the floor', r.nodeVsFloor, 0.8)
-  check('node adapter req/s at c=32 ≥ 6× Portkey', r.nodeVsPortkey, 6)
-  check('Express adapter req/s ≥ 0.9× bare Express + undici', r.expressVsBare, 0.9)
-  check('Express adapter req/s ≥ 1.4× http-proxy-middleware', r.expressVsHpm, 1.4)
-  const keyedAdded = results.repeats?.memoryAddedP50
-  v.push({
-    target: 'Idempotency-Key (memory store): p50 ≤ plain + 0.1 ms',
-    measured: fmt(keyedAdded, 3, ' ms'),
-    ok: Number.isFinite(keyedAdded) ? keyedAdded <= 0.1 : undefined,
-  })
-  const sse = results.sse?.rows
-  for (const id of ['gw-node', 'gw-express', 'gw-koa']) {
-    const row = sse?.[id]
-    if (!row) continue
-    const t = row.addedTtft.median
-    v.push({ target: `SSE added TTFT ≤ 0.5 ms (${row.label})`, measured: fmt(t, 3, ' ms'), ok: Number.isFinite(t) ? t <= 0.5 : undefined })
-    const direct = sse.direct
-    // Buffering shows as bursts: frames arriving together, the median gap collapsing towards 0.
-    const unbuffered = row.incomplete === 0 && row.frames === direct.frames && row.gap50.median >= 0.5 * direct.gap50.median
-    v.push({
-      target: `SSE every frame forwarded unbuffered (${row.label})`,
-      measured: `${row.frames} frames (direct ${direct.frames}); median gap ${fmt(row.gap50.median, 2, ' ms')} (direct ${fmt(direct.gap50.median, 2, ' ms')}); coalesced ${fmt(row.coalescedPct, 1, ' %')} (direct ${fmt(direct.coalescedPct, 1, ' %')})`,
-      ok: unbuffered,
-    })
-  }
-  for (const [kind, row] of Object.entries(results.hash?.rows ?? {})) {
-    v.push({
-      target: `hash of a ${mb(results.hash.bytes)} body ≤ 1.3× the floor (${kind}, from text)`,
-      measured: fmt(row.ratioText.median, 2, '×'),
-      ok: row.ratioText.median <= 1.3,
-    })
-  }
-  for (const row of results.stall?.rows ?? []) {
-    if (row.id !== 'gw-node') continue
-    v.push({
-      target: `small p99 with ${mb(results.stall.bytes)} bodies in flight ≤ 2× without (${row.kind})`,
-      measured: fmt(row.ratio.median, 1, '×'),
-      ok: row.ratio.median <= 2,
-    })
-  }
-  for (const row of results.inflight?.rows ?? []) {
-    if (row.id !== 'gw-node') continue
-    v.push({
-      target: `peak RSS growth per in-flight ${mb(results.inflight.bytes)} request ≤ 3× the body (${row.kind})`,
-      measured: fmt(row.perBody, 2, '×'),
-      ok: row.perBody <= 3,
-    })
-  }
-  return v
 }
 
 main().then(

@@ -67,8 +67,9 @@ export async function hashPart(ctx) {
   return { rows, text, bytes: cfg.bigBytes }
 }
 
-/** Keeps `parallel` 20 MB requests in flight until stopped; counts completed ones. */
+/** Keeps `parallel` 20 MB requests in flight until stopped; counts completed ones and the seconds they took. */
 function bigLoad(target, body, parallel) {
+  const started = process.hrtime.bigint()
   let stopped = false
   let completed = 0
   let failed = 0
@@ -89,7 +90,7 @@ function bigLoad(target, body, parallel) {
     stop: async () => {
       stopped = true
       await Promise.all(loops)
-      return { completed, failed }
+      return { completed, failed, seconds: Number(process.hrtime.bigint() - started) / 1e9 }
     },
   }
 }
@@ -108,6 +109,7 @@ export async function stallPart(ctx) {
       const quietLoop = []
       const loadedLoop = []
       let bigDone = 0
+      let bigSeconds = 0
       let bigFailed = 0
       for (let r = 0; r < cfg.stallRounds; r++) {
         await c.server.request({ type: 'loop-delay-start' })
@@ -123,6 +125,7 @@ export async function stallPart(ctx) {
         loaded.push(percentile(busy, 99))
         const done = await load.stop()
         bigDone += done.completed
+        bigSeconds += done.seconds
         bigFailed += done.failed
       }
       rows.push({
@@ -135,6 +138,7 @@ export async function stallPart(ctx) {
         quietLoop: summary(quietLoop),
         loadedLoop: summary(loadedLoop),
         bigDone,
+        bigPerSecond: bigDone / bigSeconds,
         bigFailed,
       })
       log(`stall: ${c.id} ${kind} done`)
@@ -144,7 +148,7 @@ export async function stallPart(ctx) {
   const text = section(
     `4b. Small-request p99 while ${mib(cfg.bigBytes, 0)} requests are in flight (ms; median of ${cfg.stallRounds} round(s), min–max)`,
     [
-      `${cfg.stallParallel} clients keep one ${mib(cfg.bigBytes, 0)} chat request each in flight (next sent when the last is answered); small requests at c=1 for ${cfg.stallWindowMs / 1000}s with and without them. The mock answers big bodies without parsing them. Longest loop stall = the server's own event-loop delay (max over the window), which the load core's contention does not touch.`,
+      `${cfg.stallParallel} clients keep one ${mib(cfg.bigBytes, 0)} chat request each in flight (next sent when the last is answered); small requests at c=1 for ${cfg.stallWindowMs / 1000}s with and without them. The mock answers big bodies without parsing them. Longest loop stall = the server's own event-loop delay (max over the window), which the load core's contention does not touch. Big requests per second = those completed ÷ the seconds from the first sent to the last answered.`,
     ],
     table(
       [
@@ -155,7 +159,7 @@ export async function stallPart(ctx) {
         'ratio',
         'longest loop stall quiet',
         'longest loop stall with big bodies',
-        'big requests done',
+        'big requests done (per second)',
       ],
       rows.map((row) => [
         row.label,
@@ -165,7 +169,7 @@ export async function stallPart(ctx) {
         spread(row.ratio),
         spread(row.quietLoop, 1),
         spread(row.loadedLoop, 1),
-        `${row.bigDone}${row.bigFailed ? ` (${row.bigFailed} failed)` : ''}`,
+        `${row.bigDone} (${num(row.bigPerSecond, 2)}/s)${row.bigFailed ? `, ${row.bigFailed} failed` : ''}`,
       ]),
     ),
   )
