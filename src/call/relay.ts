@@ -5,7 +5,12 @@ import type { ClientSink, ResponseSink } from '../http/sink.js'
  * Pipes an upstream event stream into a sink chunk by chunk, pausing the upstream while the client's socket is
  * full. Plain events rather than `for await`, which delays every chunk by a few microtask turns.
  */
-export function relay(body: Readable, sink: ResponseSink, client: ClientSink): Promise<void> {
+export function relay(body: Readable | Buffer, sink: ResponseSink, client: ClientSink): Promise<void> {
+  // A body an interceptor already read whole is one chunk.
+  if (Buffer.isBuffer(body)) {
+    sink.write(body)
+    return Promise.resolve()
+  }
   return new Promise((resolve, reject) => {
     const onData = (chunk: Buffer) => {
       if (!sink.write(chunk)) body.pause()

@@ -8,7 +8,7 @@ import { type CallEndMessage, type CallStartMessage, channels } from '../observe
 import type { Runtime } from '../runtime.js'
 import { StreamTail } from '../sse/tail.js'
 import type { TokenCounts } from '../types.js'
-import { upstreamFailure } from '../upstream/failure.js'
+import { upstreamFailure, upstreamTooLarge } from '../upstream/failure.js'
 import type { ServedBy, UpstreamRequest, UpstreamResponse } from '../upstream/send.js'
 import { type CallSpec, upstreamBodyFor } from './call-spec.js'
 import { keepRecord } from './capture.js'
@@ -53,7 +53,7 @@ export async function runCall(rt: Runtime, spec: CallSpec, client: ClientSink): 
   }
 }
 
-function upstreamRequest(spec: CallSpec, signal: AbortSignal | undefined): UpstreamRequest {
+function upstreamRequest(spec: CallSpec, signal: AbortSignal | undefined, wholeBodyLimit?: number): UpstreamRequest {
   return {
     requestId: spec.requestId,
     model: spec.model,
@@ -62,21 +62,24 @@ function upstreamRequest(spec: CallSpec, signal: AbortSignal | undefined): Upstr
     attempt: 1,
     body: spec.upstreamBody,
     signal,
+    wholeBodyLimit,
     bodyFor: (model) => upstreamBodyFor(spec, model),
   }
 }
 
 const isAuthFailure = (response: UpstreamResponse) => response.statusCode === 401 || response.statusCode === 403
 
-/** Reads a whole upstream body within `limits.maxResponseBytes`, the gateway's own keys taken out. */
+/** Reads a whole upstream body within `limits.maxResponseBytes` (a whole call's is read already), the gateway's own keys taken out. */
 function readUpstreamBody(rt: Runtime, response: UpstreamResponse): Promise<Buffer> {
   const limit = rt.options.limits.maxResponseBytes
-  const body = collectBody(response.body, {
-    limit,
-    afterOverflow: 'destroy',
-    tooLarge: () => new GatewayError('upstream_response_too_large', `The upstream response is larger than the limit of ${limit} bytes.`),
-    broken: (cause) => upstreamFailure(cause),
-  })
+  const body = Buffer.isBuffer(response.body)
+    ? Promise.resolve(response.body)
+    : collectBody(response.body, {
+        limit,
+        afterOverflow: 'destroy',
+        tooLarge: () => upstreamTooLarge(limit),
+        broken: (cause) => upstreamFailure(cause),
+      })
   return rt.redaction.active ? body.then((bytes) => rt.redaction.whole(bytes)) : body
 }
 
@@ -138,13 +141,14 @@ async function wholeCall(rt: Runtime, spec: CallSpec, client: ClientSink, lease:
   const stopMarking = lease ? client.watch.onGone(() => lease.clientLeft()) : undefined
   let response: UpstreamResponse
   try {
-    response = await rt.send(upstreamRequest(spec, undefined))
+    response = await rt.send(upstreamRequest(spec, undefined, rt.options.limits.maxResponseBytes))
   } finally {
     stopNotice?.()
     stopMarking?.()
   }
   if (isAuthFailure(response)) await refuseUpstreamAuthFailure(rt, spec, response)
-  const upstreamBody = await readUpstreamBody(rt, response)
+  // Read whole already, unless an interceptor handed back a stream: no turn spent waiting on nothing.
+  const upstreamBody = Buffer.isBuffer(response.body) && !rt.redaction.active ? response.body : await readUpstreamBody(rt, response)
   const status = response.statusCode
   const { contentType, body } = spec.translation
     ? answerInClientTerms(spec.translation, status, upstreamBody)

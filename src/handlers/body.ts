@@ -12,10 +12,11 @@ export async function withBody<T>(
   readFields: ReadonlySet<string> | undefined,
   work: (body: RequestBody) => Promise<T>,
 ): Promise<T> {
-  const read: BodyRead = { preparsed: ex.preparsed, readFields }
+  const read: BodyRead = { preparsed: ex.preparsed, readFields, reservation: undefined }
   const reservation = rt.inFlight.reserve(ex.owner, declaredLength(ex.req, read, rt.bodyLimits))
+  read.reservation = reservation
   try {
-    return await work(await readJsonBody(ex.req, rt.bodyLimits, { ...read, reservation }))
+    return await work(await readJsonBody(ex.req, rt.bodyLimits, read))
   } finally {
     reservation.release()
   }

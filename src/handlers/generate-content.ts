@@ -7,6 +7,6 @@ import { serveModelCall } from './model-call.js'
 export function generateContentHandler(rt: Runtime): (ex: Exchange, target: CallTarget) => Promise<void> {
   return async (ex, target) => {
     validateGeminiAlt(target.stream, ex.match.query.get('alt'))
-    return serveModelCall(rt, ex, generateContent, target)
+    return await serveModelCall(rt, ex, generateContent, target)
   }
 }

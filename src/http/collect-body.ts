@@ -18,8 +18,10 @@ export interface CollectOptions {
   broken: (cause: unknown) => Error
   /** When the whole body must have arrived, and the error past it (the stream is then left alone, paused). */
   deadline?: { at: Deadline; error: () => Error }
-  /** Counts each chunk of a body of unknown length against a budget; past it, the error (the stream is drained). */
-  budget?: { grow: (bytes: number) => boolean; error: () => Error }
+  /** Counts each chunk of a body of unknown length against a budget; past it, `overBudget` (the stream is drained). */
+  budget?: { grow(bytes: number): boolean }
+  /** The error for a chunk the budget refused. */
+  overBudget?: () => Error
 }
 
 /** The most allocated up front from a declared length; a bigger body's buffer grows with what actually arrives. */
@@ -34,11 +36,11 @@ export function collectBody(stream: Readable, options: CollectOptions): Promise<
   if (stream.destroyed) return Promise.reject(options.broken(undefined))
   const { limit } = options
   const expected = options.expectedBytes
-  const sized = expected !== undefined && Number.isSafeInteger(expected) && expected > 0 && expected <= limit
-  const target = sized ? expected : 0
-  let whole = sized ? Buffer.allocUnsafe(Math.min(target, PREALLOCATE_BYTES)) : undefined
+  const target = expected !== undefined && Number.isSafeInteger(expected) && expected > 0 && expected <= limit ? expected : 0
   return new Promise((resolve, reject) => {
     let chunks: Buffer[] = []
+    // The buffer of a declared length, made at the first chunk: a body that comes whole in one chunk is kept as is.
+    let whole: Buffer | undefined
     let size = 0
     let settled = false
     const deadline = options.deadline
@@ -49,6 +51,8 @@ export function collectBody(stream: Readable, options: CollectOptions): Promise<
       stream.pause()
       reject(deadline.error())
     })
+    // Only a failure takes the listeners off: after `end` the stream emits nothing that `settled` does not ignore,
+    // and removing four listeners costs more than the garbage they leave.
     const cleanup = () => {
       disarm?.()
       stream.off('data', onData)
@@ -70,37 +74,43 @@ export function collectBody(stream: Readable, options: CollectOptions): Promise<
       reject(error)
     }
     const onData = (chunk: Buffer) => {
-      if (whole) {
+      if (target > 0 && (whole !== undefined || chunks.length === 0)) {
         const needed = size + chunk.length
-        if (needed > whole.length && needed <= target) {
-          // Doubling keeps the copies linear in the body size and the spare room below the bytes received.
-          const grown = Buffer.allocUnsafe(Math.min(target, Math.max(needed, whole.length * 2)))
-          whole.copy(grown, 0, 0, size)
-          whole = grown
+        if (whole === undefined && needed === target) {
+          whole = chunk
+          size = needed
+          return
         }
-        if (needed <= whole.length) {
+        if (needed <= target) {
+          if (whole === undefined || needed > whole.length) {
+            // Doubling keeps the copies linear in the body size and the spare room below the bytes received.
+            const grown = Buffer.allocUnsafe(Math.min(target, Math.max(needed, PREALLOCATE_BYTES, (whole?.length ?? 0) * 2)))
+            whole?.copy(grown, 0, 0, size)
+            whole = grown
+          }
           chunk.copy(whole, size)
           size = needed
           return
         }
         // More than declared (a host that re-emits data): carry on as an unsized body.
-        chunks = [whole.subarray(0, size)]
+        chunks = whole === undefined ? [] : [whole.subarray(0, size)]
         whole = undefined
       }
       size += chunk.length
       if (size > limit) return fail(options.tooLarge(), true)
-      if (options.budget && !options.budget.grow(chunk.length)) return fail(options.budget.error(), true)
+      if (options.budget && !options.budget.grow(chunk.length)) return fail((options.overBudget ?? options.tooLarge)(), true)
       chunks.push(chunk)
     }
     const onEnd = () => {
       if (settled) return
       settled = true
-      cleanup()
+      disarm?.()
       if (whole) resolve(size === whole.length ? whole : whole.subarray(0, size))
       else resolve(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size))
     }
-    const onError = (error: unknown) => fail(options.broken(error), false)
-    const onClose = () => fail(options.broken(undefined), false)
+    // Settled first: a request emits `close` after every `end`, and an error object costs its stack trace.
+    const onError = (error: unknown) => settled || fail(options.broken(error), false)
+    const onClose = () => settled || fail(options.broken(undefined), false)
     stream.on('data', onData)
     stream.on('end', onEnd)
     stream.on('error', onError)

@@ -4,37 +4,40 @@ import type { ServerResponse } from 'node:http'
 export type DeliveryOutcome = { delivered: true } | { delivered: false; reason: string }
 
 /**
- * The one watcher of a response, from the start of its request. The outcome is fixed at `finish` or `close`,
- * whichever comes first: on Node 20/22 `writableFinished` can still flip after an abort, so it is never read later.
+ * The one watcher of a response, from the start of its request. The outcome is fixed when the response closes,
+ * which it always does, right after `finish` or on an abort: on Node 20/22 `writableFinished` can still flip
+ * after an abort, so it is read at that moment and never later. One `close` listener rather than `once` on both
+ * events: a listener on a host framework's response object costs more than it looks (see the Express adapter).
  */
 export class DeliveryWatch {
   private outcome: DeliveryOutcome | undefined
   private writeError: string | undefined
   private waiters: Array<(outcome: DeliveryOutcome) => void> = []
 
-  /** Held from the start: the server detaches it from `res` before `finish` listeners run. */
+  /** Held from the start: the server detaches it from `res` once the response finished. */
   private readonly socket: { errored?: Error | null } | null
 
   constructor(private readonly res: ServerResponse) {
     this.socket = res.socket
-    res.once('finish', () => this.settle(this.finishedOutcome()))
-    res.once('close', () => this.settle(this.closedOutcome()))
-    res.on('error', (error: NodeJS.ErrnoException) => {
+    res.on('close', () => this.settle(this.closedOutcome()))
+  }
+
+  /**
+   * Hears the `error` a response emits for a write it could not take, which names the interruption. Only a
+   * streamed response needs it: a whole one is written once, never after its end, and checked for a destroyed
+   * response first (see `ClientSink.complete`).
+   */
+  watchWrites(): void {
+    this.res.on('error', (error: NodeJS.ErrnoException) => {
       this.writeError ??= error.code ?? error.message
     })
   }
 
-  /**
-   * `finish` only says the last bytes were handed on: a client that reset while megabytes were still queued makes the
-   * socket fail first and `finish` follow anyway. Such a response was not delivered.
-   */
-  private finishedOutcome(): DeliveryOutcome {
-    const failure = this.socket?.errored as NodeJS.ErrnoException | null | undefined
-    if (!failure) return { delivered: true }
-    return { delivered: false, reason: `write failed: ${failure.code ?? failure.message}` }
-  }
-
   private closedOutcome(): DeliveryOutcome {
+    // `finish` only says the last bytes were handed on: a client that reset while megabytes were still queued makes
+    // the socket fail first and the response finish all the same. Such a response was not delivered.
+    const failure = this.socket?.errored as NodeJS.ErrnoException | null | undefined
+    if (failure) return { delivered: false, reason: `write failed: ${failure.code ?? failure.message}` }
     if (this.res.writableFinished) return { delivered: true }
     return { delivered: false, reason: this.writeError ? `write failed: ${this.writeError}` : 'context canceled' }
   }
@@ -53,7 +56,7 @@ export class DeliveryWatch {
   }
 
   /** Records a failed write (from a write callback), so the outcome names it. */
-  noteWriteError(error: NodeJS.ErrnoException | null | undefined): void {
+  noteWriteError(error: { code?: string; message: string } | null | undefined): void {
     if (error) this.writeError ??= error.code ?? error.message
   }
 

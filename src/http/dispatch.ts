@@ -62,16 +62,18 @@ export function createDispatch(rt: Runtime, handlers: Handlers, isClosing: () =>
     if (isClosing()) throw new GatewayError('gateway_closed', 'The gateway is shutting down.')
     // Model calls put the id into their own `writeHead`; every other answer carries it from here.
     if (route.kind !== 'chat' && route.kind !== 'generateContent') res.setHeader('x-request-id', requestId)
-    const owner = await authenticate(match.dialect.clientKey(req.headers, match.query), req)
+    const presented = authenticate(match.dialect.clientKey(req.headers, match.query), req)
+    const owner = typeof presented === 'string' ? presented : await presented
     const path = (init.path ?? req.url ?? '').split('?')[0] as string
     const ex: Exchange = { req, res, requestId, match, owner, path, preparsed: init.body, startedAt }
+    // `return await`: an async function that returns a promise takes two more turns to settle than one that awaits it.
     switch (route.kind) {
       case 'chat':
-        return handlers.chatCompletions(ex)
+        return await handlers.chatCompletions(ex)
       case 'generateContent':
-        return handlers.generateContent(ex, route.target)
+        return await handlers.generateContent(ex, route.target)
       default:
-        return handlers.recoveries(ex, route)
+        return await handlers.recoveries(ex, route)
     }
   }
 

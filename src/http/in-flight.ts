@@ -29,32 +29,55 @@ export class InFlightBudget {
 
   /** A reservation of `bytes` (the declared length, or 0 for a body of unknown length), or a 503 to answer with. */
   reserve(owner: string, bytes: number): Reservation {
-    let held = 0
-    const grow = (more: number): boolean => {
-      const ownerHeld = this.byOwner.get(owner) ?? 0
-      if (this.total + more > this.limits.total || ownerHeld + more > this.limits.perOwner) return false
-      this.total += more
-      this.byOwner.set(owner, ownerHeld + more)
-      held += more
-      return true
-    }
-    if (!grow(bytes)) throw overloaded()
-    return {
-      grow,
-      release: () => {
-        if (held === 0) return
-        this.total -= held
-        const left = (this.byOwner.get(owner) ?? 0) - held
-        if (left > 0) this.byOwner.set(owner, left)
-        else this.byOwner.delete(owner)
-        held = 0
-      },
-    }
+    const reservation = new Held(this, owner)
+    if (!reservation.grow(bytes)) throw overloaded()
+    return reservation
+  }
+
+  /** Counts `more` bytes for `owner`; false (and nothing counted) past a budget. */
+  take(owner: string, more: number): boolean {
+    // Nothing to count: no map entry either, which only a release could take away again.
+    if (more === 0) return true
+    const ownerHeld = this.byOwner.get(owner) ?? 0
+    if (this.total + more > this.limits.total || ownerHeld + more > this.limits.perOwner) return false
+    this.total += more
+    this.byOwner.set(owner, ownerHeld + more)
+    return true
+  }
+
+  /** Gives `bytes` of `owner` back. */
+  give(owner: string, bytes: number): void {
+    this.total -= bytes
+    const left = (this.byOwner.get(owner) ?? 0) - bytes
+    if (left > 0) this.byOwner.set(owner, left)
+    else this.byOwner.delete(owner)
   }
 
   /** Bytes held now, for status reports and tests. */
   get held(): number {
     return this.total
+  }
+}
+
+/** One request's share of the budget: an object with methods rather than two closures per request. */
+class Held implements Reservation {
+  private bytes = 0
+
+  constructor(
+    private readonly budget: InFlightBudget,
+    private readonly owner: string,
+  ) {}
+
+  grow(more: number): boolean {
+    if (!this.budget.take(this.owner, more)) return false
+    this.bytes += more
+    return true
+  }
+
+  release(): void {
+    if (this.bytes === 0) return
+    this.budget.give(this.owner, this.bytes)
+    this.bytes = 0
   }
 }
 

@@ -97,7 +97,8 @@ export function readBody(req: IncomingMessage, limits: BodyLimits, reservation?:
   if (declared !== undefined && Number(declared) > limit) return Promise.reject(tooLarge(limit))
   return collectBody(req, {
     limit,
-    budget: reservation && { grow: reservation.grow, error: overloaded },
+    budget: reservation,
+    overBudget: overloaded,
     deadline: {
       at: limits.deadline,
       error: () => new GatewayError('request_timeout', `The request body did not arrive within ${limits.deadline.ms} ms.`),

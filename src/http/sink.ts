@@ -35,13 +35,20 @@ export class ClientSink implements ResponseSink {
 
   complete(head: ResponseHead, body: Buffer): void {
     if (this.watch.clientGone) return
+    if (this.res.destroyed) {
+      // What `end` would report through its callback; the watch settles on the `close` that follows.
+      this.watch.noteWriteError({ code: 'ERR_STREAM_DESTROYED', message: 'The response was destroyed.' })
+      return
+    }
     // The request id travels inside `writeHead` rather than through `setHeader`, which would make `writeHead`
-    // merge two header sets on every call.
+    // merge two header sets on every call. No `end` callback: it would only add a `finish` listener to hear of a
+    // write to a destroyed response, which is checked above.
     this.res.writeHead(head.status, head.headers)
-    this.res.end(body, (error?: Error | null) => this.watch.noteWriteError(error as NodeJS.ErrnoException | null))
+    this.res.end(body)
   }
 
   open(head: ResponseHead): void {
+    this.watch.watchWrites()
     this.res.writeHead(head.status, head.headers)
     this.res.flushHeaders()
   }

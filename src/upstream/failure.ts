@@ -11,3 +11,8 @@ export function upstreamFailure(error: unknown): GatewayError {
   }
   return new GatewayError('upstream_unreachable', 'The upstream model could not be reached.', { cause: error })
 }
+
+/** The 502 for an upstream answer over `limits.maxResponseBytes`. */
+export function upstreamTooLarge(limit: number): GatewayError {
+  return new GatewayError('upstream_response_too_large', `The upstream response is larger than the limit of ${limit} bytes.`)
+}

@@ -2,7 +2,9 @@ import type { Readable } from 'node:stream'
 import type { UpstreamResponse } from './send.js'
 
 /** Reads an upstream body to its end and drops it, so the connection goes back to the pool; never rejects. */
-export async function drain(body: Readable): Promise<void> {
+export async function drain(body: Readable | Buffer): Promise<void> {
+  // A body read whole already holds no connection.
+  if (Buffer.isBuffer(body)) return
   try {
     for await (const _ of body) {
       // Nothing to keep: an answer that is being replaced by another attempt.

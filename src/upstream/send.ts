@@ -1,9 +1,11 @@
+import type { IncomingHttpHeaders } from 'node:http'
 import type { Readable } from 'node:stream'
-import type { Dispatcher } from 'undici'
+import { type Dispatcher, util } from 'undici'
 import type { ResolvedModel, UpstreamKey } from '../config/resolve.js'
+import { isGatewayError } from '../errors.js'
 import type { Operation } from '../types.js'
-import { decodedBody } from './decode.js'
-import { upstreamFailure } from './failure.js'
+import { decodedBody, decodedWhole } from './decode.js'
+import { upstreamFailure, upstreamTooLarge } from './failure.js'
 
 /** One upstream call, fully described: which model (hence upstream and dialect), what is asked, and the bytes. */
 export interface UpstreamRequest {
@@ -18,6 +20,8 @@ export interface UpstreamRequest {
   body: Buffer
   /** Aborts the call (a stream whose client left). */
   signal: AbortSignal | undefined
+  /** Set for a call whose answer is read whole (and that has no `signal`): the most bytes its decoded body may have. */
+  wholeBodyLimit?: number
   /** The key of `model.upstream` this attempt sends; the key pool sets it, else the upstream's first key. */
   key?: UpstreamKey
   /** The bytes for another model of the same format (a fallback), which may know the model by another name. */
@@ -30,11 +34,14 @@ export interface ServedBy {
   keyAlias: string | undefined
 }
 
-/** An upstream response whose body has not been read yet; the body is always plain (decoded) bytes. */
+/**
+ * An upstream response. Its body is always plain (decoded) bytes: a stream not read yet, or, for a request with
+ * `wholeBodyLimit`, the whole body already read.
+ */
 export interface UpstreamResponse {
   statusCode: number
-  headers: Dispatcher.ResponseData['headers']
-  body: Readable
+  headers: IncomingHttpHeaders
+  body: Readable | Buffer
   served: ServedBy
 }
 
@@ -53,28 +60,99 @@ function upstreamHeaders(request: UpstreamRequest, key: UpstreamKey | undefined)
   ]
 }
 
+/**
+ * Reads one answer whole through undici's handler interface: no response stream, no listeners and no promise per
+ * chunk, which is most of what a small proxied call costs in `dispatcher.request`.
+ */
+class WholeAnswer implements Dispatcher.DispatchHandler {
+  private statusCode = 0
+  private rawHeaders: Buffer[] = []
+  private readonly chunks: Buffer[] = []
+  private size = 0
+  private abort: ((error?: Error) => void) | undefined
+
+  constructor(
+    private readonly limit: number,
+    private readonly served: ServedBy,
+    private readonly resolve: (response: UpstreamResponse) => void,
+    private readonly reject: (error: unknown) => void,
+  ) {}
+
+  onConnect(abort: (error?: Error) => void): void {
+    this.abort = abort
+  }
+
+  onHeaders(statusCode: number, rawHeaders: Buffer[]): boolean {
+    // 1xx heads are followed by the real one.
+    if (statusCode >= 200) {
+      this.statusCode = statusCode
+      this.rawHeaders = rawHeaders
+    }
+    return true
+  }
+
+  onData(chunk: Buffer): boolean {
+    this.size += chunk.length
+    if (this.size > this.limit) {
+      this.abort?.(upstreamTooLarge(this.limit))
+      return false
+    }
+    this.chunks.push(chunk)
+    return true
+  }
+
+  onComplete(): void {
+    const headers = util.parseHeaders(this.rawHeaders) as IncomingHttpHeaders
+    const raw = this.chunks.length === 1 ? (this.chunks[0] as Buffer) : Buffer.concat(this.chunks, this.size)
+    const statusCode = this.statusCode
+    if (headers['content-encoding'] === undefined) {
+      this.resolve({ statusCode, headers, body: raw, served: this.served })
+      return
+    }
+    decodedWhole(raw, headers['content-encoding'], this.limit).then(
+      (body) => this.resolve({ statusCode, headers, body, served: this.served }),
+      (error: { code?: unknown }) => this.onError(error.code === 'ERR_BUFFER_TOO_LARGE' ? upstreamTooLarge(this.limit) : error),
+    )
+  }
+
+  onError(error: unknown): void {
+    this.reject(isGatewayError(error) ? error : upstreamFailure(error))
+  }
+}
+
 /** The innermost `Send`: one POST through the gateway's agent, errors mapped to GatewayErrors. */
 export function createSend(dispatcher: Dispatcher): Send {
-  return async (request) => {
-    const { model } = request
-    const { upstream } = model
-    const key = request.key ?? upstream.keys[0]
-    const served: ServedBy = { model, keyAlias: key?.alias }
+  const streamed = async (
+    options: Dispatcher.DispatchOptions,
+    signal: AbortSignal | undefined,
+    served: ServedBy,
+  ): Promise<UpstreamResponse> => {
     let response: Dispatcher.ResponseData
     try {
-      response = await dispatcher.request({
-        origin: upstream.origin,
-        path: upstream.dialect.upstreamPath(upstream.basePath, model.upstreamModel, request.operation, request.stream),
-        method: 'POST',
-        headers: upstreamHeaders(request, key),
-        body: request.body,
-        signal: request.signal,
-      })
+      response = await dispatcher.request({ ...options, signal })
     } catch (error) {
       throw upstreamFailure(error)
     }
     const encoding = response.headers['content-encoding']
     const body = encoding === undefined ? response.body : decodedBody(response.body, encoding)
     return { statusCode: response.statusCode, headers: response.headers, body, served }
+  }
+  return (request) => {
+    const { model } = request
+    const { upstream } = model
+    const key = request.key ?? upstream.keys[0]
+    const served: ServedBy = { model, keyAlias: key?.alias }
+    const options: Dispatcher.DispatchOptions = {
+      origin: upstream.origin,
+      path: upstream.dialect.upstreamPath(upstream.basePath, model.upstreamModel, request.operation, request.stream),
+      method: 'POST',
+      headers: upstreamHeaders(request, key),
+      body: request.body,
+    }
+    const limit = request.wholeBodyLimit
+    if (limit === undefined || request.signal !== undefined) return streamed(options, request.signal, served)
+    return new Promise((resolve, reject) => {
+      dispatcher.dispatch(options, new WholeAnswer(limit, served, resolve, reject))
+    })
   }
 }
