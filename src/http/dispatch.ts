@@ -64,7 +64,9 @@ export function createDispatch(rt: Runtime, handlers: Handlers, isClosing: () =>
     if (route.kind !== 'chat' && route.kind !== 'generateContent') res.setHeader('x-request-id', requestId)
     const presented = authenticate(match.dialect.clientKey(req.headers, match.query), req)
     const owner = typeof presented === 'string' ? presented : await presented
-    const path = (init.path ?? req.url ?? '').split('?')[0] as string
+    const url = init.path ?? req.url ?? ''
+    const mark = url.indexOf('?')
+    const path = mark === -1 ? url : url.slice(0, mark)
     const ex: Exchange = { req, res, requestId, match, owner, path, preparsed: init.body, startedAt }
     // `return await`: an async function that returns a promise takes two more turns to settle than one that awaits it.
     switch (route.kind) {

@@ -47,15 +47,19 @@ function increment(digits: number[]): number[] {
   return freshRandom()
 }
 
+/** The encoded `lastTime`: every id of one millisecond shares it, and a busy server makes many per millisecond. */
+let lastTimeText = ''
+
 /** A new request id; ids made in one process are strictly increasing, even within one millisecond. */
 export function newRequestId(now = Date.now()): string {
   if (now <= lastTime) {
     lastRandom = increment(lastRandom)
   } else {
     lastTime = now
+    lastTimeText = encodeTime(now)
     lastRandom = freshRandom()
   }
-  let out = encodeTime(lastTime)
+  let out = lastTimeText
   for (const digit of lastRandom) out += ALPHABET[digit]
   return out
 }

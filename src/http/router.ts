@@ -70,17 +70,25 @@ function byMethod(method: string, allowed: Record<string, Route>): Route {
   return allowed[method] ?? { kind: 'method_not_allowed', allow: Object.keys(allowed).join(', ') }
 }
 
+// The fixed paths' routes, made once: matching is on every request's path, so it allocates as little as it can.
+const MODELS: Record<string, Route> = { GET: { kind: 'models' } }
+const CHAT: Record<string, Route> = { POST: { kind: 'chat' } }
+const RECOVERIES: Record<string, Route> = { GET: { kind: 'recoveries.list' }, DELETE: { kind: 'recoveries.deleteAll' } }
+const LOOKUP: Route = { kind: 'recoveries.lookup' }
+/** Shared by every match without a query: nothing downstream writes to a match's query. */
+const NO_QUERY = new URLSearchParams()
+
 function routeOf(method: string, path: string): Route | undefined {
   switch (path) {
     case '/v1/models':
     case '/v1beta/models':
-      return byMethod(method, { GET: { kind: 'models' } })
+      return byMethod(method, MODELS)
     case '/v1/chat/completions':
-      return byMethod(method, { POST: { kind: 'chat' } })
+      return byMethod(method, CHAT)
     case '/v1/recoveries':
-      return byMethod(method, { GET: { kind: 'recoveries.list' }, DELETE: { kind: 'recoveries.deleteAll' } })
+      return byMethod(method, RECOVERIES)
     case '/v1/recoveries/lookup':
-      if (method === 'POST') return { kind: 'recoveries.lookup' }
+      if (method === 'POST') return LOOKUP
   }
   if (path.startsWith('/v1/recoveries/')) {
     // Kept raw (not percent-decoded): an id is 26 base32 characters, so anything else is simply not found.
@@ -126,7 +134,7 @@ export function matchRequest(method: string, url: string, claimUnknown: boolean,
     route = { kind: 'not_found' }
   }
   const rawQuery = mark === -1 ? '' : url.slice(mark + 1)
-  return { route, dialect: dialectOfPath(path, headers), query: new URLSearchParams(rawQuery), rawQuery }
+  return { route, dialect: dialectOfPath(path, headers), query: rawQuery === '' ? NO_QUERY : new URLSearchParams(rawQuery), rawQuery }
 }
 
 /** Normalises a mount prefix: no trailing slash, `''` for the root. */

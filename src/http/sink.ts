@@ -1,7 +1,7 @@
 import type { ServerResponse } from 'node:http'
 import { DeliveryWatch } from './delivery.js'
 
-/** Status and headers of a response, as written to a client. */
+/** Status and headers of a response, as written to a client; the length of a whole body is added by the sink. */
 export interface ResponseHead {
   status: number
   headers: Record<string, string | number>
@@ -40,11 +40,14 @@ export class ClientSink implements ResponseSink {
       this.watch.noteWriteError({ code: 'ERR_STREAM_DESTROYED', message: 'The response was destroyed.' })
       return
     }
-    // The request id travels inside `writeHead` rather than through `setHeader`, which would make `writeHead`
-    // merge two header sets on every call. No `end` callback: it would only add a `finish` listener to hear of a
-    // write to a destroyed response, which is checked above.
-    this.res.writeHead(head.status, head.headers)
-    this.res.end(body)
+    // Headers through `setHeader` and no `writeHead`: a host (Express's `X-Powered-By`) has often set one already,
+    // and `writeHead` would then pass each of its own through `setHeader` anyway; `end` adds the length of the
+    // body it is given. No `end` callback: it would only add a `finish` listener to hear of a write to a destroyed
+    // response, which is checked above.
+    const res = this.res
+    res.statusCode = head.status
+    for (const name in head.headers) res.setHeader(name, head.headers[name] as string | number)
+    res.end(body)
   }
 
   open(head: ResponseHead): void {
