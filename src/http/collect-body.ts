@@ -22,6 +22,12 @@ export interface CollectOptions {
   budget?: { grow(bytes: number): boolean }
   /** The error for a chunk the budget refused. */
   overBudget?: () => Error
+  /**
+   * The stream is a `node:http` request, which emits `error` only to listeners and always closes after an error:
+   * its error is read at `close` (from `errored`) instead of through one more listener, which costs most on a host
+   * framework's request object. @default false
+   */
+  errorAtClose?: boolean
 }
 
 /** The most allocated up front from a declared length; a bigger body's buffer grows with what actually arrives. */
@@ -37,6 +43,7 @@ export function collectBody(stream: Readable, options: CollectOptions): Promise<
   const { limit } = options
   const expected = options.expectedBytes
   const target = expected !== undefined && Number.isSafeInteger(expected) && expected > 0 && expected <= limit ? expected : 0
+  const errorAtClose = options.errorAtClose === true
   return new Promise((resolve, reject) => {
     let chunks: Buffer[] = []
     // The buffer of a declared length, made at the first chunk: a body that comes whole in one chunk is kept as is.
@@ -57,7 +64,7 @@ export function collectBody(stream: Readable, options: CollectOptions): Promise<
       disarm?.()
       stream.off('data', onData)
       stream.off('end', onEnd)
-      stream.off('error', onError)
+      if (!errorAtClose) stream.off('error', onError)
       stream.off('close', onClose)
     }
     const fail = (error: Error, overflow: boolean) => {
@@ -110,10 +117,10 @@ export function collectBody(stream: Readable, options: CollectOptions): Promise<
     }
     // Settled first: a request emits `close` after every `end`, and an error object costs its stack trace.
     const onError = (error: unknown) => settled || fail(options.broken(error), false)
-    const onClose = () => settled || fail(options.broken(undefined), false)
+    const onClose = () => settled || fail(options.broken(errorAtClose ? (stream.errored ?? undefined) : undefined), false)
     stream.on('data', onData)
     stream.on('end', onEnd)
-    stream.on('error', onError)
+    if (!errorAtClose) stream.on('error', onError)
     stream.on('close', onClose)
   })
 }

@@ -105,6 +105,7 @@ export function readBody(req: IncomingMessage, limits: BodyLimits, reservation?:
     },
     expectedBytes: declared === undefined ? undefined : Number(declared),
     afterOverflow: 'drain',
+    errorAtClose: true,
     tooLarge: () => tooLarge(limit),
     // Node reports a client that hung up mid-body as an 'aborted' ECONNRESET error, or as a bare close.
     broken: (cause) =>
