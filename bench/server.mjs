@@ -22,6 +22,35 @@ async function distModule(name) {
 /** Record-write timings: from the moment an upstream response body completed to `onUsage({ recovered: true })`. */
 const writes = { samples: /** @type {number[]} */ ([]), recovered: 0, firstUpstreamDone: 0n, lastRecovered: 0n, lastUpstreamDone: 0n }
 
+/**
+ * The bench gateway's upstreams and models. `BENCH_RESILIENCE=pool`: a two-key pool and a fallback model, all
+ * healthy (what the resilience interceptors cost when nothing fails); `=dead`: the model's upstream refuses
+ * connections, so every call fails over to its fallback.
+ */
+function upstreamsFor(resilience) {
+  const base = [{ id: 'gemini-2.5-flash', upstream: 'mock-gemini' }]
+  const gemini = { 'mock-gemini': { type: 'gemini', baseUrl: upstream } }
+  if (resilience === 'pool' || resilience === 'dead') {
+    const primaryUrl = resilience === 'dead' ? `http://127.0.0.1:${process.env.BENCH_DEAD_PORT}/v1` : `${upstream}/v1`
+    return {
+      upstreams: {
+        primary: { type: 'openai', baseUrl: primaryUrl, apiKeys: ['sk-bench-pool-1', 'sk-bench-pool-2'] },
+        backup: { type: 'openai', baseUrl: `${upstream}/v1` },
+        ...gemini,
+      },
+      models: [
+        { id: 'gpt-4o-mini', upstream: 'primary', fallbacks: ['backup-model'] },
+        { id: 'backup-model', upstream: 'backup', upstreamModel: 'gpt-4o-mini' },
+        ...base,
+      ],
+    }
+  }
+  return {
+    upstreams: { mock: { type: 'openai', baseUrl: `${upstream}/v1` }, ...gemini },
+    models: [{ id: 'gpt-4o-mini', upstream: 'mock' }, ...base],
+  }
+}
+
 async function createBenchGateway() {
   const core = await distModule('index')
   if (!core) return undefined
@@ -43,11 +72,7 @@ async function createBenchGateway() {
     })
   }
   return core.createGateway({
-    upstreams: { mock: { type: 'openai', baseUrl: `${upstream}/v1` }, 'mock-gemini': { type: 'gemini', baseUrl: upstream } },
-    models: [
-      { id: 'gpt-4o-mini', upstream: 'mock' },
-      { id: 'gemini-2.5-flash', upstream: 'mock-gemini' },
-    ],
+    ...upstreamsFor(process.env.BENCH_RESILIENCE),
     auth: { apiKeys: [KEY] },
     store,
     onUsage: instrument

@@ -20,6 +20,7 @@ import type { Gateway, GatewayLogger, GatewayOptions, HandleOptions } from './ty
 import { createUpstreamAgent } from './upstream/agent.js'
 import { attemptEvents } from './upstream/interceptors/attempt-events.js'
 import { attemptLog } from './upstream/interceptors/attempt-log.js'
+import { circuitBreaker } from './upstream/interceptors/circuit.js'
 import { compose } from './upstream/interceptors/compose.js'
 import { fallbacks } from './upstream/interceptors/fallback.js'
 import { keyPool } from './upstream/interceptors/key-pool.js'
@@ -76,13 +77,14 @@ export function createGateway(options: GatewayOptions): Gateway {
   const resolved = resolveOptions(options)
   const id = randomUUID()
   const agent = createUpstreamAgent(resolved.timeouts)
+  const circuits = circuitBreaker(id)
   const rt: Runtime = {
     id,
     options: resolved,
     agent,
     // Outermost first: fallbacks try other models, the pool other keys of one upstream, and each real attempt is
     // logged and published.
-    send: compose([fallbacks(), keyPool(), attemptLog(resolved.logger), attemptEvents(id)], createSend(agent)),
+    send: compose([fallbacks(), circuits.interceptor, keyPool(), attemptLog(resolved.logger), attemptEvents(id)], createSend(agent)),
     store: createRecoveryStore({
       keyv: resolved.store,
       maxMemoryBytes: resolved.recovery.maxMemoryBytes,

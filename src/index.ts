@@ -9,6 +9,7 @@ export {
   gatewayChannels,
   type RecordStoredMessage,
   type UpstreamAttemptMessage,
+  type UpstreamCircuitMessage,
 } from './observe/channels.js'
 export type {
   AuthOptions,

@@ -33,6 +33,11 @@ export interface UpstreamOptions {
   keyless?: boolean
   /** Extra headers sent with every upstream request. @default {} */
   headers?: Record<string, string>
+  /**
+   * After `failures` failed calls in a row (unreachable, or 429/5xx) calls fail at once for `cooldownMs`, then one
+   * probe decides. @default { failures: 5, cooldownMs: 30000 }
+   */
+  circuit?: { failures?: number; cooldownMs?: number }
 }
 
 /** One key of an upstream's pool. */

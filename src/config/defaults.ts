@@ -23,6 +23,10 @@ export const DEFAULTS = {
     maxInFlightRequestBytes: 1024 * 1024 * 1024,
     maxInFlightRequestBytesPerOwner: 256 * 1024 * 1024,
   },
+  circuit: {
+    failures: 5,
+    cooldownMs: 30_000,
+  },
   timeouts: {
     upstreamMs: 10 * 60_000,
     connectMs: 10_000,
@@ -33,7 +37,7 @@ export const DEFAULTS = {
 /** The keys each options object may hold; anything else is a typo, answered with the nearest of these. */
 export const KNOWN_KEYS = {
   top: ['upstreams', 'models', 'auth', 'store', 'recovery', 'idempotency', 'limits', 'timeouts', 'onUsage', 'logger'],
-  upstream: ['type', 'baseUrl', 'apiKey', 'apiKeys', 'keyless', 'headers'],
+  upstream: ['type', 'baseUrl', 'apiKey', 'apiKeys', 'keyless', 'headers', 'circuit'],
   model: ['id', 'upstream', 'upstreamModel', 'ownedBy', 'created', 'fallbacks'],
   auth: ['apiKeys', 'authenticate'],
   recovery: Object.keys(DEFAULTS.recovery),

@@ -1,6 +1,6 @@
 import { DIALECT_NAMES, type Dialect, dialectNamed } from '../dialects/index.js'
 import { fail, isRecord, knownKeys } from './checks.js'
-import { KNOWN_KEYS } from './defaults.js'
+import { DEFAULTS, KNOWN_KEYS } from './defaults.js'
 
 /** One key of an upstream's pool: what it is called in logs and usage, how much traffic it takes, what it sends. */
 export interface UpstreamKey {
@@ -28,6 +28,8 @@ export interface ResolvedUpstream {
   requestHeaders: readonly string[]
   /** The keys calls are spread over; empty for a keyless upstream. */
   keys: readonly UpstreamKey[]
+  /** When its circuit opens (failed calls in a row) and how long it then rests before a probe. */
+  circuit: { failures: number; cooldownMs: number }
 }
 
 /** Hosts a keyless upstream is expected on (a local model server); anywhere else a missing key is a mistake. */
@@ -86,6 +88,7 @@ export function resolveUpstream(name: string, raw: unknown): ResolvedUpstream {
   }
   if (raw.keyless !== undefined && typeof raw.keyless !== 'boolean') fail(`upstreams.${name}.keyless must be a boolean`)
   const keys = keysOf(name, raw, dialect)
+  const circuit = resolveCircuit(name, raw.circuit)
   const authHeader = Object.keys(headers).some((header) => CREDENTIAL_HEADER.test(header))
   // A missing key would reach the client as the upstream's "invalid API key", indistinguishable from its own.
   if (keys.length === 0 && !authHeader && raw.keyless !== true && !LOOPBACK.test(url.hostname)) {
@@ -104,7 +107,25 @@ export function resolveUpstream(name: string, raw: unknown): ResolvedUpstream {
       'accept-encoding': 'identity',
     }),
     keys: keys.map(({ alias, weight, headers: keyHeaders }) => ({ alias, weight, headers: keyHeaders })),
+    circuit,
   }
+}
+
+/** `circuit: { failures, cooldownMs }`, each a positive integer. */
+function resolveCircuit(name: string, raw: unknown): ResolvedUpstream['circuit'] {
+  const defaults = DEFAULTS.circuit
+  if (raw === undefined) return { ...defaults }
+  if (!isRecord(raw)) fail(`upstreams.${name}.circuit must be { failures?, cooldownMs? }`)
+  knownKeys(raw, Object.keys(defaults), `upstreams.${name}.circuit.`)
+  const out: { failures: number; cooldownMs: number } = { ...defaults }
+  for (const key of ['failures', 'cooldownMs'] as const) {
+    const value = raw[key]
+    if (value === undefined) continue
+    if (typeof value !== 'number' || !Number.isSafeInteger(value) || value <= 0)
+      fail(`upstreams.${name}.circuit.${key} must be a positive integer`)
+    out[key] = value
+  }
+  return out
 }
 
 /** Header names that carry credentials when an operator configures them by hand. */

@@ -10,6 +10,7 @@ export const gatewayChannels = {
   callEnd: 'model-gateway:call:end',
   recordStored: 'model-gateway:record:stored',
   callServed: 'model-gateway:call:served',
+  upstreamCircuit: 'model-gateway:upstream:circuit',
 } as const
 
 /** What every message carries: the gateway and the request it is about. */
@@ -78,6 +79,13 @@ export interface CallServedMessage extends CallStartMessage {
   how: 'join' | 'replay'
 }
 
+/** An upstream's circuit changed: `open` (calls fail at once), `half-open` (one probe), `closed` (healthy). */
+export interface UpstreamCircuitMessage {
+  gatewayId: string
+  upstream: string
+  state: 'closed' | 'open' | 'half-open'
+}
+
 /** The channel objects; held here so their subscribers are never collected. */
 export const channels = {
   callStart: diagnosticsChannel.channel(gatewayChannels.callStart),
@@ -85,4 +93,5 @@ export const channels = {
   callEnd: diagnosticsChannel.channel(gatewayChannels.callEnd),
   recordStored: diagnosticsChannel.channel(gatewayChannels.recordStored),
   callServed: diagnosticsChannel.channel(gatewayChannels.callServed),
+  upstreamCircuit: diagnosticsChannel.channel(gatewayChannels.upstreamCircuit),
 }

@@ -1,3 +1,4 @@
+import diagnosticsChannel from 'node:diagnostics_channel'
 import http from 'node:http'
 import { afterEach, describe, expect, it } from 'vitest'
 import { nodeHandler } from '../../adapters/node.js'
@@ -187,6 +188,40 @@ describe('fallbacks', () => {
   })
 })
 
+describe('circuits', () => {
+  it('opens after failures in a row, sends the next calls to the fallback at once, then probes and closes', async () => {
+    let healthy = false
+    const primary = await upstream((_seen, _req, res) => (healthy ? ok(res, 'primary') : refuse(res, 503)))
+    const backup = await upstream((_seen, _req, res) => ok(res, 'backup'))
+    opened.push(primary, backup)
+    const states: string[] = []
+    const listener = (message: unknown) => states.push((message as { state: string }).state)
+    diagnosticsChannel.subscribe('model-gateway:upstream:circuit', listener)
+    try {
+      const gw = await gatewayWith({
+        upstreams: {
+          primary: { type: 'openai', baseUrl: `${primary.url}/v1`, circuit: { failures: 2, cooldownMs: 300 } },
+          backup: { type: 'openai', baseUrl: `${backup.url}/v1` },
+        },
+        models: [
+          { id: 'gpt-4o-mini', upstream: 'primary', fallbacks: ['b'] },
+          { id: 'b', upstream: 'backup' },
+        ],
+      })
+      for (let i = 0; i < 4; i++) expect((await gw.post(`circuit ${i}`)).json.choices[0].message.content).toBe('backup')
+      // Two failures opened the circuit: the two calls after it never reached the primary.
+      expect(primary.seen).toHaveLength(2)
+      expect(states).toEqual(['open'])
+      healthy = true
+      await new Promise((resolve) => setTimeout(resolve, 350))
+      expect((await gw.post('probe')).json.choices[0].message.content).toBe('primary')
+      expect(states).toEqual(['open', 'half-open', 'closed'])
+    } finally {
+      diagnosticsChannel.unsubscribe('model-gateway:upstream:circuit', listener)
+    }
+  })
+})
+
 describe('upstream options', () => {
   const base = { models: [{ id: 'm', upstream: 'u' }], auth: { apiKeys: [KEY_A] } }
   const build =
@@ -211,6 +246,8 @@ describe('upstream options', () => {
       /used twice/,
     ],
     [{ type: 'openai', baseUrl: 'https://x', keyless: 'yes' }, /keyless must be a boolean/],
+    [{ type: 'openai', baseUrl: 'http://127.0.0.1:1', circuit: { failures: 0 } }, /circuit.failures must be a positive integer/],
+    [{ type: 'openai', baseUrl: 'http://127.0.0.1:1', circuit: { cooldown: 5 } }, /cooldownMs/],
   ])('rejects %j', (upstreamOptions, message) => {
     expect(build(upstreamOptions)).toThrow(message)
   })

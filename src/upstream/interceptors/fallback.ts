@@ -11,6 +11,8 @@ const FAILOVER_STATUS = new Set([429, 500, 502, 503, 504, 529])
  * after the request was sent is none of these: the model may be generating, and that is the recovery case.
  */
 const NEVER_SENT = new Set([
+  // An open circuit refused the call before anything was sent.
+  'CIRCUIT_OPEN',
   'ECONNREFUSED',
   'ENOTFOUND',
   'EAI_AGAIN',
