@@ -23,6 +23,7 @@ import { hashPart, inflightMemoryPart, stallPart, storeMemoryPart } from './part
 import { latencyPart, ssePart, streamsHeldPart, throughputPart } from './parts/http.mjs'
 import { redisPart } from './parts/redis.mjs'
 import { repeatsPart } from './parts/repeats.mjs'
+import { translatePart } from './parts/translate.mjs'
 
 const BENCH = fileURLToPath(new URL('.', import.meta.url))
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
@@ -78,7 +79,7 @@ const QUICK = {
   redisBurst: 20,
 }
 
-const PARTS = ['latency', 'throughput', 'sse', 'held', 'hash', 'stall', 'inflight', 'store', 'redis', 'repeats']
+const PARTS = ['latency', 'throughput', 'sse', 'held', 'hash', 'stall', 'inflight', 'store', 'redis', 'repeats', 'translate']
 const QUICK_PARTS = ['latency', 'throughput', 'sse', 'hash']
 
 /** Everyone measured. `peer`: needs `npm install` in bench/. */
@@ -295,6 +296,7 @@ async function main() {
   await run('store', storeMemoryPart)
   await run('redis', redisPart)
   await run('repeats', repeatsPart)
+  await run('translate', translatePart)
   await mock.stop()
 
   const verdicts = verdictsOf(results)
