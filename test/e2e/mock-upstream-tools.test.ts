@@ -115,6 +115,16 @@ describe('tools', () => {
     expect(answered.json.candidates[0].content.parts).toEqual([{ text: 'Tool said: {"sky":"clear"}' }])
   })
 
+  it('a function the tool choice names is the one called, in both formats', async () => {
+    const other = { type: 'function', function: { name: 'other', parameters: { type: 'object', properties: {} } } }
+    const chosen = await post(CHAT, chat({ tools: [WEATHER, other], tool_choice: { type: 'function', function: { name: 'other' } } }))
+    expect(chosen.json.choices[0].message.tool_calls[0].function).toEqual({ name: 'other', arguments: '{}' })
+    const tools = [{ functionDeclarations: [...GEMINI_WEATHER.functionDeclarations, { name: 'other' }] }]
+    const toolConfig = { functionCallingConfig: { mode: 'ANY', allowedFunctionNames: ['other'] } }
+    const res = await post(GEN, gemini({ tools, toolConfig }))
+    expect(res.json.candidates[0].content.parts).toEqual([{ functionCall: { name: 'other', args: {} } }])
+  })
+
   it('Gemini: mock.thought_signature signs the call part', async () => {
     const res = await post(GEN, gemini({ tools: [GEMINI_WEATHER], mock: { thought_signature: 'c2ln' } }))
     expect(res.json.candidates[0].content.parts[0]).toMatchObject({ functionCall: { name: 'get_weather' }, thoughtSignature: 'c2ln' })

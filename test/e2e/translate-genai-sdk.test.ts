@@ -137,6 +137,15 @@ function scenarios(sdk: string, load: () => Promise<GenAIConstructor>) {
       ])
     })
 
+    it('toolConfig mode ANY with one allowed function: the chat upstream is made to call that one', async () => {
+      const marker = `forced tool ${sdk}`
+      const tools = [{ functionDeclarations: [...WEATHER.functionDeclarations, { name: 'get_time' }] }]
+      const toolConfig = { functionCallingConfig: { mode: 'ANY', allowedFunctionNames: ['get_time'] } }
+      const response = await (await client()).models.generateContent({ model: MODEL, contents: marker, config: { tools, toolConfig } })
+      expect(response.functionCalls).toEqual([expect.objectContaining({ name: 'get_time', args: {} })])
+      expect(onlyUpstream(marker).body.tool_choice).toEqual({ type: 'function', function: { name: 'get_time' } })
+    })
+
     it('generateContentStream with a tool: the streamed call arrives as one whole functionCall', async () => {
       const marker = `streamed tools ${sdk}`
       const stream = await (await client()).models.generateContentStream({ model: MODEL, contents: marker, config: { tools: [WEATHER] } })

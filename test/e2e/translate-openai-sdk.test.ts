@@ -240,6 +240,20 @@ describe.each(sdks)('%s against a Gemini-upstream model', (name, load) => {
     ])
   })
 
+  it('tool_choice naming a function: Gemini is told to call only that one (mode ANY), and does', async () => {
+    const marker = `forced tool ${name}`
+    const other = { type: 'function' as const, function: { name: 'get_time', parameters: { type: 'object', properties: {} } } }
+    const completion = await (await client()).chat.completions.create({
+      model: MODEL,
+      messages: [{ role: 'user', content: marker }],
+      tools: [WEATHER_TOOL, other],
+      tool_choice: { type: 'function', function: { name: 'get_time' } },
+    })
+    const call = completion.choices[0]?.message.tool_calls?.[0]
+    expect(call?.type === 'function' && call.function).toEqual({ name: 'get_time', arguments: '{}' })
+    expect(onlyUpstream(marker).body.toolConfig).toEqual({ functionCallingConfig: { mode: 'ANY', allowedFunctionNames: ['get_time'] } })
+  })
+
   it('chat.completions.parse with a json_schema response format: the parsed object', async () => {
     const marker = `json ${name}`
     const completion = await (await client()).chat.completions.parse({

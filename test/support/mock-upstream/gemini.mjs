@@ -201,22 +201,26 @@ function imageCount(content) {
   }).length
 }
 
-/** The first function the request declares, with its parameters' schema. @param {Record<string, any>} body */
-function firstFunction(body) {
+/**
+ * The first function the request declares among the `allowed` names (any, without names), with its parameters' schema.
+ * @param {Record<string, any>} body @param {unknown[] | undefined} allowed
+ */
+function firstFunction(body, allowed) {
   const tools = field(body, 'tools')
   if (!Array.isArray(tools)) return undefined
-  for (const tool of tools) {
-    const decls = isObject(tool) ? field(tool, 'functionDeclarations') : undefined
-    const fn = Array.isArray(decls) ? decls.find((d) => isObject(d) && typeof d.name === 'string') : undefined
-    if (fn) return { name: /** @type {string} */ (fn.name), schema: field(fn, 'parameters') ?? field(fn, 'parametersJsonSchema') }
-  }
-  return undefined
+  const decls = tools.flatMap((tool) => {
+    const list = isObject(tool) ? field(tool, 'functionDeclarations') : undefined
+    return Array.isArray(list) ? list.filter((d) => isObject(d) && typeof d.name === 'string') : []
+  })
+  const fn = decls.find((d) => allowed?.includes(d.name)) ?? decls[0]
+  return fn && { name: /** @type {string} */ (fn.name), schema: field(fn, 'parameters') ?? field(fn, 'parametersJsonSchema') }
 }
 
 /**
  * What the model answers: the text a control sets; `Tool said: …` when the last turn carries function responses;
- * a call to the first declared function when the user spoke last; JSON built from the response schema when JSON is
- * asked for; else the echo of the last user text, with the images it carried counted.
+ * a call to the first declared function (the first allowed one, when the tool config names some) when the user
+ * spoke last; JSON built from the response schema when JSON is asked for; else the echo of the last user text,
+ * with the images it carried counted.
  * @param {Record<string, any>} body @param {Record<string, any>} ctl @param {string} lastUser
  * @returns {{ text: string } | { call: { name: string, args: Record<string, unknown> } }}
  */
@@ -228,9 +232,10 @@ function answerOf(body, ctl, lastUser) {
     .map((p) => field(p, 'functionResponse'))
     .filter(isObject)
   if (results.length > 0) return { text: toolReply(results.map((r) => JSON.stringify(r.response))) }
-  const fn = firstFunction(body)
   const toolConfig = field(body, 'toolConfig')
   const calling = isObject(toolConfig) ? field(toolConfig, 'functionCallingConfig') : undefined
+  const allowed = isObject(calling) ? field(calling, 'allowedFunctionNames') : undefined
+  const fn = firstFunction(body, Array.isArray(allowed) ? allowed : undefined)
   const lastIsUser = isObject(last) && (last.role === undefined || last.role === 'user')
   if (fn && lastIsUser && !(isObject(calling) && calling.mode === 'NONE')) {
     return { call: { name: fn.name, args: toolArguments(ctl, fn.schema) } }

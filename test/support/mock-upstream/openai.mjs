@@ -136,9 +136,9 @@ function imageCount(content) {
 }
 
 /**
- * What the model answers: the text a control sets; a call to the first declared function when the user spoke last;
- * `Tool said: …` after tool results; JSON built from a `json_schema` response format; else the echo of the last
- * user message, with the images it carried counted.
+ * What the model answers: the text a control sets; a call to the function `tool_choice` names, else the first
+ * declared, when the user spoke last; `Tool said: …` after tool results; JSON built from a `json_schema` response
+ * format; else the echo of the last user message, with the images it carried counted.
  * @param {Record<string, any>} body @param {Record<string, any>} ctl @param {string} lastUser @param {number} images
  * @returns {{ content: string } | { call: { name: string, arguments: string } }}
  */
@@ -152,7 +152,10 @@ function answerOf(body, ctl, lastUser, images) {
     while (first > 0 && messages[first - 1]?.role === 'tool') first--
     return { content: toolReply(messages.slice(first).map((m) => openaiText(m.content))) }
   }
-  const fn = Array.isArray(body.tools) ? body.tools.find((t) => isObject(t) && isObject(t.function)) : undefined
+  // The function `tool_choice` names, else the first declared.
+  const named = isObject(body.tool_choice) && isObject(body.tool_choice.function) ? body.tool_choice.function.name : undefined
+  const tools = Array.isArray(body.tools) ? body.tools.filter((t) => isObject(t) && isObject(t.function)) : []
+  const fn = tools.find((t) => t.function.name === named) ?? tools[0]
   if (fn !== undefined && last?.role === 'user' && body.tool_choice !== 'none') {
     const name = typeof fn.function.name === 'string' ? fn.function.name : 'function'
     return { call: { name, arguments: JSON.stringify(toolArguments(ctl, fn.function.parameters)) } }
