@@ -298,6 +298,21 @@ describe.each(sdks)('%s against a Gemini-upstream model', (name, load) => {
     expect(upstream(marker)).toHaveLength(0)
   })
 
+  it('the SDK timing out and retrying gets the translated answer of one upstream call, billed once', async () => {
+    const marker = `sdk retry ${name}`
+    fx.mock.steer(marker, { delay_ms: 2500 })
+    const OpenAI = await load()
+    const openai = new OpenAI({ baseURL: `${fx.url}/v1`, apiKey: KEY_A, timeout: 1000 })
+    const before = usage.length
+    const completion = await openai.chat.completions.create({ model: MODEL, messages: [{ role: 'user', content: marker }] })
+    expect(completion.choices[0]?.message.content).toBe(`Echo: ${marker}`)
+    // Three attempts from the SDK, one call upstream.
+    expect(upstream(marker)).toHaveLength(1)
+    await eventually(() => usage.length > before)
+    await new Promise((resolve) => setTimeout(resolve, 200))
+    expect(usage.slice(before).filter((u) => u.model === MODEL)).toHaveLength(1)
+  })
+
   it('an upstream 429 reaches the SDK as its RateLimitError, in OpenAI’s shape', async () => {
     const marker = `rate limited ${name}`
     fx.mock.steer(marker, { status: 429 })
