@@ -26,6 +26,7 @@ import { latencyPart, ssePart, streamsHeldPart, throughputPart } from './parts/h
 import { redisPart } from './parts/redis.mjs'
 import { repeatsPart } from './parts/repeats.mjs'
 import { resiliencePart } from './parts/resilience.mjs'
+import { translatePart } from './parts/translate.mjs'
 
 const BENCH = fileURLToPath(new URL('.', import.meta.url))
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
@@ -85,7 +86,7 @@ const QUICK = {
   redisBurst: 20,
 }
 
-const PARTS = ['latency', 'throughput', 'sse', 'held', 'hash', 'stall', 'inflight', 'store', 'redis', 'repeats', 'resilience']
+const PARTS = ['latency', 'throughput', 'sse', 'held', 'hash', 'stall', 'inflight', 'store', 'redis', 'repeats', 'resilience', 'translate']
 const QUICK_PARTS = ['latency', 'throughput', 'sse', 'hash']
 
 /** Everyone measured. `peer`: needs `npm install` in bench/. */
@@ -306,6 +307,7 @@ async function main() {
   await run('redis', redisPart)
   await run('repeats', repeatsPart)
   await run('resilience', resiliencePart)
+  await run('translate', translatePart)
   await mock.stop()
 
   const verdicts = verdictsOf(results)

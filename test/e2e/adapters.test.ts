@@ -93,10 +93,13 @@ describe('host routes and next() next to the gateway', () => {
   })
 })
 
-/** A body with whitespace, non-ASCII text, integer-like keys and a number beyond double precision. */
+/**
+ * A body with whitespace, non-ASCII text, integer-like keys (logit_bias token ids, which a parse reorders) and a
+ * number beyond double precision.
+ */
 const SENT =
   '{ "model": "gpt-4o-mini",\n  "messages": [ {"role": "user", "content": "héllo 世界"} ],\n' +
-  '  "b": 1.50, "10": "ten", "9": "nine", "seed": 12345678901234567890, "mock": {"delay_ms": 150} }'
+  '  "temperature": 1.50, "logit_bias": {"10": 1, "9": -1}, "seed": 12345678901234567890, "mock": {"delay_ms": 150} }'
 
 describe('body parsers in front of the gateway', () => {
   const drain: express.RequestHandler = (req, _res, next) => {

@@ -37,4 +37,13 @@ describe('benchmark harness (--quick)', () => {
     }
     expect(stdout).not.toMatch(/^Failed:/m)
   }, 180_000)
+
+  it('runs the translation part: passthrough and translated calls and streams, and prints their table', async () => {
+    const { code, stdout, stderr } = await runBench(['--quick', '--only', 'translate'])
+    expect(code, stderr).toBe(0)
+    expect(stdout).toContain('### 11. Translation')
+    expect(stdout).toMatch(/^\| passthrough \(gpt-4o-mini\) +\| \d/m)
+    expect(stdout).toMatch(/^\| translated \(gemini-2\.5-flash\) +\| \d/m)
+    expect(stdout).not.toMatch(/^Failed:/m)
+  }, 180_000)
 })

@@ -16,7 +16,7 @@ describeMatrix('chat completions and models', (kind) => {
 
   it('forwards a chat request byte for byte with the upstream key, and returns the completion', async () => {
     fx.mock.resetRequests()
-    const sent = '{ "messages": [ {"role":"user","content":"héllo 世界"} ],\n "model":"gpt-4o-mini", "x_extra": {"keep": [1, 2.50]} }'
+    const sent = '{ "messages": [ {"role":"user","content":"héllo 世界"} ],\n "model":"gpt-4o-mini", "logit_bias": {"50256": -2.50} }'
     const res = await call(`${fx.url}/v1/chat/completions`, {
       headers: { ...bearer(KEY_A), 'content-type': 'application/json' },
       body: sent,

@@ -16,7 +16,7 @@ describeMatrix('Gemini generate-content', (kind) => {
   it('forwards generateContent byte for byte with the gateway key, and returns the response', async () => {
     fx.mock.resetRequests()
     const sent =
-      '{ "contents": [ {"role":"user","parts":[{"text":"héllo 世界"}]} ],\n "generationConfig": {"temperature": 0.50}, "x_extra": [1, 2] }'
+      '{ "contents": [ {"role":"user","parts":[{"text":"héllo 世界"}]} ],\n "generationConfig": {"temperature": 0.50}, "safetySettings": [ ] }'
     const res = await call(`${fx.url}${gpath(false)}`, { headers: { ...goog(KEY_A), 'content-type': 'application/json' }, body: sent })
     expect(res.status).toBe(200)
     expect(res.headers['content-type']).toMatch(/^application\/json/)

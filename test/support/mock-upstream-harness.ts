@@ -22,6 +22,7 @@ export interface MockUpstream {
   abortedStreams: number
   completedCalls: number
   resetRequests(): void
+  steer(marker: string, controls: Record<string, unknown> | undefined): void
   waitFor(predicate: () => boolean, timeoutMs?: number): Promise<void>
   close(): Promise<void>
 }

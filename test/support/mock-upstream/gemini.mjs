@@ -1,7 +1,8 @@
 // The Gemini generate-content wire format: routes, key errors, replies, and both stream framings.
 
 import { send, stream } from './respond.mjs'
-import { chunkCount, isObject, JSON_TYPE, replyText, splitText, tokens } from './shared.mjs'
+import { imageNote, sampleOf, toolArguments, toolReply } from './schema.mjs'
+import { chunkCount, controlledText, isObject, JSON_TYPE, splitText, tokens } from './shared.mjs'
 
 const SSE_TYPE_GEMINI = 'text/event-stream'
 
@@ -66,6 +67,91 @@ export function sendGoogleError(res, st, status, message) {
   send(res, st, status, GEMINI_JSON_TYPE, JSON.stringify(googleError(status, message)))
 }
 
+/** @type {Map<string, string>} */
+const snakeNames = new Map()
+
+/** lowerCamelCase to snake_case: Google's JSON parser takes a field by either name. @param {string} name */
+function snake(name) {
+  let out = snakeNames.get(name)
+  if (out === undefined) {
+    // Cached: the mock shares a core with the benchmarks' load generator.
+    out = name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)
+    snakeNames.set(name, out)
+  }
+  return out
+}
+
+/** @param {string[]} names */
+const bothSpellings = (names) => new Set(names.flatMap((n) => [n, snake(n)]))
+
+/** The fields of a GenerateContentRequest, and the mock's own `mock`: anything else is refused, as Google does. */
+const REQUEST_FIELDS = bothSpellings([
+  'contents',
+  'systemInstruction',
+  'tools',
+  'toolConfig',
+  'generationConfig',
+  'safetySettings',
+  'cachedContent',
+  'labels',
+  'mock',
+])
+
+/** The fields of a GenerationConfig. */
+const CONFIG_FIELDS = bothSpellings([
+  'stopSequences',
+  'responseMimeType',
+  'responseSchema',
+  'responseJsonSchema',
+  'responseModalities',
+  'candidateCount',
+  'maxOutputTokens',
+  'temperature',
+  'topP',
+  'topK',
+  'seed',
+  'presencePenalty',
+  'frequencyPenalty',
+  'responseLogprobs',
+  'logprobs',
+  'enableEnhancedCivicAnswers',
+  'speechConfig',
+  'thinkingConfig',
+  'imageConfig',
+  'mediaResolution',
+])
+
+/** A field under either of its names. @param {Record<string, any>} obj @param {string} name */
+const field = (obj, name) => obj[name] ?? obj[snake(name)]
+
+/**
+ * Google's 400 for fields it does not know (one violation per field), or undefined when there are none.
+ * @param {Record<string, any>} body
+ */
+function unknownFields(body) {
+  /** @type {{ field?: string, description: string }[]} */
+  const violations = []
+  for (const k of Object.keys(body)) {
+    if (!REQUEST_FIELDS.has(k)) violations.push({ description: `Invalid JSON payload received. Unknown name "${k}": Cannot find field.` })
+  }
+  const config = field(body, 'generationConfig')
+  if (isObject(config)) {
+    for (const k of Object.keys(config)) {
+      if (CONFIG_FIELDS.has(k)) continue
+      const description = `Invalid JSON payload received. Unknown name "${k}" at 'generation_config': Cannot find field.`
+      violations.push({ field: 'generation_config', description })
+    }
+  }
+  if (violations.length === 0) return undefined
+  const error = {
+    code: 400,
+    message: violations.map((v) => v.description).join('\n'),
+    status: 'INVALID_ARGUMENT',
+    details: [{ '@type': 'type.googleapis.com/google.rpc.BadRequest', fieldViolations: violations }],
+  }
+  return JSON.stringify({ error })
+}
+
 /** Text of a Gemini content object's parts. @param {unknown} content */
 function geminiText(content) {
   if (!isObject(content) || !Array.isArray(content.parts)) return ''
@@ -75,13 +161,19 @@ function geminiText(content) {
 }
 
 /**
- * Answer a generate-content request: 400 without `contents`, else the reply, whole or streamed.
+ * Answer a generate-content request: 400 for a field Google does not know or without `contents`, else the reply,
+ * whole or streamed.
  * @param {RegExpExecArray} route A match of `GEMINI_PATH`. @param {URLSearchParams | null} params The query.
  * @param {Record<string, any>} body @param {Record<string, any>} ctl
  * @param {import('node:http').ServerResponse} res @param {import('./respond.mjs').State} st
  * @param {() => number} nextSeq Numbers ids uniquely per server; called only for a reply.
  */
 export function answerGenerate(route, params, body, ctl, res, st, nextSeq) {
+  const refused = unknownFields(body)
+  if (refused !== undefined) {
+    send(res, st, 400, GEMINI_JSON_TYPE, refused)
+    return
+  }
   if (!Array.isArray(body.contents)) {
     sendGoogleError(res, st, 400, '* GenerateContentRequest.contents: contents is not specified\n')
     return
@@ -94,6 +186,68 @@ export function answerGenerate(route, params, body, ctl, res, st, nextSeq) {
   geminiGenerate(model, method, params?.get('alt') === 'sse', body, ctl, res, st, nextSeq())
 }
 
+/** The parts of a content object. @param {unknown} content @returns {Record<string, any>[]} */
+const partsOf = (content) => (isObject(content) && Array.isArray(content.parts) ? content.parts.filter(isObject) : [])
+
+/** Image parts: inline bytes or a file of an image type (a file without a type is taken for one). @param {unknown} content */
+function imageCount(content) {
+  return partsOf(content).filter((p) => {
+    const inline = field(p, 'inlineData')
+    if (isObject(inline)) return String(field(inline, 'mimeType')).startsWith('image/')
+    const file = field(p, 'fileData')
+    if (!isObject(file)) return false
+    const type = field(file, 'mimeType')
+    return type === undefined || String(type).startsWith('image/')
+  }).length
+}
+
+/**
+ * The first function the request declares among the `allowed` names (any, without names), with its parameters' schema.
+ * @param {Record<string, any>} body @param {unknown[] | undefined} allowed
+ */
+function firstFunction(body, allowed) {
+  const tools = field(body, 'tools')
+  if (!Array.isArray(tools)) return undefined
+  const decls = tools.flatMap((tool) => {
+    const list = isObject(tool) ? field(tool, 'functionDeclarations') : undefined
+    return Array.isArray(list) ? list.filter((d) => isObject(d) && typeof d.name === 'string') : []
+  })
+  const fn = decls.find((d) => allowed?.includes(d.name)) ?? decls[0]
+  return fn && { name: /** @type {string} */ (fn.name), schema: field(fn, 'parameters') ?? field(fn, 'parametersJsonSchema') }
+}
+
+/**
+ * What the model answers: the text a control sets; `Tool said: …` when the last turn carries function responses;
+ * a call to the first declared function (the first allowed one, when the tool config names some) when the user
+ * spoke last; JSON built from the response schema when JSON is asked for; else the echo of the last user text,
+ * with the images it carried counted.
+ * @param {Record<string, any>} body @param {Record<string, any>} ctl @param {string} lastUser
+ * @returns {{ text: string } | { call: { name: string, args: Record<string, unknown> } }}
+ */
+function answerOf(body, ctl, lastUser) {
+  const controlled = controlledText(ctl)
+  if (controlled !== undefined) return { text: controlled }
+  const last = body.contents.at(-1)
+  const results = partsOf(last)
+    .map((p) => field(p, 'functionResponse'))
+    .filter(isObject)
+  if (results.length > 0) return { text: toolReply(results.map((r) => JSON.stringify(r.response))) }
+  const toolConfig = field(body, 'toolConfig')
+  const calling = isObject(toolConfig) ? field(toolConfig, 'functionCallingConfig') : undefined
+  const allowed = isObject(calling) ? field(calling, 'allowedFunctionNames') : undefined
+  const fn = firstFunction(body, Array.isArray(allowed) ? allowed : undefined)
+  const lastIsUser = isObject(last) && (last.role === undefined || last.role === 'user')
+  if (fn && lastIsUser && !(isObject(calling) && calling.mode === 'NONE')) {
+    return { call: { name: fn.name, args: toolArguments(ctl, fn.schema) } }
+  }
+  const config = field(body, 'generationConfig')
+  if (isObject(config) && field(config, 'responseMimeType') === 'application/json') {
+    const schema = field(config, 'responseSchema') ?? field(config, 'responseJsonSchema')
+    return { text: JSON.stringify(schema === undefined ? { echo: lastUser } : sampleOf(schema)) }
+  }
+  return { text: `Echo: ${lastUser}${imageNote(lastIsUser ? imageCount(last) : 0)}` }
+}
+
 /**
  * @param {string} model @param {'generateContent' | 'streamGenerateContent'} method @param {boolean} sse
  * @param {Record<string, any>} body @param {Record<string, any>} ctl
@@ -101,16 +255,17 @@ export function answerGenerate(route, params, body, ctl, res, st, nextSeq) {
  */
 function geminiGenerate(model, method, sse, body, ctl, res, st, seq) {
   const responseId = `mock-resp-${seq}`
-  let promptLen = geminiText(body.systemInstruction).length
+  let promptLen = geminiText(field(body, 'systemInstruction')).length
   let lastUser = ''
   for (const c of body.contents) {
     const t = geminiText(c)
     promptLen += t.length
     if (isObject(c) && (c.role === undefined || c.role === 'user')) lastUser = t
   }
-  const text = replyText(ctl, lastUser)
+  const answer = answerOf(body, ctl, lastUser)
+  const text = 'text' in answer ? answer.text : ''
   const prompt = tokens(promptLen)
-  const candidates = tokens(text.length)
+  const candidates = tokens('call' in answer ? answer.call.name.length + JSON.stringify(answer.call.args).length : text.length)
   const usageMetadata = {
     promptTokenCount: prompt,
     candidatesTokenCount: candidates,
@@ -119,9 +274,13 @@ function geminiGenerate(model, method, sse, body, ctl, res, st, seq) {
   }
   if (isObject(ctl.usage)) Object.assign(usageMetadata, ctl.usage)
 
+  // Gemini sends a function call whole, in one part (and one event when streaming), and ends it with STOP.
+  // A thinking model signs its calls; the signature must come back with the call in the next turn.
+  const signature = typeof ctl.thought_signature === 'string' ? { thoughtSignature: ctl.thought_signature } : {}
+  const pieces = 'call' in answer ? [{ functionCall: answer.call, ...signature }] : null
   if (method === 'generateContent') {
     const out = {
-      candidates: [{ content: { parts: [{ text }], role: 'model' }, finishReason: 'STOP', index: 0 }],
+      candidates: [{ content: { parts: pieces ?? [{ text }], role: 'model' }, finishReason: 'STOP', index: 0 }],
       usageMetadata,
       modelVersion: model,
       responseId,
@@ -130,11 +289,11 @@ function geminiGenerate(model, method, sse, body, ctl, res, st, seq) {
     return
   }
 
-  const pieces = splitText(text, Math.max(1, chunkCount(ctl)))
-  const last = pieces.length - 1
-  const frames = pieces.map((piece, i) => {
+  const events = pieces ? [pieces] : splitText(text, Math.max(1, chunkCount(ctl))).map((piece) => [{ text: piece }])
+  const last = events.length - 1
+  const frames = events.map((parts, i) => {
     /** @type {Record<string, unknown>} */
-    const cand = { content: { parts: [{ text: piece }], role: 'model' }, index: 0 }
+    const cand = { content: { parts, role: 'model' }, index: 0 }
     /** @type {Record<string, unknown>} */
     const obj = { candidates: [cand] }
     if (i === last) {

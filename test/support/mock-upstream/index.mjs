@@ -54,6 +54,10 @@ import { isObject, JSON_TYPE, num } from './shared.mjs'
  * @property {boolean} [hang] Never answer; the request stays open until the client leaves or the server closes.
  * @property {boolean} [destroy] Destroy the socket without answering (after `delay_ms`, if any).
  * @property {number} [destroy_after_frames] Streams only: destroy the socket right after this many frames were flushed.
+ * @property {Record<string, unknown>} [tool_arguments] The arguments of the tool call the model makes (default: built
+ *   from the function's parameter schema).
+ * @property {string} [thought_signature] Gemini only: the `thoughtSignature` of the function call part, as thinking
+ *   models send it.
  */
 
 /**
@@ -65,6 +69,9 @@ import { isObject, JSON_TYPE, num } from './shared.mjs'
  * @property {number} abortedStreams Streaming requests whose client went away before the stream ended.
  * @property {number} completedCalls Requests whose response was fully written.
  * @property {() => void} resetRequests Empty `requests` (in place).
+ * @property {(marker: string, controls: MockControls | undefined) => void} steer Answer every request whose body
+ *   contains `marker` as if it carried `mock: controls` (its own `mock` fields win); `undefined` removes the marker.
+ *   For bodies that cannot carry a `mock` field, such as the ones a gateway translates from another format.
  * @property {(predicate: () => boolean, timeoutMs?: number) => Promise<void>} waitFor
  *   Poll `predicate` until it returns true; rejects after `timeoutMs` (default 5000).
  * @property {() => Promise<void>} close Stop listening and destroy every open socket.
@@ -85,6 +92,8 @@ export function startMockUpstream(options = {}) {
   const nextSeq = () => ++counter
   /** @type {Set<import('node:net').Socket>} */
   const sockets = new Set()
+  /** @type {Map<string, MockControls>} */
+  const steering = new Map()
 
   /** @type {MockUpstream} */
   const mock = {
@@ -96,6 +105,10 @@ export function startMockUpstream(options = {}) {
     completedCalls: 0,
     resetRequests() {
       mock.requests.length = 0
+    },
+    steer(marker, controls) {
+      if (controls === undefined) steering.delete(marker)
+      else steering.set(marker, controls)
     },
     waitFor(predicate, timeoutMs = 5000) {
       return new Promise((resolve, reject) => {
@@ -208,7 +221,8 @@ export function startMockUpstream(options = {}) {
     }
 
     /** @type {Record<string, any>} */
-    const ctl = isObject(body.mock) ? body.mock : {}
+    let ctl = isObject(body.mock) ? body.mock : {}
+    for (const [marker, controls] of steering) if (text.includes(marker)) ctl = { ...controls, ...ctl }
     if (isObject(ctl.headers)) st.headers = ctl.headers
     st.stream = family === 'openai' ? body.stream === true : gm?.[2] === 'streamGenerateContent'
 

@@ -1,7 +1,8 @@
 // The OpenAI chat-completions wire format: model list, error bodies, replies and their SSE stream.
 
 import { send, stream } from './respond.mjs'
-import { chunkCount, isObject, JSON_TYPE, num, replyText, splitText, tokens } from './shared.mjs'
+import { imageNote, sampleOf, toolArguments, toolReply } from './schema.mjs'
+import { chunkCount, controlledText, isObject, JSON_TYPE, num, splitText, tokens } from './shared.mjs'
 
 const SSE_TYPE_OPENAI = 'text/event-stream; charset=utf-8'
 
@@ -50,6 +51,55 @@ export function sendOpenaiError(res, st, status, message, code = null) {
   send(res, st, status, JSON_TYPE, JSON.stringify(openaiError(status, message, code)))
 }
 
+/** The documented chat-completions request fields, and the mock's own `mock`: anything else is refused, as OpenAI does. */
+const KNOWN_FIELDS = new Set([
+  'messages',
+  'model',
+  'audio',
+  'frequency_penalty',
+  'function_call',
+  'functions',
+  'logit_bias',
+  'logprobs',
+  'max_completion_tokens',
+  'max_tokens',
+  'metadata',
+  'modalities',
+  'n',
+  'parallel_tool_calls',
+  'prediction',
+  'presence_penalty',
+  'prompt_cache_key',
+  'prompt_cache_retention',
+  'reasoning_effort',
+  'response_format',
+  'safety_identifier',
+  'seed',
+  'service_tier',
+  'stop',
+  'store',
+  'stream',
+  'stream_options',
+  'temperature',
+  'tool_choice',
+  'tools',
+  'top_logprobs',
+  'top_p',
+  'user',
+  'verbosity',
+  'web_search_options',
+  'mock',
+])
+
+/** OpenAI's message for unknown top-level fields, or undefined when there are none. @param {Record<string, any>} body */
+function unrecognized(body) {
+  const unknown = Object.keys(body).filter((k) => !KNOWN_FIELDS.has(k))
+  if (unknown.length === 0) return undefined
+  return unknown.length === 1
+    ? `Unrecognized request argument supplied: ${unknown[0]}`
+    : `Unrecognized request arguments supplied: ${unknown.join(', ')}`
+}
+
 /** Text of an OpenAI message content (string or array of parts). @param {unknown} content */
 function openaiText(content) {
   if (typeof content === 'string') return content
@@ -60,18 +110,62 @@ function openaiText(content) {
 }
 
 /**
- * Answer a chat-completions request: 400 without `model` or `messages`, else the completion, whole or streamed.
+ * Answer a chat-completions request: 400 for a field OpenAI does not know or without `model` or `messages`, else the
+ * completion, whole or streamed.
  * @param {Record<string, any>} body @param {Record<string, any>} ctl
  * @param {import('node:http').ServerResponse} res @param {import('./respond.mjs').State} st
  * @param {() => number} nextSeq Numbers ids uniquely per server; called only for a reply.
  */
 export function answerChat(body, ctl, res, st, nextSeq) {
+  const refused = unrecognized(body)
+  if (refused !== undefined) {
+    sendOpenaiError(res, st, 400, refused)
+    return
+  }
   if (typeof body.model !== 'string' || !Array.isArray(body.messages)) {
     const msg = typeof body.model !== 'string' ? 'you must provide a model parameter' : "Missing required parameter: 'messages'."
     sendOpenaiError(res, st, 400, msg)
     return
   }
   openaiCompletion(body, ctl, res, st, nextSeq())
+}
+
+/** Number of image parts in a message content. @param {unknown} content */
+function imageCount(content) {
+  return Array.isArray(content) ? content.filter((p) => isObject(p) && p.type === 'image_url').length : 0
+}
+
+/**
+ * What the model answers: the text a control sets; a call to the function `tool_choice` names, else the first
+ * declared, when the user spoke last; `Tool said: …` after tool results; JSON built from a `json_schema` response
+ * format; else the echo of the last user message, with the images it carried counted.
+ * @param {Record<string, any>} body @param {Record<string, any>} ctl @param {string} lastUser @param {number} images
+ * @returns {{ content: string } | { call: { name: string, arguments: string } }}
+ */
+function answerOf(body, ctl, lastUser, images) {
+  const controlled = controlledText(ctl)
+  if (controlled !== undefined) return { content: controlled }
+  const messages = body.messages.filter(isObject)
+  const last = messages.at(-1)
+  if (last?.role === 'tool') {
+    let first = messages.length - 1
+    while (first > 0 && messages[first - 1]?.role === 'tool') first--
+    return { content: toolReply(messages.slice(first).map((m) => openaiText(m.content))) }
+  }
+  // The function `tool_choice` names, else the first declared.
+  const named = isObject(body.tool_choice) && isObject(body.tool_choice.function) ? body.tool_choice.function.name : undefined
+  const tools = Array.isArray(body.tools) ? body.tools.filter((t) => isObject(t) && isObject(t.function)) : []
+  const fn = tools.find((t) => t.function.name === named) ?? tools[0]
+  if (fn !== undefined && last?.role === 'user' && body.tool_choice !== 'none') {
+    const name = typeof fn.function.name === 'string' ? fn.function.name : 'function'
+    return { call: { name, arguments: JSON.stringify(toolArguments(ctl, fn.function.parameters)) } }
+  }
+  const format = body.response_format
+  if (isObject(format) && format.type === 'json_schema' && isObject(format.json_schema)) {
+    return { content: JSON.stringify(sampleOf(format.json_schema.schema)) }
+  }
+  if (isObject(format) && format.type === 'json_object') return { content: JSON.stringify({ echo: lastUser }) }
+  return { content: `Echo: ${lastUser}${imageNote(images)}` }
 }
 
 /** @param {Record<string, any>} body @param {Record<string, any>} ctl @param {import('node:http').ServerResponse} res @param {import('./respond.mjs').State} st @param {number} seq */
@@ -82,15 +176,22 @@ function openaiCompletion(body, ctl, res, st, seq) {
   const n = Math.max(1, Math.min(128, Math.floor(num(body.n) ?? 1)))
   let promptLen = 0
   let lastUser = ''
+  let images = 0
   for (const m of body.messages) {
     if (!isObject(m)) continue
     const t = openaiText(m.content)
     promptLen += t.length
-    if (m.role === 'user') lastUser = t
+    if (m.role === 'user') {
+      lastUser = t
+      images = imageCount(m.content)
+    }
   }
-  const content = replyText(ctl, lastUser)
+  const answer = answerOf(body, ctl, lastUser, images)
+  const call = 'call' in answer ? { id: `call_mock_${seq}`, type: 'function', function: answer.call } : undefined
+  const content = 'content' in answer ? answer.content : ''
+  const finish = call ? 'tool_calls' : 'stop'
   const prompt = tokens(promptLen)
-  const completion = tokens(content.length) * n
+  const completion = tokens(call ? call.function.name.length + call.function.arguments.length : content.length) * n
   const usage = {
     prompt_tokens: prompt,
     completion_tokens: completion,
@@ -106,15 +207,11 @@ function openaiCompletion(body, ctl, res, st, seq) {
   if (isObject(ctl.usage)) Object.assign(usage, ctl.usage)
 
   if (body.stream !== true) {
+    const message = call
+      ? { role: 'assistant', content: null, tool_calls: [call], refusal: null, annotations: [] }
+      : { role: 'assistant', content, refusal: null, annotations: [] }
     const choices = []
-    for (let i = 0; i < n; i++) {
-      choices.push({
-        index: i,
-        message: { role: 'assistant', content, refusal: null, annotations: [] },
-        logprobs: null,
-        finish_reason: 'stop',
-      })
-    }
+    for (let i = 0; i < n; i++) choices.push({ index: i, message, logprobs: null, finish_reason: finish })
     const out = {
       id,
       object: 'chat.completion',
@@ -145,19 +242,23 @@ function openaiCompletion(body, ctl, res, st, seq) {
     if (includeUsage) c.usage = u ?? null
     return `data: ${JSON.stringify(c)}\n\n`
   }
-  const pieces = splitText(content, chunkCount(ctl))
+  /** @param {number} i @param {Record<string, unknown>} delta @param {string | null} [reason] */
+  const step = (i, delta, reason = null) => frame([{ index: i, delta, logprobs: null, finish_reason: reason }])
   const frames = []
-  for (let i = 0; i < n; i++) {
-    frames.push(frame([{ index: i, delta: { role: 'assistant', content: '', refusal: null }, logprobs: null, finish_reason: null }]))
-  }
-  for (const p of pieces) {
-    for (let i = 0; i < n; i++) {
-      frames.push(frame([{ index: i, delta: { content: p }, logprobs: null, finish_reason: null }]))
+  if (call) {
+    // A tool call streams like OpenAI's: its id and name first, then the arguments' JSON text in pieces.
+    const head = { index: 0, id: call.id, type: 'function', function: { name: call.function.name, arguments: '' } }
+    for (let i = 0; i < n; i++) frames.push(step(i, { role: 'assistant', content: null, tool_calls: [head], refusal: null }))
+    for (const p of splitText(call.function.arguments, Math.max(1, chunkCount(ctl)))) {
+      for (let i = 0; i < n; i++) frames.push(step(i, { tool_calls: [{ index: 0, function: { arguments: p } }] }))
+    }
+  } else {
+    for (let i = 0; i < n; i++) frames.push(step(i, { role: 'assistant', content: '', refusal: null }))
+    for (const p of splitText(content, chunkCount(ctl))) {
+      for (let i = 0; i < n; i++) frames.push(step(i, { content: p }))
     }
   }
-  for (let i = 0; i < n; i++) {
-    frames.push(frame([{ index: i, delta: {}, logprobs: null, finish_reason: 'stop' }]))
-  }
+  for (let i = 0; i < n; i++) frames.push(step(i, {}, finish))
   if (includeUsage) frames.push(frame([], usage))
   frames.push('data: [DONE]\n\n')
   stream(res, st, SSE_TYPE_OPENAI, frames, ctl)

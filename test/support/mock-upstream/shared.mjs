@@ -27,12 +27,12 @@ function fillerText(n) {
   return n <= FILLER.length ? FILLER.slice(0, n) : FILLER.repeat(Math.ceil(n / FILLER.length)).slice(0, n)
 }
 
-/** Reply text: mock.content_bytes > mock.content > `Echo: <last user text>`. */
-export function replyText(/** @type {Record<string, any>} */ ctl, /** @type {string} */ lastUser) {
+/** The reply text a control sets: mock.content_bytes > mock.content, else undefined. @param {Record<string, any>} ctl */
+export function controlledText(ctl) {
   const bytes = num(ctl.content_bytes)
   if (bytes !== undefined) return fillerText(Math.floor(bytes))
   if (typeof ctl.content === 'string') return ctl.content
-  return `Echo: ${lastUser}`
+  return undefined
 }
 
 /** Split `text` into exactly `n` pieces (never inside a surrogate pair). @param {string} text @param {number} n */

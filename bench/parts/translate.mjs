@@ -1,0 +1,189 @@
+// Part 11: what translation costs. A chat-completions client calling the bench gateway's `gemini-2.5-flash` model
+// (its request translated to generate-content, the answer back to a chat.completion) against the same client calling
+// `gpt-4o-mini` (byte-exact passthrough), on one gateway, in interleaved rounds: added p50 at c=1, req/s at c=32,
+// and the inter-frame p99 of a 64-delta stream.
+import { Client } from 'undici'
+import { SMALL_BODY, STREAM_BODY } from '../lib/bodies.mjs'
+import { ALL, readStream, saturate } from '../lib/load.mjs'
+import { startChild } from '../lib/proc.mjs'
+import { num, ratio, section, spread, table, verdictTable } from '../lib/report.mjs'
+import { median, ms, percentile, summary } from '../lib/stats.mjs'
+
+const HERE = new URL('..', import.meta.url)
+const MODEL = 'gemini-2.5-flash'
+
+/** The passthrough bodies, naming the Gemini-upstream model instead. @param {string} body */
+const translated = (body) => JSON.stringify({ ...JSON.parse(body), model: MODEL })
+
+/**
+ * SMALL_BODY as the gateway translates it: what a Gemini client would send the mock itself, so that "added" is the
+ * gateway's own time for both kinds of call.
+ */
+const GEMINI_SMALL_BODY = (() => {
+  const chat = JSON.parse(SMALL_BODY)
+  return JSON.stringify({
+    contents: [{ role: 'user', parts: [{ text: chat.messages[1].content }] }],
+    systemInstruction: { parts: [{ text: chat.messages[0].content }] },
+    generationConfig: { temperature: chat.temperature },
+  })
+})()
+
+/** Round r starts at another kind, so neither always runs first. */
+const order = (kinds, r) => [...kinds.slice(r % kinds.length), ...kinds.slice(0, r % kinds.length)]
+
+/**
+ * p50 per call of `count` requests of each call in turn (one keep-alive connection each), so that every call is
+ * measured over the same stretch of time: on a shared machine, back-to-back batches would meet different load.
+ * @param {Array<{ key: string, target: import('../lib/load.mjs').Target, body: string }>} calls @param {number} count
+ */
+async function interleavedP50(calls, count) {
+  const clients = calls.map((c) => new Client(c.target.origin, { keepAliveTimeout: 30_000, pipelining: 1 }))
+  const samples = calls.map(() => [])
+  try {
+    for (let i = 0; i < count; i++) {
+      for (let j = 0; j < calls.length; j++) {
+        const n = (i + j) % calls.length
+        const { target, body } = calls[n]
+        const start = process.hrtime.bigint()
+        const res = await clients[n].request({ path: target.path, method: 'POST', headers: target.headers, body })
+        await res.body.dump({ limit: ALL })
+        if (res.statusCode !== 200) throw new Error(`${calls[n].key} answered ${res.statusCode}`)
+        samples[n].push(ms(process.hrtime.bigint() - start))
+      }
+    }
+  } finally {
+    await Promise.all(clients.map((client) => client.close()))
+  }
+  return Object.fromEntries(calls.map((c, n) => [c.key, percentile(samples[n], 50)]))
+}
+
+async function measure(ctx, gateway) {
+  const { cfg, log, mock } = ctx
+  const direct = {
+    passthrough: { origin: mock.ready.url, path: '/v1/chat/completions', headers: { 'content-type': 'application/json' } },
+    translated: {
+      origin: mock.ready.url,
+      path: `/v1beta/models/${MODEL}:generateContent`,
+      headers: { 'content-type': 'application/json' },
+    },
+  }
+  direct.gemini = direct.translated
+  // A Gemini client on the same model: the Gemini upstream's path through the gateway without translation, so the
+  // difference between the two Gemini-upstream rows is the translation's own.
+  const at = { passthrough: gateway, translated: gateway, gemini: { ...gateway, path: `/v1beta/models/${MODEL}:generateContent` } }
+  const body = { passthrough: SMALL_BODY, translated: translated(SMALL_BODY), gemini: GEMINI_SMALL_BODY }
+  const directBody = { passthrough: SMALL_BODY, translated: GEMINI_SMALL_BODY, gemini: GEMINI_SMALL_BODY }
+  const kinds = ['passthrough', 'translated']
+  const all = [...kinds, 'gemini']
+  const got = Object.fromEntries(all.map((k) => [k, { added50: [], rps: [], failed: 0, gap99: [], ttft: [], frames: new Set() }]))
+
+  const calls = all.flatMap((k) => [
+    { key: `gw ${k}`, target: at[k], body: body[k] },
+    { key: `direct ${k}`, target: direct[k], body: directBody[k] },
+  ])
+  await interleavedP50(calls, cfg.latencyWarmup)
+  for (const k of kinds) await saturate(gateway, body[k], cfg.connections, cfg.throughputWarmupS)
+  for (let r = 0; r < cfg.rounds; r++) {
+    const p50 = await interleavedP50(calls, cfg.latencyCount)
+    for (const k of all) got[k].added50.push(p50[`gw ${k}`] - p50[`direct ${k}`])
+    for (const k of order(kinds, r)) {
+      const result = await saturate(gateway, body[k], cfg.connections, cfg.throughputS)
+      got[k].rps.push(result.rps)
+      got[k].failed += result.failed
+    }
+    log(`translate: round ${r + 1}/${cfg.rounds} (whole calls) done`)
+  }
+
+  // Ten bytes a delta: with the short echo most of 64 deltas would be empty, which Gemini's side has no event for.
+  await mock.request({ type: 'defaults', mock: { chunks: 64, chunk_delay_ms: cfg.sseFrameGapMs, content_bytes: 640 } })
+  const client = new Client(gateway.origin, { keepAliveTimeout: 30_000 })
+  const streamBody = { passthrough: STREAM_BODY, translated: translated(STREAM_BODY) }
+  try {
+    for (const k of kinds) await readStream(client, gateway, streamBody[k])
+    for (let r = 0; r < cfg.sseRounds; r++) {
+      const gaps = { passthrough: [], translated: [] }
+      const ttfts = { passthrough: [], translated: [] }
+      // One stream of each kind in turn, so a busy spell of the machine falls on both alike.
+      for (let s = 0; s < cfg.sseStreams; s++) {
+        for (const k of order(kinds, s)) {
+          const stream = await readStream(client, gateway, streamBody[k])
+          if (!stream.done) throw new Error(`a ${k} stream ended without [DONE]`)
+          gaps[k].push(...stream.gaps)
+          ttfts[k].push(stream.ttft)
+          got[k].frames.add(stream.frames)
+        }
+      }
+      for (const k of kinds) {
+        got[k].gap99.push(percentile(gaps[k], 99))
+        got[k].ttft.push(median(ttfts[k]))
+      }
+      log(`translate: round ${r + 1}/${cfg.sseRounds} (streams) done`)
+    }
+  } finally {
+    await client.close()
+    await mock.request({ type: 'defaults', mock: null })
+  }
+  return got
+}
+
+export async function translatePart(ctx) {
+  const { plan, targetFor } = ctx
+  const server = await startChild(new URL('server.mjs', HERE).pathname, ['gw-node'], { cpus: plan.server, env: ctx.serverEnv })
+  if (server.ready.type !== 'ready') return { text: `### 11. Translation\n\nSkipped: ${server.ready.reason}\n` }
+  let got
+  try {
+    got = await measure(ctx, targetFor('gw-node', server.ready.port))
+  } finally {
+    await server.stop()
+  }
+  const { passthrough: pass, translated: trans, gemini } = got
+  const added = { pass: summary(pass.added50), trans: summary(trans.added50), gemini: summary(gemini.added50) }
+  const addedRatio = summary(trans.added50.map((v, r) => v / pass.added50[r]))
+  const translationOwn = summary(trans.added50.map((v, r) => v - gemini.added50[r]))
+  const rpsRatio = summary(trans.rps.map((v, r) => v / pass.rps[r]))
+  const gapDelta = summary(trans.gap99.map((v, r) => v - pass.gap99[r]))
+  const row = (label, g, a) => [
+    label,
+    spread(a, 3),
+    g.rps.length ? spread(summary(g.rps), 0) : '—',
+    g.rps.length ? String(g.failed) : '—',
+    g.ttft.length ? spread(summary(g.ttft), 3) : '—',
+    g.gap99.length ? spread(summary(g.gap99), 3) : '—',
+    [...g.frames].join('/') || '—',
+  ]
+  const verdicts = [
+    {
+      target: 'translated non-stream added p50 at c=1 ≤ 1.3× passthrough’s',
+      measured: ratio(addedRatio.median),
+      ok: Number.isFinite(addedRatio.median) ? addedRatio.median <= 1.3 : undefined,
+    },
+    {
+      target: 'translated stream inter-frame p99 ≤ passthrough + 0.1 ms',
+      measured: `${num(gapDelta.median, 3)} ms`,
+      ok: Number.isFinite(gapDelta.median) ? gapDelta.median <= 0.1 : undefined,
+    },
+  ]
+  const text = section(
+    `11. Translation: a chat client on the Gemini-upstream model against passthrough (same gateway, interleaved rounds; median of ${ctx.cfg.rounds} round(s), min–max)`,
+    [
+      `Added p50 = gateway p50 − the mock's p50 for the body it receives (for the translated call, the generate-content body the gateway sends), ${ctx.cfg.latencyCount} requests each per round, one of each call in turn. req/s at c=${ctx.cfg.connections}. Streams: 64 deltas of 10 bytes, one every ${ctx.cfg.sseFrameGapMs} ms, ${ctx.cfg.sseStreams} of each kind per round, one of each in turn (${ctx.cfg.sseRounds} round(s)); frames/stream counts data frames, [DONE] included.`,
+    ],
+    `${table(
+      ['call', 'added p50 ms c=1', 'req/s c=32', 'failed', 'stream TTFT ms', 'inter-frame p99 ms', 'frames/stream'],
+      [
+        row('passthrough (gpt-4o-mini)', pass, added.pass),
+        row(`translated (${MODEL})`, trans, added.trans),
+        row(`Gemini client, same model (no translation)`, gemini, added.gemini),
+      ],
+    )}\n\n${table(
+      ['ratio / difference (per round, then median)', 'value'],
+      [
+        ['translated ÷ passthrough added p50', spread(addedRatio)],
+        ['translated − Gemini client added p50 ms (the translation itself)', spread(translationOwn, 3)],
+        ['translated ÷ passthrough req/s', spread(rpsRatio)],
+        ['translated − passthrough inter-frame p99 ms', spread(gapDelta, 3)],
+      ],
+    )}\n\n${verdictTable(verdicts)}`,
+  )
+  return { added, addedRatio, translationOwn, rpsRatio, gapDelta, verdicts, text }
+}
