@@ -3,6 +3,7 @@ import type { CallTarget, Dialect, OperationFormat } from '../dialects/index.js'
 import { GatewayError, shown } from '../errors.js'
 import type { RequestBody } from '../http/read-body.js'
 import { replaceTopLevelString } from '../json/rewrite.js'
+import type { TraceHeaders } from '../observe/channels.js'
 import type { Runtime } from '../runtime.js'
 import type { Operation } from '../types.js'
 
@@ -26,6 +27,8 @@ export interface CallSpec {
   startedAt: number
   /** What says this call may be a repeat: its `Idempotency-Key`, and the SDK's retry count. */
   repeat: RepeatHeaders
+  /** The client's trace context, for diagnostics subscribers. */
+  trace: TraceHeaders | undefined
 }
 
 /** The headers by which a request says it repeats a call. */
@@ -46,6 +49,7 @@ export interface CallRequest {
   fromPath: CallTarget | undefined
   startedAt: number
   repeat: RepeatHeaders
+  trace: TraceHeaders | undefined
 }
 
 /** The body with its top-level `model` replaced: spliced at the scanner's span for a large body, never decoded whole. */
@@ -85,5 +89,6 @@ export function buildCallSpec(rt: Runtime, request: CallRequest): CallSpec {
     upstreamBody,
     startedAt: request.startedAt,
     repeat: request.repeat,
+    trace: request.trace,
   }
 }

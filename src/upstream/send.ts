@@ -18,6 +18,8 @@ export interface UpstreamRequest {
   body: Buffer
   /** Aborts the call (a stream whose client left). */
   signal: AbortSignal | undefined
+  /** Headers for this attempt only (trace context), as a flat `[name, value, …]` list. */
+  headers?: readonly string[]
 }
 
 /** An upstream response whose body has not been read yet; the body is always plain (decoded) bytes. */
@@ -32,13 +34,15 @@ export type Send = (request: UpstreamRequest) => Promise<UpstreamResponse>
 
 /** Headers of the upstream call: the gateway's own credentials (set once per upstream), never the client's. */
 function upstreamHeaders(request: UpstreamRequest): string[] {
-  return [
+  const headers = [
     ...request.model.upstream.requestHeaders,
     'content-length',
     String(request.body.length),
     'accept',
     request.stream ? 'text/event-stream' : 'application/json',
   ]
+  if (request.headers) headers.push(...request.headers)
+  return headers
 }
 
 /** The innermost `Send`: one POST through the gateway's agent, errors mapped to GatewayErrors. */
