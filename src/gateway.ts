@@ -5,6 +5,7 @@ import { resolveOptions } from './config/resolve.js'
 import { GatewayError } from './errors.js'
 import { chatCompletionsHandler } from './handlers/chat-completions.js'
 import { generateContentHandler } from './handlers/generate-content.js'
+import { gatewayStatus, healthHandler } from './handlers/health.js'
 import { modelsHandler } from './handlers/models.js'
 import { recoveriesHandler } from './handlers/recoveries.js'
 import { DeadlineSweeper } from './http/deadlines.js'
@@ -106,15 +107,18 @@ export function createGateway(options: GatewayOptions): Gateway {
   let inFlight = 0
   let drained: (() => void) | undefined
   let closing: Promise<void> | undefined
+  const isClosing = () => closing !== undefined
+  const status = () => gatewayStatus(rt, isClosing)
   const dispatch = createDispatch(
     rt,
     {
       ...modelsHandler(rt),
+      health: healthHandler(status),
       chatCompletions: chatCompletionsHandler(rt),
       generateContent: generateContentHandler(rt),
       recoveries: recoveriesHandler(rt),
     },
-    () => closing !== undefined,
+    isClosing,
   )
 
   async function serve(req: IncomingMessage, res: ServerResponse, init: HandleOptions, match: Match) {
@@ -129,6 +133,7 @@ export function createGateway(options: GatewayOptions): Gateway {
 
   return {
     id,
+    status,
     handle(req, res, init = {}) {
       const match = matchRequest(req.method ?? 'GET', init.path ?? req.url ?? '/', init.claimUnknown ?? false, req.headers)
       if (!match) return Promise.resolve(false)

@@ -17,6 +17,7 @@ export type {
   Gateway,
   GatewayLogger,
   GatewayOptions,
+  GatewayStatus,
   HandleOptions,
   IdempotencyOptions,
   LimitOptions,

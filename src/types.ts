@@ -223,6 +223,14 @@ export interface HandleOptions {
   claimUnknown?: boolean
 }
 
+/** What `gateway.status()` and `GET /v1/health` answer. */
+export interface GatewayStatus {
+  /** `degraded` when the store is unavailable or the gateway is closing. */
+  status: 'ok' | 'degraded'
+  /** Whether the recovery store answered a cheap check within a second. */
+  store: 'ok' | 'unavailable'
+}
+
 /** A gateway: hand it requests through an adapter, close it on shutdown. */
 export interface Gateway {
   /** Unique per gateway; diagnostics channel messages carry it as `gatewayId`. */
@@ -234,6 +242,8 @@ export interface Gateway {
    * 30 s, then aborts what remains), and closes the store.
    */
   close(options?: { timeoutMs?: number }): Promise<void>
+  /** The gateway's health, as `GET /v1/health` answers it, for hosts that serve their own health route. */
+  status(): Promise<GatewayStatus>
 }
 
 /** Text stored in place of a request body above `recovery.maxStoredRequestBytes`. */
