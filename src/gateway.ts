@@ -8,6 +8,7 @@ import { generateContentHandler } from './handlers/generate-content.js'
 import { gatewayStatus, healthHandler } from './handlers/health.js'
 import { modelsHandler } from './handlers/models.js'
 import { recoveriesHandler } from './handlers/recoveries.js'
+import { createCors } from './http/cors.js'
 import { DeadlineSweeper } from './http/deadlines.js'
 import { createDispatch } from './http/dispatch.js'
 import { InFlightBudget } from './http/in-flight.js'
@@ -102,6 +103,7 @@ export function createGateway(options: GatewayOptions): Gateway {
       recent: new RecentAnswers({ ttlMs: resolved.idempotency.recentMs, maxBytes: resolved.idempotency.recentMaxBytes }),
     },
   }
+  const cors = resolved.cors ? createCors(resolved.cors) : undefined
   const unsubscribeUsage = resolved.onUsage ? subscribeUsage(id, resolved.onUsage, resolved.logger) : undefined
   // A count, not a set of promises: close() only needs to know when it reaches zero.
   let inFlight = 0
@@ -137,6 +139,8 @@ export function createGateway(options: GatewayOptions): Gateway {
     handle(req, res, init = {}) {
       const match = matchRequest(req.method ?? 'GET', init.path ?? req.url ?? '/', init.claimUnknown ?? false, req.headers)
       if (!match) return Promise.resolve(false)
+      // A preflight is answered here, before auth: browsers send it without the key.
+      if (cors?.(req, res, match)) return Promise.resolve(true)
       return serve(req, res, init, match)
     },
     close(options = {}) {

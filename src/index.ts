@@ -13,6 +13,7 @@ export {
 export type {
   AuthOptions,
   AuthResult,
+  CorsOptions,
   DialectName,
   Gateway,
   GatewayLogger,

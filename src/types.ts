@@ -128,6 +128,23 @@ export interface TimeoutOptions {
   requestBodyMs?: number
 }
 
+/** Browser access (CORS). Off unless set. */
+export interface CorsOptions {
+  /**
+   * Origins whose scripts may call the gateway, as browsers send them (`https://app.example.com`: scheme, host and
+   * port), or `'*'` for any. Their keys still travel in headers, never cookies, so `'*'` gives no one else's access.
+   */
+  origins: readonly string[] | '*'
+  /**
+   * Request headers a browser may send besides the ones the SDKs use (`authorization`, `content-type`,
+   * `x-goog-api-key`, `x-goog-api-client`, `idempotency-key`, `openai-organization`, `openai-project`, `traceparent`,
+   * `tracestate` and every `x-stainless-*`). @default []
+   */
+  allowHeaders?: readonly string[]
+  /** How long a browser may reuse a preflight answer, in seconds. @default 600 */
+  maxAgeSeconds?: number
+}
+
 /** Normalised token usage of one completed upstream call. */
 export interface UsageEvent extends TokenCounts {
   requestId: string
@@ -165,6 +182,8 @@ export interface GatewayOptions {
   limits?: LimitOptions
   /** Timeouts. */
   timeouts?: TimeoutOptions
+  /** Browser access: answers preflights and sets CORS headers on every answer. @default undefined (off) */
+  cors?: CorsOptions
   /** Called once per completed 2xx upstream call with normalised token counts (0 when the upstream reported none). @default undefined */
   onUsage?: (usage: UsageEvent) => void
   /** Receives warnings and errors. @default console */
