@@ -21,6 +21,7 @@ import { pin, planCores, startChild, startForeign } from './lib/proc.mjs'
 import { verdictTable } from './lib/report.mjs'
 import { hashPart, inflightMemoryPart, stallPart, storeMemoryPart } from './parts/big.mjs'
 import { latencyPart, ssePart, streamsHeldPart, throughputPart } from './parts/http.mjs'
+import { otelPart } from './parts/otel.mjs'
 import { redisPart } from './parts/redis.mjs'
 import { repeatsPart } from './parts/repeats.mjs'
 
@@ -78,7 +79,7 @@ const QUICK = {
   redisBurst: 20,
 }
 
-const PARTS = ['latency', 'throughput', 'sse', 'held', 'hash', 'stall', 'inflight', 'store', 'redis', 'repeats']
+const PARTS = ['latency', 'throughput', 'sse', 'held', 'hash', 'stall', 'inflight', 'store', 'redis', 'repeats', 'otel']
 const QUICK_PARTS = ['latency', 'throughput', 'sse', 'hash']
 
 /** Everyone measured. `peer`: needs `npm install` in bench/. */
@@ -295,6 +296,7 @@ async function main() {
   await run('store', storeMemoryPart)
   await run('redis', redisPart)
   await run('repeats', repeatsPart)
+  await run('otel', otelPart)
   await mock.stop()
 
   const verdicts = verdictsOf(results)

@@ -42,7 +42,7 @@ async function createBenchGateway() {
       if (writes.firstUpstreamDone === 0n) writes.firstUpstreamDone = writes.lastUpstreamDone
     })
   }
-  return core.createGateway({
+  const gateway = core.createGateway({
     upstreams: { mock: { type: 'openai', baseUrl: `${upstream}/v1` }, 'mock-gemini': { type: 'gemini', baseUrl: upstream } },
     models: [
       { id: 'gpt-4o-mini', upstream: 'mock' },
@@ -60,6 +60,26 @@ async function createBenchGateway() {
         }
       : undefined,
   })
+  if (process.env.BENCH_OTEL === '1') await instrumentWithOtel(gateway)
+  return gateway
+}
+
+/**
+ * BENCH_OTEL=1: the gateway reported through `model-gateway/otel` to a real OpenTelemetry SDK set up as an
+ * application would (global W3C propagator and context manager, batched spans, periodic metrics), whose exporters
+ * drop everything: what is measured is the gateway's and the SDK's work, not an exporter's network.
+ */
+async function instrumentWithOtel(gateway) {
+  const otel = await distModule('otel')
+  const { BatchSpanProcessor, NodeTracerProvider } = await import('@opentelemetry/sdk-trace-node')
+  const { MeterProvider, PeriodicExportingMetricReader } = await import('@opentelemetry/sdk-metrics')
+  const dropped = (result) => ({ export: (_items, done) => done(result), forceFlush: async () => {}, shutdown: async () => {} })
+  const tracerProvider = new NodeTracerProvider({ spanProcessors: [new BatchSpanProcessor(dropped({ code: 0 }))] })
+  tracerProvider.register()
+  const meterProvider = new MeterProvider({
+    readers: [new PeriodicExportingMetricReader({ exporter: dropped({ code: 0 }), exportIntervalMillis: 5000 })],
+  })
+  otel.instrumentGateway(gateway, { tracerProvider, meterProvider })
 }
 
 /** @returns {Promise<import('node:http').Server | string>} a server, or why this kind cannot run */

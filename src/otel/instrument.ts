@@ -28,6 +28,7 @@ import {
   type UpstreamRequestMessage,
 } from '../observe/channels.js'
 import type { Gateway, Operation } from '../types.js'
+import { AttributeSets } from './attribute-sets.js'
 import { createInstruments } from './instruments.js'
 
 /** Options of `instrumentGateway`. */
@@ -57,7 +58,8 @@ interface OpenCall {
 /** What an upstream attempt's CLIENT span needs until its response head arrives. */
 interface OpenAttempt {
   span: Span
-  attributes: Attributes
+  operation: string
+  provider: string
 }
 
 /**
@@ -100,6 +102,7 @@ function fenced<T>(listener: (message: T) => void): (message: unknown) => void {
 export function instrumentGateway(gateway?: Pick<Gateway, 'id'>, options: InstrumentOptions = {}): () => void {
   const tracer = (options.tracerProvider ?? trace.getTracerProvider()).getTracer(SCOPE)
   const instruments = createInstruments((options.meterProvider ?? metrics.getMeterProvider()).getMeter(SCOPE))
+  const sets = new AttributeSets()
   const calls = new Map<string, OpenCall>()
   const attempts = new Map<string, OpenAttempt>()
   const ours = (message: { gatewayId: string }) => gateway === undefined || message.gatewayId === gateway.id
@@ -130,16 +133,17 @@ export function instrumentGateway(gateway?: Pick<Gateway, 'id'>, options: Instru
     if (!ours(message)) return
     const operation = OPERATION_NAME[message.operation]
     const parent = calls.get(message.requestId)?.context ?? context.active()
-    const attributes: Attributes = {
-      'gen_ai.operation.name': operation,
-      'gen_ai.provider.name': message.provider,
-      'gen_ai.request.model': message.model,
-    }
     const span = tracer.startSpan(
       `${operation} ${message.model}`,
       {
         kind: SpanKind.CLIENT,
-        attributes: { ...attributes, 'gen_ai.request.stream': message.stream, 'model_gateway.upstream': message.upstream },
+        attributes: {
+          'gen_ai.operation.name': operation,
+          'gen_ai.provider.name': message.provider,
+          'gen_ai.request.model': message.model,
+          'gen_ai.request.stream': message.stream,
+          'model_gateway.upstream': message.upstream,
+        },
       },
       parent,
     )
@@ -147,7 +151,7 @@ export function instrumentGateway(gateway?: Pick<Gateway, 'id'>, options: Instru
     const carrier: Record<string, string> = {}
     propagation.inject(trace.setSpan(parent, span), carrier)
     for (const [name, value] of Object.entries(carrier)) message.headers.push(name, value)
-    attempts.set(`${message.requestId}/${message.attempt}`, { span, attributes })
+    attempts.set(`${message.requestId}/${message.attempt}`, { span, operation, provider: message.provider })
   }
 
   const onAttempt = (message: UpstreamAttemptMessage) => {
@@ -161,27 +165,30 @@ export function instrumentGateway(gateway?: Pick<Gateway, 'id'>, options: Instru
     if (errorType) markFailed(open.span, errorType)
     else open.span.setAttribute('gen_ai.response.model', message.model)
     open.span.end()
-    const attributes = errorType
-      ? { ...open.attributes, 'error.type': errorType }
-      : { ...open.attributes, 'gen_ai.response.model': message.model }
-    instruments.clientDuration.record(message.durationMs / 1000, attributes)
+    instruments.clientDuration.record(
+      message.durationMs / 1000,
+      sets.of(open.operation, open.provider, message.model, message.model, errorType),
+    )
   }
 
   const onEnd = (message: CallEndMessage) => {
     if (!ours(message)) return
     const errorType = errorTypeOf(message.error, message.status)
     const operation = OPERATION_NAME[message.operation]
-    const base = { 'gen_ai.operation.name': operation, 'gen_ai.provider.name': message.provider }
-    const served: Attributes = errorType
-      ? { ...base, 'gen_ai.request.model': message.model, 'error.type': errorType }
-      : { ...base, 'gen_ai.request.model': message.model, 'gen_ai.response.model': message.upstreamModel }
+    const served = sets.of(operation, message.provider, message.model, message.upstreamModel, errorType)
     instruments.serverDuration.record(message.durationMs / 1000, served)
     if (message.firstChunkMs !== undefined && !errorType) instruments.timeToFirstToken.record(message.firstChunkMs / 1000, served)
     if (message.usage) {
       // A client metric: the gateway is the upstream's client, so the model is the one it asked the upstream for.
-      const usage = { ...base, 'gen_ai.request.model': message.upstreamModel, 'gen_ai.response.model': message.upstreamModel }
-      instruments.tokenUsage.record(message.usage.input_tokens, { ...usage, 'gen_ai.token.type': 'input' })
-      instruments.tokenUsage.record(message.usage.output_tokens, { ...usage, 'gen_ai.token.type': 'output' })
+      const { provider, upstreamModel } = message
+      instruments.tokenUsage.record(
+        message.usage.input_tokens,
+        sets.of(operation, provider, upstreamModel, upstreamModel, undefined, 'input'),
+      )
+      instruments.tokenUsage.record(
+        message.usage.output_tokens,
+        sets.of(operation, provider, upstreamModel, upstreamModel, undefined, 'output'),
+      )
     }
     const open = calls.get(message.requestId)
     if (!open) return
@@ -201,11 +208,7 @@ export function instrumentGateway(gateway?: Pick<Gateway, 'id'>, options: Instru
   const onServed = (message: CallServedMessage) => {
     if (!ours(message)) return
     const operation = OPERATION_NAME[message.operation]
-    const attributes = {
-      'gen_ai.operation.name': operation,
-      'gen_ai.provider.name': message.provider,
-      'gen_ai.request.model': message.model,
-    }
+    const attributes = sets.of(operation, message.provider, message.model)
     ;(message.how === 'join' ? instruments.callsJoined : instruments.callsReplayed).add(1, attributes)
     // Served without going upstream: a SERVER span that ends once the answer is handed over (or the call joined).
     tracer
