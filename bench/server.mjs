@@ -60,22 +60,24 @@ async function createBenchGateway() {
         }
       : undefined,
   })
-  if (process.env.BENCH_OTEL === '1') await instrumentWithOtel(gateway)
+  if (process.env.BENCH_OTEL) await instrumentWithOtel(gateway, process.env.BENCH_OTEL === 'als')
   return gateway
 }
 
 /**
- * BENCH_OTEL=1: the gateway reported through `model-gateway/otel` to a real OpenTelemetry SDK set up as an
- * application would (global W3C propagator and context manager, batched spans, periodic metrics), whose exporters
- * drop everything: what is measured is the gateway's and the SDK's work, not an exporter's network.
+ * BENCH_OTEL=1: the gateway reported through `model-gateway/otel` to a real OpenTelemetry SDK (global W3C
+ * propagator, batched spans, periodic metrics) whose exporters drop everything: what is measured is the gateway's
+ * and the SDK's work, not an exporter's network. BENCH_OTEL=als also installs the SDK's AsyncLocalStorage context
+ * manager, as `NodeSDK` does; on Node 20 that slows every promise of the process, gateway or not.
  */
-async function instrumentWithOtel(gateway) {
+async function instrumentWithOtel(gateway, withContextManager) {
   const otel = await distModule('otel')
   const { BatchSpanProcessor, NodeTracerProvider } = await import('@opentelemetry/sdk-trace-node')
   const { MeterProvider, PeriodicExportingMetricReader } = await import('@opentelemetry/sdk-metrics')
   const dropped = (result) => ({ export: (_items, done) => done(result), forceFlush: async () => {}, shutdown: async () => {} })
   const tracerProvider = new NodeTracerProvider({ spanProcessors: [new BatchSpanProcessor(dropped({ code: 0 }))] })
-  tracerProvider.register()
+  // The gateway passes its parent contexts explicitly: it needs no context manager of its own.
+  tracerProvider.register(withContextManager ? {} : { contextManager: null })
   const meterProvider = new MeterProvider({
     readers: [new PeriodicExportingMetricReader({ exporter: dropped({ code: 0 }), exportIntervalMillis: 5000 })],
   })
