@@ -212,13 +212,12 @@ async function streamCall(rt: Runtime, spec: CallSpec, client: ClientSink, lease
 }
 
 function endMessage(rt: Runtime, spec: CallSpec, outcome: CallOutcome): CallEndMessage {
-  const message: CallEndMessage = {
-    ...callStartMessage(rt.id, spec),
-    status: outcome.status,
-    delivered: outcome.delivered,
-    recovered: outcome.recovered,
-    durationMs: performance.now() - spec.startedAt,
-  }
+  // The start message grown in place: a spread per call costs more than it reads.
+  const message = callStartMessage(rt.id, spec) as CallEndMessage
+  message.status = outcome.status
+  message.delivered = outcome.delivered
+  message.recovered = outcome.recovered
+  message.durationMs = performance.now() - spec.startedAt
   if (outcome.usage) message.usage = outcome.usage
   if (outcome.firstChunkMs !== undefined) message.firstChunkMs = outcome.firstChunkMs
   // A whole answer the client did not take is still an answer, kept or not: it left before the end.

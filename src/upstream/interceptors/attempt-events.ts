@@ -1,6 +1,6 @@
 import { performance } from 'node:perf_hooks'
 import { isGatewayError } from '../../errors.js'
-import { channels, type UpstreamRequestMessage } from '../../observe/channels.js'
+import { channels, type UpstreamAttemptMessage, type UpstreamRequestMessage } from '../../observe/channels.js'
 import type { Send, UpstreamRequest } from '../send.js'
 import type { UpstreamInterceptor } from './compose.js'
 
@@ -13,22 +13,17 @@ export function attemptEvents(gatewayId: string): UpstreamInterceptor {
   const after = channels.upstreamAttempt
   return (next) => {
     const traced: Send = async (request) => {
-      const base = {
-        gatewayId,
-        requestId: request.requestId,
-        upstream: request.model.upstream.name,
-        model: request.model.upstreamModel,
-        attempt: request.attempt,
-      }
-      const sent = before.hasSubscribers ? withAddedHeaders(request, base) : request
+      const sent = before.hasSubscribers ? withAddedHeaders(gatewayId, request) : request
       const started = performance.now()
       try {
         const response = await next(sent)
-        if (after.hasSubscribers) after.publish({ ...base, durationMs: performance.now() - started, status: response.statusCode })
+        if (after.hasSubscribers)
+          after.publish(attemptMessage(gatewayId, request, performance.now() - started, response.statusCode, undefined))
         return response
       } catch (error) {
         if (after.hasSubscribers) {
-          after.publish({ ...base, durationMs: performance.now() - started, error: isGatewayError(error) ? error.code : 'internal_error' })
+          const code = isGatewayError(error) ? error.code : 'internal_error'
+          after.publish(attemptMessage(gatewayId, request, performance.now() - started, undefined, code))
         }
         throw error
       }
@@ -38,13 +33,38 @@ export function attemptEvents(gatewayId: string): UpstreamInterceptor {
   }
 }
 
+/** The `upstream:attempt` message, built in one literal (a spread per message costs more than it reads). */
+function attemptMessage(
+  gatewayId: string,
+  request: UpstreamRequest,
+  durationMs: number,
+  status: number | undefined,
+  error: string | undefined,
+): UpstreamAttemptMessage {
+  const message: UpstreamAttemptMessage = {
+    gatewayId,
+    requestId: request.requestId,
+    upstream: request.model.upstream.name,
+    model: request.model.upstreamModel,
+    attempt: request.attempt,
+    durationMs,
+  }
+  if (status !== undefined) message.status = status
+  if (error !== undefined) message.error = error
+  return message
+}
+
 /** Publishes `upstream:request`; the request with whatever headers its subscribers added. */
-function withAddedHeaders(request: UpstreamRequest, base: Omit<UpstreamRequestMessage, 'provider' | 'operation' | 'stream' | 'headers'>) {
+function withAddedHeaders(gatewayId: string, request: UpstreamRequest): UpstreamRequest {
   const message: UpstreamRequestMessage = {
-    ...base,
+    gatewayId,
+    requestId: request.requestId,
+    upstream: request.model.upstream.name,
     provider: request.model.upstream.dialect.otelProviderName,
     operation: request.operation,
+    model: request.model.upstreamModel,
     stream: request.stream,
+    attempt: request.attempt,
     headers: [],
   }
   channels.upstreamRequest.publish(message)
