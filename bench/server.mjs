@@ -60,7 +60,7 @@ async function createBenchGateway() {
         }
       : undefined,
   })
-  if (process.env.BENCH_OTEL) await instrumentWithOtel(gateway, process.env.BENCH_OTEL === 'als')
+  if (process.env.BENCH_OTEL) await instrumentWithOtel(gateway, process.env.BENCH_OTEL)
   return gateway
 }
 
@@ -68,16 +68,22 @@ async function createBenchGateway() {
  * BENCH_OTEL=1: the gateway reported through `model-gateway/otel` to a real OpenTelemetry SDK (global W3C
  * propagator, batched spans, periodic metrics) whose exporters drop everything: what is measured is the gateway's
  * and the SDK's work, not an exporter's network. BENCH_OTEL=als also installs the SDK's AsyncLocalStorage context
- * manager, as `NodeSDK` does; on Node 20 that slows every promise of the process, gateway or not.
+ * manager, as `NodeSDK` does; BENCH_OTEL=sampled records one trace in ten (a parent-based ratio sampler), as a busy
+ * service would.
  */
-async function instrumentWithOtel(gateway, withContextManager) {
+async function instrumentWithOtel(gateway, variant) {
   const otel = await distModule('otel')
-  const { BatchSpanProcessor, NodeTracerProvider } = await import('@opentelemetry/sdk-trace-node')
+  const { BatchSpanProcessor, NodeTracerProvider, ParentBasedSampler, TraceIdRatioBasedSampler } = await import(
+    '@opentelemetry/sdk-trace-node'
+  )
   const { MeterProvider, PeriodicExportingMetricReader } = await import('@opentelemetry/sdk-metrics')
   const dropped = (result) => ({ export: (_items, done) => done(result), forceFlush: async () => {}, shutdown: async () => {} })
-  const tracerProvider = new NodeTracerProvider({ spanProcessors: [new BatchSpanProcessor(dropped({ code: 0 }))] })
+  const tracerProvider = new NodeTracerProvider({
+    spanProcessors: [new BatchSpanProcessor(dropped({ code: 0 }))],
+    ...(variant === 'sampled' ? { sampler: new ParentBasedSampler({ root: new TraceIdRatioBasedSampler(0.1) }) } : {}),
+  })
   // The gateway passes its parent contexts explicitly: it needs no context manager of its own.
-  tracerProvider.register(withContextManager ? {} : { contextManager: null })
+  tracerProvider.register(variant === 'als' ? {} : { contextManager: null })
   const meterProvider = new MeterProvider({
     readers: [new PeriodicExportingMetricReader({ exporter: dropped({ code: 0 }), exportIntervalMillis: 5000 })],
   })

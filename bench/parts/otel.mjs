@@ -11,7 +11,7 @@ const HERE = new URL('..', import.meta.url)
 /** The throughput the instrumented gateway must keep, as a share of the plain one's. */
 const TARGET = 0.85
 
-const KINDS = ['off', 'on', 'als']
+const KINDS = ['off', 'on', 'als', 'sampled']
 
 /** req/s at c=32, and the server's CPU µs per request meanwhile: steadier than req/s on a machine others load. */
 async function rpsAndCpu(target, pid, durationS) {
@@ -48,6 +48,7 @@ export async function otelPart(ctx) {
       ['off', {}],
       ['on', { BENCH_OTEL: '1' }],
       ['als', { BENCH_OTEL: 'als' }],
+      ['sampled', { BENCH_OTEL: 'sampled' }],
     ]) {
       const server = await startChild(new URL('server.mjs', HERE).pathname, ['gw-node'], {
         cpus: plan.server,
@@ -71,7 +72,8 @@ export async function otelPart(ctx) {
       [
         `Each call makes a SERVER and a CLIENT span, a traceparent header upstream and four histogram records. Target: req/s on ≥ ${TARGET}× off (at most 15 % throughput cost).`,
         'Server CPU µs per request (user + system, from procfs, during the c=32 runs) is the steadier measure on a machine shared with other work: its ratio is what the throughput cost tends to.',
-        '`on + ALS`: the same with the SDK’s AsyncLocalStorage context manager installed (as `NodeSDK` does), which on Node 20 slows every promise in the process; the gateway does not need it.',
+        '`on, 1 trace in 10`: spans recorded for a tenth of the traces (parent-based ratio sampler), metrics for every call.',
+        '`on + ALS`: the same with the SDK’s AsyncLocalStorage context manager installed (as `NodeSDK` does); the gateway does not need it.',
       ],
       table(
         ['otel', 'p50 ms c=1', 'added p50 ms', 'req/s c=32', 'req/s ÷ off', 'server CPU µs/request', 'CPU ÷ off'],
@@ -94,6 +96,15 @@ export async function otelPart(ctx) {
             ratio(rps.als / rps.off),
             num(cpu.als, 0),
             ratio(cpu.als / cpu.off),
+          ],
+          [
+            'on, 1 trace in 10',
+            num(p50.sampled, 3),
+            num(p50.sampled - p50.off, 3),
+            num(rps.sampled, 0),
+            ratio(rps.sampled / rps.off),
+            num(cpu.sampled, 0),
+            ratio(cpu.sampled / cpu.off),
           ],
         ],
       ),
