@@ -68,11 +68,13 @@ async function createBenchGateway() {
  * BENCH_OTEL=1: the gateway reported through `model-gateway/otel` to a real OpenTelemetry SDK (global W3C
  * propagator, batched spans, periodic metrics) whose exporters drop everything: what is measured is the gateway's
  * and the SDK's work, not an exporter's network. BENCH_OTEL=als also installs the SDK's AsyncLocalStorage context
- * manager, as `NodeSDK` does; BENCH_OTEL=sampled records one trace in ten (a parent-based ratio sampler), as a busy
+ * manager, as `NodeSDK` does; BENCH_OTEL=api instruments without any SDK; BENCH_OTEL=sampled records one trace in ten (a parent-based ratio sampler), as a busy
  * service would.
  */
 async function instrumentWithOtel(gateway, variant) {
   const otel = await distModule('otel')
+  // The gateway's own share: channels published and heard, spans and metrics handed to the API's no-ops.
+  if (variant === 'api') return otel.instrumentGateway(gateway)
   const { BatchSpanProcessor, NodeTracerProvider, ParentBasedSampler, TraceIdRatioBasedSampler } = await import(
     '@opentelemetry/sdk-trace-node'
   )

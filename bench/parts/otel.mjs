@@ -11,7 +11,7 @@ const HERE = new URL('..', import.meta.url)
 /** The throughput the instrumented gateway must keep, as a share of the plain one's. */
 const TARGET = 0.85
 
-const KINDS = ['off', 'on', 'als', 'sampled']
+const KINDS = ['off', 'api', 'on', 'als', 'sampled']
 
 /** req/s at c=32, and the server's CPU µs per request meanwhile: steadier than req/s on a machine others load. */
 async function rpsAndCpu(target, pid, durationS) {
@@ -46,6 +46,7 @@ export async function otelPart(ctx) {
   try {
     for (const [kind, env] of [
       ['off', {}],
+      ['api', { BENCH_OTEL: 'api' }],
       ['on', { BENCH_OTEL: '1' }],
       ['als', { BENCH_OTEL: 'als' }],
       ['sampled', { BENCH_OTEL: 'sampled' }],
@@ -72,6 +73,7 @@ export async function otelPart(ctx) {
       [
         `Each call makes a SERVER and a CLIENT span, a traceparent header upstream and four histogram records. Target: req/s on ≥ ${TARGET}× off (at most 15 % throughput cost).`,
         'Server CPU µs per request (user + system, from procfs, during the c=32 runs) is the steadier measure on a machine shared with other work: its ratio is what the throughput cost tends to.',
+        '`instrumented, no SDK`: `instrumentGateway` with only `@opentelemetry/api` loaded (its no-ops): the gateway’s own share (channels, messages, the subscriber).',
         '`on, 1 trace in 10`: spans recorded for a tenth of the traces (parent-based ratio sampler), metrics for every call.',
         '`on + ALS`: the same with the SDK’s AsyncLocalStorage context manager installed (as `NodeSDK` does); the gateway does not need it.',
       ],
@@ -79,6 +81,15 @@ export async function otelPart(ctx) {
         ['otel', 'p50 ms c=1', 'added p50 ms', 'req/s c=32', 'req/s ÷ off', 'server CPU µs/request', 'CPU ÷ off'],
         [
           ['off', num(p50.off, 3), '', num(rps.off, 0), '', num(cpu.off, 0), ''],
+          [
+            'instrumented, no SDK',
+            num(p50.api, 3),
+            num(p50.api - p50.off, 3),
+            num(rps.api, 0),
+            ratio(rps.api / rps.off),
+            num(cpu.api, 0),
+            ratio(cpu.api / cpu.off),
+          ],
           [
             'on',
             num(p50.on, 3),
