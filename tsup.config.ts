@@ -6,6 +6,7 @@ export default defineConfig({
     node: 'adapters/node.ts',
     express: 'adapters/express.ts',
     koa: 'adapters/koa.ts',
+    otel: 'src/otel/index.ts',
   },
   format: ['esm', 'cjs'],
   dts: true,
@@ -16,5 +17,6 @@ export default defineConfig({
   sourcemap: false,
   treeshake: true,
   // The adapters are typed structurally and never import their framework; this keeps it that way if one ever does.
-  external: ['express', 'koa'],
+  // `@opentelemetry/api` is the otel entry's optional peer: the host's copy, never a bundled one.
+  external: ['express', 'koa', '@opentelemetry/api'],
 })

@@ -23,6 +23,7 @@ import { verdictsOf } from './lib/verdicts.mjs'
 import { hashPart, inflightMemoryPart, stallPart, storeMemoryPart } from './parts/big.mjs'
 import { hostilePart } from './parts/hostile.mjs'
 import { latencyPart, ssePart, streamsHeldPart, throughputPart } from './parts/http.mjs'
+import { otelPart } from './parts/otel.mjs'
 import { redisPart } from './parts/redis.mjs'
 import { repeatsPart } from './parts/repeats.mjs'
 import { resiliencePart } from './parts/resilience.mjs'
@@ -86,7 +87,21 @@ const QUICK = {
   redisBurst: 20,
 }
 
-const PARTS = ['latency', 'throughput', 'sse', 'held', 'hash', 'stall', 'inflight', 'store', 'redis', 'repeats', 'resilience', 'translate']
+const PARTS = [
+  'latency',
+  'throughput',
+  'sse',
+  'held',
+  'hash',
+  'stall',
+  'inflight',
+  'store',
+  'redis',
+  'repeats',
+  'resilience',
+  'translate',
+  'otel',
+]
 const QUICK_PARTS = ['latency', 'throughput', 'sse', 'hash']
 
 /** Everyone measured. `peer`: needs `npm install` in bench/. */
@@ -308,6 +323,7 @@ async function main() {
   await run('repeats', repeatsPart)
   await run('resilience', resiliencePart)
   await run('translate', translatePart)
+  await run('otel', otelPart)
   await mock.stop()
 
   const verdicts = verdictsOf(results)

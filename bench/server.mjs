@@ -71,7 +71,7 @@ async function createBenchGateway() {
       if (writes.firstUpstreamDone === 0n) writes.firstUpstreamDone = writes.lastUpstreamDone
     })
   }
-  return core.createGateway({
+  const gateway = core.createGateway({
     ...upstreamsFor(process.env.BENCH_RESILIENCE),
     auth: { apiKeys: [KEY] },
     store,
@@ -85,6 +85,36 @@ async function createBenchGateway() {
         }
       : undefined,
   })
+  if (process.env.BENCH_OTEL) await instrumentWithOtel(gateway, process.env.BENCH_OTEL)
+  return gateway
+}
+
+/**
+ * BENCH_OTEL=1: the gateway reported through `model-gateway/otel` to a real OpenTelemetry SDK (global W3C
+ * propagator, batched spans, periodic metrics) whose exporters drop everything: what is measured is the gateway's
+ * and the SDK's work, not an exporter's network. BENCH_OTEL=als also installs the SDK's AsyncLocalStorage context
+ * manager, as `NodeSDK` does; BENCH_OTEL=api instruments without any SDK; BENCH_OTEL=sampled records one trace in ten (a parent-based ratio sampler), as a busy
+ * service would.
+ */
+async function instrumentWithOtel(gateway, variant) {
+  const otel = await distModule('otel')
+  // The gateway's own share: channels published and heard, spans and metrics handed to the API's no-ops.
+  if (variant === 'api') return otel.instrumentGateway(gateway)
+  const { BatchSpanProcessor, NodeTracerProvider, ParentBasedSampler, TraceIdRatioBasedSampler } = await import(
+    '@opentelemetry/sdk-trace-node'
+  )
+  const { MeterProvider, PeriodicExportingMetricReader } = await import('@opentelemetry/sdk-metrics')
+  const dropped = (result) => ({ export: (_items, done) => done(result), forceFlush: async () => {}, shutdown: async () => {} })
+  const tracerProvider = new NodeTracerProvider({
+    spanProcessors: [new BatchSpanProcessor(dropped({ code: 0 }))],
+    ...(variant === 'sampled' ? { sampler: new ParentBasedSampler({ root: new TraceIdRatioBasedSampler(0.1) }) } : {}),
+  })
+  // The gateway passes its parent contexts explicitly: it needs no context manager of its own.
+  tracerProvider.register(variant === 'als' ? {} : { contextManager: null })
+  const meterProvider = new MeterProvider({
+    readers: [new PeriodicExportingMetricReader({ exporter: dropped({ code: 0 }), exportIntervalMillis: 5000 })],
+  })
+  otel.instrumentGateway(gateway, { tracerProvider, meterProvider })
 }
 
 /** @returns {Promise<import('node:http').Server | string>} a server, or why this kind cannot run */

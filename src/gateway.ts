@@ -5,8 +5,10 @@ import { resolveOptions } from './config/resolve.js'
 import { GatewayError } from './errors.js'
 import { chatCompletionsHandler } from './handlers/chat-completions.js'
 import { generateContentHandler } from './handlers/generate-content.js'
+import { gatewayStatus, healthHandler } from './handlers/health.js'
 import { modelsHandler } from './handlers/models.js'
 import { recoveriesHandler } from './handlers/recoveries.js'
+import { createCors } from './http/cors.js'
 import { DeadlineSweeper } from './http/deadlines.js'
 import { createDispatch } from './http/dispatch.js'
 import { InFlightBudget } from './http/in-flight.js'
@@ -103,25 +105,30 @@ export function createGateway(options: GatewayOptions): Gateway {
       perOwner: resolved.limits.maxInFlightRequestBytesPerOwner,
     }),
     redaction: new KeyRedaction([...resolved.upstreams.values()].flatMap((upstream) => upstream.secrets)),
+    circuits: () => circuits.states(resolved.upstreams.values()),
     repeats: {
       running: new RunningCalls(),
       recent: new RecentAnswers({ ttlMs: resolved.idempotency.recentMs, maxBytes: resolved.idempotency.recentMaxBytes }),
     },
   }
+  const cors = resolved.cors ? createCors(resolved.cors) : undefined
   const unsubscribeUsage = resolved.onUsage ? subscribeUsage(id, resolved.onUsage, resolved.logger) : undefined
   // A count, not a set of promises: close() only needs to know when it reaches zero.
   let inFlight = 0
   let drained: (() => void) | undefined
   let closing: Promise<void> | undefined
+  const isClosing = () => closing !== undefined
+  const status = () => gatewayStatus(rt, isClosing)
   const dispatch = createDispatch(
     rt,
     {
       ...modelsHandler(rt),
+      health: healthHandler(status),
       chatCompletions: chatCompletionsHandler(rt),
       generateContent: generateContentHandler(rt),
       recoveries: recoveriesHandler(rt),
     },
-    () => closing !== undefined,
+    isClosing,
   )
 
   // `dispatch` never rejects, so one reaction counts the call out: no async frame of its own per request.
@@ -136,9 +143,12 @@ export function createGateway(options: GatewayOptions): Gateway {
 
   return {
     id,
+    status,
     handle(req, res, init = {}) {
       const match = matchRequest(req.method ?? 'GET', init.path ?? req.url ?? '/', init.claimUnknown ?? false, req.headers)
       if (!match) return Promise.resolve(false)
+      // A preflight is answered here, before auth: browsers send it without the key.
+      if (cors?.(req, res, match)) return Promise.resolve(true)
       return serve(req, res, init, match)
     },
     close(options = {}) {

@@ -14,10 +14,12 @@ export {
 export type {
   AuthOptions,
   AuthResult,
+  CorsOptions,
   DialectName,
   Gateway,
   GatewayLogger,
   GatewayOptions,
+  GatewayStatus,
   HandleOptions,
   IdempotencyOptions,
   LimitOptions,

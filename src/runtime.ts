@@ -24,6 +24,8 @@ export interface Runtime {
   readonly bodyLimits: BodyLimits
   /** Request-body bytes held at once, gateway-wide and per owner. */
   readonly inFlight: InFlightBudget
+  /** Each upstream's circuit state, by name. */
+  readonly circuits: () => Record<string, 'closed' | 'open' | 'half-open'>
   /** What repeated calls are served from: the calls running here, and recent answers. */
   readonly repeats: { readonly running: RunningCalls; readonly recent: RecentAnswers }
 }

@@ -155,6 +155,23 @@ export interface TimeoutOptions {
   requestBodyMs?: number
 }
 
+/** Browser access (CORS). Off unless set. */
+export interface CorsOptions {
+  /**
+   * Origins whose scripts may call the gateway, as browsers send them (`https://app.example.com`: scheme, host and
+   * port), or `'*'` for any. Their keys still travel in headers, never cookies, so `'*'` gives no one else's access.
+   */
+  origins: readonly string[] | '*'
+  /**
+   * Request headers a browser may send besides the ones the SDKs use (`authorization`, `content-type`,
+   * `x-goog-api-key`, `x-goog-api-client`, `idempotency-key`, `openai-organization`, `openai-project`, `traceparent`,
+   * `tracestate` and every `x-stainless-*`). @default []
+   */
+  allowHeaders?: readonly string[]
+  /** How long a browser may reuse a preflight answer, in seconds. @default 600 */
+  maxAgeSeconds?: number
+}
+
 /** Normalised token usage of one completed upstream call. */
 export interface UsageEvent extends TokenCounts {
   requestId: string
@@ -196,6 +213,8 @@ export interface GatewayOptions {
   limits?: LimitOptions
   /** Timeouts. */
   timeouts?: TimeoutOptions
+  /** Browser access: answers preflights and sets CORS headers on every answer. @default undefined (off) */
+  cors?: CorsOptions
   /** Called once per completed 2xx upstream call with normalised token counts (0 when the upstream reported none). @default undefined */
   onUsage?: (usage: UsageEvent) => void
   /** Receives warnings and errors. @default console */
@@ -254,6 +273,19 @@ export interface HandleOptions {
   claimUnknown?: boolean
 }
 
+/** What `gateway.status()` and `GET /v1/health` answer. */
+export interface GatewayStatus {
+  /** `degraded` when the store is unavailable or the gateway is closing. */
+  status: 'ok' | 'degraded'
+  /** Whether the recovery store answered a cheap check within a second. */
+  store: 'ok' | 'unavailable'
+  /**
+   * Each upstream's circuit by name (`open`: its calls fail at once; see `circuit`). Only `gateway.status()` has it:
+   * the unauthenticated `GET /v1/health` does not name upstreams.
+   */
+  upstreams?: Record<string, 'closed' | 'open' | 'half-open'>
+}
+
 /** A gateway: hand it requests through an adapter, close it on shutdown. */
 export interface Gateway {
   /** Unique per gateway; diagnostics channel messages carry it as `gatewayId`. */
@@ -265,6 +297,8 @@ export interface Gateway {
    * 30 s, then aborts what remains), and closes the store.
    */
   close(options?: { timeoutMs?: number }): Promise<void>
+  /** The gateway's health, as `GET /v1/health` answers it, for hosts that serve their own health route. */
+  status(): Promise<GatewayStatus>
 }
 
 /** Text stored in place of a request body above `recovery.maxStoredRequestBytes`. */

@@ -3,6 +3,7 @@ import type { CallTarget, Dialect, OperationFormat } from '../dialects/index.js'
 import { GatewayError, invalidField, shown } from '../errors.js'
 import type { RequestBody } from '../http/read-body.js'
 import { replaceTopLevelString } from '../json/rewrite.js'
+import type { TraceHeaders } from '../observe/channels.js'
 import type { Runtime } from '../runtime.js'
 import { type CallPlan, type Translator, translatorFor } from '../translate/index.js'
 import type { Operation } from '../types.js'
@@ -34,6 +35,8 @@ export interface CallSpec {
   startedAt: number
   /** What says this call may be a repeat: its `Idempotency-Key`, and the SDK's retry count. */
   repeat: RepeatHeaders
+  /** The client's trace context, for diagnostics subscribers. */
+  trace: TraceHeaders | undefined
 }
 
 /** A call between two formats: the translator and the plan its answer is translated with. */
@@ -60,6 +63,7 @@ export interface CallRequest {
   fromPath: CallTarget | undefined
   startedAt: number
   repeat: RepeatHeaders
+  trace: TraceHeaders | undefined
 }
 
 /** The body with its top-level `model` replaced: spliced at the scanner's span for a large body, never decoded whole. */
@@ -126,5 +130,6 @@ export function buildCallSpec(rt: Runtime, request: CallRequest): CallSpec {
     modelInUpstreamBody,
     startedAt: request.startedAt,
     repeat: request.repeat,
+    trace: request.trace,
   }
 }

@@ -4,7 +4,8 @@ import { collectBody } from '../http/collect-body.js'
 import type { ClientSink, ResponseHead } from '../http/sink.js'
 import { admitCall } from '../idempotency/admit.js'
 import type { CallLease } from '../idempotency/lease.js'
-import { type CallEndMessage, type CallStartMessage, channels } from '../observe/channels.js'
+import { callStartMessage } from '../observe/call-message.js'
+import { type CallEndMessage, channels } from '../observe/channels.js'
 import type { Runtime } from '../runtime.js'
 import { StreamTail } from '../sse/tail.js'
 import type { TokenCounts } from '../types.js'
@@ -26,10 +27,15 @@ interface CallOutcome {
   usage: TokenCounts | undefined
   /** Which upstream model and key answered, once one did. */
   served?: ServedBy
+  /** `CallEndMessage.error`. */
+  error?: string
+  firstChunkMs?: number
 }
 
 /** Status reported for a call whose client left before any response head was written. */
 const CLIENT_GONE = 499
+/** `CallEndMessage.error` of a call whose client left before its end. */
+const CLIENT_DISCONNECTED = 'client_disconnected'
 
 /**
  * Runs one model call: sends it upstream, relays or completes the response into the client's sink, keeps it as
@@ -39,13 +45,14 @@ export async function runCall(rt: Runtime, spec: CallSpec, client: ClientSink): 
   const admission = await admitCall(rt, spec, client)
   if (admission.served) return
   const { lease } = admission
-  if (channels.callStart.hasSubscribers) channels.callStart.publish(startMessage(rt, spec))
+  if (channels.callStart.hasSubscribers) channels.callStart.publish(callStartMessage(rt.id, spec))
   let outcome: CallOutcome = { status: 500, delivered: false, recovered: false, usage: undefined }
   try {
     outcome = spec.stream ? await streamCall(rt, spec, client, lease) : await wholeCall(rt, spec, client, lease)
   } catch (error) {
     // The dispatcher answers a thrown error with its status; calls that joined this one get the same error.
     outcome.status = isGatewayError(error) ? (error.status ?? 500) : 500
+    outcome.error = isGatewayError(error) ? error.code : 'internal_error'
     await lease?.fail(error)
     throw error
   } finally {
@@ -174,13 +181,13 @@ async function streamCall(rt: Runtime, spec: CallSpec, client: ClientSink, lease
     if (lease && lease.shared.audience > 0) lease.shared.onEmpty(() => controller.abort())
     else controller.abort()
   })
-  const gone = (status: number): CallOutcome => ({ status, delivered: false, recovered: false, usage: undefined })
+  const gone = (status: number, error: string): CallOutcome => ({ status, delivered: false, recovered: false, usage: undefined, error })
   try {
     let response: UpstreamResponse
     try {
       response = await rt.send(upstreamRequest(spec, controller.signal))
     } catch (error) {
-      if (controller.signal.aborted) return gone(CLIENT_GONE)
+      if (controller.signal.aborted) return gone(CLIENT_GONE, CLIENT_DISCONNECTED)
       throw error
     }
     if (isAuthFailure(response)) await refuseUpstreamAuthFailure(rt, spec, response)
@@ -214,41 +221,35 @@ async function streamCall(rt: Runtime, spec: CallSpec, client: ClientSink, lease
       }
       sink.abort(error as Error)
       await lease?.end({ kind: 'nothing' })
-      return gone(status)
+      return gone(status, controller.signal.aborted ? CLIENT_DISCONNECTED : 'upstream_stream_broken')
     }
     sink.end()
     await lease?.end({ kind: 'stream', status, contentType: type, requestId: spec.requestId })
     const { delivered } = await client.watch.settled()
     const usage = tail ? (tail.usage(spec.model.upstream.dialect) ?? NO_USAGE) : undefined
-    return { status, delivered, recovered: false, usage, served: response.served }
+    const outcome: CallOutcome = { status, delivered, recovered: false, usage, served: response.served }
+    if (tail?.firstChunkAt !== undefined) outcome.firstChunkMs = tail.firstChunkAt - spec.startedAt
+    return outcome
   } finally {
     stopWatching()
   }
 }
 
-function startMessage(rt: Runtime, spec: CallSpec): CallStartMessage {
-  return {
-    gatewayId: rt.id,
-    requestId: spec.requestId,
-    owner: spec.owner,
-    operation: spec.operation,
-    model: spec.model.id,
-    stream: spec.stream,
-  }
-}
-
 function endMessage(rt: Runtime, spec: CallSpec, outcome: CallOutcome): CallEndMessage {
-  const message: CallEndMessage = {
-    ...startMessage(rt, spec),
-    status: outcome.status,
-    delivered: outcome.delivered,
-    recovered: outcome.recovered,
-    durationMs: performance.now() - spec.startedAt,
-  }
+  // The start message grown in place: a spread per call costs more than it reads.
+  const message = callStartMessage(rt.id, spec) as CallEndMessage
+  message.status = outcome.status
+  message.delivered = outcome.delivered
+  message.recovered = outcome.recovered
+  message.durationMs = performance.now() - spec.startedAt
   if (outcome.usage) message.usage = outcome.usage
   if (outcome.served) {
     message.upstream = outcome.served.model.upstream.name
     if (outcome.served.keyAlias !== undefined) message.keyAlias = outcome.served.keyAlias
   }
+  if (outcome.firstChunkMs !== undefined) message.firstChunkMs = outcome.firstChunkMs
+  // A whole answer the client did not take is still an answer, kept or not: it left before the end.
+  const error = outcome.error ?? (outcome.delivered || outcome.status >= 400 ? undefined : CLIENT_DISCONNECTED)
+  if (error !== undefined) message.error = error
   return message
 }

@@ -32,11 +32,14 @@ export const DEFAULTS = {
     connectMs: 10_000,
     requestBodyMs: 60_000,
   },
+  cors: {
+    maxAgeSeconds: 600,
+  },
 } as const
 
 /** The keys each options object may hold; anything else is a typo, answered with the nearest of these. */
 export const KNOWN_KEYS = {
-  top: ['upstreams', 'models', 'auth', 'store', 'recovery', 'idempotency', 'limits', 'timeouts', 'onUsage', 'logger'],
+  top: ['upstreams', 'models', 'auth', 'store', 'recovery', 'idempotency', 'limits', 'timeouts', 'cors', 'onUsage', 'logger'],
   upstream: ['type', 'baseUrl', 'apiKey', 'apiKeys', 'keyless', 'headers', 'circuit'],
   model: ['id', 'upstream', 'upstreamModel', 'ownedBy', 'created', 'fallbacks'],
   auth: ['apiKeys', 'authenticate'],
@@ -44,4 +47,5 @@ export const KNOWN_KEYS = {
   idempotency: ['sdkRetries', ...Object.keys(DEFAULTS.idempotency)],
   limits: Object.keys(DEFAULTS.limits),
   timeouts: Object.keys(DEFAULTS.timeouts),
+  cors: ['origins', 'allowHeaders', 'maxAgeSeconds'],
 } as const

@@ -10,6 +10,7 @@ import type {
   UsageEvent,
 } from '../types.js'
 import { fail, isRecord, knownKeys } from './checks.js'
+import { type ResolvedCors, resolveCors } from './cors.js'
 import { DEFAULTS, KNOWN_KEYS } from './defaults.js'
 import { type ResolvedUpstream, resolveUpstream } from './upstream.js'
 
@@ -23,6 +24,8 @@ export interface ResolvedOptions {
   idempotency: Required<IdempotencyOptions>
   limits: Required<LimitOptions>
   timeouts: Required<TimeoutOptions>
+  /** Undefined when CORS is off (the default). */
+  cors: ResolvedCors | undefined
   onUsage: ((usage: UsageEvent) => void) | undefined
   logger: GatewayLogger
 }
@@ -139,6 +142,7 @@ export function resolveOptions(options: GatewayOptions): ResolvedOptions {
   if (idempotency.sdkRetries !== undefined && typeof idempotency.sdkRetries !== 'boolean') fail('idempotency.sdkRetries must be a boolean')
   const limits = section(options.limits, 'limits', KNOWN_KEYS.limits)
   const timeouts = section(options.timeouts, 'timeouts', KNOWN_KEYS.timeouts)
+  const cors = resolveCors(options.cors === undefined ? undefined : section(options.cors, 'cors', KNOWN_KEYS.cors))
   if (options.onUsage !== undefined && typeof options.onUsage !== 'function') fail('onUsage must be a function')
   const logger = options.logger ?? console
   if (typeof logger.warn !== 'function' || typeof logger.error !== 'function') fail('logger must have warn and error methods')
@@ -187,6 +191,7 @@ export function resolveOptions(options: GatewayOptions): ResolvedOptions {
       connectMs: positiveInt(timeouts.connectMs, DEFAULTS.timeouts.connectMs, 'timeouts.connectMs'),
       requestBodyMs: positiveInt(timeouts.requestBodyMs, DEFAULTS.timeouts.requestBodyMs, 'timeouts.requestBodyMs'),
     },
+    cors,
     onUsage: options.onUsage,
     logger,
   }

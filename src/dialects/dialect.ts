@@ -41,6 +41,8 @@ export interface ListedModel {
 /** Everything that differs between two wire formats. Nothing outside `src/dialects/` compares dialect names. */
 export interface Dialect {
   readonly name: DialectName
+  /** The provider's name in the OpenTelemetry GenAI conventions (`gen_ai.provider.name`). */
+  readonly otelProviderName: string
   /** The API key a client of this format presents. */
   clientKey(headers: IncomingHttpHeaders, query: URLSearchParams): string | undefined
   /** Whether a request's headers say its client speaks this format (on paths both formats share, like `/v1/models`). */

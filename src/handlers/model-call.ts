@@ -4,6 +4,7 @@ import type { CallTarget, OperationFormat } from '../dialects/index.js'
 import type { Exchange } from '../http/dispatch.js'
 import { ClientSink } from '../http/sink.js'
 import { idempotencyKeyOf, sdkRetryCountOf } from '../idempotency/headers.js'
+import { traceHeadersOf } from '../observe/channels.js'
 import type { Runtime } from '../runtime.js'
 import { withBody } from './body.js'
 
@@ -24,6 +25,7 @@ export function serveModelCall(rt: Runtime, ex: Exchange, format: OperationForma
       fromPath,
       startedAt: ex.startedAt,
       repeat,
+      trace: traceHeadersOf(ex.req.headers),
     })
     return runCall(rt, spec, client)
   })

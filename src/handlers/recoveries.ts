@@ -2,6 +2,8 @@ import { GatewayError, invalidField, shown } from '../errors.js'
 import type { Exchange, RecoveryRoute } from '../http/dispatch.js'
 import { sendJson } from '../http/reply.js'
 import { REQUEST_ID_PATTERN } from '../http/request-id.js'
+import { channels } from '../observe/channels.js'
+import { reportRecoveryOperation } from '../observe/recovery-operation.js'
 import { bodyHash } from '../recovery/body-hash.js'
 import type { Runtime } from '../runtime.js'
 import { withBody } from './body.js'
@@ -13,8 +15,13 @@ function notFound(requestId: string, extra: Record<string, unknown> = {}): Gatew
   return new GatewayError('recovery_not_found', NOT_FOUND, { details: { request_id: shown(requestId), ...extra } })
 }
 
-/** The five Recoveries operations for one authenticated owner. */
+/** The five Recoveries operations for one authenticated owner, each reported on `recovery:operation` when someone listens. */
 export function recoveriesHandler(rt: Runtime): (ex: Exchange, route: RecoveryRoute) => Promise<void> {
+  const serve = serveRecoveries(rt)
+  return (ex, route) => (channels.recoveryOperation.hasSubscribers ? reportRecoveryOperation(rt.id, ex, route, serve) : serve(ex, route))
+}
+
+function serveRecoveries(rt: Runtime): (ex: Exchange, route: RecoveryRoute) => Promise<void> {
   const { store } = rt
   return async (ex, route) => {
     const { res, owner } = ex

@@ -30,6 +30,8 @@ export type RecoveryRoute = Extract<Route, { kind: `recoveries.${string}` }>
 /** What the dispatcher hands each route to; one handler per endpoint. */
 export interface Handlers {
   models(res: ServerResponse, dialect: Dialect): void
+  /** `GET /v1/health`: answered without a key. */
+  health(res: ServerResponse): Promise<void>
   /** One model, or a 404 naming it. */
   model(res: ServerResponse, dialect: Dialect, id: string): void
   chatCompletions(ex: Exchange): Promise<void>
@@ -53,6 +55,9 @@ export function createDispatch(rt: Runtime, handlers: Handlers, isClosing: () =>
       case 'model':
         res.setHeader('x-request-id', requestId)
         return handlers.model(res, match.dialect, route.id)
+      case 'health':
+        res.setHeader('x-request-id', requestId)
+        return handlers.health(res)
       case 'not_found':
         throw new GatewayError('not_found', unknownPathMessage(req.method ?? 'GET', (init.path ?? req.url ?? '').split('?')[0] as string))
       case 'method_not_allowed':

@@ -5,6 +5,7 @@ import { shown } from '../errors.js'
 /** What a request asks for, once its path and method are known. */
 export type Route =
   | { kind: 'models' }
+  | { kind: 'health' }
   | { kind: 'model'; id: string }
   | { kind: 'chat' }
   | { kind: 'generateContent'; target: CallTarget }
@@ -50,6 +51,7 @@ const SERVED = [
   'POST /v1beta/models/{model}:generateContent',
   'POST /v1beta/models/{model}:streamGenerateContent?alt=sse',
   'GET /v1/models',
+  'GET /v1/health',
   'GET /v1/models/{model}',
   'GET /v1beta/models',
   'GET /v1beta/models/{model}',
@@ -83,6 +85,8 @@ function routeOf(method: string, path: string): Route | undefined {
     case '/v1/models':
     case '/v1beta/models':
       return byMethod(method, MODELS)
+    case '/v1/health':
+      return byMethod(method, { GET: { kind: 'health' } })
     case '/v1/chat/completions':
       return byMethod(method, CHAT)
     case '/v1/recoveries':

@@ -1,6 +1,7 @@
 import type { CallSpec } from '../call/call-spec.js'
 import { GatewayError } from '../errors.js'
 import type { ClientSink, ResponseHead } from '../http/sink.js'
+import { callStartMessage } from '../observe/call-message.js'
 import { type CallServedMessage, channels } from '../observe/channels.js'
 import type { Runtime } from '../runtime.js'
 import { type Fingerprint, fingerprintOf, keyDigest } from './fingerprint.js'
@@ -190,14 +191,5 @@ async function joinRunning(rt: Runtime, spec: CallSpec, client: ClientSink, runn
 
 function publishServed(rt: Runtime, spec: CallSpec, originalRequestId: string, how: CallServedMessage['how']): void {
   if (!channels.callServed.hasSubscribers) return
-  channels.callServed.publish({
-    gatewayId: rt.id,
-    requestId: spec.requestId,
-    owner: spec.owner,
-    operation: spec.operation,
-    model: spec.model.id,
-    stream: spec.stream,
-    originalRequestId,
-    how,
-  } satisfies CallServedMessage)
+  channels.callServed.publish({ ...callStartMessage(rt.id, spec), originalRequestId, how } satisfies CallServedMessage)
 }

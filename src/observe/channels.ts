@@ -1,6 +1,7 @@
 // The gateway's diagnostics channels. Channels are process-wide, so every message names the gateway that sent it;
 // publishing costs one `hasSubscribers` check when nobody listens. Messages never carry a key or prompt text.
 import diagnosticsChannel from 'node:diagnostics_channel'
+import type { IncomingHttpHeaders } from 'node:http'
 import type { Operation, TokenCounts } from '../types.js'
 
 /** Channel names, for `diagnostics_channel.subscribe(name, listener)`. */
@@ -11,6 +12,8 @@ export const gatewayChannels = {
   recordStored: 'model-gateway:record:stored',
   callServed: 'model-gateway:call:served',
   upstreamCircuit: 'model-gateway:upstream:circuit',
+  upstreamRequest: 'model-gateway:upstream:request',
+  recoveryOperation: 'model-gateway:recovery:operation',
 } as const
 
 /** What every message carries: the gateway and the request it is about. */
@@ -18,6 +21,12 @@ export interface ChannelMessage {
   /** `gateway.id` of the gateway that published it. */
   gatewayId: string
   requestId: string
+}
+
+/** The W3C trace context a client sent (`traceparent`, `tracestate`), so a subscriber can continue its trace. */
+export interface TraceHeaders {
+  traceparent?: string
+  tracestate?: string
 }
 
 /** A validated model call about to go upstream. */
@@ -28,6 +37,31 @@ export interface CallStartMessage extends ChannelMessage {
   /** The model id the client asked for. */
   model: string
   stream: boolean
+  /** The model's upstream provider as OpenTelemetry names it (`gen_ai.provider.name`). */
+  provider: string
+  /** The model name sent upstream. */
+  upstreamModel: string
+  /** `performance.now()` when the request reached the gateway. */
+  startedAt: number
+  /** The client's trace context, when it sent one. */
+  trace?: TraceHeaders
+}
+
+/**
+ * An upstream attempt about to be sent. A subscriber may push `[name, value, …]` pairs onto `headers` (trace
+ * context): they are sent with this attempt only. Published only while someone subscribes.
+ */
+export interface UpstreamRequestMessage extends ChannelMessage {
+  upstream: string
+  /** The upstream's provider as OpenTelemetry names it (`gen_ai.provider.name`). */
+  provider: string
+  operation: Operation
+  /** The model name sent upstream. */
+  model: string
+  stream: boolean
+  attempt: number
+  /** Extra request headers, as a flat `[name, value, …]` list; empty as published. */
+  headers: string[]
 }
 
 /** One upstream attempt: its response head arrived (`status`) or it failed (`error`, a GatewayError code). */
@@ -58,6 +92,13 @@ export interface CallEndMessage extends CallStartMessage {
   /** The alias of the upstream key that answered (never the key). */
   keyAlias?: string
   durationMs: number
+  /** For a stream: ms from `startedAt` to its first relayed chunk. */
+  firstChunkMs?: number
+  /**
+   * Why the call failed, when it did not end with an upstream answer: a GatewayError code, `client_disconnected`
+   * (the client left before the end) or `upstream_stream_broken`. Absent for answers, errors included.
+   */
+  error?: string
 }
 
 /** A recovery record was written. */
@@ -86,6 +127,21 @@ export interface UpstreamCircuitMessage {
   state: 'closed' | 'open' | 'half-open'
 }
 
+/** A Recoveries endpoint answered (or failed); `requestId` is the request's own, `recordId` the record's it named. */
+export interface RecoveryOperationMessage extends ChannelMessage {
+  owner: string
+  operation: 'list' | 'lookup' | 'get' | 'delete' | 'deleteAll'
+  recordId?: string
+  /** For `get`: whether the record was found. */
+  found?: boolean
+  /** A GatewayError code when it failed. */
+  error?: string
+  /** `performance.now()` when the request reached the gateway. */
+  startedAt: number
+  durationMs: number
+  trace?: TraceHeaders
+}
+
 /** The channel objects; held here so their subscribers are never collected. */
 export const channels = {
   callStart: diagnosticsChannel.channel(gatewayChannels.callStart),
@@ -94,4 +150,13 @@ export const channels = {
   recordStored: diagnosticsChannel.channel(gatewayChannels.recordStored),
   callServed: diagnosticsChannel.channel(gatewayChannels.callServed),
   upstreamCircuit: diagnosticsChannel.channel(gatewayChannels.upstreamCircuit),
+  upstreamRequest: diagnosticsChannel.channel(gatewayChannels.upstreamRequest),
+  recoveryOperation: diagnosticsChannel.channel(gatewayChannels.recoveryOperation),
+}
+
+/** The client's trace context from request headers, or undefined when it sent none (the common case: no object). */
+export function traceHeadersOf(headers: IncomingHttpHeaders): TraceHeaders | undefined {
+  const { traceparent, tracestate } = headers
+  if (typeof traceparent !== 'string') return undefined
+  return typeof tracestate === 'string' ? { traceparent, tracestate } : { traceparent }
 }

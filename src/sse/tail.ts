@@ -1,3 +1,4 @@
+import { performance } from 'node:perf_hooks'
 import type { Dialect } from '../dialects/index.js'
 import type { ResponseSink } from '../http/sink.js'
 import type { TokenCounts } from '../types.js'
@@ -12,6 +13,8 @@ const TAIL_BYTES = 64 * 1024
 export class StreamTail implements ResponseSink {
   private chunks: Buffer[] = []
   private size = 0
+  /** `performance.now()` at the first chunk, for time-to-first-token. */
+  firstChunkAt: number | undefined
 
   complete(): void {}
   open(): void {}
@@ -20,6 +23,7 @@ export class StreamTail implements ResponseSink {
 
   /** Remembers a relayed chunk, forgetting the oldest beyond the tail size. */
   write(chunk: Buffer): boolean {
+    this.firstChunkAt ??= performance.now()
     this.chunks.push(chunk)
     this.size += chunk.length
     while (this.size - (this.chunks[0] as Buffer).length >= TAIL_BYTES && this.chunks.length > 1) {

@@ -26,6 +26,8 @@ export interface UpstreamRequest {
   key?: UpstreamKey
   /** The bytes for another model of the same format (a fallback), which may know the model by another name. */
   bodyFor?: (model: ResolvedModel) => Buffer
+  /** Headers for this attempt only (trace context), as a flat `[name, value, …]` list. */
+  headers?: readonly string[]
 }
 
 /** Which upstream, model and key answered: for usage events and logs (the key by its alias, never itself). */
@@ -50,7 +52,7 @@ export type Send = (request: UpstreamRequest) => Promise<UpstreamResponse>
 
 /** Headers of the upstream call: the gateway's own credentials (set once per upstream), never the client's. */
 function upstreamHeaders(request: UpstreamRequest, key: UpstreamKey | undefined): string[] {
-  return [
+  const headers = [
     ...request.model.upstream.requestHeaders,
     ...(key?.headers ?? []),
     'content-length',
@@ -58,6 +60,8 @@ function upstreamHeaders(request: UpstreamRequest, key: UpstreamKey | undefined)
     'accept',
     request.stream ? 'text/event-stream' : 'application/json',
   ]
+  if (request.headers) headers.push(...request.headers)
+  return headers
 }
 
 /**

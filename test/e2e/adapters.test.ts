@@ -282,7 +282,7 @@ describe('errors and the host error handler', () => {
   async function withStub(handle: Gateway['handle']) {
     const seen: unknown[] = []
     const app = express()
-    app.use('/ai', expressMiddleware({ id: 'fake', handle, close: async () => {} }))
+    app.use('/ai', expressMiddleware({ id: 'fake', handle, close: async () => {}, status: async () => ({ status: 'ok', store: 'ok' }) }))
     app.use(((error, req, res, next) => {
       seen.push(error)
       hostErrorHandler(error, req, res, next)
@@ -328,7 +328,14 @@ describe('errors and the host error handler', () => {
     const app = new Koa()
     app.silent = true
     app.use(koaHostErrors)
-    app.use(koaMiddleware({ id: 'fake', handle: async () => Promise.reject(new Error('boom')), close: async () => {} }))
+    app.use(
+      koaMiddleware({
+        id: 'fake',
+        handle: async () => Promise.reject(new Error('boom')),
+        close: async () => {},
+        status: async () => ({ status: 'ok', store: 'ok' }),
+      }),
+    )
     const server = await serve(app.callback(), '')
     servers.push(server)
     const res = await call(`${server.url}/v1/models`)
@@ -348,6 +355,7 @@ describe('errors and the host error handler', () => {
           throw new Error('late')
         },
         close: async () => {},
+        status: async () => ({ status: 'ok', store: 'ok' }),
       }),
     )
     const server = await serve(app.callback(), '')

@@ -57,6 +57,9 @@ describe('diagnostics channels', () => {
       operation: 'chat.completions',
       model: 'gpt-4o-mini',
       stream: false,
+      provider: 'openai',
+      upstreamModel: 'gpt-4o-mini',
+      startedAt: expect.any(Number),
     })
     expect(of(gateway, gatewayChannels.upstreamAttempt)).toEqual([
       { gatewayId: gateway.id, requestId, upstream: 'mock', model: 'gpt-4o-mini', attempt: 1, durationMs: expect.any(Number), status: 200 },

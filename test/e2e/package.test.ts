@@ -12,7 +12,7 @@ import { call } from '../support/http.js'
 
 const run = promisify(execFile)
 const root = fileURLToPath(new URL('../..', import.meta.url))
-const ENTRIES = ['model-gateway', 'model-gateway/node', 'model-gateway/express', 'model-gateway/koa']
+const ENTRIES = ['model-gateway', 'model-gateway/node', 'model-gateway/express', 'model-gateway/koa', 'model-gateway/otel']
 
 let tmp: string
 /** A copy of the package as published (package.json, fresh dist) plus the examples, outside the repo. */
@@ -74,6 +74,7 @@ describe('the built package', () => {
     'model-gateway/node': { nodeHandler: 'function' },
     'model-gateway/express': { expressMiddleware: 'function' },
     'model-gateway/koa': { koaMiddleware: 'function' },
+    'model-gateway/otel': { instrumentGateway: 'function' },
   }
 
   it('imports every entry through the exports map as ESM', async () => {
@@ -110,9 +111,9 @@ describe('the built package', () => {
     expect(out).toEqual({ twoCopies: true, code: 'invalid_options', esmSeesCjs: true, cjsSeesEsm: true, lookalikes: [false, false, false] })
   })
 
-  it('the root and node entries load without express or koa, as ESM and as CJS', async () => {
-    // Resolving express, koa or @koa/* throws in the child, for `import` (a resolve hook) and `require` alike.
-    const blocked = String.raw`/^(express|koa)(\/|$)|^@koa\//`
+  it('the root and node entries load without express, koa or @opentelemetry/api, as ESM and as CJS', async () => {
+    // Resolving express, koa, @koa/* or @opentelemetry/* throws in the child, for `import` (a resolve hook) and `require` alike.
+    const blocked = String.raw`/^(express|koa)(\/|$)|^@koa\/|^@opentelemetry\//`
     await writeFile(
       path.join(tmp, 'hooks.mjs'),
       `export async function resolve(s, c, next) { if (${blocked}.test(s)) throw new Error('blocked: ' + s); return next(s, c) }\n`,
@@ -132,10 +133,15 @@ describe('the built package', () => {
        const results = {}
        try { await import('express'); results.import = 'loaded' } catch (e) { results.import = e.message }
        try { ${requireHere}('koa'); results.require = 'loaded' } catch (e) { results.require = e.message }
+       try { await import('@opentelemetry/api'); results.otel = 'loaded' } catch (e) { results.otel = e.message }
        console.log(JSON.stringify(results))`,
       flags,
     )
-    expect(check).toEqual({ import: expect.stringContaining('blocked: express'), require: expect.stringContaining('blocked: koa') })
+    expect(check).toEqual({
+      import: expect.stringContaining('blocked: express'),
+      require: expect.stringContaining('blocked: koa'),
+      otel: expect.stringContaining('blocked: @opentelemetry/api'),
+    })
 
     const out = await child(
       `import { createRequire } from 'node:module'
@@ -144,7 +150,7 @@ describe('the built package', () => {
        const cjs = [require('model-gateway'), require('model-gateway/node')]
        const gateway = esm[0].createGateway({ upstreams: { u: { type: 'openai', baseUrl: 'http://127.0.0.1:9/v1' } }, models: [{ id: 'm', upstream: 'u' }], auth: { apiKeys: ['k'] } })
        await gateway.close()
-       const frameworks = Object.keys(require.cache).filter((f) => /[\\\\/]node_modules[\\\\/](express|koa|@koa)[\\\\/]/.test(f))
+       const frameworks = Object.keys(require.cache).filter((f) => /[\\\\/]node_modules[\\\\/](express|koa|@koa|@opentelemetry)[\\\\/]/.test(f))
        console.log(JSON.stringify({ esm: esm.map((m) => Object.keys(m).length > 0), cjs: cjs.map((m) => Object.keys(m).length > 0), frameworks }))`,
       flags,
     )
@@ -167,7 +173,7 @@ describe('the built package', () => {
       stdout: error.stdout,
     }))
     const result = JSON.parse(stdout)
-    expect(Object.keys(result.analysis.entrypoints).sort()).toEqual(['.', './express', './koa', './node', './package.json'])
+    expect(Object.keys(result.analysis.entrypoints).sort()).toEqual(['.', './express', './koa', './node', './otel', './package.json'])
     expect(result.problems).toEqual({})
   })
 })

@@ -212,6 +212,7 @@ describe('circuits', () => {
       // Two failures opened the circuit: the two calls after it never reached the primary.
       expect(primary.seen).toHaveLength(2)
       expect(states).toEqual(['open'])
+      expect((await gw.gateway.status()).upstreams).toEqual({ primary: 'open', backup: 'closed' })
       healthy = true
       await new Promise((resolve) => setTimeout(resolve, 350))
       expect((await gw.post('probe')).json.choices[0].message.content).toBe('primary')

@@ -29,6 +29,7 @@ function modelObject(model: ListedModel) {
 /** The Gemini wire format: generate-content, `x-goog-api-key`, `{ error: { code, message, status } }`. */
 export const gemini: Dialect = {
   name: 'gemini',
+  otelProviderName: 'gcp.gemini',
   clientKey,
   // The Google GenAI SDKs send their key in `x-goog-api-key` and announce themselves in `x-goog-api-client`.
   recognises: (headers) => headers['x-goog-api-key'] !== undefined || headers['x-goog-api-client'] !== undefined,

@@ -9,6 +9,7 @@ function modelObject(model: ListedModel) {
 /** The OpenAI wire format: chat completions, Bearer keys, `{ error: { message, type, param, code } }`. */
 export const openai: Dialect = {
   name: 'openai',
+  otelProviderName: 'openai',
   clientKey: (headers) => bearer(headers.authorization),
   // The default on shared paths: any client that does not say it is another format's.
   recognises: () => true,

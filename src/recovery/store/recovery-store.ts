@@ -43,6 +43,8 @@ export interface RecoveryStore {
   /** An owner's single value, or undefined. */
   getValue(owner: string, name: string): Promise<string | undefined>
   deleteValue(owner: string, name: string): Promise<void>
+  /** Whether the store can take commands now, answered within a second at most; never rejects. */
+  healthy(): Promise<boolean>
   /** Clears the default in-memory store, or disconnects a Keyv passed in; never waits longer than the store deadline. */
   close(): Promise<void>
 }
@@ -72,6 +74,10 @@ const DEFAULT_TIMEOUT_MS = 5000
 const DEFAULT_OWNER_LIMITS: OwnerLimits = { maxRecords: 10_000, maxBytes: 128 * 1024 * 1024 }
 /** A record's detail key as the memory store holds it (behind Keyv's namespace): owner and request id. */
 const DETAIL_KEY = /rec:\{([0-9a-f]+)\}:([0-9A-HJKMNP-TV-Z]{26})$/
+/** Longest a health check waits for the store: a health endpoint must answer fast even when the store does not. */
+const HEALTH_TIMEOUT_MS = 1000
+/** A key nobody writes, read by the health check of a Keyv that can only be asked through a read. */
+const HEALTH_KEY = 'health'
 /** How long a call waits for a Redis connection still being opened (a lost one fails at once). */
 const MAX_CONNECT_WAIT_MS = 2000
 
@@ -247,6 +253,19 @@ class KeyvRecoveryStore implements RecoveryStore {
       await this.#catalog.ready()
       await this.#values.delete(valueKey(owner, name))
     })
+  }
+
+  healthy(): Promise<boolean> {
+    if (this.#closed) return Promise.resolve(false)
+    return guarded('health', Math.min(this.#timeoutMs, HEALTH_TIMEOUT_MS), async () => {
+      // Redis says whether it is connected without a round trip; the memory store is always there.
+      await this.#catalog.ready()
+      // Another Keyv says nothing of its backend until asked: one small read.
+      if (this.#catalog instanceof KeyvCatalog) await this.#keyv.get(HEALTH_KEY)
+    }).then(
+      () => true,
+      () => false,
+    )
   }
 
   async close(): Promise<void> {

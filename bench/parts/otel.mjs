@@ -1,0 +1,127 @@
+// What OpenTelemetry costs: the same gateway (node adapter, memory store) with `model-gateway/otel` reporting to
+// a real SDK whose exporters drop everything, against one without it, in interleaved rounds. p50 at c=1 and req/s
+// at c=32 on small chat completions.
+import { SMALL_BODY } from '../lib/bodies.mjs'
+import { latencySamples, saturate } from '../lib/load.mjs'
+import { cpuSecondsOf, startChild } from '../lib/proc.mjs'
+import { num, ratio, section, table } from '../lib/report.mjs'
+import { median, percentile } from '../lib/stats.mjs'
+
+const HERE = new URL('..', import.meta.url)
+/** The throughput the instrumented gateway must keep, as a share of the plain one's. */
+const TARGET = 0.85
+
+const KINDS = ['off', 'api', 'on', 'als', 'sampled']
+
+/** req/s at c=32, and the server's CPU µs per request meanwhile: steadier than req/s on a machine others load. */
+async function rpsAndCpu(target, pid, durationS) {
+  const cpu0 = cpuSecondsOf(pid)
+  const { rps } = await saturate(target, SMALL_BODY, 32, durationS)
+  return { rps, cpuUs: ((cpuSecondsOf(pid) - cpu0) / (rps * durationS)) * 1e6 }
+}
+
+async function measure(ctx, targets, pids) {
+  const { cfg } = ctx
+  const got = Object.fromEntries(KINDS.map((kind) => [kind, { p50: [], rps: [], cpuUs: [] }]))
+  for (const kind of KINDS) {
+    await latencySamples(targets[kind], SMALL_BODY, cfg.latencyWarmup)
+    await saturate(targets[kind], SMALL_BODY, 32, cfg.throughputWarmupS)
+  }
+  for (let r = 0; r < cfg.rounds; r++) {
+    const order = r % 2 === 0 ? KINDS : [...KINDS].reverse()
+    for (const kind of order) got[kind].p50.push(percentile(await latencySamples(targets[kind], SMALL_BODY, cfg.latencyCount), 50))
+    for (const kind of order) {
+      const { rps, cpuUs } = await rpsAndCpu(targets[kind], pids[kind], cfg.throughputS)
+      got[kind].rps.push(rps)
+      got[kind].cpuUs.push(cpuUs)
+    }
+  }
+  return got
+}
+
+/** Part: OpenTelemetry on against off. */
+export async function otelPart(ctx) {
+  const { plan, log, targetFor } = ctx
+  const servers = {}
+  try {
+    for (const [kind, env] of [
+      ['off', {}],
+      ['api', { BENCH_OTEL: 'api' }],
+      ['on', { BENCH_OTEL: '1' }],
+      ['als', { BENCH_OTEL: 'als' }],
+      ['sampled', { BENCH_OTEL: 'sampled' }],
+    ]) {
+      const server = await startChild(new URL('server.mjs', HERE).pathname, ['gw-node'], {
+        cpus: plan.server,
+        env: { ...ctx.serverEnv, ...env },
+      })
+      if (server.ready.type !== 'ready') return { text: `### 11. OpenTelemetry\n\nSkipped: ${server.ready.reason}\n` }
+      servers[kind] = server
+    }
+    const got = await measure(
+      ctx,
+      Object.fromEntries(KINDS.map((kind) => [kind, targetFor('gw-node', servers[kind].ready.port)])),
+      Object.fromEntries(KINDS.map((kind) => [kind, servers[kind].child.pid])),
+    )
+    log('otel: done')
+    const p50 = Object.fromEntries(KINDS.map((kind) => [kind, median(got[kind].p50)]))
+    const rps = Object.fromEntries(KINDS.map((kind) => [kind, median(got[kind].rps)]))
+    const cpu = Object.fromEntries(KINDS.map((kind) => [kind, median(got[kind].cpuUs)]))
+    const kept = rps.on / rps.off
+    const text = section(
+      '11. OpenTelemetry: model-gateway/otel on (SDK, exporters that drop everything) against off (same adapter, interleaved rounds)',
+      [
+        `Each call makes a SERVER and a CLIENT span, a traceparent header upstream and four histogram records. Target: req/s on ≥ ${TARGET}× off (at most 15 % throughput cost).`,
+        'Server CPU µs per request (user + system, from procfs, during the c=32 runs) is the steadier measure on a machine shared with other work: its ratio is what the throughput cost tends to.',
+        '`instrumented, no SDK`: `instrumentGateway` with only `@opentelemetry/api` loaded (its no-ops): the gateway’s own share (channels, messages, the subscriber).',
+        '`on, 1 trace in 10`: spans recorded for a tenth of the traces (parent-based ratio sampler), metrics for every call.',
+        '`on + ALS`: the same with the SDK’s AsyncLocalStorage context manager installed (as `NodeSDK` does); the gateway does not need it.',
+      ],
+      table(
+        ['otel', 'p50 ms c=1', 'added p50 ms', 'req/s c=32', 'req/s ÷ off', 'server CPU µs/request', 'CPU ÷ off'],
+        [
+          ['off', num(p50.off, 3), '', num(rps.off, 0), '', num(cpu.off, 0), ''],
+          [
+            'instrumented, no SDK',
+            num(p50.api, 3),
+            num(p50.api - p50.off, 3),
+            num(rps.api, 0),
+            ratio(rps.api / rps.off),
+            num(cpu.api, 0),
+            ratio(cpu.api / cpu.off),
+          ],
+          [
+            'on',
+            num(p50.on, 3),
+            num(p50.on - p50.off, 3),
+            num(rps.on, 0),
+            `${ratio(kept)} ${kept >= TARGET ? '(target met)' : '(target missed)'}`,
+            num(cpu.on, 0),
+            ratio(cpu.on / cpu.off),
+          ],
+          [
+            'on + ALS',
+            num(p50.als, 3),
+            num(p50.als - p50.off, 3),
+            num(rps.als, 0),
+            ratio(rps.als / rps.off),
+            num(cpu.als, 0),
+            ratio(cpu.als / cpu.off),
+          ],
+          [
+            'on, 1 trace in 10',
+            num(p50.sampled, 3),
+            num(p50.sampled - p50.off, 3),
+            num(rps.sampled, 0),
+            ratio(rps.sampled / rps.off),
+            num(cpu.sampled, 0),
+            ratio(cpu.sampled / cpu.off),
+          ],
+        ],
+      ),
+    )
+    return { rows: got, kept, text }
+  } finally {
+    for (const server of Object.values(servers)) await server.stop()
+  }
+}

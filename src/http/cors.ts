@@ -1,0 +1,69 @@
+import type { IncomingMessage, ServerResponse } from 'node:http'
+import type { ResolvedCors } from '../config/cors.js'
+import type { Match } from './router.js'
+
+/** Response headers a browser script may read: the request id, a replay's mark and the retry hints. */
+const EXPOSED = 'x-request-id, idempotent-replayed, retry-after, x-should-retry'
+const METHODS = 'GET, POST, DELETE'
+/** The OpenAI SDKs send a family of these from browsers (`x-stainless-os`, `-retry-count`, …), more each release. */
+const STAINLESS = 'x-stainless-'
+
+/** Adds `field` to the response's `vary`, keeping what the host put there. */
+function vary(res: ServerResponse, field: string): void {
+  const prior = res.getHeader('vary')
+  if (prior === undefined) {
+    res.setHeader('vary', field)
+    return
+  }
+  const text = String(prior)
+  if (
+    !text
+      .toLowerCase()
+      .split(/\s*,\s*/)
+      .includes(field.toLowerCase())
+  )
+    res.setHeader('vary', `${text}, ${field}`)
+}
+
+/**
+ * Applies CORS to a request the gateway routes: answers a preflight itself (true), or sets the headers of the actual
+ * response with `setHeader`, which every later `writeHead` keeps (false). A request without `Origin` is untouched.
+ */
+export function createCors(options: ResolvedCors): (req: IncomingMessage, res: ServerResponse, match: Match) => boolean {
+  const { origins, allowHeaders } = options
+  const maxAge = String(options.maxAgeSeconds)
+
+  /** The requested headers the gateway allows; a browser refuses the preflight if one it asked for is missing. */
+  function allowedOf(requested: string | undefined): string {
+    if (!requested) return ''
+    const names = requested.split(',').map((name) => name.trim().toLowerCase())
+    return names.filter((name) => allowHeaders.has(name) || name.startsWith(STAINLESS)).join(', ')
+  }
+
+  return (req, res, match) => {
+    const origin = req.headers.origin
+    if (origin === undefined) return false
+    const allowed = origins === '*' ? '*' : origins.has(origin) ? origin : undefined
+    if (origins !== '*') vary(res, 'Origin')
+    const preflight = req.method === 'OPTIONS' && req.headers['access-control-request-method'] !== undefined
+    if (preflight && match.route.kind !== 'not_found') {
+      vary(res, 'Access-Control-Request-Headers')
+      // An origin not allowed gets an answer without CORS headers: the browser then refuses the call.
+      if (allowed !== undefined) {
+        res.setHeader('access-control-allow-origin', allowed)
+        res.setHeader('access-control-allow-methods', METHODS)
+        const headers = allowedOf(req.headers['access-control-request-headers'])
+        if (headers) res.setHeader('access-control-allow-headers', headers)
+        res.setHeader('access-control-max-age', maxAge)
+      }
+      res.statusCode = 204
+      res.end()
+      return true
+    }
+    if (allowed !== undefined) {
+      res.setHeader('access-control-allow-origin', allowed)
+      res.setHeader('access-control-expose-headers', EXPOSED)
+    }
+    return false
+  }
+}

@@ -1,0 +1,1 @@
+export { type InstrumentOptions, instrumentGateway } from './instrument.js'
