@@ -8,19 +8,20 @@ import { outcomeUnknown } from '../../src/recovery/store/guard.js'
 import { newestFirst, splitRecord } from '../../src/recovery/store/layout.js'
 import { createRecoveryStore, type RecoveryStore } from '../../src/recovery/store/recovery-store.js'
 import { freePort } from '../support/free-port.mjs'
-import { type AdminClient, describeWithRedis, keysMatching, killAllOwnRedis, recommendedKeyv, startOwnRedis } from '../support/redis.js'
+import {
+  type AdminClient,
+  commandCalls,
+  describeWithRedis,
+  keysMatching,
+  killAllOwnRedis,
+  recommendedKeyv,
+  startOwnRedis,
+} from '../support/redis.js'
 import { makeRecord, newOwner, requestIdAt } from './store-contract.js'
 
 const LIVE = 60_000
 const SHARED_HASH = '5eed5eed5eed5eed'
 const NS = 'large'
-
-/** How often the private server ran each command, from INFO commandstats. */
-async function commandCalls(admin: AdminClient): Promise<Map<string, number>> {
-  const calls = new Map<string, number>()
-  for (const match of (await admin.info('commandstats')).matchAll(/^cmdstat_(\w+):calls=(\d+)/gm)) calls.set(match[1]!, Number(match[2]))
-  return calls
-}
 
 // An owner this large is written straight into Redis in the gateway's own layout (pipelined, a few thousand commands
 // per round trip), not through 60 000 captures; the store then has to list, look up and delete it within its deadline.

@@ -2,6 +2,7 @@ import { beforeAll, describe, expect, it } from 'vitest'
 import type { UsageEvent } from '../../src/types.js'
 import { KEY_A, UPSTREAM_KEY, useFixture } from '../support/fixture.js'
 import { eventually } from '../support/http.js'
+import { ON_NODE_22 } from '../support/sdks.js'
 import { describeMatrix, describeOnce, type ServerKind } from '../support/servers.js'
 
 /** The part of a GenerateContentResponse these scenarios read; both SDK majors have it. */
@@ -119,7 +120,7 @@ describeOnce('Google GenAI SDK 2.x', sdkErrorScenarios(v2))
 
 // @google/genai 3.x requires Node >= 22: it runs only there, which is the Node 24 leg of CI (the Node 20 leg
 // runs the 2.x scenarios above and skips these).
-describe.runIf(Number(process.versions.node.split('.')[0]) >= 22)('Google GenAI SDK 3.x', () => {
+describe.runIf(ON_NODE_22)('Google GenAI SDK 3.x', () => {
   const v3 = async () => (await import('google-genai-v3')).GoogleGenAI
   describeMatrix('Google GenAI SDK 3.x', sdkScenarios(v3))
   describeOnce('Google GenAI SDK 3.x', sdkErrorScenarios(v3))

@@ -7,17 +7,12 @@ import { bearer, KEY_A } from '../support/fixture.js'
 import { freePort } from '../support/free-port.mjs'
 import { call, type MountedServer } from '../support/http.js'
 import { type MockUpstream, startMockUpstream } from '../support/mock-upstream-harness.js'
-import { type AdminClient, describeWithRedis, killAllOwnRedis, recommendedKeyv, startOwnRedis } from '../support/redis.js'
+import { type AdminClient, commandCalls, describeWithRedis, killAllOwnRedis, recommendedKeyv, startOwnRedis } from '../support/redis.js'
 import { serve } from '../support/servers.js'
 
 /** Commands the server ran since the last reset, by name, leaving out the ones this test sends itself. */
 async function commandsRun(admin: AdminClient): Promise<Record<string, number>> {
-  const info = await admin.info('commandstats')
-  const counts: Record<string, number> = {}
-  for (const [, name, calls] of info.matchAll(/^cmdstat_([^:]+):calls=(\d+)/gm)) {
-    if (!/^(info|config)\b/.test(name as string)) counts[name as string] = Number(calls)
-  }
-  return counts
+  return Object.fromEntries([...(await commandCalls(admin))].filter(([name]) => !/^(info|config)\b/.test(name)))
 }
 
 await describeWithRedis('What repeat protection costs in store commands', () => {

@@ -2,9 +2,9 @@ import { expect, it } from 'vitest'
 import { bearer, KEY_A, useFixture } from '../support/fixture.js'
 import { goog } from '../support/gemini.js'
 import { call } from '../support/http.js'
+import { ON_NODE_22 } from '../support/sdks.js'
 import { describeOnce } from '../support/servers.js'
 
-const onNode22 = Number(process.versions.node.split('.')[0]) >= 22
 const CONFIGURED = ['gpt-4o-mini', 'renamed', 'gemini-2.5-flash']
 
 describeOnce('Models in both formats', (kind) => {
@@ -64,7 +64,7 @@ describeOnce('Models in both formats', (kind) => {
     expect(one.name).toBe('models/gemini-2.5-flash')
   })
 
-  it.runIf(onNode22)('the Google GenAI SDK 3.x lists the configured models (it asks /v1/models)', async () => {
+  it.runIf(ON_NODE_22)('the Google GenAI SDK 3.x lists the configured models (it asks /v1/models)', async () => {
     const { GoogleGenAI } = await import('google-genai-v3')
     const client = new GoogleGenAI({ apiKey: KEY_A, httpOptions: { baseUrl: fx.url } })
     const names: string[] = []

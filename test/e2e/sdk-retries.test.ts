@@ -3,20 +3,11 @@ import type { UsageEvent } from '../../src/types.js'
 import { chatBody } from '../support/bodies.js'
 import { bearer, type Fixture, KEY_A, startFixture } from '../support/fixture.js'
 import { call, eventually, sendThenAbort } from '../support/http.js'
+import { OPENAI_SDKS } from '../support/sdks.js'
 import { NODE_KINDS } from '../support/servers.js'
 
 const node = NODE_KINDS[0]!
 const CHAT = '/v1/chat/completions'
-type OpenAIClass = typeof import('openai').default
-
-// openai 7 requires Node >= 22 and runs on the Node 24 leg; the Node 20 leg runs the newest 6.x.
-const onNode22 = Number(process.versions.node.split('.')[0]) >= 22
-const sdks: Array<[string, () => Promise<OpenAIClass>]> = [
-  ['openai 6', async () => (await import('openai')).default],
-  ...(onNode22
-    ? [['openai 7', async () => (await import('openai-v7')).default as unknown as OpenAIClass] as [string, () => Promise<OpenAIClass>]]
-    : []),
-]
 
 let fx: Fixture
 const usage: UsageEvent[] = []
@@ -28,7 +19,7 @@ afterAll(() => fx.close())
 const upstreamCalls = (content: string) => fx.mock.requests.filter((r) => r.body.includes(content)).length
 const recordCount = async (): Promise<number> => (await call(`${fx.url}/v1/recoveries`, { headers: bearer(KEY_A) })).json.count
 
-describe.each(sdks)('SDK retries with %s', (name, load) => {
+describe.each(OPENAI_SDKS)('SDK retries with %s', (name, load) => {
   it('the SDK timing out and retrying (maxRetries 2) gets the answer from one upstream call, billed once', async () => {
     const OpenAI = await load()
     const client = new OpenAI({ baseURL: `${fx.url}/v1`, apiKey: KEY_A, timeout: 1000 })

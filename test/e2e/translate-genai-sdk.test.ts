@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { KEY_A, UPSTREAM_KEY, useFixture } from '../support/fixture.js'
+import { ON_NODE_22 } from '../support/sdks.js'
 import { describeOnce, type ServerKind } from '../support/servers.js'
 
 // The Google GenAI SDK, unchanged, calling the fixture's OpenAI-upstream model: every request and answer is translated.
@@ -213,7 +214,7 @@ const v2 = async () => (await import('@google/genai')).GoogleGenAI as unknown as
 describeOnce('Google GenAI SDK 2.x against an OpenAI-upstream model', scenarios('genai 2', v2))
 
 // @google/genai 3.x requires Node >= 22: it runs on the Node 24 leg only.
-describe.runIf(Number(process.versions.node.split('.')[0]) >= 22)('Google GenAI SDK 3.x', () => {
+describe.runIf(ON_NODE_22)('Google GenAI SDK 3.x', () => {
   const v3 = async () => (await import('google-genai-v3')).GoogleGenAI as unknown as GenAIConstructor
   describeOnce('Google GenAI SDK 3.x against an OpenAI-upstream model', scenarios('genai 3', v3))
 })

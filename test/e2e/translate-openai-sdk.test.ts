@@ -2,21 +2,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { UsageEvent } from '../../src/types.js'
 import { bearer, type Fixture, KEY_A, startFixture, UPSTREAM_KEY } from '../support/fixture.js'
 import { call, eventually, sendThenAbort } from '../support/http.js'
+import { OPENAI_SDKS } from '../support/sdks.js'
 import { NODE_KINDS } from '../support/servers.js'
 
 // The `openai` SDK, unchanged, calling the fixture's Gemini-upstream model: every request and answer is translated.
 const MODEL = 'gemini-2.5-flash'
 const CHAT = '/v1/chat/completions'
-type OpenAIClass = typeof import('openai').default
-
-// openai 7 requires Node >= 22 and runs on the Node 24 leg; the Node 20 leg runs the newest 6.x.
-const onNode22 = Number(process.versions.node.split('.')[0]) >= 22
-const sdks: Array<[string, () => Promise<OpenAIClass>]> = [
-  ['openai 6', async () => (await import('openai')).default],
-  ...(onNode22
-    ? [['openai 7', async () => (await import('openai-v7')).default as unknown as OpenAIClass] as [string, () => Promise<OpenAIClass>]]
-    : []),
-]
 
 let fx: Fixture
 const usage: UsageEvent[] = []
@@ -52,7 +43,7 @@ const WEATHER_TOOL = {
 
 const PIXEL = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg=='
 
-describe.each(sdks)('%s against a Gemini-upstream model', (name, load) => {
+describe.each(OPENAI_SDKS)('%s against a Gemini-upstream model', (name, load) => {
   const client = async (options: { maxRetries?: number } = {}) => {
     const OpenAI = await load()
     return new OpenAI({ baseURL: `${fx.url}/v1`, apiKey: KEY_A, ...options })

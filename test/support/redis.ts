@@ -175,3 +175,11 @@ export async function killOwnRedis(child: ChildProcess): Promise<void> {
 export async function killAllOwnRedis(): Promise<void> {
   await Promise.all([...ownServers].map(killOwnRedis))
 }
+
+/** How often a server ran each command since its last `CONFIG RESETSTAT`, from INFO commandstats (`config|resetstat`…). */
+export async function commandCalls(admin: AdminClient): Promise<Map<string, number>> {
+  const calls = new Map<string, number>()
+  for (const match of (await admin.info('commandstats')).matchAll(/^cmdstat_([^:]+):calls=(\d+)/gm))
+    calls.set(match[1] as string, Number(match[2]))
+  return calls
+}
