@@ -31,7 +31,7 @@ function requestThenWait(port: number): net.Socket {
 }
 
 describe('DeliveryWatch', () => {
-  it('settles "write failed: ECONNRESET" when the client read part of a large response and reset, though finish fired', async () => {
+  it('settles "write failed: ECONNRESET" when the client read part of a large response and reset (Node 20 still emits finish)', async () => {
     const { server, port, next } = await watchedServer()
     const socket = requestThenWait(port)
     let read = 0
@@ -44,15 +44,9 @@ describe('DeliveryWatch', () => {
       }
     })
     const entry = await next()
-    let finished = false
-    entry.res.on('finish', () => {
-      finished = true
-    })
     entry.res.end(Buffer.alloc(32 * 1024 * 1024, 97))
+    // Node 20 and 22 report such a response finished all the same (24 does not): the watch must not believe it.
     expect(await entry.watch.settled()).toEqual<DeliveryOutcome>({ delivered: false, reason: 'write failed: ECONNRESET' })
-    // Node reported the response finished all the same: that is what the watch must not believe.
-    await new Promise((resolve) => setTimeout(resolve, 50))
-    expect(finished).toBe(true)
     server.close()
   })
 
