@@ -86,12 +86,7 @@ async function awaitElsewhere(rt: Runtime, spec: CallSpec, client: ClientSink, f
 
 /** Waits one poll interval, or answers 409 when the wait bound is reached or the client left. */
 async function pause(client: ClientSink, waitUntil: number): Promise<void> {
-  if (Date.now() + POLL_MS > waitUntil || client.watch.clientGone) {
-    throw new GatewayError('idempotency_in_flight', 'The same request is still being answered; retry shortly.', {
-      retryAfterSeconds: 1,
-      shouldRetry: true,
-    })
-  }
+  if (Date.now() + POLL_MS > waitUntil || client.watch.clientGone) throw inFlight()
   await new Promise((resolve) => setTimeout(resolve, POLL_MS))
 }
 
@@ -99,6 +94,8 @@ async function admitKeyed(rt: Runtime, spec: CallSpec, client: ClientSink, finge
   const local = rt.repeats.running.withKey(spec.owner, digest)
   if (local) {
     if (local.fingerprint.id !== fingerprint.id) throw keyReused()
+    // A stream too long to have been kept whole cannot be replayed from its start.
+    if (!local.shared.joinable) throw inFlight()
     await joinRunning(rt, spec, client, local)
     return SERVED
   }
@@ -160,6 +157,14 @@ async function claimKey(
     if (state.state === 'done') return state
     await pause(client, waitUntil)
   }
+}
+
+/** The same call is still being answered and cannot be joined here: the client comes back after `retry-after`. */
+function inFlight(): GatewayError {
+  return new GatewayError('idempotency_in_flight', 'The same request is still being answered; retry shortly.', {
+    retryAfterSeconds: 1,
+    shouldRetry: true,
+  })
 }
 
 function keyReused(): GatewayError {
