@@ -1,4 +1,4 @@
-// Part 11: what translation costs. A chat-completions client calling the bench gateway's `gemini-2.5-flash` model
+// Part 12: what translation costs. A chat-completions client calling the bench gateway's `gemini-2.5-flash` model
 // (its request translated to generate-content, the answer back to a chat.completion) against the same client calling
 // `gpt-4o-mini` (byte-exact passthrough), on one gateway, in interleaved rounds: added p50 at c=1, req/s at c=32,
 // and the inter-frame p99 of a 64-delta stream.
@@ -139,7 +139,7 @@ async function measure(ctx, gateway) {
 export async function translatePart(ctx) {
   const { plan, targetFor } = ctx
   const server = await startChild(new URL('server.mjs', HERE).pathname, ['gw-node'], { cpus: plan.server, env: ctx.serverEnv })
-  if (server.ready.type !== 'ready') return { text: `### 11. Translation\n\nSkipped: ${server.ready.reason}\n` }
+  if (server.ready.type !== 'ready') return { text: `### 12. Translation\n\nSkipped: ${server.ready.reason}\n` }
   let got
   try {
     got = await measure(ctx, targetFor('gw-node', server.ready.port))
@@ -176,7 +176,7 @@ export async function translatePart(ctx) {
     },
   ]
   const text = section(
-    `11. Translation: a chat client on the Gemini-upstream model against passthrough (same gateway, interleaved rounds; median of ${ctx.cfg.rounds} round(s), min–max)`,
+    `12. Translation: a chat client on the Gemini-upstream model against passthrough (same gateway, interleaved rounds; median of ${ctx.cfg.rounds} round(s), min–max)`,
     [
       `Added p50 = gateway p50 − the mock's p50 for the body it receives (for the translated call, the generate-content body the gateway sends), ${ctx.cfg.latencyCount} requests each per round, one of each call in turn. req/s at c=${ctx.cfg.connections}. Streams: 64 deltas of 10 bytes, one every ${ctx.cfg.sseFrameGapMs} ms, ${ctx.cfg.sseStreams} of each kind per round, one of each in turn (${ctx.cfg.sseRounds} round(s)); frames/stream counts data frames, [DONE] included.`,
     ],
