@@ -133,6 +133,30 @@ function wholeHead(rt: Runtime, response: UpstreamResponse, requestId: string, c
 
 const isSuccess = (status: number) => status >= 200 && status < 300
 
+/**
+ * Answers a whole upstream response (in the client's format), to the client and to whoever joined the call, and hands
+ * it to the lease, which keeps a 2xx answer where one was promised. `kept` settles when that is done.
+ */
+function completeWhole(
+  rt: Runtime,
+  spec: CallSpec,
+  client: ClientSink,
+  lease: CallLease | undefined,
+  response: UpstreamResponse,
+  upstreamBody: Buffer,
+  defaultType: string,
+): { contentType: string; body: Buffer; kept: Promise<void> | undefined } {
+  const status = response.statusCode
+  const { contentType, body } = spec.translation
+    ? answerInClientTerms(spec.translation, status, upstreamBody)
+    : { contentType: headerText(rt, response, 'content-type') ?? defaultType, body: upstreamBody }
+  const head = wholeHead(rt, response, spec.requestId, contentType, body.length)
+  client.complete(head, body)
+  lease?.shared.complete(head, body)
+  const kept = lease?.end({ kind: 'answer', answer: { requestId: spec.requestId, status, contentType, body } })
+  return { contentType, body, kept }
+}
+
 /** A non-streaming call: the upstream call runs to its end even when the client leaves, so the answer can be kept. */
 async function wholeCall(rt: Runtime, spec: CallSpec, client: ClientSink, lease: CallLease | undefined): Promise<CallOutcome> {
   // A process killed before the answer arrives loses it: this line lets an operator reconcile such calls.
@@ -157,13 +181,7 @@ async function wholeCall(rt: Runtime, spec: CallSpec, client: ClientSink, lease:
   // Read whole already, unless an interceptor handed back a stream: no turn spent waiting on nothing.
   const upstreamBody = Buffer.isBuffer(response.body) && !rt.redaction.active ? response.body : await readUpstreamBody(rt, response)
   const status = response.statusCode
-  const { contentType, body } = spec.translation
-    ? answerInClientTerms(spec.translation, status, upstreamBody)
-    : { contentType: headerText(rt, response, 'content-type') ?? 'application/json', body: upstreamBody }
-  const head = wholeHead(rt, response, spec.requestId, contentType, body.length)
-  client.complete(head, body)
-  lease?.shared.complete(head, body)
-  const kept = lease?.end({ kind: 'answer', answer: { requestId: spec.requestId, status, contentType, body } })
+  const { contentType, body, kept } = completeWhole(rt, spec, client, lease, response, upstreamBody, 'application/json')
   const delivery = await client.watch.settled()
   await kept
   const served = response.served
@@ -192,16 +210,9 @@ async function streamCall(rt: Runtime, spec: CallSpec, client: ClientSink, lease
     }
     if (isAuthFailure(response)) await refuseUpstreamAuthFailure(rt, spec, response)
     const status = response.statusCode
-    const contentType = headerText(rt, response, 'content-type') ?? 'text/event-stream'
     if (!isSuccess(status)) {
-      const upstreamBody = await readUpstreamBody(rt, response)
-      const { contentType: type, body } = spec.translation
-        ? answerInClientTerms(spec.translation, status, upstreamBody)
-        : { contentType, body: upstreamBody }
-      const head = wholeHead(rt, response, spec.requestId, type, body.length)
-      client.complete(head, body)
-      lease?.shared.complete(head, body)
-      await lease?.end({ kind: 'nothing' })
+      // An error answers whole; a lease keeps nothing of a non-2xx answer.
+      await completeWhole(rt, spec, client, lease, response, await readUpstreamBody(rt, response), 'text/event-stream').kept
       return { status, delivered: (await client.watch.settled()).delivered, recovered: false, usage: undefined, served: response.served }
     }
     const tail = channels.callEnd.hasSubscribers ? new StreamTail() : undefined
@@ -210,7 +221,7 @@ async function streamCall(rt: Runtime, spec: CallSpec, client: ClientSink, lease
     const inClientTerms = spec.translation ? translatingSink(shared, spec.translation.translator.stream(spec.translation.plan)) : shared
     const fanned = tee(inClientTerms, tail ? [tail] : [])
     const sink = rt.redaction.active ? redactingSink(fanned, rt.redaction) : fanned
-    const type = spec.translation ? 'text/event-stream' : contentType
+    const type = spec.translation ? 'text/event-stream' : (headerText(rt, response, 'content-type') ?? 'text/event-stream')
     const headers = { 'content-type': type, 'cache-control': 'no-cache', 'x-accel-buffering': 'no', 'x-request-id': spec.requestId }
     sink.open({ status, headers: passDown(rt, response, headers) })
     try {

@@ -59,25 +59,16 @@ export class CallLease {
   }
 
   async end(outcome: LeaseOutcome): Promise<void> {
-    const { owner, fingerprint, keyDigest } = this.#call
+    const { fingerprint, keyDigest } = this.#call
     const answer = outcome.kind === 'answer' && isSuccess(outcome.answer.status) ? outcome.answer : undefined
     // Kept before the call leaves the registry, so a retry always finds it in one place or the other.
     if (answer) this.rt.repeats.recent.set(fingerprint.id, answer)
     this.withdraw()
-    if (this.#marked && (await this.#marked)) await this.#settleMark(answer)
-    if (keyDigest === undefined || !this.claimed) return
-    const kept = answer ?? this.#streamAnswer(outcome)
-    try {
-      if (kept) {
-        const state = encodeKeyState({ state: 'done', fingerprint: fingerprint.id, ...kept })
-        await this.rt.store.setValue(owner, keyName(keyDigest), state, this.rt.options.idempotency.ttlMs)
-      } else await this.rt.store.deleteValue(owner, keyName(keyDigest))
-    } catch (error) {
-      this.rt.options.logger.warn('model-gateway: the outcome of an idempotency key could not be stored', {
-        requestId: this.#call.requestId,
-        error: String(error),
-      })
+    if (this.#marked && (await this.#marked)) {
+      await this.#settle(runName(fingerprint.id), answer, this.rt.options.idempotency.retryWindowMs, 'a retried call')
     }
+    if (keyDigest === undefined || !this.claimed) return
+    await this.#settle(keyName(keyDigest), answer ?? this.#streamAnswer(outcome), this.rt.options.idempotency.ttlMs, 'an idempotency key')
   }
 
   async fail(error: unknown): Promise<void> {
@@ -85,17 +76,19 @@ export class CallLease {
     await this.end({ kind: 'nothing' })
   }
 
-  /** Replaces the running mark with the answer for the retry window, or removes it: the retry elsewhere stops waiting. */
-  async #settleMark(answer: KeptAnswer | undefined): Promise<void> {
+  /**
+   * Replaces a claim (a key's, or an SDK call's running mark) with the answer for `ttlMs`, or removes it when there is
+   * none: whoever waits on it elsewhere stops waiting.
+   */
+  async #settle(name: string, answer: KeptAnswer | undefined, ttlMs: number, what: string): Promise<void> {
     const { owner, fingerprint } = this.#call
-    const name = runName(fingerprint.id)
     try {
       if (answer) {
         const state = encodeKeyState({ state: 'done', fingerprint: fingerprint.id, ...answer })
-        await this.rt.store.setValue(owner, name, state, this.rt.options.idempotency.retryWindowMs)
+        await this.rt.store.setValue(owner, name, state, ttlMs)
       } else await this.rt.store.deleteValue(owner, name)
     } catch (error) {
-      this.rt.options.logger.warn('model-gateway: the outcome of a retried call could not be stored', {
+      this.rt.options.logger.warn(`model-gateway: the outcome of ${what} could not be stored`, {
         requestId: this.#call.requestId,
         error: String(error),
       })
