@@ -17,6 +17,7 @@ import { RecentAnswers } from './idempotency/recent-answers.js'
 import { RunningCalls } from './idempotency/running-calls.js'
 import { subscribeUsage } from './observe/usage.js'
 import { createRecoveryStore } from './recovery/store/recovery-store.js'
+import { LiveCalls } from './recovery/stream/live-calls.js'
 import type { Runtime } from './runtime.js'
 import type { Gateway, GatewayLogger, GatewayOptions, HandleOptions } from './types.js'
 import { createUpstreamAgent } from './upstream/agent.js'
@@ -106,6 +107,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     }),
     redaction: new KeyRedaction([...resolved.upstreams.values()].flatMap((upstream) => upstream.secrets)),
     circuits: () => circuits.states(resolved.upstreams.values()),
+    live: new LiveCalls(),
     repeats: {
       running: new RunningCalls(),
       recent: new RecentAnswers({ ttlMs: resolved.idempotency.recentMs, maxBytes: resolved.idempotency.recentMaxBytes }),

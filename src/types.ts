@@ -94,6 +94,12 @@ export interface RecoveryOptions {
    * past it that owner's oldest go first (logged). Ignored with `store`. @default 134217728 (128 MiB, half the default store: a 20 MB request with its answer fits)
    */
   maxBytesPerOwner?: number
+  /**
+   * What a stream does when its client leaves: `'cancel'` aborts the upstream call (a user who closed a tab saves the
+   * tokens); `'finish'` runs it to its end, keeps it as a recovery record and lets it be resumed
+   * (`GET /v1/recoveries/{request_id}/stream`). A stream with an `Idempotency-Key` always finishes. @default 'cancel'
+   */
+  streams?: 'cancel' | 'finish'
 }
 
 /**
@@ -248,6 +254,11 @@ export interface RecoveryRecord extends RecoverySummary {
     response_body_size: number
     status: number
     content_type: string
+    /**
+     * A streamed response: its events exactly as relayed (with their `id` fields); `body_raw` is then the stream
+     * assembled into the non-streaming answer of the client's format.
+     */
+    stream_raw?: string
   }
 }
 

@@ -53,6 +53,11 @@ export interface Dialect {
   modelObject(model: ListedModel): unknown
   /** The error body a client of this format understands. */
   errorBody(error: ErrorFacts): unknown
+  /**
+   * One event of a resumable stream with its number `id` (an `id:` field): placed where this format's clients still
+   * read the event as they would without it.
+   */
+  numberedEvent(event: Buffer, id: number): Buffer
   /** Token counts of a response object of this format, or undefined when it carries none. */
   usage(response: unknown): TokenCounts | undefined
   /** The top-level field of a response that holds its usage (read from a large body's tail alone). */

@@ -14,6 +14,8 @@ export type Route =
   | { kind: 'recoveries.lookup' }
   | { kind: 'recoveries.get'; requestId: string }
   | { kind: 'recoveries.delete'; requestId: string }
+  | { kind: 'recoveries.stream'; requestId: string }
+  | { kind: 'recoveries.cancel'; requestId: string }
   | { kind: 'method_not_allowed'; allow: string }
   | { kind: 'not_found' }
 
@@ -58,6 +60,8 @@ const SERVED = [
   'GET|DELETE /v1/recoveries',
   'POST /v1/recoveries/lookup',
   'GET|DELETE /v1/recoveries/{request_id}',
+  'GET /v1/recoveries/{request_id}/stream',
+  'POST /v1/recoveries/{request_id}/cancel',
 ]
 
 /** The message of a 404 for a path the gateway does not serve: the path, what is served, and the likely mistake. */
@@ -96,7 +100,18 @@ function routeOf(method: string, path: string): Route | undefined {
   }
   if (path.startsWith('/v1/recoveries/')) {
     // Kept raw (not percent-decoded): an id is 26 base32 characters, so anything else is simply not found.
-    const requestId = path.slice('/v1/recoveries/'.length)
+    const rest = path.slice('/v1/recoveries/'.length)
+    const slash = rest.indexOf('/')
+    if (slash !== -1) {
+      const requestId = rest.slice(0, slash)
+      switch (rest.slice(slash)) {
+        case '/stream':
+          return byMethod(method, { GET: { kind: 'recoveries.stream', requestId } })
+        case '/cancel':
+          return byMethod(method, { POST: { kind: 'recoveries.cancel', requestId } })
+      }
+    }
+    const requestId = rest
     return byMethod(method, {
       GET: { kind: 'recoveries.get', requestId },
       DELETE: { kind: 'recoveries.delete', requestId },

@@ -48,4 +48,14 @@ describe('benchmark harness (--quick)', () => {
     expect(stdout).toMatch(/^\| translated − Gemini client inter-frame p99 ms \(same upstream route\) +\| -?\d/m)
     expect(stdout).not.toMatch(/^Failed:/m)
   }, 180_000)
+
+  it('runs the resumable-streams part: plain and resumable streams, held streams and a resume, and prints their table', async () => {
+    const { code, stdout, stderr } = await runBench(['--quick', '--only', 'streams'])
+    expect(code, stderr).toBe(0)
+    expect(stdout).toContain('### 14. Resumable streams')
+    expect(stdout).toMatch(/^\| plain \(cancel\) +\| \d/m)
+    expect(stdout).toMatch(/^\| resumable \(finish: numbered, kept in memory\) +\| \d/m)
+    expect(stdout).toMatch(/^\| cut → resumed stream open \(head\) ms +\| \d/m)
+    expect(stdout).not.toMatch(/^Failed:/m)
+  }, 180_000)
 })

@@ -38,6 +38,9 @@ export const gemini: Dialect = {
   errorBody: ({ status, message }) => ({
     error: { code: status, message, status: googleStatus(status) },
   }),
+  // An event of its own after the data: the Google GenAI SDK skips events that do not begin with `data:` and reads
+  // the rest of a data event as JSON, so an id line inside the event would hide or break it.
+  numberedEvent: (event, id) => Buffer.concat([event, Buffer.from(`id: ${id}\n\n`)]),
   usageField: 'usageMetadata',
   usage(response) {
     if (typeof response !== 'object' || response === null) return undefined

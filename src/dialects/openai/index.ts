@@ -18,6 +18,8 @@ export const openai: Dialect = {
   errorBody: ({ status, code, message, param }) => ({
     error: { message, type: status >= 500 ? 'api_error' : 'invalid_request_error', param: param ?? null, code },
   }),
+  // The id line opens the event, as the event-stream standard writes it; every OpenAI-format parser reads it there.
+  numberedEvent: (event, id) => Buffer.concat([Buffer.from(`id: ${id}\n`), event]),
   usageField: 'usage',
   usage(response) {
     if (typeof response !== 'object' || response === null) return undefined
