@@ -161,13 +161,14 @@ function completeWhole(
 async function wholeCall(rt: Runtime, spec: CallSpec, client: ClientSink, lease: CallLease | undefined): Promise<CallOutcome> {
   // A process killed before the answer arrives loses it: this line lets an operator reconcile such calls.
   const { info } = rt.options.logger
-  const stopNotice = info
-    ? client.watch.onGone(() =>
-        info.call(rt.options.logger, 'model-gateway: client left a non-streaming call; it goes on and its answer will be kept', {
-          requestId: spec.requestId,
-        }),
-      )
-    : undefined
+  const stopNotice =
+    info && spec.format.keepsRecords
+      ? client.watch.onGone(() =>
+          info.call(rt.options.logger, 'model-gateway: client left a non-streaming call; it goes on and its answer will be kept', {
+            requestId: spec.requestId,
+          }),
+        )
+      : undefined
   // Its retry may reach another process while this call runs: the lease tells the store then, and only then.
   const stopMarking = lease ? client.watch.onGone(() => lease.clientLeft()) : undefined
   let response: UpstreamResponse
@@ -186,7 +187,10 @@ async function wholeCall(rt: Runtime, spec: CallSpec, client: ClientSink, lease:
   await kept
   const served = response.served
   if (!isSuccess(status)) return { status, delivered: delivery.delivered, recovered: false, usage: undefined, served }
-  const recovered = delivery.delivered ? false : await keepRecord(rt, spec, { reason: delivery.reason, status, contentType, body })
+  const recovered =
+    delivery.delivered || !spec.format.keepsRecords
+      ? false
+      : await keepRecord(rt, spec, { reason: delivery.reason, status, contentType, body })
   const usage = channels.callEnd.hasSubscribers ? (usageOfBody(spec.model.upstream.dialect, upstreamBody) ?? NO_USAGE) : undefined
   return { status, delivered: delivery.delivered, recovered, usage, served }
 }
