@@ -4,6 +4,8 @@ import { performance } from 'node:perf_hooks'
 import { resolveOptions } from './config/resolve.js'
 import { GatewayError } from './errors.js'
 import { chatCompletionsHandler } from './handlers/chat-completions.js'
+import { countTokensHandler } from './handlers/count-tokens.js'
+import { embeddingsHandler } from './handlers/embeddings.js'
 import { generateContentHandler } from './handlers/generate-content.js'
 import { gatewayStatus, healthHandler } from './handlers/health.js'
 import { modelsHandler } from './handlers/models.js'
@@ -128,6 +130,8 @@ export function createGateway(options: GatewayOptions): Gateway {
       health: healthHandler(status),
       chatCompletions: chatCompletionsHandler(rt),
       generateContent: generateContentHandler(rt),
+      embeddings: embeddingsHandler(rt),
+      countTokens: countTokensHandler(rt),
       recoveries: recoveriesHandler(rt),
     },
     isClosing,

@@ -5,8 +5,12 @@ import type { DialectName } from './dialects/names.js'
 
 export type { DialectName } from './dialects/names.js'
 
-/** What a model call asks for; the value a record's `request.endpoint` and a usage event's `endpoint` carry. */
-export type Operation = 'chat.completions' | 'generateContent'
+/**
+ * What a model call asks for; the value a record's `request.endpoint` and a usage event's `endpoint` carry.
+ * `embeddings` is OpenAI's `POST /v1/embeddings`; `embedContent`, `batchEmbedContents` and `countTokens` are the
+ * Gemini methods of those names (a `countTokens` call is never kept as a record: it is free upstream).
+ */
+export type Operation = 'chat.completions' | 'generateContent' | 'embeddings' | 'embedContent' | 'batchEmbedContents' | 'countTokens'
 
 /** Token counts in one shape for every format. */
 export interface TokenCounts {

@@ -65,9 +65,11 @@ async function wholeCall(rt: Runtime, spec: CallSpec, client: ClientSink, lease:
   let left: { live: LiveCall; journal: Journal } | undefined
   const stopWatching = client.watch.onGone(() => {
     // A process killed before the answer arrives loses it: this line lets an operator reconcile such calls.
-    rt.options.logger.info?.('model-gateway: client left a non-streaming call; it goes on and its answer will be kept', {
-      requestId: spec.requestId,
-    })
+    if (spec.format.keepsRecords) {
+      rt.options.logger.info?.('model-gateway: client left a non-streaming call; it goes on and its answer will be kept', {
+        requestId: spec.requestId,
+      })
+    }
     // Its retry may reach another process while this call runs: the lease tells the store then, and only then.
     lease?.clientLeft()
     left = whenClientLeaves(rt, spec, hook)
@@ -92,7 +94,10 @@ async function wholeCall(rt: Runtime, spec: CallSpec, client: ClientSink, lease:
   await kept
   const served = response.served
   if (!isSuccess(status)) return { status, delivered: delivery.delivered, recovered: false, usage: undefined, served }
-  const recovered = delivery.delivered ? false : await keepRecord(rt, spec, { reason: delivery.reason, status, contentType, body })
+  const recovered =
+    delivery.delivered || !spec.format.keepsRecords
+      ? false
+      : await keepRecord(rt, spec, { reason: delivery.reason, status, contentType, body })
   const usage = channels.callEnd.hasSubscribers ? (usageOfBody(spec.model.upstream.dialect, upstreamBody) ?? NO_USAGE) : undefined
   return { status, delivered: delivery.delivered, recovered, usage, served }
 }

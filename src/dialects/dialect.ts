@@ -14,6 +14,21 @@ export interface OperationFormat {
   readonly operation: Operation
   /** Whether the model name is a top-level body field (rewritten when the upstream knows the model by another name). */
   readonly modelInBody: boolean
+  /**
+   * The body text naming the model `to` where it named `from` besides the path (Gemini's embedding requests carry
+   * `models/<id>`), every other byte kept; absent for formats that name it only in the path or in `model`.
+   */
+  renameInBody?(text: string, from: string, to: string): string
+  /**
+   * Whether an answer its client did not take is kept as a recovery record. Token counts are not: they are free
+   * upstream, so the client simply asks again.
+   */
+  readonly keepsRecords: boolean
+  /**
+   * Why a model whose upstream speaks another format cannot serve this operation (the client's 400); absent where
+   * such calls are translated (chat, generate-content).
+   */
+  refuseOtherFormat?(model: string): string
   /** Top-level fields the gateway reads or checks: each may appear once, or the gateway and the upstream could read different ones. */
   readonly readFields: ReadonlySet<string>
   /**

@@ -44,6 +44,8 @@ describe('benchmark harness (--quick)', () => {
     expect(stdout).toContain('### 12. Translation')
     expect(stdout).toMatch(/^\| passthrough \(gpt-4o-mini\) +\| \d/m)
     expect(stdout).toMatch(/^\| translated \(gemini-2\.5-flash\) +\| \d/m)
+    // Another passthrough route, latency only.
+    expect(stdout).toMatch(/^\| embeddings passthrough \(gpt-4o-mini, POST \/v1\/embeddings\) +\| -?\d/m)
     // The stream baseline of the same upstream route, untranslated.
     expect(stdout).toMatch(/^\| translated − Gemini client inter-frame p99 ms \(same upstream route\) +\| -?\d/m)
     expect(stdout).not.toMatch(/^Failed:/m)
