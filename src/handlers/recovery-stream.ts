@@ -1,11 +1,10 @@
-import type { ServerResponse } from 'node:http'
 import { GatewayError, invalidField, shown } from '../errors.js'
 import type { Exchange } from '../http/dispatch.js'
 import { sendJson } from '../http/reply.js'
 import { REQUEST_ID_PATTERN } from '../http/request-id.js'
-import { hasData, splitEvents } from '../recovery/stream/events.js'
+import { ClientSink } from '../http/sink.js'
+import { followJournal, followLog, journalRunning, streamHead, writeEventsAfter } from '../recovery/stream/follow.js'
 import { JOURNAL_TICK_MS, journalNames, parseJournalHead } from '../recovery/stream/journal.js'
-import { isAfter, type StreamLog } from '../recovery/stream/stream-log.js'
 import type { Runtime } from '../runtime.js'
 
 /** How long a resume or a cancel waits for a call it cannot find yet: its process may not have seen its client leave. */
@@ -31,66 +30,6 @@ function resumePoint(ex: Exchange): number {
   return Number(text)
 }
 
-function openEventStream(res: ServerResponse): void {
-  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', 'x-accel-buffering': 'no' })
-  res.flushHeaders()
-}
-
-/** Writes the events of a whole stream text after number `after`, in order. */
-function writeAfter(res: ServerResponse, text: string, after: number, counted: { seen: number }): void {
-  for (const event of splitEvents(Buffer.from(text))) {
-    const id = hasData(event) ? ++counted.seen : 0
-    if (isAfter({ id, bytes: event }, after, counted.seen)) res.write(event)
-  }
-}
-
-/** Follows a stream running in this process: the events so far after `after`, then the live ones. */
-function followHere(res: ServerResponse, log: StreamLog, after: number): Promise<void> {
-  return new Promise((resolve) => {
-    openEventStream(res)
-    const stop = log.follow(after, {
-      event: (event) => res.write(event.bytes),
-      end: () => {
-        res.end()
-        resolve()
-      },
-    })
-    res.once('close', () => {
-      stop?.()
-      resolve()
-    })
-  })
-}
-
-/** Follows a stream running in another process through its journal in the store, until it ends or the client leaves. */
-async function followJournal(rt: Runtime, ex: Exchange, requestId: string, after: number): Promise<void> {
-  const { res, owner } = ex
-  openEventStream(res)
-  let closed = false
-  res.once('close', () => {
-    closed = true
-  })
-  const counted = { seen: 0 }
-  let segment = 0
-  while (!closed) {
-    const head = parseJournalHead(await rt.store.getValue(owner, journalNames.head(requestId)))
-    if (!head) {
-      // Gone between two reads: the call ended and its record, if kept, has the rest.
-      const streamed = (await rt.store.get(owner, requestId))?.response.stream_raw
-      if (streamed !== undefined) writeAfter(res, streamed, Math.max(after, counted.seen), { seen: 0 })
-      break
-    }
-    for (; segment < head.segments && !closed; segment++) {
-      const text = await rt.store.getValue(owner, journalNames.segment(requestId, segment))
-      if (text === undefined) break
-      writeAfter(res, text, after, counted)
-    }
-    if (head.state !== 'running') break
-    await pause(JOURNAL_TICK_MS)
-  }
-  res.end()
-}
-
 /**
  * `GET /v1/recoveries/{request_id}/stream`: the events of a stream after `Last-Event-ID` (or `?after=`), followed
  * live while the call runs, in this process or another sharing the store, or replayed from its record once kept.
@@ -99,23 +38,29 @@ export async function resumeStream(rt: Runtime, ex: Exchange, requestId: string)
   const after = resumePoint(ex)
   if (!REQUEST_ID_PATTERN.test(requestId)) throw notFound(requestId)
   const { owner } = ex
+  const sink = new ClientSink(ex.res)
   const giveUpAt = Date.now() + FIND_WAIT_MS
   for (;;) {
     const log = rt.live.get(owner, requestId)?.log
-    if (log?.events) return followHere(ex.res, log, after)
-    const head = parseJournalHead(await rt.store.getValue(owner, journalNames.head(requestId)))
-    if (head?.stream && head.state === 'running') return followJournal(rt, ex, requestId, after)
+    if (log?.events) {
+      sink.open(streamHead())
+      return followLog(log, after, sink)
+    }
+    if (await journalRunning(rt.store, owner, requestId)) {
+      sink.open(streamHead())
+      return followJournal(rt.store, owner, requestId, after, sink)
+    }
     const record = await rt.store.get(owner, requestId)
     if (record) {
       const streamed = record.response.stream_raw
       if (streamed === undefined)
         invalidField('request_id', 'This recovery record is a whole response, not a stream: fetch it with GET /v1/recoveries/{request_id}.')
-      openEventStream(ex.res)
-      writeAfter(ex.res, streamed, after, { seen: 0 })
-      ex.res.end()
+      sink.open(streamHead())
+      writeEventsAfter(sink, streamed, after, { seen: 0 })
+      sink.end()
       return
     }
-    if (head || Date.now() >= giveUpAt) throw notFound(requestId)
+    if (Date.now() >= giveUpAt) throw notFound(requestId)
     await pause(JOURNAL_TICK_MS)
   }
 }
@@ -143,7 +88,7 @@ export async function cancelCall(rt: Runtime, ex: Exchange, requestId: string): 
         await rt.store.setValue(owner, journalNames.cancel(requestId), '1', CANCEL_TTL_MS)
         askedAt = Date.now()
       } else if (Date.now() - askedAt > CANCEL_WAIT_MS) return answer(true, 'cancel requested')
-    } else if (head) return answer(askedAt !== undefined, askedAt !== undefined ? 'cancelled' : 'finished')
+    } else if (head || askedAt !== undefined) return answer(askedAt !== undefined, askedAt !== undefined ? 'cancelled' : 'finished')
     else if (await rt.store.get(owner, requestId)) return answer(false, 'finished')
     else if (Date.now() >= giveUpAt) throw notFound(requestId)
     await pause(JOURNAL_TICK_MS)

@@ -6,7 +6,7 @@ import { chatBody } from '../support/bodies.js'
 import { bearer, KEY_A } from '../support/fixture.js'
 import { freePort } from '../support/free-port.mjs'
 import { ensureBuilt, type GatewayProcess, startGatewayProcess, stopAllGatewayProcesses } from '../support/gateway-process.js'
-import { call, eventually } from '../support/http.js'
+import { call, eventually, open, readResponse } from '../support/http.js'
 import { type MockUpstream, startMockUpstream } from '../support/mock-upstream-harness.js'
 import {
   type AdminClient,
@@ -86,6 +86,28 @@ await describeWithRedis('Streams across gateway processes on one Redis', () => {
     const rest = await resume(b, cutOff.requestId, 2)
     expect(cutOff.received + rest.text).toBe(kept.response.stream_raw)
     expect(dataEvents(rest.text)).toBe(dataEvents(kept.response.stream_raw) - 2)
+  })
+
+  it('serves a repeated Idempotency-Key on process B by following the stream its first attempt runs on process A', {
+    timeout: 60_000,
+  }, async () => {
+    const [a, b] = await Promise.all([start('keyed'), start('keyed')])
+    const body = chatBody('keyed follow elsewhere', { stream: true, mock: { chunks: 30, chunk_delay_ms: 60 } })
+    const keyed = { ...bearer(KEY), 'idempotency-key': 'k-follow-elsewhere' }
+    const cutOff = await cutAfterEvents(`${a.url}${CHAT}`, keyed, body, 2)
+    // The first attempt's client is gone; its retry reaches the other process while the stream still runs there.
+    const completed = mock!.completedCalls
+    const opened = await open(`${b.url}${CHAT}`, { method: 'POST', headers: keyed, body })
+    expect(opened.statusCode).toBe(200)
+    // Answered before the upstream finished: followed, not waited for and replayed.
+    expect(mock!.completedCalls).toBe(completed)
+    const again = await readResponse(opened)
+    expect(again.headers['idempotent-replayed']).toBe('true')
+    expect(again.headers['x-request-id']).toBe(cutOff.requestId)
+    const kept = await record(b, cutOff.requestId)
+    expect(again.text).toBe(kept.response.stream_raw)
+    expect(again.text.startsWith(cutOff.received)).toBe(true)
+    expect(mock!.requests.filter((r) => r.body.includes('keyed follow elsewhere'))).toHaveLength(1)
   })
 
   it('cancels on process B a stream running on process A: A stops it and keeps what came as cancelled', { timeout: 60_000 }, async () => {
