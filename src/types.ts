@@ -5,8 +5,11 @@ import type { DialectName } from './dialects/names.js'
 
 export type { DialectName } from './dialects/names.js'
 
-/** What a model call asks for; the value a record's `request.endpoint` and a usage event's `endpoint` carry. */
-export type Operation = 'chat.completions' | 'generateContent'
+/**
+ * What a model call asks for; the value a record's `request.endpoint` and a usage event's `endpoint` carry.
+ * `responses` is OpenAI's Responses API (`POST /v1/responses`).
+ */
+export type Operation = 'chat.completions' | 'generateContent' | 'responses'
 
 /** Token counts in one shape for every format. */
 export interface TokenCounts {

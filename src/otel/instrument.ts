@@ -42,8 +42,11 @@ export interface InstrumentOptions {
 /** The instrumentation scope name of every span and metric. */
 const SCOPE = 'model-gateway'
 
-/** `gen_ai.operation.name` of each gateway operation. */
-const OPERATION_NAME: Record<Operation, string> = { 'chat.completions': 'chat', generateContent: 'generate_content' }
+/**
+ * `gen_ai.operation.name` of each gateway operation. The conventions name no operation for OpenAI's Responses API;
+ * a turn of a conversation is a chat.
+ */
+const OPERATION_NAME: Record<Operation, string> = { 'chat.completions': 'chat', generateContent: 'generate_content', responses: 'chat' }
 
 /** Epoch milliseconds of a `performance.now()` reading, a time every OpenTelemetry SDK takes as is. */
 const epochMs = (at: number) => performance.timeOrigin + at
