@@ -35,6 +35,7 @@ export interface Handlers {
   /** One model, or a 404 naming it. */
   model(res: ServerResponse, dialect: Dialect, id: string): void
   chatCompletions(ex: Exchange): Promise<void>
+  responses(ex: Exchange): Promise<void>
   generateContent(ex: Exchange, target: CallTarget): Promise<void>
   recoveries(ex: Exchange, route: RecoveryRoute): Promise<void>
 }
@@ -66,7 +67,7 @@ export function createDispatch(rt: Runtime, handlers: Handlers, isClosing: () =>
     }
     if (isClosing()) throw new GatewayError('gateway_closed', 'The gateway is shutting down.')
     // Model calls put the id into their own `writeHead`; every other answer carries it from here.
-    if (route.kind !== 'chat' && route.kind !== 'generateContent') res.setHeader('x-request-id', requestId)
+    if (route.kind !== 'chat' && route.kind !== 'responses' && route.kind !== 'generateContent') res.setHeader('x-request-id', requestId)
     const presented = authenticate(match.dialect.clientKey(req.headers, match.query), req)
     const owner = typeof presented === 'string' ? presented : await presented
     const url = init.path ?? req.url ?? ''
@@ -77,6 +78,8 @@ export function createDispatch(rt: Runtime, handlers: Handlers, isClosing: () =>
     switch (route.kind) {
       case 'chat':
         return await handlers.chatCompletions(ex)
+      case 'responses':
+        return await handlers.responses(ex)
       case 'generateContent':
         return await handlers.generateContent(ex, route.target)
       default:

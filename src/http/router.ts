@@ -8,6 +8,7 @@ export type Route =
   | { kind: 'health' }
   | { kind: 'model'; id: string }
   | { kind: 'chat' }
+  | { kind: 'responses' }
   | { kind: 'generateContent'; target: CallTarget }
   | { kind: 'recoveries.list' }
   | { kind: 'recoveries.deleteAll' }
@@ -48,6 +49,7 @@ function dialectOfPath(path: string, headers: IncomingHttpHeaders): Dialect {
 /** Every route at a mount, for a 404 that says what is served. */
 const SERVED = [
   'POST /v1/chat/completions',
+  'POST /v1/responses',
   'POST /v1beta/models/{model}:generateContent',
   'POST /v1beta/models/{model}:streamGenerateContent?alt=sse',
   'GET /v1/models',
@@ -75,6 +77,7 @@ function byMethod(method: string, allowed: Record<string, Route>): Route {
 // The fixed paths' routes, made once: matching is on every request's path, so it allocates as little as it can.
 const MODELS: Record<string, Route> = { GET: { kind: 'models' } }
 const CHAT: Record<string, Route> = { POST: { kind: 'chat' } }
+const RESPONSES: Record<string, Route> = { POST: { kind: 'responses' } }
 const RECOVERIES: Record<string, Route> = { GET: { kind: 'recoveries.list' }, DELETE: { kind: 'recoveries.deleteAll' } }
 const LOOKUP: Route = { kind: 'recoveries.lookup' }
 /** Shared by every match without a query: nothing downstream writes to a match's query. */
@@ -89,6 +92,8 @@ function routeOf(method: string, path: string): Route | undefined {
       return byMethod(method, { GET: { kind: 'health' } })
     case '/v1/chat/completions':
       return byMethod(method, CHAT)
+    case '/v1/responses':
+      return byMethod(method, RESPONSES)
     case '/v1/recoveries':
       return byMethod(method, RECOVERIES)
     case '/v1/recoveries/lookup':
