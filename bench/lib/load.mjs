@@ -129,7 +129,8 @@ export async function readStream(client, target, body) {
     for (let cut = pending.search(/\r?\n\r?\n/); cut !== -1; cut = pending.search(/\r?\n\r?\n/)) {
       const frame = pending.slice(0, cut)
       pending = pending.slice(cut + (pending[cut] === '\r' ? 4 : 2))
-      if (!frame.startsWith('data:')) continue
+      // Typed events (Responses) open with an `event:` line before their data.
+      if (!frame.startsWith('data:') && !/\ndata:/.test(frame)) continue
       frames++
       if (frame.startsWith('data: [DONE]')) done = true
       if (first < 0) first = now
