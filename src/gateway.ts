@@ -10,6 +10,7 @@ import { generateContentHandler } from './handlers/generate-content.js'
 import { gatewayStatus, healthHandler } from './handlers/health.js'
 import { modelsHandler } from './handlers/models.js'
 import { recoveriesHandler } from './handlers/recoveries.js'
+import { responsesHandler } from './handlers/responses.js'
 import { createCors } from './http/cors.js'
 import { DeadlineSweeper } from './http/deadlines.js'
 import { createDispatch } from './http/dispatch.js'
@@ -129,6 +130,7 @@ export function createGateway(options: GatewayOptions): Gateway {
       ...modelsHandler(rt),
       health: healthHandler(status),
       chatCompletions: chatCompletionsHandler(rt),
+      responses: responsesHandler(rt),
       generateContent: generateContentHandler(rt),
       embeddings: embeddingsHandler(rt),
       countTokens: countTokensHandler(rt),

@@ -8,9 +8,17 @@ export type { DialectName } from './dialects/names.js'
 /**
  * What a model call asks for; the value a record's `request.endpoint` and a usage event's `endpoint` carry.
  * `embeddings` is OpenAI's `POST /v1/embeddings`; `embedContent`, `batchEmbedContents` and `countTokens` are the
- * Gemini methods of those names (a `countTokens` call is never kept as a record: it is free upstream).
+ * Gemini methods of those names (a `countTokens` call is never kept as a record: it is free upstream). `responses`
+ * is OpenAI's Responses API (`POST /v1/responses`).
  */
-export type Operation = 'chat.completions' | 'generateContent' | 'embeddings' | 'embedContent' | 'batchEmbedContents' | 'countTokens'
+export type Operation =
+  | 'chat.completions'
+  | 'generateContent'
+  | 'responses'
+  | 'embeddings'
+  | 'embedContent'
+  | 'batchEmbedContents'
+  | 'countTokens'
 
 /** Token counts in one shape for every format. */
 export interface TokenCounts {

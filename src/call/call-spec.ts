@@ -129,7 +129,7 @@ export function buildCallSpec(rt: Runtime, request: CallRequest): CallSpec {
   let translation: Translation | undefined
   let modelInUpstreamBody = format.modelInBody || format.renameInBody !== undefined
   if (request.inbound !== model.upstream.dialect) refuseOtherFormat(format, model)
-  const translator = translatorFor(request.inbound, model.upstream.dialect)
+  const translator = translatorFor(request.inbound, model.upstream.dialect, format.operation)
   if (translator) {
     const call = { model: model.id, upstreamModel: model.upstreamModel, stream: target.stream, requestId: request.requestId }
     ;({ bytes: upstreamBody, translation, modelInBody: modelInUpstreamBody } = translated(translator, body, call))

@@ -70,6 +70,7 @@ function planOf(spec: CallSpec): CallPlan {
     includeUsage: true,
     requestId: spec.requestId,
     created: Math.floor(Date.now() / 1000),
+    request: {},
   }
 }
 
@@ -82,7 +83,7 @@ export function keepStream(rt: Runtime, spec: CallSpec, log: StreamLog, reason: 
   let body: Buffer
   let contentType = 'application/json'
   try {
-    const answer = assembledAnswer(spec.inbound, eventData(streamRaw), planOf(spec))
+    const answer = assembledAnswer(spec.operation, eventData(streamRaw), planOf(spec))
     body = Buffer.from(answer === undefined ? streamRaw : JSON.stringify(answer))
     if (answer === undefined) contentType = 'text/event-stream'
   } catch {
