@@ -27,7 +27,7 @@ import type { CallSpec } from './call-spec.js'
 import { keepStream } from './capture.js'
 import { redactingSink } from './redacting-sink.js'
 import { relay } from './relay.js'
-import { brokenStreamEvent, endingWithError, numberingSink } from './stream-sinks.js'
+import { brokenStreamEvent, cancelledStreamEvent, endingWithError, numberingSink } from './stream-sinks.js'
 import { tee } from './tee.js'
 import { translatingSink } from './translation.js'
 import { NO_USAGE } from './usage.js'
@@ -128,9 +128,10 @@ async function relayStream(
   }
   const tail = channels.callEnd.hasSubscribers ? new StreamTail() : undefined
   const brokenEvent = brokenStreamEvent(spec.inbound)
+  const lastEvent = () => (resumable?.live.cancelled ? cancelledStreamEvent(spec.inbound) : brokenEvent)
   // The client and whoever shares its answer get the client's format (numbered when resumable); the usage tail reads the upstream's.
   let inClientTerms: ResponseSink = tee(client, lease ? [lease.shared] : [])
-  if (resumable) inClientTerms = numberingSink(inClientTerms, resumable.log, brokenEvent)
+  if (resumable) inClientTerms = numberingSink(inClientTerms, resumable.log, lastEvent)
   else if (!spec.translation) inClientTerms = endingWithError(inClientTerms, brokenEvent)
   if (spec.translation) inClientTerms = translatingSink(inClientTerms, spec.translation.translator.stream(spec.translation.plan))
   const fanned = tee(inClientTerms, tail ? [tail] : [])
