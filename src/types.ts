@@ -66,8 +66,10 @@ export interface ModelOptions {
   /** `created` in the model list, Unix seconds. @default the time the gateway was created */
   created?: number
   /**
-   * Models of the same format tried in order when this one's upstream cannot be reached or answers 429, 500, 502,
-   * 503, 504 or 529 (never after a timeout or a broken connection, when the first may still be working). @default []
+   * Models tried in order when this one's upstream cannot be reached or answers 429, 500, 502, 503, 504 or 529 (never
+   * after a timeout or a broken connection, when the first may still be working). A fallback of the other format
+   * gets the request translated and its answer comes back in the client's format; one whose format cannot express
+   * a field of the request is skipped, with a `warn` line naming the field. @default []
    */
   fallbacks?: readonly string[]
 }

@@ -264,23 +264,26 @@ describe('upstream options', () => {
     }
   })
 
+  const withModels = (models: unknown) => () =>
+    createGateway({
+      ...base,
+      models: models as GatewayOptions['models'],
+      upstreams: { u: { type: 'openai', baseUrl: 'http://127.0.0.1:1/v1' }, g: { type: 'gemini', baseUrl: 'http://127.0.0.1:1' } },
+    })
+
   it.each([
     [[{ id: 'm', upstream: 'u', fallbacks: ['nope'] }], /not a configured model id/],
     [[{ id: 'm', upstream: 'u', fallbacks: ['m'] }], /the model itself/],
-    [
-      [
-        { id: 'm', upstream: 'u', fallbacks: ['g'] },
-        { id: 'g', upstream: 'g' },
-      ],
-      /another format/,
-    ],
+    [[{ id: 'm', upstream: 'u', fallbacks: 'g' }], /must be an array of model ids/],
   ])('rejects fallbacks %j', (models, message) => {
-    const make = () =>
-      createGateway({
-        ...base,
-        models: models as GatewayOptions['models'],
-        upstreams: { u: { type: 'openai', baseUrl: 'http://127.0.0.1:1/v1' }, g: { type: 'gemini', baseUrl: 'http://127.0.0.1:1' } },
-      })
-    expect(make).toThrow(message)
+    expect(withModels(models)).toThrow(message)
+  })
+
+  it('accepts fallbacks of the other format, both ways', async () => {
+    const gateway = withModels([
+      { id: 'm', upstream: 'u', fallbacks: ['g'] },
+      { id: 'g', upstream: 'g', fallbacks: ['m'] },
+    ])()
+    await gateway.close()
   })
 })
