@@ -128,10 +128,10 @@ async function relayStream(
   }
   const tail = channels.callEnd.hasSubscribers ? new StreamTail() : undefined
   const brokenEvent = brokenStreamEvent(spec.inbound)
-  // The client and whoever shares its answer get the client's format (numbered when resumable); the usage tail reads the upstream's.
   // Translated by the model that answered: a fallback may speak another format than the model asked for.
   const { served } = response
   const translation = spec.bodies.translationFor(served.model)
+  // The client and whoever shares its answer get the client's format (numbered when resumable); the usage tail reads the upstream's.
   let inClientTerms: ResponseSink = tee(client, lease ? [lease.shared] : [])
   if (resumable) inClientTerms = numberingSink(inClientTerms, resumable.log, brokenEvent)
   else if (!translation) inClientTerms = endingWithError(inClientTerms, brokenEvent)

@@ -208,22 +208,44 @@ describe('a field the fallback’s format cannot express', () => {
 })
 
 describe('records and repeats of a call a fallback of the other format answered', () => {
+  /** The recovery record of the request sent as `body`, once it is kept. */
+  const recordOf = async (body: string) => {
+    const list = await call(`${server.url}/v1/recoveries`, { headers: bearer(KEY_A) })
+    for (const { request_id } of list.json.items as Array<{ request_id: string }>) {
+      const detail = (await call(`${server.url}/v1/recoveries/${request_id}`, { headers: bearer(KEY_A) })).json
+      if (detail.request.body_raw === body) return detail
+    }
+    return undefined
+  }
+
   it('keeps the answer of a call whose client left, in the client’s terms', async () => {
     const marker = 'kept after failover'
     failPrimary('503', marker)
     backup.steer(marker, { delay_ms: 300 })
     const body = JSON.stringify({ ...chatBody(marker), model: 'gpt-main' })
     await sendThenAbort(`${server.url}/v1/chat/completions`, { headers: bearer(KEY_A), body, afterMs: 50 })
-    const id = await eventually(async () => {
-      const list = await call(`${server.url}/v1/recoveries`, { headers: bearer(KEY_A) })
-      return list.json.items[0]?.request_id as string | undefined
-    })
-    const record = (await call(`${server.url}/v1/recoveries/${id}`, { headers: bearer(KEY_A) })).json
+    const record = await eventually(() => recordOf(body))
     expect(record.request.body_raw).toBe(body)
     const answer = JSON.parse(record.response.body_raw)
     expect(answer.object).toBe('chat.completion')
     expect(answer.choices[0].message.content).toBe(`Echo: ${marker}`)
     expect([got(primary, marker).length, got(backup, marker).length]).toEqual([1, 1])
+  })
+
+  it('keeps a keyed stream whose client left, its events and its assembled answer in the client’s terms', async () => {
+    const marker = 'kept stream after failover'
+    failPrimary('refused', marker)
+    backup.steer(marker, { delay_ms: 300 })
+    const body = JSON.stringify({ ...chatBody(marker), model: 'gpt-down', stream: true })
+    const headers = { ...bearer(KEY_A), 'idempotency-key': 'kept-stream-after-failover' }
+    await sendThenAbort(`${server.url}/v1/chat/completions`, { headers, body, afterMs: 50 })
+    const record = await eventually(() => recordOf(body))
+    expect(record.response.stream_raw).toContain('chat.completion.chunk')
+    expect(record.response.stream_raw).toContain('data: [DONE]')
+    const answer = JSON.parse(record.response.body_raw)
+    expect(answer.object).toBe('chat.completion')
+    expect(answer.choices[0].message.content).toBe(`Echo: ${marker}`)
+    expect(got(backup, marker).map((r) => r.path)).toEqual(['/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse'])
   })
 
   it('replays a keyed stream the same, without calling either upstream again', async () => {
