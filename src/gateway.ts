@@ -90,7 +90,10 @@ export function createGateway(options: GatewayOptions): Gateway {
     agent,
     // Outermost first: fallbacks try other models, the pool other keys of one upstream, and each real attempt is
     // logged and published.
-    send: compose([fallbacks(), circuits.interceptor, keyPool(), attemptLog(resolved.logger), attemptEvents(id)], createSend(agent)),
+    send: compose(
+      [fallbacks(resolved.logger), circuits.interceptor, keyPool(), attemptLog(resolved.logger), attemptEvents(id)],
+      createSend(agent),
+    ),
     store: createRecoveryStore({
       keyv: resolved.store,
       maxMemoryBytes: resolved.recovery.maxMemoryBytes,
