@@ -15,6 +15,8 @@ export interface CallOutcome {
   delivered: boolean
   recovered: boolean
   usage: TokenCounts | undefined
+  /** `CallEndMessage.finishReasons`. */
+  finishReasons?: string[]
   /** Which upstream model and key answered, once one did. */
   served?: ServedBy
   /** `CallEndMessage.error`. */

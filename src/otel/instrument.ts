@@ -203,6 +203,7 @@ export function instrumentGateway(gateway?: Pick<Gateway, 'id'>, options: Instru
     const { span } = open
     span.setAttribute('http.response.status_code', message.status)
     if (message.recovered) span.setAttribute('model_gateway.recovered', true)
+    if (message.finishReasons) span.setAttribute('gen_ai.response.finish_reasons', message.finishReasons)
     if (message.usage) {
       span.setAttribute('gen_ai.usage.input_tokens', message.usage.input_tokens)
       span.setAttribute('gen_ai.usage.output_tokens', message.usage.output_tokens)

@@ -1,6 +1,6 @@
 import type { Operation } from '../../types.js'
 import type { Dialect, ListedModel, OperationFormat } from '../dialect.js'
-import { bearer, tokenCount } from '../shared.js'
+import { bearer, choiceReasons, tokenCount } from '../shared.js'
 import { validateChat, validateEmbeddings } from './validate.js'
 
 function modelObject(model: ListedModel) {
@@ -32,6 +32,12 @@ export const openai: Dialect = {
     const input = tokenCount(usage.prompt_tokens)
     const output = tokenCount(usage.completion_tokens)
     return { input_tokens: input, output_tokens: output, total_tokens: input + output }
+  },
+  finishReasonField: 'finish_reason',
+  finishReasons(response, reasons) {
+    if (typeof response === 'object' && response !== null) {
+      choiceReasons((response as { choices?: unknown }).choices, 'finish_reason', reasons)
+    }
   },
   upstreamBasePath: (pathname) => pathname.replace(/\/+$/, ''),
   upstreamModelProblem: () => undefined,
