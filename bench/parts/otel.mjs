@@ -51,9 +51,12 @@ export async function otelPart(ctx) {
       ['als', { BENCH_OTEL: 'als' }],
       ['sampled', { BENCH_OTEL: 'sampled' }],
     ]) {
+      // Under --profile each setup's CPU profile is named after it, so a run's profiles can be told apart.
+      const profiled = ctx.execArgv.length > 0 ? [...ctx.execArgv, `--cpu-prof-name=otel-${kind}.cpuprofile`] : []
       const server = await startChild(new URL('server.mjs', HERE).pathname, ['gw-node'], {
         cpus: plan.server,
         env: { ...ctx.serverEnv, ...env },
+        execArgv: profiled,
       })
       if (server.ready.type !== 'ready') return { text: `### 13. OpenTelemetry\n\nSkipped: ${server.ready.reason}\n` }
       servers[kind] = server
