@@ -47,6 +47,9 @@ export function upstreamRequest(
     abortHook: 'hook' in abort ? abort.hook : undefined,
     wholeBodyLimit: 'hook' in abort ? abort.wholeBodyLimit : undefined,
     bodyFor: (model) => upstreamBodyFor(spec, model),
+    // Present from the start, so every request has one shape whether or not an interceptor sets them.
+    key: undefined,
+    headers: undefined,
   }
 }
 

@@ -28,7 +28,7 @@ export interface UpstreamRequest {
   key?: UpstreamKey
   /** The bytes for another model of the same format (a fallback), which may know the model by another name. */
   bodyFor?: (model: ResolvedModel) => Buffer
-  /** Headers for this attempt only (trace context), as a flat `[name, value, …]` list. */
+  /** Headers for this attempt only (trace context), as a flat `[name, value, …]` list; set by the attempt-events interceptor. */
   headers?: readonly string[]
 }
 
