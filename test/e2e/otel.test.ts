@@ -6,7 +6,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { gatewayChannels } from '../../src/index.js'
 import { instrumentGateway } from '../../src/otel/index.js'
 import { chatBody, geminiBody } from '../support/bodies.js'
-import { bearer, type Fixture, KEY_A, startFixture } from '../support/fixture.js'
+import { bearer, type Fixture, KEY_A, startFixture, UPSTREAM_KEY } from '../support/fixture.js'
 import { freePort } from '../support/free-port.mjs'
 import { call, eventually, sendThenAbort } from '../support/http.js'
 import { NODE_KINDS } from '../support/servers.js'
@@ -181,6 +181,39 @@ describe('instrumentGateway', () => {
       expect(clients[0]?.attributes['error.type']).toBe('upstream_unreachable')
       const durations = await points('gen_ai.server.request.duration')
       expect(countOf(withAttributes(durations, { 'error.type': 'upstream_unreachable' }))).toBe(1)
+    } finally {
+      stopOther()
+      await other.close()
+    }
+  })
+
+  it('a fallback after an unreachable upstream: a CLIENT span per attempt, each carrying its own trace upstream', async () => {
+    const other = await startFixture(NODE, {
+      upstreams: {
+        dead: { type: 'openai', baseUrl: `http://127.0.0.1:${await freePort()}/v1` },
+        live: { type: 'openai', baseUrl: `${fx.mock.url}/v1`, apiKey: UPSTREAM_KEY },
+      },
+      models: [
+        { id: 'gpt-4o-mini', upstream: 'dead', fallbacks: ['backup'] },
+        { id: 'backup', upstream: 'live', upstreamModel: 'gpt-4o-mini' },
+      ],
+    })
+    const stopOther = instrumentGateway(other.gateway, { tracerProvider, meterProvider })
+    try {
+      fx.mock.resetRequests()
+      const res = await call(`${other.url}/v1/chat/completions`, { headers: bearer(KEY_A), body: chatBody('x') })
+      expect(res.status).toBe(200)
+      const { server, clients } = await traceOf(res.headers['x-request-id'] as string)
+      expect(server.attributes).toMatchObject({ 'http.response.status_code': 200, 'gen_ai.response.finish_reasons': ['stop'] })
+      expect(clients.map((c) => [c.attributes['model_gateway.upstream'], c.attributes['error.type']])).toEqual([
+        ['dead', 'upstream_unreachable'],
+        ['live', undefined],
+      ])
+      // The fallback's request was made from the first attempt's: it carries its own span, not the first one's.
+      const live = clients[1] as ReadableSpan
+      expect(fx.mock.requests.map((r) => r.headers.traceparent)).toEqual([
+        `00-${live.spanContext().traceId}-${live.spanContext().spanId}-01`,
+      ])
     } finally {
       stopOther()
       await other.close()

@@ -29,8 +29,13 @@ export function attemptEvents(gatewayId: string): UpstreamInterceptor {
         throw error
       }
     }
-    // No extra promise turn on the hot path while nobody listens.
-    return (request) => (after.hasSubscribers || before.hasSubscribers ? traced(request) : next(request))
+    return (request) => {
+      if (after.hasSubscribers || before.hasSubscribers) return traced(request)
+      // No extra promise turn on the hot path while nobody listens; a copy of an attempt made while someone did
+      // (a fallback's) does not send that attempt's trace context.
+      if (request.headers !== undefined) request.headers = undefined
+      return next(request)
+    }
   }
 }
 
