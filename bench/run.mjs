@@ -279,6 +279,7 @@ async function main() {
     log,
     mock,
     serverEnv,
+    execArgv,
     contestants,
     loadPids: [process.pid, mock.child.pid],
     targetFor: (id, port) => targetFor(id, port, mockUrl),

@@ -1,6 +1,7 @@
 // What OpenTelemetry costs: the same gateway (node adapter, memory store) with `model-gateway/otel` reporting to
 // a real SDK whose exporters drop everything, against one without it, in interleaved rounds. p50 at c=1 and req/s
 // at c=32 on small chat completions.
+import { execFileSync } from 'node:child_process'
 import { SMALL_BODY } from '../lib/bodies.mjs'
 import { latencySamples, saturate } from '../lib/load.mjs'
 import { cpuSecondsOf, startChild } from '../lib/proc.mjs'
@@ -39,6 +40,20 @@ async function measure(ctx, targets, pids) {
   return got
 }
 
+/**
+ * The SDK's own CPU µs per call, measured alone (bench/otel-sdk.mjs) on the servers' core: the median of three runs
+ * of its metrics and of its spans.
+ */
+function sdkAlone(plan) {
+  const script = new URL('otel-sdk.mjs', HERE).pathname
+  const runs = []
+  for (let k = 0; k < 3; k++) {
+    const [command, args] = plan.pinned ? ['taskset', ['-c', plan.server, process.execPath, script]] : [process.execPath, [script]]
+    runs.push(JSON.parse(execFileSync(command, args, { encoding: 'utf8' })))
+  }
+  return { metrics: median(runs.map((r) => r.metrics)), spans: median(runs.map((r) => r.spans)) }
+}
+
 /** Part: OpenTelemetry on against off. */
 export async function otelPart(ctx) {
   const { plan, log, targetFor } = ctx
@@ -51,9 +66,12 @@ export async function otelPart(ctx) {
       ['als', { BENCH_OTEL: 'als' }],
       ['sampled', { BENCH_OTEL: 'sampled' }],
     ]) {
+      // Under --profile each setup's CPU profile is named after it, so a run's profiles can be told apart.
+      const profiled = ctx.execArgv.length > 0 ? [...ctx.execArgv, `--cpu-prof-name=otel-${kind}.cpuprofile`] : []
       const server = await startChild(new URL('server.mjs', HERE).pathname, ['gw-node'], {
         cpus: plan.server,
         env: { ...ctx.serverEnv, ...env },
+        execArgv: profiled,
       })
       if (server.ready.type !== 'ready') return { text: `### 13. OpenTelemetry\n\nSkipped: ${server.ready.reason}\n` }
       servers[kind] = server
@@ -63,11 +81,13 @@ export async function otelPart(ctx) {
       Object.fromEntries(KINDS.map((kind) => [kind, targetFor('gw-node', servers[kind].ready.port)])),
       Object.fromEntries(KINDS.map((kind) => [kind, servers[kind].child.pid])),
     )
+    const sdk = sdkAlone(plan)
     log('otel: done')
     const p50 = Object.fromEntries(KINDS.map((kind) => [kind, median(got[kind].p50)]))
     const rps = Object.fromEntries(KINDS.map((kind) => [kind, median(got[kind].rps)]))
     const cpu = Object.fromEntries(KINDS.map((kind) => [kind, median(got[kind].cpuUs)]))
     const kept = rps.on / rps.off
+    const sdkUs = sdk.metrics + sdk.spans
     /** One setup's row: its p50 and req/s against off, and its CPU per request. */
     const line = (label, id, rpsCell = ratio(rps[id] / rps.off)) => [
       label,
@@ -86,6 +106,7 @@ export async function otelPart(ctx) {
         '`instrumented, no SDK`: `instrumentGateway` with only `@opentelemetry/api` loaded (its no-ops): the gateway’s own share (channels, messages, the subscriber).',
         '`on, 1 trace in 10`: spans recorded for a tenth of the traces (parent-based ratio sampler), metrics for every call.',
         '`on + ALS`: the same with the SDK’s AsyncLocalStorage context manager installed (as `NodeSDK` does); the gateway does not need it.',
+        `The SDK’s own work per call, measured alone (\`bench/otel-sdk.mjs\`: the four histogram records and the two spans of one call, nothing else; CPU, garbage collection included): ${num(sdkUs, 1)} µs (metrics ${num(sdk.metrics, 1)}, spans ${num(sdk.spans, 1)}). Were the subscriber free, \`on\` would still use off + that per request: at best ${ratio(cpu.off / (cpu.off + sdkUs))} of off’s req/s at equal CPU.`,
       ],
       table(
         ['otel', 'p50 ms c=1', 'added p50 ms', 'req/s c=32', 'req/s ÷ off', 'server CPU µs/request', 'CPU ÷ off'],
@@ -98,7 +119,7 @@ export async function otelPart(ctx) {
         ],
       ),
     )
-    return { rows: got, kept, text }
+    return { rows: got, kept, sdk, text }
   } finally {
     for (const server of Object.values(servers)) await server.stop()
   }

@@ -15,6 +15,8 @@ export interface CallOutcome {
   delivered: boolean
   recovered: boolean
   usage: TokenCounts | undefined
+  /** `CallEndMessage.finishReasons`. */
+  finishReasons?: string[]
   /** Which upstream model and key answered, once one did. */
   served?: ServedBy
   /** `CallEndMessage.error`. */
@@ -45,6 +47,9 @@ export function upstreamRequest(
     abortHook: 'hook' in abort ? abort.hook : undefined,
     wholeBodyLimit: 'hook' in abort ? abort.wholeBodyLimit : undefined,
     bodyFor: (model) => spec.bodies.for(model),
+    // Present from the start, so every request has one shape whether or not an interceptor sets them.
+    key: undefined,
+    headers: undefined,
   }
 }
 

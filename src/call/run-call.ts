@@ -20,10 +20,10 @@ import {
   refuseUpstreamAuthFailure,
   upstreamRequest,
 } from './answer.js'
+import { factsOfBody, NO_USAGE } from './answer-facts.js'
 import type { CallSpec } from './call-spec.js'
 import { keepRecord } from './capture.js'
 import { journalOptions, streamCall } from './stream-call.js'
-import { NO_USAGE, usageOfBody } from './usage.js'
 
 /**
  * Runs one model call: sends it upstream, relays or completes the response into the client's sink, keeps it as
@@ -98,8 +98,13 @@ async function wholeCall(rt: Runtime, spec: CallSpec, client: ClientSink, lease:
     delivery.delivered || !spec.format.keepsRecords
       ? false
       : await keepRecord(rt, spec, { reason: delivery.reason, status, contentType, body })
-  const usage = channels.callEnd.hasSubscribers ? (usageOfBody(served.model.upstream.dialect, upstreamBody) ?? NO_USAGE) : undefined
-  return { status, delivered: delivery.delivered, recovered, usage, served }
+  const outcome: CallOutcome = { status, delivered: delivery.delivered, recovered, usage: undefined, served }
+  if (channels.callEnd.hasSubscribers) {
+    const facts = factsOfBody(served.model.upstream.dialect, upstreamBody)
+    outcome.usage = facts.usage ?? NO_USAGE
+    if (facts.finishReasons) outcome.finishReasons = facts.finishReasons
+  }
+  return outcome
 }
 
 function endMessage(rt: Runtime, spec: CallSpec, outcome: CallOutcome): CallEndMessage {
@@ -110,6 +115,7 @@ function endMessage(rt: Runtime, spec: CallSpec, outcome: CallOutcome): CallEndM
   message.recovered = outcome.recovered
   message.durationMs = performance.now() - spec.startedAt
   if (outcome.usage) message.usage = outcome.usage
+  if (outcome.finishReasons) message.finishReasons = outcome.finishReasons
   if (outcome.served) {
     message.upstream = outcome.served.model.upstream.name
     if (outcome.served.keyAlias !== undefined) message.keyAlias = outcome.served.keyAlias

@@ -23,6 +23,7 @@ import {
   refuseUpstreamAuthFailure,
   upstreamRequest,
 } from './answer.js'
+import { NO_USAGE } from './answer-facts.js'
 import type { CallSpec } from './call-spec.js'
 import { keepStream } from './capture.js'
 import { redactingSink } from './redacting-sink.js'
@@ -30,7 +31,6 @@ import { relay } from './relay.js'
 import { brokenStreamEvent, cancelledStreamEvent, endingWithError, numberingSink } from './stream-sinks.js'
 import { tee } from './tee.js'
 import { translatingSink } from './translation.js'
-import { NO_USAGE } from './usage.js'
 
 /** The journal of one call, for `Journal`. */
 export function journalOptions(rt: Runtime, spec: CallSpec, call: { stream: boolean; cancel: () => void }): JournalOptions {
@@ -132,7 +132,7 @@ async function relayStream(
   // Translated by the model that answered: a fallback may speak another format than the model asked for.
   const { served } = response
   const translation = spec.bodies.translationFor(served.model)
-  // The client and whoever shares its answer get the client's format (numbered when resumable); the usage tail reads the upstream's.
+  // The client and whoever shares its answer get the client's format (numbered when resumable); the tail reads the upstream's.
   let inClientTerms: ResponseSink = tee(client, lease ? [lease.shared] : [])
   if (resumable) inClientTerms = numberingSink(inClientTerms, resumable.log, lastEvent)
   else if (!translation) inClientTerms = endingWithError(inClientTerms, brokenEvent)
@@ -156,7 +156,11 @@ async function relayStream(
   await lease?.end(broken ? { kind: 'nothing' } : { kind: 'stream', status, contentType: type, requestId: spec.requestId })
   const delivery = await client.watch.settled()
   const outcome: CallOutcome = { status, delivered: delivery.delivered, recovered: false, usage: undefined, served }
-  if (tail) outcome.usage = tail.usage(served.model.upstream.dialect) ?? NO_USAGE
+  if (tail) {
+    const facts = tail.read(served.model.upstream.dialect)
+    outcome.usage = facts.usage ?? NO_USAGE
+    if (facts.finishReasons) outcome.finishReasons = facts.finishReasons
+  }
   if (tail?.firstChunkAt !== undefined) outcome.firstChunkMs = tail.firstChunkAt - spec.startedAt
   const cancelled = resumable?.live.cancelled === true
   if (broken) outcome.error = cancelled ? CANCELLED : controller.signal.aborted ? CLIENT_DISCONNECTED : 'upstream_stream_broken'

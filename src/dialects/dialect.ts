@@ -38,6 +38,13 @@ export interface OperationFormat {
   read(fields: Record<string, unknown>, fromPath: CallTarget | undefined): CallTarget
 }
 
+/** What `call:end` reports of a completed answer, read from its bytes. */
+export interface AnswerFacts {
+  usage: TokenCounts | undefined
+  /** Why each choice stopped, in choice order, in the upstream's own words; undefined when the answer said none. */
+  finishReasons: string[] | undefined
+}
+
 /** An error as a dialect renders it. */
 export interface ErrorFacts {
   status: number
@@ -77,6 +84,13 @@ export interface Dialect {
   usage(response: unknown): TokenCounts | undefined
   /** The top-level field of a response that holds its usage (read from a large body's tail alone). */
   readonly usageField: string
+  /**
+   * Writes why each choice (candidate) of a response object or stream chunk of this format stopped into `reasons`,
+   * at the choice's index, in the provider's own words (`stop`, `STOP`, …); choices that say nothing are left alone.
+   */
+  finishReasons(response: unknown, reasons: string[]): void
+  /** The member of a choice that says why it stopped (searched for in a large body's tail, or a stream event). */
+  readonly finishReasonField: string
   /** A configured `baseUrl` path, normalised (without a trailing slash). */
   upstreamBasePath(pathname: string): string
   /** Why a configured `upstreamModel` cannot be sent to this format, or undefined when it can. */

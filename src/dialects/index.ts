@@ -11,7 +11,8 @@ export function dialectNamed(name: unknown): Dialect | undefined {
   return typeof name === 'string' && Object.hasOwn(REGISTRY, name) ? REGISTRY[name as DialectName] : undefined
 }
 
-export type { CallTarget, Dialect, ErrorFacts, ListedModel, OperationFormat } from './dialect.js'
+export type { AnswerFacts, CallTarget, Dialect, ErrorFacts, ListedModel, OperationFormat } from './dialect.js'
 export { batchEmbedContents, countTokens, embedContent, gemini, generateContent, googleStatus, validateGeminiAlt } from './gemini/index.js'
 export { DIALECT_NAMES, type DialectName } from './names.js'
 export { chatCompletions, embeddings, openai, responses } from './openai/index.js'
+export { MAX_CHOICES, MAX_REASON_LENGTH, reasonList } from './shared.js'

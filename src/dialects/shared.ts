@@ -11,3 +11,30 @@ export function bearer(header: string | undefined): string | undefined {
   const match = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(header)
   return match?.[1]
 }
+
+/** The most choices whose finish reasons are read (OpenAI allows `n` up to 128); an index past it is not trusted. */
+export const MAX_CHOICES = 128
+/** The longest finish reason kept: the providers' own are single words, so a longer one is not a reason. */
+export const MAX_REASON_LENGTH = 64
+
+/** Writes `choice[field]` of each choice in `choices` into `reasons` at the choice's `index` (else its position). */
+export function choiceReasons(choices: unknown, field: string, reasons: string[]): void {
+  if (!Array.isArray(choices)) return
+  for (let i = 0; i < choices.length && i < MAX_CHOICES; i++) {
+    const choice: unknown = choices[i]
+    if (typeof choice !== 'object' || choice === null) continue
+    const reason = (choice as Record<string, unknown>)[field]
+    if (typeof reason !== 'string' || reason.length > MAX_REASON_LENGTH) continue
+    const index = (choice as Record<string, unknown>).index
+    reasons[typeof index === 'number' && Number.isInteger(index) && index >= 0 && index < MAX_CHOICES ? index : i] = reason
+  }
+}
+
+/** The reasons `choiceReasons` wrote, in choice order without gaps; undefined when there are none. */
+export function reasonList(reasons: readonly string[]): string[] | undefined {
+  if (reasons.length === 0) return undefined
+  const list: string[] = []
+  // Choices that said nothing left holes: they are skipped, so the list holds only reasons given.
+  for (let i = 0; i < reasons.length; i++) if (reasons[i] !== undefined) list.push(reasons[i] as string)
+  return list.length === 0 ? undefined : list
+}

@@ -87,6 +87,11 @@ export interface CallEndMessage extends CallStartMessage {
   recovered: boolean
   /** Token counts of a completed 2xx call (zeros when the upstream reported none); absent otherwise. */
   usage?: TokenCounts
+  /**
+   * Why each choice of a completed 2xx answer stopped, one per choice in choice order, in the upstream's own words
+   * (`stop`, `tool_calls`, `STOP`, `MAX_TOKENS`, …), a translated call's included; absent when the answer named none.
+   */
+  finishReasons?: string[]
   /** The configured upstream that answered (a fallback's, when one served the call). */
   upstream?: string
   /** The alias of the upstream key that answered (never the key). */

@@ -1,15 +1,16 @@
 import { performance } from 'node:perf_hooks'
-import type { Dialect } from '../dialects/index.js'
+import { type AnswerFacts, type Dialect, MAX_REASON_LENGTH, reasonList } from '../dialects/index.js'
 import type { ResponseSink } from '../http/sink.js'
-import { objectAfterKey } from '../json/last-object.js'
+import { objectAfterKey, stringsAfterKey } from '../json/after-key.js'
 import type { TokenCounts } from '../types.js'
 import { eventData } from './parse.js'
 
 const TAIL_BYTES = 64 * 1024
 
 /**
- * Keeps the last few frames of a server-sent event stream, so the usage in its final frames can be read at the
- * end without parsing every frame on the way. A sink beside the client's: it takes chunks and never asks to wait.
+ * Keeps the last few frames of a server-sent event stream, so the usage and finish reasons in its final frames can
+ * be read at the end without parsing every frame on the way. A sink beside the client's: it takes chunks and never
+ * asks to wait.
  */
 export class StreamTail implements ResponseSink {
   private chunks: Buffer[] = []
@@ -34,37 +35,45 @@ export class StreamTail implements ResponseSink {
   }
 
   /**
-   * Usage from the last event that carries one, read in the upstream's dialect. An event that outgrew the tail (a
+   * Usage from the last event that carries one, and why each choice stopped, from the events that say so (a later
+   * event's reason for a choice wins), read in the upstream's dialect. Only events whose text names a reason are
+   * parsed for it: in a chat stream every chunk carries `"finish_reason": null`. An event that outgrew the tail (a
    * Responses stream ends with the whole response, its text included) still gives the usage object at its end.
    */
-  usage(dialect: Dialect): TokenCounts | undefined {
+  read(dialect: Dialect): AnswerFacts {
     const tail = Buffer.concat(this.chunks)
-    return this.usageOfEvents(dialect, tail) ?? this.usageOfCutEvent(dialect, tail)
-  }
-
-  private usageOfEvents(dialect: Dialect, tail: Buffer): TokenCounts | undefined {
     const events = eventData(tail.toString('utf8'))
+    let usage: TokenCounts | undefined
+    const reasons: string[] = []
+    const field = dialect.finishReasonField
     for (let i = events.length - 1; i >= 0; i--) {
       const data = events[i] as string
-      if (data === '' || data === '[DONE]') continue
+      const saysWhy = stringsAfterKey(data, field, 1, MAX_REASON_LENGTH).length > 0
+      if ((usage !== undefined && !saysWhy) || data === '' || data === '[DONE]') continue
       let parsed: unknown
       try {
         parsed = JSON.parse(data)
       } catch {
         continue
       }
-      const found = dialect.usage(parsed)
-      if (found) return found
+      usage ??= dialect.usage(parsed)
+      if (saysWhy) {
+        // Read backwards: a choice's reason already found came later in the stream and stands.
+        const found: string[] = []
+        dialect.finishReasons(parsed, found)
+        for (let k = 0; k < found.length; k++) if (found[k] !== undefined && reasons[k] === undefined) reasons[k] = found[k] as string
+      }
     }
-    return undefined
+    return { usage: usage ?? usageOfCutEvent(dialect, tail), finishReasons: reasonList(reasons) }
   }
+}
 
-  private usageOfCutEvent(dialect: Dialect, tail: Buffer): TokenCounts | undefined {
-    try {
-      const usage = objectAfterKey(tail, dialect.usageField)
-      return usage === undefined ? undefined : dialect.usage({ [dialect.usageField]: usage })
-    } catch {
-      return undefined
-    }
+/** The usage object at the end of an event the tail holds only the end of, read by key. */
+function usageOfCutEvent(dialect: Dialect, tail: Buffer): TokenCounts | undefined {
+  try {
+    const usage = objectAfterKey(tail, dialect.usageField)
+    return usage === undefined ? undefined : dialect.usage({ [dialect.usageField]: usage })
+  } catch {
+    return undefined
   }
 }

@@ -31,7 +31,7 @@ export interface UpstreamRequest {
    * a refusal when that model's format cannot express a field of the request.
    */
   bodyFor?: (model: ResolvedModel) => Buffer | BodyRefusal
-  /** Headers for this attempt only (trace context), as a flat `[name, value, …]` list. */
+  /** Headers for this attempt only (trace context), as a flat `[name, value, …]` list; set by the attempt-events interceptor. */
   headers?: readonly string[]
 }
 

@@ -71,6 +71,7 @@ describe('diagnostics channels', () => {
         delivered: true,
         recovered: false,
         usage: { input_tokens: 3, output_tokens: 4, total_tokens: 7 },
+        finishReasons: ['stop'],
         upstream: 'mock',
         keyAlias: 'key-1',
         durationMs: expect.any(Number),
@@ -117,6 +118,7 @@ describe('diagnostics channels', () => {
     ])
     expect(of(gateway, gatewayChannels.callEnd)[0]).toMatchObject({ status: 502, delivered: false, recovered: false })
     expect(of(gateway, gatewayChannels.callEnd)[0]).not.toHaveProperty('usage')
+    expect(of(gateway, gatewayChannels.callEnd)[0]).not.toHaveProperty('finishReasons')
   })
 
   it('keep two gateways apart: each onUsage sees only its own calls, and a throwing one is logged, not fatal', async () => {

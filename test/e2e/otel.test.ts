@@ -6,7 +6,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { gatewayChannels } from '../../src/index.js'
 import { instrumentGateway } from '../../src/otel/index.js'
 import { chatBody, geminiBody } from '../support/bodies.js'
-import { bearer, type Fixture, KEY_A, startFixture } from '../support/fixture.js'
+import { bearer, type Fixture, KEY_A, startFixture, UPSTREAM_KEY } from '../support/fixture.js'
 import { freePort } from '../support/free-port.mjs'
 import { call, eventually, sendThenAbort } from '../support/http.js'
 import { NODE_KINDS } from '../support/servers.js'
@@ -86,6 +86,7 @@ describe('instrumentGateway', () => {
       'gen_ai.request.model': 'gpt-4o-mini',
       'gen_ai.request.stream': false,
       'gen_ai.response.model': 'gpt-4o-mini',
+      'gen_ai.response.finish_reasons': ['stop'],
       'gen_ai.usage.input_tokens': 3,
       'gen_ai.usage.output_tokens': 4,
       'http.response.status_code': 200,
@@ -130,6 +131,7 @@ describe('instrumentGateway', () => {
       'gen_ai.operation.name': 'generate_content',
       'gen_ai.provider.name': 'gcp.gemini',
       'gen_ai.request.stream': true,
+      'gen_ai.response.finish_reasons': ['STOP'],
       'gen_ai.usage.output_tokens': expect.any(Number),
     })
     expect(clients.map((c) => c.attributes['gen_ai.provider.name'])).toEqual(['gcp.gemini'])
@@ -138,6 +140,24 @@ describe('instrumentGateway', () => {
     const ttft = await points('gen_ai.server.time_to_first_token')
     expect(countOf(withAttributes(ttft, { 'gen_ai.operation.name': 'generate_content' }))).toBeGreaterThanOrEqual(1)
     expect(JSON.stringify(spans().map((s) => s.attributes))).not.toContain(PROMPT)
+  })
+
+  it('finish reasons, one per choice in the upstream’s words: chat and generate-content, whole and streamed, translated', async () => {
+    const reasonsOf = async (res: { status: number; headers: Record<string, unknown> }) => {
+      expect(res.status).toBe(200)
+      const { server } = await traceOf(res.headers['x-request-id'] as string)
+      return server.attributes['gen_ai.response.finish_reasons']
+    }
+    const tool = { type: 'function', function: { name: 'weather', parameters: { type: 'object', properties: {} } } }
+    expect(await reasonsOf(await chat(chatBody('x', { tools: [tool] })))).toEqual(['tool_calls'])
+    expect(await reasonsOf(await chat(chatBody('x', { n: 2, stream: true, mock: { chunks: 3 } })))).toEqual(['stop', 'stop'])
+    const gemini = (method: string, body: Record<string, unknown>) =>
+      call(`${fx.url}/v1beta/models/gemini-2.5-flash:${method}`, { headers: { 'x-goog-api-key': KEY_A }, body })
+    expect(await reasonsOf(await gemini('generateContent', geminiBody()))).toEqual(['STOP'])
+    expect(await reasonsOf(await gemini('streamGenerateContent?alt=sse', geminiBody('x', { mock: { chunks: 4 } })))).toEqual(['STOP'])
+    // A chat client of a Gemini model: the reason is the upstream's, as `gen_ai.provider.name` is.
+    expect(await reasonsOf(await chat(chatBody('x', { model: 'gemini-2.5-flash' })))).toEqual(['STOP'])
+    expect(await reasonsOf(await chat(chatBody('x', { model: 'gemini-2.5-flash', stream: true })))).toEqual(['STOP'])
   })
 
   it('an upstream error answer and an unreachable upstream: error.type on both spans and on the durations', async () => {
@@ -161,6 +181,39 @@ describe('instrumentGateway', () => {
       expect(clients[0]?.attributes['error.type']).toBe('upstream_unreachable')
       const durations = await points('gen_ai.server.request.duration')
       expect(countOf(withAttributes(durations, { 'error.type': 'upstream_unreachable' }))).toBe(1)
+    } finally {
+      stopOther()
+      await other.close()
+    }
+  })
+
+  it('a fallback after an unreachable upstream: a CLIENT span per attempt, each carrying its own trace upstream', async () => {
+    const other = await startFixture(NODE, {
+      upstreams: {
+        dead: { type: 'openai', baseUrl: `http://127.0.0.1:${await freePort()}/v1` },
+        live: { type: 'openai', baseUrl: `${fx.mock.url}/v1`, apiKey: UPSTREAM_KEY },
+      },
+      models: [
+        { id: 'gpt-4o-mini', upstream: 'dead', fallbacks: ['backup'] },
+        { id: 'backup', upstream: 'live', upstreamModel: 'gpt-4o-mini' },
+      ],
+    })
+    const stopOther = instrumentGateway(other.gateway, { tracerProvider, meterProvider })
+    try {
+      fx.mock.resetRequests()
+      const res = await call(`${other.url}/v1/chat/completions`, { headers: bearer(KEY_A), body: chatBody('x') })
+      expect(res.status).toBe(200)
+      const { server, clients } = await traceOf(res.headers['x-request-id'] as string)
+      expect(server.attributes).toMatchObject({ 'http.response.status_code': 200, 'gen_ai.response.finish_reasons': ['stop'] })
+      expect(clients.map((c) => [c.attributes['model_gateway.upstream'], c.attributes['error.type']])).toEqual([
+        ['dead', 'upstream_unreachable'],
+        ['live', undefined],
+      ])
+      // The fallback's request was made from the first attempt's: it carries its own span, not the first one's.
+      const live = clients[1] as ReadableSpan
+      expect(fx.mock.requests.map((r) => r.headers.traceparent)).toEqual([
+        `00-${live.spanContext().traceId}-${live.spanContext().spanId}-01`,
+      ])
     } finally {
       stopOther()
       await other.close()

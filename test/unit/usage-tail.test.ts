@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { usageOfBody } from '../../src/call/usage.js'
+import { factsOfBody } from '../../src/call/answer-facts.js'
 import { gemini, openai } from '../../src/dialects/index.js'
 
 describe('usage of a large response body', () => {
@@ -13,7 +13,7 @@ describe('usage of a large response body', () => {
         usage: { prompt_tokens: 7, completion_tokens: 9, nested: { a: '}' } },
       }),
     )
-    expect(usageOfBody(openai, chat)).toEqual({ input_tokens: 7, output_tokens: 9, total_tokens: 16 })
+    expect(factsOfBody(openai, chat).usage).toEqual({ input_tokens: 7, output_tokens: 9, total_tokens: 16 })
     const generated = Buffer.from(
       JSON.stringify({
         candidates: [{ content: { parts: [{ text: long }] } }],
@@ -21,15 +21,15 @@ describe('usage of a large response body', () => {
         modelVersion: 'v',
       }),
     )
-    expect(usageOfBody(gemini, generated)).toEqual({ input_tokens: 3, output_tokens: 4, total_tokens: 7 })
+    expect(factsOfBody(gemini, generated).usage).toEqual({ input_tokens: 3, output_tokens: 4, total_tokens: 7 })
   })
 
   it('finds none when the usage is not in the tail, or the tail is cut', () => {
     const early = Buffer.from(
       JSON.stringify({ usage: { prompt_tokens: 1, completion_tokens: 1 }, choices: [{ message: { content: long } }] }),
     )
-    expect(usageOfBody(openai, early)).toBeUndefined()
+    expect(factsOfBody(openai, early).usage).toBeUndefined()
     const cut = Buffer.from(`{"choices":"${long}","usage":{"prompt_tokens":1`)
-    expect(usageOfBody(openai, cut)).toBeUndefined()
+    expect(factsOfBody(openai, cut).usage).toBeUndefined()
   })
 })

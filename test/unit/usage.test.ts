@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { usageOfBody } from '../../src/call/usage.js'
+import { factsOfBody } from '../../src/call/answer-facts.js'
 import { gemini as geminiDialect, openai as openaiDialect } from '../../src/dialects/index.js'
 import { StreamTail } from '../../src/sse/tail.js'
 
@@ -34,7 +34,7 @@ describe('usage normalisation', () => {
       responseId: 'r1',
     }
     expect(geminiDialect.usage(response)).toEqual({ input_tokens: 120, output_tokens: 57, total_tokens: 177 })
-    expect(usageOfBody(geminiDialect, Buffer.from(JSON.stringify(response)))).toEqual({
+    expect(factsOfBody(geminiDialect, Buffer.from(JSON.stringify(response))).usage).toEqual({
       input_tokens: 120,
       output_tokens: 57,
       total_tokens: 177,
@@ -72,8 +72,8 @@ describe('usage normalisation', () => {
     expect(openaiDialect.usage({ usageMetadata: { promptTokenCount: 1 } })).toBeUndefined()
     expect(openaiDialect.usage(null)).toBeUndefined()
     expect(geminiDialect.usage('text')).toBeUndefined()
-    expect(usageOfBody(geminiDialect, Buffer.from('{"usageMetadata":'))).toBeUndefined()
-    expect(usageOfBody(openaiDialect, Buffer.from(''))).toBeUndefined()
+    expect(factsOfBody(geminiDialect, Buffer.from('{"usageMetadata":')).usage).toBeUndefined()
+    expect(factsOfBody(openaiDialect, Buffer.from('')).usage).toBeUndefined()
   })
 
   it('counts absent, negative or non-numeric fields as zero', () => {
@@ -103,7 +103,7 @@ describe('stream tail', () => {
 
   it('reads the usage of the final Gemini frame, wherever the stream was cut into chunks', () => {
     for (let at = 1; at < gemini.length; at++) {
-      expect(tailOf(cut(gemini, [at])).usage(geminiDialect), `cut at ${at}`).toEqual(final)
+      expect(tailOf(cut(gemini, [at])).read(geminiDialect).usage, `cut at ${at}`).toEqual(final)
     }
     expect(
       tailOf(
@@ -111,7 +111,7 @@ describe('stream tail', () => {
           gemini,
           Array.from({ length: gemini.length }, (_, i) => i),
         ),
-      ).usage(geminiDialect),
+      ).read(geminiDialect).usage,
     ).toEqual(final)
   })
 
@@ -122,7 +122,7 @@ describe('stream tail', () => {
         `data: {"candidates":[{"content":{"parts":[{"text":"b"}],"role":"model"},"index":0}],${eol}` +
         `data: "usageMetadata":{"promptTokenCount":5,"candidatesTokenCount":2,${eol}` +
         `data: "thoughtsTokenCount":1}}${eol}${eol}`
-      expect(tailOf(cut(Buffer.from(text), [7, 40, 120])).usage(geminiDialect)).toEqual({
+      expect(tailOf(cut(Buffer.from(text), [7, 40, 120])).read(geminiDialect).usage).toEqual({
         input_tokens: 5,
         output_tokens: 3,
         total_tokens: 8,
@@ -140,14 +140,14 @@ describe('stream tail', () => {
     const bytes = Buffer.from(text)
     const done = text.lastIndexOf('[DONE]')
     for (const at of [1, done - 3, done + 2, bytes.length - 1]) {
-      expect(tailOf(cut(bytes, [at])).usage(openaiDialect)).toEqual({ input_tokens: 8, output_tokens: 5, total_tokens: 13 })
+      expect(tailOf(cut(bytes, [at])).read(openaiDialect).usage).toEqual({ input_tokens: 8, output_tokens: 5, total_tokens: 13 })
     }
   })
 
   it('reports nothing for a stream without usage', () => {
-    expect(tailOf([Buffer.from(geminiFrame('a') + geminiFrame('b'))]).usage(geminiDialect)).toBeUndefined()
-    expect(tailOf([Buffer.from('data: {"choices":[]}\n\ndata: [DONE]\n\n')]).usage(openaiDialect)).toBeUndefined()
-    expect(new StreamTail().usage(openaiDialect)).toBeUndefined()
+    expect(tailOf([Buffer.from(geminiFrame('a') + geminiFrame('b'))]).read(geminiDialect).usage).toBeUndefined()
+    expect(tailOf([Buffer.from('data: {"choices":[]}\n\ndata: [DONE]\n\n')]).read(openaiDialect).usage).toBeUndefined()
+    expect(new StreamTail().read(openaiDialect).usage).toBeUndefined()
   })
 
   it('still finds the final usage after far more than its window of earlier frames', () => {
@@ -162,7 +162,7 @@ describe('stream tail', () => {
         Buffer.from(geminiFrame('end', { usageMetadata: { promptTokenCount: 40, candidatesTokenCount: 2 } })),
       ]),
     )
-    expect(tail.usage(geminiDialect)).toEqual({ input_tokens: 40, output_tokens: 2, total_tokens: 42 })
+    expect(tail.read(geminiDialect).usage).toEqual({ input_tokens: 40, output_tokens: 2, total_tokens: 42 })
   })
 
   it('reads a Responses stream’s usage from its response.completed event, even one larger than the window', () => {
@@ -175,7 +175,7 @@ describe('stream tail', () => {
     const created = event('response.created', { response: { id: 'resp_1', status: 'in_progress', output: [], usage: null } })
     const small = Buffer.from(created + event('response.output_text.delta', { delta: 'hi' }) + completed('hi'))
     for (const at of [1, small.length - 20]) {
-      expect(tailOf(cut(small, [at])).usage(openaiDialect)).toEqual({ input_tokens: 12, output_tokens: 7, total_tokens: 19 })
+      expect(tailOf(cut(small, [at])).read(openaiDialect).usage).toEqual({ input_tokens: 12, output_tokens: 7, total_tokens: 19 })
     }
     // The closing event repeats the whole answer: past the window, only its end is kept, where the usage is.
     const long = Buffer.from(created + completed('x'.repeat(200_000)))
@@ -185,13 +185,13 @@ describe('stream tail', () => {
           long,
           Array.from({ length: 50 }, (_, i) => i * 4096),
         ),
-      ).usage(openaiDialect),
+      ).read(openaiDialect).usage,
     ).toEqual({
       input_tokens: 12,
       output_tokens: 7,
       total_tokens: 19,
     })
-    expect(tailOf([Buffer.from(created)]).usage(openaiDialect)).toBeUndefined()
+    expect(tailOf([Buffer.from(created)]).read(openaiDialect).usage).toBeUndefined()
   })
 })
 
@@ -205,7 +205,7 @@ describe('Responses usage', () => {
       metadata: {},
     }
     expect(openaiDialect.usage(response)).toEqual({ input_tokens: 30, output_tokens: 9, total_tokens: 39 })
-    expect(usageOfBody(openaiDialect, Buffer.from(JSON.stringify(response)))).toEqual({
+    expect(factsOfBody(openaiDialect, Buffer.from(JSON.stringify(response))).usage).toEqual({
       input_tokens: 30,
       output_tokens: 9,
       total_tokens: 39,

@@ -1,7 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http'
 import type { Operation } from '../../types.js'
 import type { Dialect, ListedModel } from '../dialect.js'
-import { bearer, tokenCount } from '../shared.js'
+import { bearer, choiceReasons, tokenCount } from '../shared.js'
 import { googleStatus } from './status.js'
 
 /** `x-goog-api-key` (what the Google GenAI SDK sends), then `?key=`, then `Authorization: Bearer`. */
@@ -56,6 +56,12 @@ export const gemini: Dialect = {
     const input = tokenCount(meta.promptTokenCount) + tokenCount(meta.toolUsePromptTokenCount)
     const output = tokenCount(meta.candidatesTokenCount) + tokenCount(meta.thoughtsTokenCount)
     return { input_tokens: input, output_tokens: output, total_tokens: input + output }
+  },
+  finishReasonField: 'finishReason',
+  finishReasons(response, reasons) {
+    if (typeof response === 'object' && response !== null) {
+      choiceReasons((response as { candidates?: unknown }).candidates, 'finishReason', reasons)
+    }
   },
   // Google documents its base URL with `/v1beta`; the gateway adds the version itself, so a copied URL still works.
   upstreamBasePath: (pathname) => pathname.replace(/\/+$/, '').replace(/\/v1beta$/, ''),

@@ -1,6 +1,6 @@
 import type { Operation, TokenCounts } from '../../types.js'
 import type { Dialect, ListedModel, OperationFormat } from '../dialect.js'
-import { bearer, tokenCount } from '../shared.js'
+import { bearer, choiceReasons, tokenCount } from '../shared.js'
 import { validateChat, validateEmbeddings, validateResponses } from './validate.js'
 
 /** Token counts of a `usage` object: chat completions say `prompt_tokens`, Responses say `input_tokens`. */
@@ -47,6 +47,13 @@ export const openai: Dialect = {
   numberedEvent: (event, id) => Buffer.concat([Buffer.from(`id: ${id}\n`), event]),
   usageField: 'usage',
   usage,
+  // A Responses object has no choices: its answers report no finish reason.
+  finishReasonField: 'finish_reason',
+  finishReasons(response, reasons) {
+    if (typeof response === 'object' && response !== null) {
+      choiceReasons((response as { choices?: unknown }).choices, 'finish_reason', reasons)
+    }
+  },
   upstreamBasePath: (pathname) => pathname.replace(/\/+$/, ''),
   upstreamModelProblem: () => undefined,
   upstreamPath: (basePath, _upstreamModel, operation) => `${basePath}${UPSTREAM_PATHS[operation] ?? '/chat/completions'}`,

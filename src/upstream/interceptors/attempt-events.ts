@@ -13,10 +13,11 @@ export function attemptEvents(gatewayId: string): UpstreamInterceptor {
   const after = channels.upstreamAttempt
   return (next) => {
     const traced: Send = async (request) => {
-      const sent = before.hasSubscribers ? withAddedHeaders(gatewayId, request) : request
+      if (before.hasSubscribers) addHeaders(gatewayId, request)
+      else if (request.headers !== undefined) request.headers = undefined
       const started = performance.now()
       try {
-        const response = await next(sent)
+        const response = await next(request)
         if (after.hasSubscribers)
           after.publish(attemptMessage(gatewayId, request, performance.now() - started, response.statusCode, undefined))
         return response
@@ -28,8 +29,13 @@ export function attemptEvents(gatewayId: string): UpstreamInterceptor {
         throw error
       }
     }
-    // No extra promise turn on the hot path while nobody listens.
-    return (request) => (after.hasSubscribers || before.hasSubscribers ? traced(request) : next(request))
+    return (request) => {
+      if (after.hasSubscribers || before.hasSubscribers) return traced(request)
+      // No extra promise turn on the hot path while nobody listens; a copy of an attempt made while someone did
+      // (a fallback's) does not send that attempt's trace context.
+      if (request.headers !== undefined) request.headers = undefined
+      return next(request)
+    }
   }
 }
 
@@ -54,8 +60,13 @@ function attemptMessage(
   return message
 }
 
-/** Publishes `upstream:request`; the request with whatever headers its subscribers added. */
-function withAddedHeaders(gatewayId: string, request: UpstreamRequest): UpstreamRequest {
+/**
+ * Publishes `upstream:request` and gives the request the headers its subscribers added. Set on the request itself,
+ * not a copy (a copy per call cost more than the rest of this): this interceptor is the innermost, so it sets them
+ * afresh for every attempt, and a request an outer interceptor copied for a later attempt never sends an earlier
+ * attempt's trace context.
+ */
+function addHeaders(gatewayId: string, request: UpstreamRequest): void {
   const message: UpstreamRequestMessage = {
     gatewayId,
     requestId: request.requestId,
@@ -68,5 +79,5 @@ function withAddedHeaders(gatewayId: string, request: UpstreamRequest): Upstream
     headers: [],
   }
   channels.upstreamRequest.publish(message)
-  return message.headers.length === 0 ? request : { ...request, headers: message.headers }
+  request.headers = message.headers.length === 0 ? undefined : message.headers
 }
