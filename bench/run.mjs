@@ -21,6 +21,7 @@ import { pin, planCores, startChild, startForeign } from './lib/proc.mjs'
 import { verdictTable } from './lib/report.mjs'
 import { verdictsOf } from './lib/verdicts.mjs'
 import { hashPart, inflightMemoryPart, stallPart, storeMemoryPart } from './parts/big.mjs'
+import { clientPart } from './parts/client.mjs'
 import { hostilePart } from './parts/hostile.mjs'
 import { latencyPart, ssePart, streamsHeldPart, throughputPart } from './parts/http.mjs'
 import { otelPart } from './parts/otel.mjs'
@@ -101,6 +102,7 @@ const PARTS = [
   'resilience',
   'translate',
   'otel',
+  'client',
 ]
 const QUICK_PARTS = ['latency', 'throughput', 'sse', 'hash']
 
@@ -324,6 +326,7 @@ async function main() {
   await run('resilience', resiliencePart)
   await run('translate', translatePart)
   await run('otel', otelPart)
+  await run('client', clientPart)
   await mock.stop()
 
   const verdicts = verdictsOf(results)

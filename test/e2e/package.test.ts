@@ -12,7 +12,14 @@ import { call } from '../support/http.js'
 
 const run = promisify(execFile)
 const root = fileURLToPath(new URL('../..', import.meta.url))
-const ENTRIES = ['model-gateway', 'model-gateway/node', 'model-gateway/express', 'model-gateway/koa', 'model-gateway/otel', 'model-gateway/client']
+const ENTRIES = [
+  'model-gateway',
+  'model-gateway/node',
+  'model-gateway/express',
+  'model-gateway/koa',
+  'model-gateway/otel',
+  'model-gateway/client',
+]
 
 let tmp: string
 /** A copy of the package as published (package.json, fresh dist) plus the examples, outside the repo. */
@@ -181,7 +188,15 @@ describe('the built package', () => {
       stdout: error.stdout,
     }))
     const result = JSON.parse(stdout)
-    expect(Object.keys(result.analysis.entrypoints).sort()).toEqual(['.', './client', './express', './koa', './node', './otel', './package.json'])
+    expect(Object.keys(result.analysis.entrypoints).sort()).toEqual([
+      '.',
+      './client',
+      './express',
+      './koa',
+      './node',
+      './otel',
+      './package.json',
+    ])
     expect(result.problems).toEqual({})
   })
 })
