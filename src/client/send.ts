@@ -43,21 +43,20 @@ async function attempt(run: CallRun, base: number): Promise<Response | Failure> 
     return { reason: `status ${status}`, status, waitMs: verdict.waitMs, unhealthy: status >= 500 }
   }
   run.health.ok(base)
-  const app = call.signal
-  if (!response.ok || !response.body) {
-    // The app's answer as it came: its abort still ends the body.
-    app?.addEventListener('abort', () => controller.abort(app.reason), { once: true })
-    return response
-  }
-  if (isEventStream(response)) return splicedResponse(run, base, response, controller, url)
+  if (!response.body) return response
+  if (response.ok && isEventStream(response)) return splicedResponse(run, base, response, controller, url)
 
-  // A whole answer is read here, so a body cut half-way is one more failed attempt (the retry is replayed).
+  // An answer is read whole here, so a body cut half-way is one more failed attempt (the retry is replayed), and the
+  // app's abort is watched only while it is read.
+  const app = call.signal
   const onAbort = () => controller.abort(app?.reason)
   app?.addEventListener('abort', onAbort, { once: true })
   try {
     return rebuilt(response, await response.arrayBuffer(), url)
   } catch (error) {
     if (app?.aborted) throw app.reason
+    // An error answer is not kept by the gateway: sending the call again could run it twice.
+    if (!response.ok) throw run.giveUp(`The body of a ${response.status} answer broke off.`, error)
     return { reason: 'body cut', error, unhealthy: true }
   } finally {
     app?.removeEventListener('abort', onAbort)
