@@ -4,7 +4,7 @@ import { sendCancel } from './recoveries.js'
 import { splicedResponse } from './spliced-stream.js'
 import { verdictOf } from './wait.js'
 
-/** How long a request the app aborted before its headers is left running to learn which call to cancel. */
+/** How long a request the app aborted before its headers is left running to learn which call to cancel (or less: `attemptTimeoutMs`). */
 const LATE_HEAD_MS = 30_000
 
 /**
@@ -68,7 +68,7 @@ async function attempt(run: CallRun, base: number): Promise<Response | Failure> 
  * call's request id from them, so a stream the gateway would otherwise generate to the end for nobody is cancelled.
  */
 function cancelWhenHeadArrives(run: CallRun, base: number, pending: Promise<Response>, controller: AbortController): void {
-  const timer = setTimeout(() => controller.abort(), LATE_HEAD_MS)
+  const timer = setTimeout(() => controller.abort(), Math.min(LATE_HEAD_MS, run.cfg.attemptTimeoutMs ?? LATE_HEAD_MS))
   pending.then(
     (response) => {
       clearTimeout(timer)

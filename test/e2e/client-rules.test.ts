@@ -5,7 +5,7 @@ import { chatBody } from '../support/bodies.js'
 import { always, CLIENT_KEY, PASS, useClientChain } from '../support/client-chain.js'
 import { type Fate, scheduled } from '../support/cutting-proxy.js'
 import { bearer } from '../support/fixture.js'
-import { call } from '../support/http.js'
+import { call, eventually } from '../support/http.js'
 import { describeWithRedis } from '../support/redis.js'
 
 const RUN = `mg-client-rules-${process.pid}-${Date.now().toString(36)}`
@@ -125,10 +125,17 @@ await describeWithRedis('model-gateway/client: what it retries, with which key, 
   it('a call whose every answer is cut after its head ends with its requestId; a repeat of its key is the kept answer', async () => {
     chain.cut(always({ kind: 'cut-after-bytes', bytes: 0 }), always({ kind: 'cut-after-bytes', bytes: 10 }))
     const body = chatBody('cut after every head')
-    const error = (await post(createRecoveringFetch({ baseUrls: chain.bases, attempts: 3 }), body).catch((e) => e)) as RecoveringFetchError
+    const events: RecoveringFetchEvent[] = []
+    const fetch = createRecoveringFetch({ baseUrls: chain.bases, attempts: 3, onEvent: (e) => events.push(e) })
+    const error = (await post(fetch, body).catch((e) => e)) as RecoveringFetchError
     expect(error).toBeInstanceOf(RecoveringFetchError)
     expect(error.requestId).toMatch(/^[0-9A-Z]{26}$/)
     expect(seen()).toHaveLength(3)
+    // The second and third attempts were answered from the first one's kept answer, then cut too.
+    expect(events.filter((e) => e.type === 'replay')).toEqual([
+      { type: 'replay', requestId: error.requestId, url: `${chain.bases[1]}${CHAT}` },
+      { type: 'replay', requestId: error.requestId, url: `${chain.bases[0]}${CHAT}` },
+    ])
 
     const again = await call(`${chain.gateways[1].url}${CHAT}`, {
       headers: { ...bearer(CLIENT_KEY), 'idempotency-key': error.idempotencyKey },
@@ -139,6 +146,37 @@ await describeWithRedis('model-gateway/client: what it retries, with which key, 
     expect(again.headers['x-request-id']).toBe(error.requestId)
     expect(again.json.choices[0].message.content).toBe('Echo: cut after every head')
     expect(chain.upstreamCalls('cut after every head')).toBe(1)
+  })
+
+  /** Sends a model call through `fetch` under the app's `signal`. */
+  const aborting = (fetch: typeof globalThis.fetch, marker: string, signal: AbortSignal) =>
+    fetch(`${chain.bases[0]}${CHAT}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...bearer(CLIENT_KEY) },
+      body: JSON.stringify(chatBody(marker)),
+      signal,
+    })
+
+  it('the app’s abort while an attempt waits for its answer rejects at once with the app’s reason; nothing more is sent', async () => {
+    chain.cut(always({ kind: 'hang' }), PASS)
+    const controller = new AbortController()
+    const pending = aborting(createRecoveringFetch({ baseUrls: chain.bases }), 'aborted while waiting', controller.signal)
+    await eventually(() => chain.proxies[0].log.length === 1)
+    controller.abort(new Error('the app gave up'))
+    await expect(pending).rejects.toThrow('the app gave up')
+    expect(chain.proxies[1].log).toHaveLength(0)
+  })
+
+  it('the app’s abort during the wait a 409 asked for rejects at once; nothing more is sent', async () => {
+    chain.cut(always({ kind: 'answer', status: 409, headers: { 'retry-after': '30' } }), PASS)
+    const controller = new AbortController()
+    const events: RecoveringFetchEvent[] = []
+    const fetch = createRecoveringFetch({ baseUrls: chain.bases, onEvent: (e) => events.push(e) })
+    const pending = aborting(fetch, 'aborted in a wait', controller.signal)
+    await eventually(() => events.some((e) => e.type === 'failover'))
+    controller.abort()
+    await expect(pending).rejects.toMatchObject({ name: 'AbortError' })
+    expect(chain.proxies[1].log).toHaveLength(0)
   })
 
   it('passes other requests through untouched: no key and no retry', async () => {
