@@ -28,6 +28,7 @@ import { otelPart } from './parts/otel.mjs'
 import { redisPart } from './parts/redis.mjs'
 import { repeatsPart } from './parts/repeats.mjs'
 import { resiliencePart } from './parts/resilience.mjs'
+import { streamsPart } from './parts/streams.mjs'
 import { translatePart } from './parts/translate.mjs'
 
 const BENCH = fileURLToPath(new URL('.', import.meta.url))
@@ -102,6 +103,7 @@ const PARTS = [
   'resilience',
   'translate',
   'otel',
+  'streams',
   'client',
 ]
 const QUICK_PARTS = ['latency', 'throughput', 'sse', 'hash']
@@ -326,6 +328,7 @@ async function main() {
   await run('resilience', resiliencePart)
   await run('translate', translatePart)
   await run('otel', otelPart)
+  await run('streams', streamsPart)
   await run('client', clientPart)
   await mock.stop()
 

@@ -75,6 +75,8 @@ async function createBenchGateway() {
     ...upstreamsFor(process.env.BENCH_RESILIENCE),
     auth: { apiKeys: [KEY] },
     store,
+    // BENCH_STREAMS=finish: every stream is resumable (numbered, kept in memory while it runs).
+    recovery: process.env.BENCH_STREAMS ? { streams: process.env.BENCH_STREAMS } : undefined,
     onUsage: instrument
       ? (usage) => {
           if (!usage.recovered) return

@@ -21,6 +21,8 @@ export type HttpErrorCode =
   | 'upstream_response_too_large'
   | 'upstream_invalid_response'
   | 'upstream_auth_failed'
+  | 'upstream_stream_broken'
+  | 'call_cancelled'
   | 'store_unavailable'
   | 'gateway_closed'
   | 'overloaded'
@@ -53,6 +55,9 @@ export const STATUS_BY_CODE: Readonly<Record<HttpErrorCode, number>> = {
   upstream_response_too_large: 502,
   upstream_invalid_response: 502,
   upstream_auth_failed: 502,
+  upstream_stream_broken: 502,
+  // What proxies log for a request its client closed: nobody is left to read it, and no SDK retries it.
+  call_cancelled: 499,
   store_unavailable: 503,
   gateway_closed: 503,
   overloaded: 503,

@@ -4,6 +4,8 @@ import { performance } from 'node:perf_hooks'
 import { resolveOptions } from './config/resolve.js'
 import { GatewayError } from './errors.js'
 import { chatCompletionsHandler } from './handlers/chat-completions.js'
+import { countTokensHandler } from './handlers/count-tokens.js'
+import { embeddingsHandler } from './handlers/embeddings.js'
 import { generateContentHandler } from './handlers/generate-content.js'
 import { gatewayStatus, healthHandler } from './handlers/health.js'
 import { modelsHandler } from './handlers/models.js'
@@ -17,6 +19,7 @@ import { RecentAnswers } from './idempotency/recent-answers.js'
 import { RunningCalls } from './idempotency/running-calls.js'
 import { subscribeUsage } from './observe/usage.js'
 import { createRecoveryStore } from './recovery/store/recovery-store.js'
+import { LiveCalls } from './recovery/stream/live-calls.js'
 import type { Runtime } from './runtime.js'
 import type { Gateway, GatewayLogger, GatewayOptions, HandleOptions } from './types.js'
 import { createUpstreamAgent } from './upstream/agent.js'
@@ -106,6 +109,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     }),
     redaction: new KeyRedaction([...resolved.upstreams.values()].flatMap((upstream) => upstream.secrets)),
     circuits: () => circuits.states(resolved.upstreams.values()),
+    live: new LiveCalls(),
     repeats: {
       running: new RunningCalls(),
       recent: new RecentAnswers({ ttlMs: resolved.idempotency.recentMs, maxBytes: resolved.idempotency.recentMaxBytes }),
@@ -126,6 +130,8 @@ export function createGateway(options: GatewayOptions): Gateway {
       health: healthHandler(status),
       chatCompletions: chatCompletionsHandler(rt),
       generateContent: generateContentHandler(rt),
+      embeddings: embeddingsHandler(rt),
+      countTokens: countTokensHandler(rt),
       recoveries: recoveriesHandler(rt),
     },
     isClosing,

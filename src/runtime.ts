@@ -5,6 +5,7 @@ import type { BodyLimits } from './http/read-body.js'
 import type { RecentAnswers } from './idempotency/recent-answers.js'
 import type { RunningCalls } from './idempotency/running-calls.js'
 import type { RecoveryStore } from './recovery/store/recovery-store.js'
+import type { LiveCalls } from './recovery/stream/live-calls.js'
 import type { KeyRedaction } from './upstream/redact.js'
 import type { Send } from './upstream/send.js'
 
@@ -28,4 +29,6 @@ export interface Runtime {
   readonly circuits: () => Record<string, 'closed' | 'open' | 'half-open'>
   /** What repeated calls are served from: the calls running here, and recent answers. */
   readonly repeats: { readonly running: RunningCalls; readonly recent: RecentAnswers }
+  /** The calls of this process a resume can follow or a cancel can stop, by request id. */
+  readonly live: LiveCalls
 }

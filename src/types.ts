@@ -5,8 +5,12 @@ import type { DialectName } from './dialects/names.js'
 
 export type { DialectName } from './dialects/names.js'
 
-/** What a model call asks for; the value a record's `request.endpoint` and a usage event's `endpoint` carry. */
-export type Operation = 'chat.completions' | 'generateContent'
+/**
+ * What a model call asks for; the value a record's `request.endpoint` and a usage event's `endpoint` carry.
+ * `embeddings` is OpenAI's `POST /v1/embeddings`; `embedContent`, `batchEmbedContents` and `countTokens` are the
+ * Gemini methods of those names (a `countTokens` call is never kept as a record: it is free upstream).
+ */
+export type Operation = 'chat.completions' | 'generateContent' | 'embeddings' | 'embedContent' | 'batchEmbedContents' | 'countTokens'
 
 /** Token counts in one shape for every format. */
 export interface TokenCounts {
@@ -94,6 +98,12 @@ export interface RecoveryOptions {
    * past it that owner's oldest go first (logged). Ignored with `store`. @default 134217728 (128 MiB, half the default store: a 20 MB request with its answer fits)
    */
   maxBytesPerOwner?: number
+  /**
+   * What a stream does when its client leaves: `'cancel'` aborts the upstream call (a user who closed a tab saves the
+   * tokens); `'finish'` runs it to its end, keeps it as a recovery record and lets it be resumed
+   * (`GET /v1/recoveries/{request_id}/stream`). A stream with an `Idempotency-Key` always finishes. @default 'cancel'
+   */
+  streams?: 'cancel' | 'finish'
 }
 
 /**
@@ -248,6 +258,11 @@ export interface RecoveryRecord extends RecoverySummary {
     response_body_size: number
     status: number
     content_type: string
+    /**
+     * A streamed response: its events exactly as relayed (with their `id` fields); `body_raw` is then the stream
+     * assembled into the non-streaming answer of the client's format.
+     */
+    stream_raw?: string
   }
 }
 

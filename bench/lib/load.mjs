@@ -129,9 +129,10 @@ export async function readStream(client, target, body) {
     for (let cut = pending.search(/\r?\n\r?\n/); cut !== -1; cut = pending.search(/\r?\n\r?\n/)) {
       const frame = pending.slice(0, cut)
       pending = pending.slice(cut + (pending[cut] === '\r' ? 4 : 2))
-      if (!frame.startsWith('data:')) continue
+      // A resumable stream's events may open with their `id` line.
+      if (!/(^|\n)data:/.test(frame)) continue
       frames++
-      if (frame.startsWith('data: [DONE]')) done = true
+      if (frame.includes('data: [DONE]')) done = true
       if (first < 0) first = now
       else gaps.push(now - last)
       if (inThisRead > 0) coalesced++

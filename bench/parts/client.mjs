@@ -1,4 +1,4 @@
-// Part 14: what model-gateway/client costs on a clean call. The same gateway and mock, called from this process with
+// Part 15: what model-gateway/client costs on a clean call. The same gateway and mock, called from this process with
 // Node's own fetch and with the recovering fetch wrapped around it, in interleaved rounds. Both send an
 // Idempotency-Key (plain fetch a fresh one per call), so the gateway does the same work and the difference is the
 // wrapper's: the key, the copy of the request, reading a whole answer before handing it over, splicing a stream.
@@ -12,7 +12,7 @@ import { ms, percentile, summary } from '../lib/stats.mjs'
 
 const HERE = new URL('..', import.meta.url)
 const CLIENT = new URL('../dist/client.js', HERE)
-const TITLE = '14. model-gateway/client on a clean call'
+const TITLE = '15. model-gateway/client on a clean call'
 
 /** p50 of `count` sequential calls through `fetch`, each read whole as an SDK would; `keyed`: send a fresh key. */
 async function p50Of({ fetch, keyed }, url, key, body, count) {

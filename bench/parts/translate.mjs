@@ -1,7 +1,8 @@
 // Part 12: what translation costs. A chat-completions client calling the bench gateway's `gemini-2.5-flash` model
 // (its request translated to generate-content, the answer back to a chat.completion) against the same client calling
 // `gpt-4o-mini` (byte-exact passthrough), on one gateway, in interleaved rounds: added p50 at c=1, req/s at c=32,
-// and the inter-frame p99 of a 64-delta stream.
+// and the inter-frame p99 of a 64-delta stream. An embeddings call on the same model rides along in the latency rounds:
+// the added p50 of another passthrough route, `POST /v1/embeddings`.
 import { Client } from 'undici'
 import { SMALL_BODY, STREAM_BODY } from '../lib/bodies.mjs'
 import { ALL, readStream, saturate } from '../lib/load.mjs'
@@ -30,6 +31,9 @@ const GEMINI_SMALL_BODY = (() => {
     generationConfig: { temperature: chat.temperature },
   })
 })()
+
+/** An embeddings request of the passthrough model, as small as SMALL_BODY's user message. */
+const EMBEDDINGS_BODY = JSON.stringify({ model: 'gpt-4o-mini', input: JSON.parse(SMALL_BODY).messages[1].content })
 
 /** Round r starts at another kind, so neither always runs first. */
 const order = (kinds, r) => [...kinds.slice(r % kinds.length), ...kinds.slice(0, r % kinds.length)]
@@ -71,16 +75,24 @@ async function measure(ctx, gateway) {
     },
   }
   direct.gemini = direct.translated
+  direct.embeddings = { ...direct.passthrough, path: '/v1/embeddings' }
   // A Gemini client on the same model: the Gemini upstream's path through the gateway without translation, so the
   // difference between the two Gemini-upstream rows is the translation's own.
-  const at = { passthrough: gateway, translated: gateway, gemini: { ...gateway, path: `/v1beta/models/${MODEL}:generateContent` } }
-  const body = { passthrough: SMALL_BODY, translated: translated(SMALL_BODY), gemini: GEMINI_SMALL_BODY }
-  const directBody = { passthrough: SMALL_BODY, translated: GEMINI_SMALL_BODY, gemini: GEMINI_SMALL_BODY }
+  const at = {
+    passthrough: gateway,
+    translated: gateway,
+    gemini: { ...gateway, path: `/v1beta/models/${MODEL}:generateContent` },
+    embeddings: { ...gateway, path: '/v1/embeddings' },
+  }
+  const body = { passthrough: SMALL_BODY, translated: translated(SMALL_BODY), gemini: GEMINI_SMALL_BODY, embeddings: EMBEDDINGS_BODY }
+  const directBody = { passthrough: SMALL_BODY, translated: GEMINI_SMALL_BODY, gemini: GEMINI_SMALL_BODY, embeddings: EMBEDDINGS_BODY }
   const kinds = ['passthrough', 'translated']
   const all = [...kinds, 'gemini']
-  const got = Object.fromEntries(all.map((k) => [k, { added50: [], rps: [], failed: 0, gap99: [], ttft: [], frames: new Set() }]))
+  // Measured for latency only: no throughput run, no stream.
+  const whole = [...all, 'embeddings']
+  const got = Object.fromEntries(whole.map((k) => [k, { added50: [], rps: [], failed: 0, gap99: [], ttft: [], frames: new Set() }]))
 
-  const calls = all.flatMap((k) => [
+  const calls = whole.flatMap((k) => [
     { key: `gw ${k}`, target: at[k], body: body[k] },
     { key: `direct ${k}`, target: direct[k], body: directBody[k] },
   ])
@@ -88,7 +100,7 @@ async function measure(ctx, gateway) {
   for (const k of kinds) await saturate(gateway, body[k], cfg.connections, cfg.throughputWarmupS)
   for (let r = 0; r < cfg.rounds; r++) {
     const p50 = await interleavedP50(calls, cfg.latencyCount)
-    for (const k of all) got[k].added50.push(p50[`gw ${k}`] - p50[`direct ${k}`])
+    for (const k of whole) got[k].added50.push(p50[`gw ${k}`] - p50[`direct ${k}`])
     for (const k of order(kinds, r)) {
       const result = await saturate(gateway, body[k], cfg.connections, cfg.throughputS)
       got[k].rps.push(result.rps)
@@ -146,8 +158,13 @@ export async function translatePart(ctx) {
   } finally {
     await server.stop()
   }
-  const { passthrough: pass, translated: trans, gemini } = got
-  const added = { pass: summary(pass.added50), trans: summary(trans.added50), gemini: summary(gemini.added50) }
+  const { passthrough: pass, translated: trans, gemini, embeddings } = got
+  const added = {
+    pass: summary(pass.added50),
+    trans: summary(trans.added50),
+    gemini: summary(gemini.added50),
+    embeddings: summary(embeddings.added50),
+  }
   const addedRatio = summary(trans.added50.map((v, r) => v / pass.added50[r]))
   const translationOwn = summary(trans.added50.map((v, r) => v - gemini.added50[r]))
   const rpsRatio = summary(trans.rps.map((v, r) => v / pass.rps[r]))
@@ -178,7 +195,7 @@ export async function translatePart(ctx) {
   const text = section(
     `12. Translation: a chat client on the Gemini-upstream model against passthrough (same gateway, interleaved rounds; median of ${ctx.cfg.rounds} round(s), min–max)`,
     [
-      `Added p50 = gateway p50 − the mock's p50 for the body it receives (for the translated call, the generate-content body the gateway sends), ${ctx.cfg.latencyCount} requests each per round, one of each call in turn. req/s at c=${ctx.cfg.connections}. Streams: 64 deltas of 10 bytes, one every ${ctx.cfg.sseFrameGapMs} ms, ${ctx.cfg.sseStreams} of each kind per round, one of each in turn (${ctx.cfg.sseRounds} round(s)); frames/stream counts data frames, [DONE] included.`,
+      `Added p50 = gateway p50 − the mock's p50 for the body it receives (for the translated call, the generate-content body the gateway sends; for embeddings, the same body on the mock's /v1/embeddings), ${ctx.cfg.latencyCount} requests each per round, one of each call in turn. req/s at c=${ctx.cfg.connections}. Streams: 64 deltas of 10 bytes, one every ${ctx.cfg.sseFrameGapMs} ms, ${ctx.cfg.sseStreams} of each kind per round, one of each in turn (${ctx.cfg.sseRounds} round(s)); frames/stream counts data frames, [DONE] included.`,
     ],
     `${table(
       ['call', 'added p50 ms c=1', 'req/s c=32', 'failed', 'stream TTFT ms', 'inter-frame p99 ms', 'frames/stream'],
@@ -186,6 +203,7 @@ export async function translatePart(ctx) {
         row('passthrough (gpt-4o-mini)', pass, added.pass),
         row(`translated (${MODEL})`, trans, added.trans),
         row(`Gemini client, same model (no translation)`, gemini, added.gemini),
+        row('embeddings passthrough (gpt-4o-mini, POST /v1/embeddings)', embeddings, added.embeddings),
       ],
     )}\n\n${table(
       ['ratio / difference (per round, then median)', 'value'],

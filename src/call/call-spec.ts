@@ -14,6 +14,8 @@ export interface CallSpec {
   /** The owner id (a digest, never the key). */
   owner: string
   operation: Operation
+  /** The operation as the client's format asks for it (`operation` is its name). */
+  format: OperationFormat
   /** The format the client speaks; `model.upstream.dialect` is the one the upstream speaks. */
   inbound: Dialect
   model: ResolvedModel
@@ -94,13 +96,28 @@ function translated(
   return { bytes: Buffer.from(JSON.stringify(upstream)), translation: { translator, plan }, modelInBody }
 }
 
+/** The body as sent, naming the model as the upstream knows it wherever the format names it in the body. */
+function renamed(format: OperationFormat, body: RequestBody, id: string, upstreamModel: string): Buffer {
+  if (format.modelInBody) return withModel(body, upstreamModel)
+  if (!format.renameInBody) return body.bytes
+  const text = body.bytes.toString('utf8')
+  const out = format.renameInBody(text, id, upstreamModel)
+  return out === text ? body.bytes : Buffer.from(out, 'utf8')
+}
+
 /** The bytes for a fallback model of the same format: the same request, naming the model as its upstream knows it. */
 export function upstreamBodyFor(spec: CallSpec, model: ResolvedModel): Buffer {
   if (model === spec.model) return spec.upstreamBody
-  // Formats that carry the model in the path (generate-content) send the same bytes to every model.
+  // Formats that carry the model in the path only (generate-content) send the same bytes to every model.
   if (!spec.modelInUpstreamBody) return spec.upstreamBody
   if (spec.translation) return Buffer.from(replaceTopLevelString(spec.upstreamBody.toString('utf8'), 'model', model.upstreamModel))
-  return withModel(spec.body, model.upstreamModel)
+  return renamed(spec.format, spec.body, spec.model.id, model.upstreamModel)
+}
+
+/** A passthrough-only operation (embeddings, token counts) refuses a model of another format: the client's 400. */
+function refuseOtherFormat(format: OperationFormat, model: ResolvedModel): void {
+  const refusal = format.refuseOtherFormat?.(model.id)
+  if (refusal !== undefined) invalidField('model', refusal)
 }
 
 /** Validates the body, resolves the model and prepares the upstream bytes; throws the client's 400/404. */
@@ -110,16 +127,18 @@ export function buildCallSpec(rt: Runtime, request: CallRequest): CallSpec {
   const model = findModel(rt, target.model)
   let upstreamBody = body.bytes
   let translation: Translation | undefined
-  let modelInUpstreamBody = format.modelInBody
+  let modelInUpstreamBody = format.modelInBody || format.renameInBody !== undefined
+  if (request.inbound !== model.upstream.dialect) refuseOtherFormat(format, model)
   const translator = translatorFor(request.inbound, model.upstream.dialect)
   if (translator) {
     const call = { model: model.id, upstreamModel: model.upstreamModel, stream: target.stream, requestId: request.requestId }
     ;({ bytes: upstreamBody, translation, modelInBody: modelInUpstreamBody } = translated(translator, body, call))
-  } else if (format.modelInBody && model.upstreamModel !== model.id) upstreamBody = withModel(body, model.upstreamModel)
+  } else if (model.upstreamModel !== model.id) upstreamBody = renamed(format, body, model.id, model.upstreamModel)
   return {
     requestId: request.requestId,
     owner: request.owner,
     operation: format.operation,
+    format,
     inbound: request.inbound,
     model,
     stream: target.stream,

@@ -1,8 +1,11 @@
 import { channels } from '../observe/channels.js'
 import { bodyHash } from '../recovery/body-hash.js'
 import { buildRecord } from '../recovery/record.js'
+import type { StreamLog } from '../recovery/stream/stream-log.js'
 import { writeRecord } from '../recovery/writer.js'
 import type { Runtime } from '../runtime.js'
+import { eventData } from '../sse/parse.js'
+import { assembledAnswer, type CallPlan } from '../translate/index.js'
 import type { CallSpec } from './call-spec.js'
 
 /** An undelivered 2xx response, as the call saw it. */
@@ -12,6 +15,8 @@ export interface UndeliveredResponse {
   status: number
   contentType: string
   body: Buffer
+  /** A stream's events as relayed; `body` is then the stream assembled into a whole answer. */
+  streamRaw?: string
 }
 
 /** Keeps an undelivered response as a recovery record; resolves whether it was stored. */
@@ -37,6 +42,7 @@ export async function keepRecord(rt: Runtime, spec: CallSpec, response: Undelive
       status: response.status,
       contentType: response.contentType,
       responseBytes: response.body,
+      streamRaw: response.streamRaw,
     },
     recovery.maxStoredRequestBytes,
   )
@@ -52,4 +58,36 @@ export async function keepRecord(rt: Runtime, spec: CallSpec, response: Undelive
     })
   }
   return stored
+}
+
+/** The plan a stream of the client's own format is assembled with (a translated call has one already). */
+function planOf(spec: CallSpec): CallPlan {
+  if (spec.translation) return spec.translation.plan
+  return {
+    model: spec.model.id,
+    upstreamModel: spec.model.upstreamModel,
+    stream: true,
+    includeUsage: true,
+    requestId: spec.requestId,
+    created: Math.floor(Date.now() / 1000),
+  }
+}
+
+/**
+ * Keeps an undelivered stream as a recovery record: `stream_raw` as relayed, `body_raw` the stream assembled into
+ * the non-streaming answer of the client's format (or, failing that, the stream itself).
+ */
+export function keepStream(rt: Runtime, spec: CallSpec, log: StreamLog, reason: string, status: number): Promise<boolean> {
+  const streamRaw = log.text()
+  let body: Buffer
+  let contentType = 'application/json'
+  try {
+    const answer = assembledAnswer(spec.inbound, eventData(streamRaw), planOf(spec))
+    body = Buffer.from(answer === undefined ? streamRaw : JSON.stringify(answer))
+    if (answer === undefined) contentType = 'text/event-stream'
+  } catch {
+    body = Buffer.from(streamRaw)
+    contentType = 'text/event-stream'
+  }
+  return keepRecord(rt, spec, { reason, status, contentType, body, streamRaw })
 }

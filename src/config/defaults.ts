@@ -43,7 +43,7 @@ export const KNOWN_KEYS = {
   upstream: ['type', 'baseUrl', 'apiKey', 'apiKeys', 'keyless', 'headers', 'circuit'],
   model: ['id', 'upstream', 'upstreamModel', 'ownedBy', 'created', 'fallbacks'],
   auth: ['apiKeys', 'authenticate'],
-  recovery: Object.keys(DEFAULTS.recovery),
+  recovery: [...Object.keys(DEFAULTS.recovery), 'streams'],
   idempotency: ['sdkRetries', ...Object.keys(DEFAULTS.idempotency)],
   limits: Object.keys(DEFAULTS.limits),
   timeouts: Object.keys(DEFAULTS.timeouts),

@@ -139,6 +139,9 @@ export function resolveOptions(options: GatewayOptions): ResolvedOptions {
   if (options.store !== undefined && !isKeyvLike(options.store)) fail('store must be a Keyv instance')
   const recovery = section(options.recovery, 'recovery', KNOWN_KEYS.recovery)
   const idempotency = section(options.idempotency, 'idempotency', KNOWN_KEYS.idempotency)
+  if (recovery.streams !== undefined && recovery.streams !== 'cancel' && recovery.streams !== 'finish') {
+    fail("recovery.streams must be 'cancel' or 'finish'")
+  }
   if (idempotency.sdkRetries !== undefined && typeof idempotency.sdkRetries !== 'boolean') fail('idempotency.sdkRetries must be a boolean')
   const limits = section(options.limits, 'limits', KNOWN_KEYS.limits)
   const timeouts = section(options.timeouts, 'timeouts', KNOWN_KEYS.timeouts)
@@ -162,6 +165,7 @@ export function resolveOptions(options: GatewayOptions): ResolvedOptions {
       maxMemoryBytes: positiveInt(recovery.maxMemoryBytes, DEFAULTS.recovery.maxMemoryBytes, 'recovery.maxMemoryBytes'),
       maxRecordsPerOwner: positiveInt(recovery.maxRecordsPerOwner, DEFAULTS.recovery.maxRecordsPerOwner, 'recovery.maxRecordsPerOwner'),
       maxBytesPerOwner: positiveInt(recovery.maxBytesPerOwner, DEFAULTS.recovery.maxBytesPerOwner, 'recovery.maxBytesPerOwner'),
+      streams: (recovery.streams as 'cancel' | 'finish' | undefined) ?? 'cancel',
     },
     idempotency: {
       sdkRetries: (idempotency.sdkRetries as boolean | undefined) ?? true,

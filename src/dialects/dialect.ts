@@ -14,6 +14,21 @@ export interface OperationFormat {
   readonly operation: Operation
   /** Whether the model name is a top-level body field (rewritten when the upstream knows the model by another name). */
   readonly modelInBody: boolean
+  /**
+   * The body text naming the model `to` where it named `from` besides the path (Gemini's embedding requests carry
+   * `models/<id>`), every other byte kept; absent for formats that name it only in the path or in `model`.
+   */
+  renameInBody?(text: string, from: string, to: string): string
+  /**
+   * Whether an answer its client did not take is kept as a recovery record. Token counts are not: they are free
+   * upstream, so the client simply asks again.
+   */
+  readonly keepsRecords: boolean
+  /**
+   * Why a model whose upstream speaks another format cannot serve this operation (the client's 400); absent where
+   * such calls are translated (chat, generate-content).
+   */
+  refuseOtherFormat?(model: string): string
   /** Top-level fields the gateway reads or checks: each may appear once, or the gateway and the upstream could read different ones. */
   readonly readFields: ReadonlySet<string>
   /**
@@ -53,6 +68,11 @@ export interface Dialect {
   modelObject(model: ListedModel): unknown
   /** The error body a client of this format understands. */
   errorBody(error: ErrorFacts): unknown
+  /**
+   * One event of a resumable stream with its number `id` (an `id:` field): placed where this format's clients still
+   * read the event as they would without it.
+   */
+  numberedEvent(event: Buffer, id: number): Buffer
   /** Token counts of a response object of this format, or undefined when it carries none. */
   usage(response: unknown): TokenCounts | undefined
   /** The top-level field of a response that holds its usage (read from a large body's tail alone). */

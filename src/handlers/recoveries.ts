@@ -8,6 +8,7 @@ import { bodyHash } from '../recovery/body-hash.js'
 import type { Runtime } from '../runtime.js'
 import { withBody } from './body.js'
 import { deleteAllMode, listPage } from './recovery-queries.js'
+import { cancelCall, resumeStream } from './recovery-stream.js'
 
 const NOT_FOUND = 'No recovery record with this request_id (absent, expired, purged or deleted).'
 
@@ -15,7 +16,7 @@ function notFound(requestId: string, extra: Record<string, unknown> = {}): Gatew
   return new GatewayError('recovery_not_found', NOT_FOUND, { details: { request_id: shown(requestId), ...extra } })
 }
 
-/** The five Recoveries operations for one authenticated owner, each reported on `recovery:operation` when someone listens. */
+/** The Recoveries operations for one authenticated owner, each reported on `recovery:operation` when someone listens. */
 export function recoveriesHandler(rt: Runtime): (ex: Exchange, route: RecoveryRoute) => Promise<void> {
   const serve = serveRecoveries(rt)
   return (ex, route) => (channels.recoveryOperation.hasSubscribers ? reportRecoveryOperation(rt.id, ex, route, serve) : serve(ex, route))
@@ -52,6 +53,10 @@ function serveRecoveries(rt: Runtime): (ex: Exchange, route: RecoveryRoute) => P
         if (!deleted) throw notFound(route.requestId, { deleted: false })
         return sendJson(res, 200, { request_id: route.requestId, deleted: true, message: 'Recovery record deleted.', reason: 'OK' })
       }
+      case 'recoveries.stream':
+        return resumeStream(rt, ex, route.requestId)
+      case 'recoveries.cancel':
+        return cancelCall(rt, ex, route.requestId)
       case 'recoveries.deleteAll': {
         if (deleteAllMode(ex.match.rawQuery) === 'dry_run') {
           const wouldDelete = await store.deleteAll(owner, { dryRun: true })

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
-import type { CallTarget, Dialect } from '../dialects/index.js'
+import type { CallTarget, Dialect, OperationFormat } from '../dialects/index.js'
 import { GatewayError, isGatewayError } from '../errors.js'
 import type { Runtime } from '../runtime.js'
 import type { HandleOptions, PreparsedBody } from '../types.js'
@@ -24,6 +24,9 @@ export interface Exchange {
   startedAt: number
 }
 
+/** The routes whose answers come from `runCall`, which writes the request id with its own head. */
+const MODEL_CALLS: ReadonlySet<Route['kind']> = new Set(['chat', 'generateContent', 'embeddings', 'countTokens'])
+
 /** The recovery routes, as the router tells them apart. */
 export type RecoveryRoute = Extract<Route, { kind: `recoveries.${string}` }>
 
@@ -36,6 +39,8 @@ export interface Handlers {
   model(res: ServerResponse, dialect: Dialect, id: string): void
   chatCompletions(ex: Exchange): Promise<void>
   generateContent(ex: Exchange, target: CallTarget): Promise<void>
+  embeddings(ex: Exchange, format: OperationFormat, target: CallTarget | undefined): Promise<void>
+  countTokens(ex: Exchange, target: CallTarget): Promise<void>
   recoveries(ex: Exchange, route: RecoveryRoute): Promise<void>
 }
 
@@ -66,7 +71,7 @@ export function createDispatch(rt: Runtime, handlers: Handlers, isClosing: () =>
     }
     if (isClosing()) throw new GatewayError('gateway_closed', 'The gateway is shutting down.')
     // Model calls put the id into their own `writeHead`; every other answer carries it from here.
-    if (route.kind !== 'chat' && route.kind !== 'generateContent') res.setHeader('x-request-id', requestId)
+    if (!MODEL_CALLS.has(route.kind)) res.setHeader('x-request-id', requestId)
     const presented = authenticate(match.dialect.clientKey(req.headers, match.query), req)
     const owner = typeof presented === 'string' ? presented : await presented
     const url = init.path ?? req.url ?? ''
@@ -79,6 +84,10 @@ export function createDispatch(rt: Runtime, handlers: Handlers, isClosing: () =>
         return await handlers.chatCompletions(ex)
       case 'generateContent':
         return await handlers.generateContent(ex, route.target)
+      case 'embeddings':
+        return await handlers.embeddings(ex, route.format, route.target)
+      case 'countTokens':
+        return await handlers.countTokens(ex, route.target)
       default:
         return await handlers.recoveries(ex, route)
     }

@@ -1,5 +1,14 @@
 import type { IncomingHttpHeaders } from 'node:http'
-import { type CallTarget, type Dialect, gemini, openai } from '../dialects/index.js'
+import {
+  batchEmbedContents,
+  type CallTarget,
+  type Dialect,
+  embedContent,
+  embeddings,
+  gemini,
+  type OperationFormat,
+  openai,
+} from '../dialects/index.js'
 import { shown } from '../errors.js'
 
 /** What a request asks for, once its path and method are known. */
@@ -9,11 +18,16 @@ export type Route =
   | { kind: 'model'; id: string }
   | { kind: 'chat' }
   | { kind: 'generateContent'; target: CallTarget }
+  /** OpenAI's `/v1/embeddings` (the model in the body) or Gemini's embedding methods (the model in the path). */
+  | { kind: 'embeddings'; format: OperationFormat; target: CallTarget | undefined }
+  | { kind: 'countTokens'; target: CallTarget }
   | { kind: 'recoveries.list' }
   | { kind: 'recoveries.deleteAll' }
   | { kind: 'recoveries.lookup' }
   | { kind: 'recoveries.get'; requestId: string }
   | { kind: 'recoveries.delete'; requestId: string }
+  | { kind: 'recoveries.stream'; requestId: string }
+  | { kind: 'recoveries.cancel'; requestId: string }
   | { kind: 'method_not_allowed'; allow: string }
   | { kind: 'not_found' }
 
@@ -26,16 +40,17 @@ export interface Match {
   rawQuery: string
 }
 
-// `/v1` too: the Google GenAI SDK 3.x calls the stable version by default; both are served alike (upstream v1beta).
+// The Gemini methods on a model. `/v1` too: the Google GenAI SDK 3.x calls the stable version by default; both are
+// served alike (upstream v1beta).
 // The model segment is matched raw (never percent-decoded) and may hold `/` for configured ids such as
 // `google/gemini-2.5-flash`; it only ever selects a configured model, so `..`, `%2F` or `%3A` simply name none.
-const GEMINI_PATH = /^\/v1(?:beta)?\/models\/([^:]+):(generateContent|streamGenerateContent)$/
+const GEMINI_PATH = /^\/v1(?:beta)?\/models\/([^:]+):(generateContent|streamGenerateContent|embedContent|batchEmbedContents|countTokens)$/
 
-/** A model under `/v1/models/` or `/v1beta/models/` (a configured id may hold `/`; the generate paths hold `:`). */
+/** A model under `/v1/models/` or `/v1beta/models/` (a configured id may hold `/`; the method paths hold `:`). */
 const MODEL_PATH = /^\/v1(?:beta)?\/models\/([^:]+)$/
 
 /**
- * Google's format answers everything under `/v1beta` and the generate-content paths under `/v1`; the model list
+ * Google's format answers everything under `/v1beta` and the Gemini method paths under `/v1`; the model list
  * under `/v1` too when a Google client asks (the Google GenAI SDK 3.x lists `/v1/models`). OpenAI's the rest.
  */
 function dialectOfPath(path: string, headers: IncomingHttpHeaders): Dialect {
@@ -50,6 +65,10 @@ const SERVED = [
   'POST /v1/chat/completions',
   'POST /v1beta/models/{model}:generateContent',
   'POST /v1beta/models/{model}:streamGenerateContent?alt=sse',
+  'POST /v1/embeddings',
+  'POST /v1beta/models/{model}:embedContent',
+  'POST /v1beta/models/{model}:batchEmbedContents',
+  'POST /v1beta/models/{model}:countTokens',
   'GET /v1/models',
   'GET /v1/health',
   'GET /v1/models/{model}',
@@ -58,6 +77,8 @@ const SERVED = [
   'GET|DELETE /v1/recoveries',
   'POST /v1/recoveries/lookup',
   'GET|DELETE /v1/recoveries/{request_id}',
+  'GET /v1/recoveries/{request_id}/stream',
+  'POST /v1/recoveries/{request_id}/cancel',
 ]
 
 /** The message of a 404 for a path the gateway does not serve: the path, what is served, and the likely mistake. */
@@ -75,10 +96,26 @@ function byMethod(method: string, allowed: Record<string, Route>): Route {
 // The fixed paths' routes, made once: matching is on every request's path, so it allocates as little as it can.
 const MODELS: Record<string, Route> = { GET: { kind: 'models' } }
 const CHAT: Record<string, Route> = { POST: { kind: 'chat' } }
+const EMBEDDINGS: Record<string, Route> = { POST: { kind: 'embeddings', format: embeddings, target: undefined } }
 const RECOVERIES: Record<string, Route> = { GET: { kind: 'recoveries.list' }, DELETE: { kind: 'recoveries.deleteAll' } }
 const LOOKUP: Route = { kind: 'recoveries.lookup' }
 /** Shared by every match without a query: nothing downstream writes to a match's query. */
 const NO_QUERY = new URLSearchParams()
+
+/** The route of a Gemini method on a model, as `GEMINI_PATH` read them. */
+function geminiRoute(method: string, model: string): Route {
+  const target: CallTarget = { model, stream: method === 'streamGenerateContent' }
+  switch (method) {
+    case 'embedContent':
+      return { kind: 'embeddings', format: embedContent, target }
+    case 'batchEmbedContents':
+      return { kind: 'embeddings', format: batchEmbedContents, target }
+    case 'countTokens':
+      return { kind: 'countTokens', target }
+    default:
+      return { kind: 'generateContent', target }
+  }
+}
 
 function routeOf(method: string, path: string): Route | undefined {
   switch (path) {
@@ -89,6 +126,8 @@ function routeOf(method: string, path: string): Route | undefined {
       return byMethod(method, { GET: { kind: 'health' } })
     case '/v1/chat/completions':
       return byMethod(method, CHAT)
+    case '/v1/embeddings':
+      return byMethod(method, EMBEDDINGS)
     case '/v1/recoveries':
       return byMethod(method, RECOVERIES)
     case '/v1/recoveries/lookup':
@@ -96,20 +135,25 @@ function routeOf(method: string, path: string): Route | undefined {
   }
   if (path.startsWith('/v1/recoveries/')) {
     // Kept raw (not percent-decoded): an id is 26 base32 characters, so anything else is simply not found.
-    const requestId = path.slice('/v1/recoveries/'.length)
+    const rest = path.slice('/v1/recoveries/'.length)
+    const slash = rest.indexOf('/')
+    if (slash !== -1) {
+      const requestId = rest.slice(0, slash)
+      switch (rest.slice(slash)) {
+        case '/stream':
+          return byMethod(method, { GET: { kind: 'recoveries.stream', requestId } })
+        case '/cancel':
+          return byMethod(method, { POST: { kind: 'recoveries.cancel', requestId } })
+      }
+    }
+    const requestId = rest
     return byMethod(method, {
       GET: { kind: 'recoveries.get', requestId },
       DELETE: { kind: 'recoveries.delete', requestId },
     })
   }
-  const generate = GEMINI_PATH.exec(path)
-  if (generate) {
-    const route: Route = {
-      kind: 'generateContent',
-      target: { model: generate[1] as string, stream: generate[2] === 'streamGenerateContent' },
-    }
-    return byMethod(method, { POST: route })
-  }
+  const onModel = GEMINI_PATH.exec(path)
+  if (onModel) return byMethod(method, { POST: geminiRoute(onModel[2] as string, onModel[1] as string) })
   // Only a read names a model resource; a POST there is a mistyped generate path (`%3A` for `:`), so unknown.
   const model = method === 'GET' ? MODEL_PATH.exec(path) : null
   if (model) {

@@ -3,6 +3,7 @@ import { GatewayError } from '../errors.js'
 import type { ClientSink, ResponseHead } from '../http/sink.js'
 import { callStartMessage } from '../observe/call-message.js'
 import { type CallServedMessage, channels } from '../observe/channels.js'
+import { followJournal, journalRunning, streamHead } from '../recovery/stream/follow.js'
 import type { Runtime } from '../runtime.js'
 import { type Fingerprint, fingerprintOf, keyDigest } from './fingerprint.js'
 import { findKeptRecord } from './kept-record.js'
@@ -19,6 +20,10 @@ const RUN: Admission = { served: false, lease: undefined }
 const SERVED: Admission = { served: true }
 const CLAIMED = Symbol('claimed')
 const UNCLAIMED = Symbol('unclaimed')
+/** The call of a key runs in another process as a stream whose journal can be followed from its start. */
+interface Followable {
+  follow: string
+}
 /** How often a request waiting on another process's call looks at the store again. */
 const POLL_MS = 200
 
@@ -107,6 +112,15 @@ async function admitKeyed(rt: Runtime, spec: CallSpec, client: ClientSink, finge
       lease.claimed = done === CLAIMED
       return { served: false, lease }
     }
+    if ('follow' in done) {
+      // Repeats that joined here during the wait come back for the answer; this one follows the stream.
+      lease.shared.fail(inFlight())
+      lease.withdraw()
+      publishServed(rt, spec, done.follow, 'join')
+      client.open(replayedHead(streamHead({ 'x-request-id': done.follow })))
+      await followJournal(rt.store, spec.owner, done.follow, 0, client)
+      return SERVED
+    }
     replay(rt, spec, client, done)
     // Anyone who joined during the wait gets the same replay.
     lease.shared.complete(answerHead(done), done.body)
@@ -121,8 +135,9 @@ async function admitKeyed(rt: Runtime, spec: CallSpec, client: ClientSink, finge
 
 /**
  * Claims the key in the store (one `SET NX` on Redis): resolves CLAIMED when this request now holds it, UNCLAIMED
- * when the store could not be asked, or the kept answer of the same call; waits while another process runs it, up
- * to `idempotency.waitMs`, then 409.
+ * when the store could not be asked, the kept answer of the same call, or the request id of its stream running in
+ * another process whose client left (journalled, so it can be followed); otherwise waits while another process
+ * runs it, up to `idempotency.waitMs`, then 409.
  */
 async function claimKey(
   rt: Runtime,
@@ -130,7 +145,7 @@ async function claimKey(
   client: ClientSink,
   fingerprint: Fingerprint,
   digest: string,
-): Promise<KeptAnswer | typeof CLAIMED | typeof UNCLAIMED> {
+): Promise<KeptAnswer | Followable | typeof CLAIMED | typeof UNCLAIMED> {
   const claim = encodeKeyState({ state: 'running', fingerprint: fingerprint.id, requestId: spec.requestId })
   const claimTtl = rt.options.timeouts.upstreamMs + CLAIM_MARGIN_MS
   const waitUntil = Date.now() + rt.options.idempotency.waitMs
@@ -155,6 +170,8 @@ async function claimKey(
     }
     if (state.fingerprint !== fingerprint.id) throw keyReused()
     if (state.state === 'done') return state
+    // A stream whose client left in another process is journalled there: it can be followed instead of waited for.
+    if (spec.stream && (await journalRunning(rt.store, spec.owner, state.requestId).catch(() => false))) return { follow: state.requestId }
     await pause(client, waitUntil)
   }
 }

@@ -130,7 +130,7 @@ export interface UpstreamCircuitMessage {
 /** A Recoveries endpoint answered (or failed); `requestId` is the request's own, `recordId` the record's it named. */
 export interface RecoveryOperationMessage extends ChannelMessage {
   owner: string
-  operation: 'list' | 'lookup' | 'get' | 'delete' | 'deleteAll'
+  operation: 'list' | 'lookup' | 'get' | 'delete' | 'deleteAll' | 'resume' | 'cancel'
   recordId?: string
   /** For `get`: whether the record was found. */
   found?: boolean

@@ -10,6 +10,8 @@ const OPERATION_OF = {
   'recoveries.get': 'get',
   'recoveries.delete': 'delete',
   'recoveries.deleteAll': 'deleteAll',
+  'recoveries.stream': 'resume',
+  'recoveries.cancel': 'cancel',
 } as const satisfies Record<RecoveryRoute['kind'], RecoveryOperationMessage['operation']>
 
 /** Serves one Recoveries request and publishes `recovery:operation` about it, whatever the outcome. */

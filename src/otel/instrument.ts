@@ -42,8 +42,15 @@ export interface InstrumentOptions {
 /** The instrumentation scope name of every span and metric. */
 const SCOPE = 'model-gateway'
 
-/** `gen_ai.operation.name` of each gateway operation. */
-const OPERATION_NAME: Record<Operation, string> = { 'chat.completions': 'chat', generateContent: 'generate_content' }
+/** `gen_ai.operation.name` of each gateway operation; the conventions have no name for counting tokens, hence a custom one. */
+const OPERATION_NAME: Record<Operation, string> = {
+  'chat.completions': 'chat',
+  generateContent: 'generate_content',
+  embeddings: 'embeddings',
+  embedContent: 'embeddings',
+  batchEmbedContents: 'embeddings',
+  countTokens: 'count_tokens',
+}
 
 /** Epoch milliseconds of a `performance.now()` reading, a time every OpenTelemetry SDK takes as is. */
 const epochMs = (at: number) => performance.timeOrigin + at

@@ -13,6 +13,8 @@ export interface CaptureInput {
   status: number
   contentType: string
   responseBytes: Buffer
+  /** A streamed response's events as relayed, when the response was a stream. */
+  streamRaw?: string
 }
 
 /** Builds the record of an undelivered response. */
@@ -37,6 +39,7 @@ export function buildRecord(input: CaptureInput, maxStoredRequestBytes: number):
       response_body_size: Buffer.byteLength(responseText, 'utf8'),
       status: input.status,
       content_type: input.contentType,
+      ...(input.streamRaw === undefined ? {} : { stream_raw: input.streamRaw }),
     },
   }
 }

@@ -40,6 +40,7 @@
  */
 
 import { type Dialect, gemini, openai } from '../dialects/index.js'
+import { assembleStream } from './assemble.js'
 import { chatCompletionsFormat } from './chat-completions/index.js'
 import type { CallPlan, WireFormat } from './format.js'
 import { generateContentFormat } from './generate-content/index.js'
@@ -112,6 +113,15 @@ function join(from: WireFormat, to: WireFormat): Translator {
     },
     stream: (plan) => new StreamTranslator(to.streamDecoder(plan), from.streamEncoder(plan)),
   }
+}
+
+/**
+ * A stream in `dialect`'s format (the SSE `data` of its events) assembled into the answer that format gives
+ * without streaming; undefined for a dialect without a wire format.
+ */
+export function assembledAnswer(dialect: Dialect, data: readonly string[], plan: CallPlan): object | undefined {
+  const format = FORMATS.get(dialect)
+  return format && assembleStream(format, data, plan)
 }
 
 /** The translator from a client's dialect to an upstream's, or undefined when they are the same (passthrough). */

@@ -20,6 +20,8 @@ export interface UpstreamRequest {
   body: Buffer
   /** Aborts the call (a stream whose client left). */
   signal: AbortSignal | undefined
+  /** Lets a call whose answer is read whole (and that has no `signal`) be stopped on purpose. */
+  abortHook?: AbortHook
   /** Set for a call whose answer is read whole (and that has no `signal`): the most bytes its decoded body may have. */
   wholeBodyLimit?: number
   /** The key of `model.upstream` this attempt sends; the key pool sets it, else the upstream's first key. */
@@ -28,6 +30,21 @@ export interface UpstreamRequest {
   bodyFor?: (model: ResolvedModel) => Buffer
   /** Headers for this attempt only (trace context), as a flat `[name, value, …]` list. */
   headers?: readonly string[]
+}
+
+/**
+ * How a whole call is stopped without an `AbortSignal` (which costs every call, where a stop is rare): the request
+ * sets `abort` once connected; a `reason` set before that stops it as it connects.
+ */
+export interface AbortHook {
+  abort?: (reason: Error) => void
+  reason?: Error
+}
+
+/** Stops the call of `hook` now, or as soon as it connects. */
+export function abortWith(hook: AbortHook, reason: Error): void {
+  hook.reason = reason
+  hook.abort?.(reason)
 }
 
 /** Which upstream, model and key answered: for usage events and logs (the key by its alias, never itself). */
@@ -80,10 +97,14 @@ class WholeAnswer implements Dispatcher.DispatchHandler {
     private readonly served: ServedBy,
     private readonly resolve: (response: UpstreamResponse) => void,
     private readonly reject: (error: unknown) => void,
+    private readonly hook: AbortHook | undefined,
   ) {}
 
   onConnect(abort: (error?: Error) => void): void {
     this.abort = abort
+    if (!this.hook) return
+    if (this.hook.reason) abort(this.hook.reason)
+    else this.hook.abort = abort
   }
 
   onHeaders(statusCode: number, rawHeaders: Buffer[]): boolean {
@@ -156,7 +177,7 @@ export function createSend(dispatcher: Dispatcher): Send {
     const limit = request.wholeBodyLimit
     if (limit === undefined || request.signal !== undefined) return streamed(options, request.signal, served)
     return new Promise((resolve, reject) => {
-      dispatcher.dispatch(options, new WholeAnswer(limit, served, resolve, reject))
+      dispatcher.dispatch(options, new WholeAnswer(limit, served, resolve, reject, request.abortHook))
     })
   }
 }

@@ -44,15 +44,27 @@ describe('benchmark harness (--quick)', () => {
     expect(stdout).toContain('### 12. Translation')
     expect(stdout).toMatch(/^\| passthrough \(gpt-4o-mini\) +\| \d/m)
     expect(stdout).toMatch(/^\| translated \(gemini-2\.5-flash\) +\| \d/m)
+    // Another passthrough route, latency only.
+    expect(stdout).toMatch(/^\| embeddings passthrough \(gpt-4o-mini, POST \/v1\/embeddings\) +\| -?\d/m)
     // The stream baseline of the same upstream route, untranslated.
     expect(stdout).toMatch(/^\| translated − Gemini client inter-frame p99 ms \(same upstream route\) +\| -?\d/m)
+    expect(stdout).not.toMatch(/^Failed:/m)
+  }, 180_000)
+
+  it('runs the resumable-streams part: plain and resumable streams, held streams and a resume, and prints their table', async () => {
+    const { code, stdout, stderr } = await runBench(['--quick', '--only', 'streams'])
+    expect(code, stderr).toBe(0)
+    expect(stdout).toContain('### 14. Resumable streams')
+    expect(stdout).toMatch(/^\| plain \(cancel\) +\| \d/m)
+    expect(stdout).toMatch(/^\| resumable \(finish: numbered, kept in memory\) +\| \d/m)
+    expect(stdout).toMatch(/^\| cut → resumed stream open \(head\) ms +\| \d/m)
     expect(stdout).not.toMatch(/^Failed:/m)
   }, 180_000)
 
   it('runs the client part: plain and recovering fetch on a whole answer and a stream, and prints their table', async () => {
     const { code, stdout, stderr } = await runBench(['--quick', '--only', 'client'])
     expect(code, stderr).toBe(0)
-    expect(stdout).toContain('### 14. model-gateway/client on a clean call')
+    expect(stdout).toContain('### 15. model-gateway/client on a clean call')
     expect(stdout).toMatch(/^\| whole answer \(chat completion\) +\| \d/m)
     expect(stdout).toMatch(/^\| stream of 64 deltas, read to its end +\| \d/m)
     expect(stdout).toMatch(/^\| model-gateway\/client on a clean call \(whole answer\): p50 within the spread of plain fetch +\| -?\d/m)

@@ -290,10 +290,15 @@ describeMatrix('Gemini upstream failures', (kind) => {
     },
   )
 
-  it('cuts the client connection when the upstream stream breaks off after the headers', async () => {
-    await expect(
-      call(`${fx.url}${gpath(true)}`, { headers: goog(KEY_A), body: geminiBody('x', { mock: { chunks: 5, destroy_after_frames: 2 } }) }),
-    ).rejects.toThrow()
+  it('ends with one Google-shaped error event when the upstream stream breaks off after the headers', async () => {
+    const res = await call(`${fx.url}${gpath(true)}`, {
+      headers: goog(KEY_A),
+      body: geminiBody('x', { mock: { chunks: 5, destroy_after_frames: 2 } }),
+    })
+    expect(res.status).toBe(200)
+    const events = res.text.split(/\r?\n\r?\n/).filter((e) => e.startsWith('data:'))
+    expect(JSON.parse((events.at(-1) as string).slice(5))).toEqual(googleError(502, 'UNAVAILABLE'))
+    expect(events.filter((e) => e.includes('"error"'))).toHaveLength(1)
     await eventually(() => fx.logs.some((l) => l.message === 'model-gateway: upstream stream broke off'))
   })
 })

@@ -27,7 +27,7 @@ describe('routes', () => {
     const a = await call(`${mock.url}/v1/nope`)
     expect(a.status).toBe(404)
     expect(a.json.error).toMatchObject({ message: expect.any(String), type: 'invalid_request_error' })
-    const b = await post('/v1beta/models/x:countTokens', gemini())
+    const b = await post('/v1beta/models/x:predict', gemini())
     expect(b.status).toBe(404)
     expect(b.json.error).toMatchObject({ code: 404, status: 'NOT_FOUND' })
     const c = await call(`${mock.url}/v1/chat/completions`) // wrong method

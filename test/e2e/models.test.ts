@@ -85,6 +85,20 @@ describeOnce('404s that say what is served', (kind) => {
     expect(res.json.error.message).toContain('Is the base URL missing /v1?')
   })
 
+  it('lists the embedding and token-counting routes, and spots their base URL without /v1', async () => {
+    const res = await call(`${fx.url}/embeddings`, { headers: bearer(KEY_A), body: { model: 'gpt-4o-mini', input: 'x' } })
+    expect(res.status).toBe(404)
+    for (const route of [
+      'POST /v1/embeddings',
+      'POST /v1beta/models/{model}:embedContent',
+      'POST /v1beta/models/{model}:batchEmbedContents',
+      'POST /v1beta/models/{model}:countTokens',
+    ]) {
+      expect(res.json.error.message).toContain(route)
+    }
+    expect(res.json.error.message).toContain('Is the base URL missing /v1?')
+  })
+
   it('spots a version twice (base URL ending in /v1 and a path starting with it)', async () => {
     const res = await call(`${fx.url}/v1/v1/chat/completions`, { headers: bearer(KEY_A), body: {} })
     expect(res.status).toBe(404)

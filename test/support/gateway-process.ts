@@ -43,6 +43,8 @@ export interface GatewayProcessEnv {
   ttlMs?: number
   /** The gateway's `idempotency` options. */
   idempotency?: Record<string, unknown>
+  /** Further `recovery` options (beside `ttlMs`), e.g. `{ streams: 'finish' }`. */
+  recovery?: Record<string, unknown>
 }
 
 const running = new Set<ChildProcess>()
@@ -86,6 +88,7 @@ export async function startGatewayProcess(settings: GatewayProcessEnv): Promise<
       API_KEYS: JSON.stringify(settings.apiKeys),
       TTL_MS: settings.ttlMs === undefined ? '' : String(settings.ttlMs),
       IDEMPOTENCY: settings.idempotency === undefined ? '' : JSON.stringify(settings.idempotency),
+      RECOVERY: settings.recovery === undefined ? '' : JSON.stringify(settings.recovery),
     },
     stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
   })

@@ -1,5 +1,16 @@
 import { describe, expect, it } from 'vitest'
-import { chatCompletions, DIALECT_NAMES, dialectNamed, gemini, generateContent, openai } from '../../src/dialects/index.js'
+import {
+  batchEmbedContents,
+  chatCompletions,
+  countTokens,
+  DIALECT_NAMES,
+  dialectNamed,
+  embedContent,
+  embeddings,
+  gemini,
+  generateContent,
+  openai,
+} from '../../src/dialects/index.js'
 import { GatewayError } from '../../src/errors.js'
 
 describe('dialect registry', () => {
@@ -61,6 +72,12 @@ describe('upstream side', () => {
     expect(openai.upstreamPath('/v1', 'gpt-4o-mini', 'chat.completions', true)).toBe('/v1/chat/completions')
     expect(gemini.upstreamPath('', 'gemini-2.5-flash', 'generateContent', false)).toBe('/v1beta/models/gemini-2.5-flash:generateContent')
     expect(gemini.upstreamPath('/p', 'g', 'generateContent', true)).toBe('/p/v1beta/models/g:streamGenerateContent?alt=sse')
+    // A chat call translated for a Gemini upstream generates content there.
+    expect(gemini.upstreamPath('', 'g', 'chat.completions', false)).toBe('/v1beta/models/g:generateContent')
+    expect(openai.upstreamPath('/v1', 'e', 'embeddings', false)).toBe('/v1/embeddings')
+    for (const method of ['embedContent', 'batchEmbedContents', 'countTokens'] as const) {
+      expect(gemini.upstreamPath('', 'e', method, false)).toBe(`/v1beta/models/e:${method}`)
+    }
     expect(openai.upstreamAuthHeaders('k')).toEqual({ authorization: 'Bearer k' })
     expect(gemini.upstreamAuthHeaders('k')).toEqual({ 'x-goog-api-key': 'k' })
   })
@@ -92,5 +109,50 @@ describe('operation formats', () => {
     const target = { model: 'g', stream: true }
     expect(generateContent.read({ contents: [{ parts: [] }] }, target)).toBe(target)
     expect(() => generateContent.read({ contents: [] }, target)).toThrow(/contents/)
+  })
+})
+
+describe('passthrough-only operations', () => {
+  it('take an embeddings call’s model from its body and need an input', () => {
+    expect(embeddings.read({ model: 'e', input: ['a'] }, undefined)).toEqual({ model: 'e', stream: false })
+    expect(() => embeddings.read({ model: 'e', input: [] }, undefined)).toThrow(/input/)
+    expect(() => embeddings.read({ input: 'x' }, undefined)).toThrow(/model/)
+  })
+
+  it('take the Gemini methods’ model from the path, after checking the body', () => {
+    const target = { model: 'g', stream: false }
+    expect(embedContent.read({ content: { parts: [] } }, target)).toBe(target)
+    expect(() => embedContent.read({ content: 'x' }, target)).toThrow(/content/)
+    expect(batchEmbedContents.read({ requests: [{ content: {} }] }, target)).toBe(target)
+    expect(() => batchEmbedContents.read({ requests: [] }, target)).toThrow(/requests/)
+    expect(countTokens.read({ contents: [] }, target)).toBe(target)
+    expect(countTokens.read({ generate_content_request: {} }, target)).toBe(target)
+    expect(() => countTokens.read({}, target)).toThrow(/contents/)
+  })
+
+  it('refuse a model of the other format, where chat and generate-content translate', () => {
+    expect(chatCompletions.refuseOtherFormat).toBeUndefined()
+    expect(generateContent.refuseOtherFormat).toBeUndefined()
+    expect(embeddings.refuseOtherFormat?.('g')).toContain(':embedContent')
+    expect(embedContent.refuseOtherFormat?.('o')).toContain('POST /v1/embeddings')
+    expect(countTokens.refuseOtherFormat?.('o')).toContain('Gemini upstreams')
+  })
+
+  it('keep every answer a client left but a token count', () => {
+    expect([chatCompletions, generateContent, embeddings, embedContent, batchEmbedContents].every((f) => f.keepsRecords)).toBe(true)
+    expect(countTokens.keepsRecords).toBe(false)
+  })
+
+  it('rename the model where a Gemini body names it, in either spelling, and leave other names alone', () => {
+    expect(embedContent.renameInBody?.('{"model": "models/a", "content": {}}', 'a', 'b')).toBe('{"model": "models/b", "content": {}}')
+    expect(embedContent.renameInBody?.('{"model":"a"}', 'a', 'b')).toBe('{"model":"b"}')
+    const batch = '{"requests":[{"model":"models/a","content":{"parts":[{"text":"models/a"}]}},{"model":"models/other"}]}'
+    expect(batchEmbedContents.renameInBody?.(batch, 'a', 'b')).toBe(
+      '{"requests":[{"model":"models/b","content":{"parts":[{"text":"models/a"}]}},{"model":"models/other"}]}',
+    )
+    expect(countTokens.renameInBody?.('{"generate_content_request":{"model":"models/a"}}', 'a', 'b')).toBe(
+      '{"generate_content_request":{"model":"models/b"}}',
+    )
+    expect(countTokens.renameInBody?.('{"contents":[{"model":"models/a"}]}', 'a', 'b')).toBe('{"contents":[{"model":"models/a"}]}')
   })
 })

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { gemini, openai } from '../../src/dialects/index.js'
+import { batchEmbedContents, embedContent, embeddings, gemini, openai } from '../../src/dialects/index.js'
 import { matchRequest, normalisePrefix, pathUnderPrefix } from '../../src/http/router.js'
 
 describe('matchRequest', () => {
@@ -21,6 +21,10 @@ describe('matchRequest', () => {
       '/v1/models/google/gemini-2.5-flash:streamGenerateContent?alt=sse',
       { kind: 'generateContent', target: { model: 'google/gemini-2.5-flash', stream: true } },
     ],
+    ['POST', '/v1/embeddings', { kind: 'embeddings', format: embeddings, target: undefined }],
+    ['POST', '/v1beta/models/e:embedContent', { kind: 'embeddings', format: embedContent, target: { model: 'e', stream: false } }],
+    ['POST', '/v1/models/e:batchEmbedContents', { kind: 'embeddings', format: batchEmbedContents, target: { model: 'e', stream: false } }],
+    ['POST', '/v1beta/models/g:countTokens', { kind: 'countTokens', target: { model: 'g', stream: false } }],
   ])('%s %s routes to %j', (method, url, route) => {
     expect(matchRequest(method, url, false)?.route).toEqual(route)
   })
@@ -28,6 +32,8 @@ describe('matchRequest', () => {
   it('answers a known path with the wrong method as method_not_allowed, naming the allowed ones', () => {
     expect(matchRequest('PUT', '/v1/recoveries', false)?.route).toEqual({ kind: 'method_not_allowed', allow: 'GET, DELETE' })
     expect(matchRequest('GET', '/v1/chat/completions', false)?.route).toEqual({ kind: 'method_not_allowed', allow: 'POST' })
+    expect(matchRequest('GET', '/v1/embeddings', false)?.route).toEqual({ kind: 'method_not_allowed', allow: 'POST' })
+    expect(matchRequest('GET', '/v1beta/models/g:countTokens', false)?.route).toEqual({ kind: 'method_not_allowed', allow: 'POST' })
   })
 
   it('leaves unknown paths to the host unless told to claim them', () => {
@@ -38,6 +44,9 @@ describe('matchRequest', () => {
   it('gives Google-format paths the gemini dialect and every other path the openai dialect', () => {
     expect(matchRequest('GET', '/v1beta/anything', true)?.dialect).toBe(gemini)
     expect(matchRequest('POST', '/v1/models/m:generateContent', true)?.dialect).toBe(gemini)
+    expect(matchRequest('POST', '/v1/models/m:embedContent', true)?.dialect).toBe(gemini)
+    expect(matchRequest('POST', '/v1/models/m:countTokens', true)?.dialect).toBe(gemini)
+    expect(matchRequest('POST', '/v1/embeddings', true)?.dialect).toBe(openai)
     expect(matchRequest('GET', '/v1/models', true)?.dialect).toBe(openai)
     expect(matchRequest('GET', '/v1/recoveries', true)?.dialect).toBe(openai)
     expect(matchRequest('GET', '/elsewhere', true)?.dialect).toBe(openai)

@@ -1,9 +1,8 @@
 import type { IncomingHttpHeaders } from 'node:http'
-import { invariant } from '../../errors.js'
-import type { Dialect, ListedModel, OperationFormat } from '../dialect.js'
+import type { Operation } from '../../types.js'
+import type { Dialect, ListedModel } from '../dialect.js'
 import { bearer, tokenCount } from '../shared.js'
 import { googleStatus } from './status.js'
-import { validateGenerateContent } from './validate.js'
 
 /** `x-goog-api-key` (what the Google GenAI SDK sends), then `?key=`, then `Authorization: Bearer`. */
 function clientKey(headers: IncomingHttpHeaders, query: URLSearchParams): string | undefined {
@@ -26,6 +25,13 @@ function modelObject(model: ListedModel) {
   }
 }
 
+/** The method of each operation a Gemini upstream serves besides generate-content (what chat calls are translated to). */
+const METHODS: Partial<Record<Operation, string>> = {
+  embedContent: 'embedContent',
+  batchEmbedContents: 'batchEmbedContents',
+  countTokens: 'countTokens',
+}
+
 /** The Gemini wire format: generate-content, `x-goog-api-key`, `{ error: { code, message, status } }`. */
 export const gemini: Dialect = {
   name: 'gemini',
@@ -38,6 +44,9 @@ export const gemini: Dialect = {
   errorBody: ({ status, message }) => ({
     error: { code: status, message, status: googleStatus(status) },
   }),
+  // An event of its own after the data: the Google GenAI SDK skips events that do not begin with `data:` and reads
+  // the rest of a data event as JSON, so an id line inside the event would hide or break it.
+  numberedEvent: (event, id) => Buffer.concat([event, Buffer.from(`id: ${id}\n\n`)]),
   usageField: 'usageMetadata',
   usage(response) {
     if (typeof response !== 'object' || response === null) return undefined
@@ -51,22 +60,11 @@ export const gemini: Dialect = {
   // Google documents its base URL with `/v1beta`; the gateway adds the version itself, so a copied URL still works.
   upstreamBasePath: (pathname) => pathname.replace(/\/+$/, '').replace(/\/v1beta$/, ''),
   upstreamModelProblem: (name) => (/^[\w.-]+$/.test(name) ? undefined : 'must be a plain Gemini model name'),
-  upstreamPath: (basePath, upstreamModel, _operation, stream) =>
-    `${basePath}/v1beta/models/${encodeURIComponent(upstreamModel)}:${stream ? 'streamGenerateContent?alt=sse' : 'generateContent'}`,
+  upstreamPath: (basePath, upstreamModel, operation, stream) =>
+    `${basePath}/v1beta/models/${encodeURIComponent(upstreamModel)}:${METHODS[operation] ?? (stream ? 'streamGenerateContent?alt=sse' : 'generateContent')}`,
   upstreamAuthHeaders: (apiKey) => ({ 'x-goog-api-key': apiKey }),
 }
 
-/** `POST …/models/{model}:generateContent` and `:streamGenerateContent`: the model and streaming are in the path. */
-export const generateContent: OperationFormat = {
-  operation: 'generateContent',
-  modelInBody: false,
-  readFields: new Set(['contents']),
-  read(fields, fromPath) {
-    invariant(fromPath, 'generate-content is routed with its model and method')
-    validateGenerateContent(fields)
-    return fromPath
-  },
-}
-
+export { batchEmbedContents, countTokens, embedContent, generateContent } from './operations.js'
 export { googleStatus } from './status.js'
 export { validateGeminiAlt } from './validate.js'

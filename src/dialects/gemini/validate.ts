@@ -23,3 +23,29 @@ export function validateGeminiAlt(stream: boolean, alt: string | null): void {
     invalid('alt', ":generateContent answers JSON only: leave out 'alt', or use :streamGenerateContent?alt=sse to stream.")
   }
 }
+
+function objectAt(value: unknown, param: string): void {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) invalid(param, `'${param}' must be an object.`)
+}
+
+/** Checks an `:embedContent` body: `content` must be an object. */
+export function validateEmbedContent(body: Record<string, unknown>): void {
+  objectAt(body.content, 'content')
+}
+
+/** Checks a `:batchEmbedContents` body: `requests` must be a non-empty array of objects, each with a `content` object. */
+export function validateBatchEmbedContents(body: Record<string, unknown>): void {
+  const requests = body.requests
+  if (!Array.isArray(requests) || requests.length === 0) invalid('requests', "'requests' must be a non-empty array.")
+  for (let i = 0; i < requests.length; i++) {
+    objectAt(requests[i], `requests[${i}]`)
+    objectAt((requests[i] as { content?: unknown }).content, `requests[${i}].content`)
+  }
+}
+
+/** Checks a `:countTokens` body: `contents` (an array) or `generateContentRequest` (an object) says what to count. */
+export function validateCountTokens(body: Record<string, unknown>): void {
+  const request = body.generateContentRequest ?? body.generate_content_request
+  if (request !== undefined) objectAt(request, 'generateContentRequest')
+  else if (!Array.isArray(body.contents)) invalid('contents', "'contents' (an array) or 'generateContentRequest' is required.")
+}

@@ -1,10 +1,14 @@
+import type { Operation } from '../../types.js'
 import type { Dialect, ListedModel, OperationFormat } from '../dialect.js'
 import { bearer, tokenCount } from '../shared.js'
-import { validateChat } from './validate.js'
+import { validateChat, validateEmbeddings } from './validate.js'
 
 function modelObject(model: ListedModel) {
   return { id: model.id, object: 'model', created: model.created, owned_by: model.ownedBy }
 }
+
+/** The path below the base URL of each operation an OpenAI-compatible upstream serves besides chat completions. */
+const UPSTREAM_PATHS: Partial<Record<Operation, string>> = { embeddings: '/embeddings' }
 
 /** The OpenAI wire format: chat completions, Bearer keys, `{ error: { message, type, param, code } }`. */
 export const openai: Dialect = {
@@ -18,6 +22,8 @@ export const openai: Dialect = {
   errorBody: ({ status, code, message, param }) => ({
     error: { message, type: status >= 500 ? 'api_error' : 'invalid_request_error', param: param ?? null, code },
   }),
+  // The id line opens the event, as the event-stream standard writes it; every OpenAI-format parser reads it there.
+  numberedEvent: (event, id) => Buffer.concat([Buffer.from(`id: ${id}\n`), event]),
   usageField: 'usage',
   usage(response) {
     if (typeof response !== 'object' || response === null) return undefined
@@ -29,7 +35,7 @@ export const openai: Dialect = {
   },
   upstreamBasePath: (pathname) => pathname.replace(/\/+$/, ''),
   upstreamModelProblem: () => undefined,
-  upstreamPath: (basePath) => `${basePath}/chat/completions`,
+  upstreamPath: (basePath, _upstreamModel, operation) => `${basePath}${UPSTREAM_PATHS[operation] ?? '/chat/completions'}`,
   upstreamAuthHeaders: (apiKey) => ({ authorization: `Bearer ${apiKey}` }),
 }
 
@@ -49,5 +55,19 @@ export const chatCompletions: OperationFormat = {
     'max_completion_tokens',
     'max_tokens',
   ]),
+  keepsRecords: true,
   read: (fields) => validateChat(fields),
+}
+
+/** `POST /v1/embeddings`: passthrough to models of OpenAI-compatible upstreams only, never translated. */
+export const embeddings: OperationFormat = {
+  operation: 'embeddings',
+  modelInBody: true,
+  readFields: new Set(['model', 'input']),
+  keepsRecords: true,
+  refuseOtherFormat: (model) =>
+    `The model '${model}' is served by a Gemini upstream, and embeddings are not translated between formats: ` +
+    `POST /v1/embeddings serves models of OpenAI-compatible upstreams only. ` +
+    `Call POST /v1beta/models/${model}:embedContent (or :batchEmbedContents) for this model.`,
+  read: (fields) => validateEmbeddings(fields),
 }

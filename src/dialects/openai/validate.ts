@@ -43,3 +43,13 @@ export function validateChat(body: Record<string, unknown>): CallTarget {
   positiveInteger(body, 'max_tokens')
   return { model: body.model, stream: body.stream === true }
 }
+
+/** Checks an embeddings body: `model` a string, `input` a string or a non-empty array; the rest passes through. */
+export function validateEmbeddings(body: Record<string, unknown>): CallTarget {
+  if (typeof body.model !== 'string' || body.model === '') invalid('model', "'model' is required and must be a string.")
+  const input = body.input
+  if (typeof input !== 'string' && !(Array.isArray(input) && input.length > 0)) {
+    invalid('input', "'input' must be a string or a non-empty array (of strings, or of token arrays).")
+  }
+  return { model: body.model, stream: false }
+}

@@ -7,8 +7,10 @@ import { storeUnavailable } from './guard.js'
  *
  *   rec:{<owner>}:<request_id>       detail envelope: summary + request/response meta + body lengths
  *   rec:{<owner>}:<request_id>:req   request.body_raw, a plain string
- *   rec:{<owner>}:<request_id>:res   response.body_raw, a plain string
+ *   rec:{<owner>}:<request_id>:res   response.body_raw, a plain string (then response.stream_raw, for a stream)
  *   val:{<owner>}:<kind>:<digest>    one small value: an idempotency key's claim or kept answer, a running call's claim
+ *   val:{<owner>}:live:<request_id>[:<n>]  the journal of a call whose client left: its head, then its events in segments
+ *   val:{<owner>}:cancel:<request_id>      a cancel asked for in another process
  *   idx:{<owner>}                    the owner's catalog of summaries (a Keyv value, or a Redis hash; the default
  *                                    in-memory store keeps its catalog beside the cache instead)
  *
@@ -50,8 +52,11 @@ export function deleteRecordKeys(keyv: { delete(key: string): Promise<unknown> }
   return Promise.all([keyv.delete(keys.detail), keyv.delete(keys.request), keyv.delete(keys.response)])
 }
 
-/** Names of an owner's single values (idempotency state): hex digests, so no client text reaches a key. */
-const VALUE_NAME_PATTERN = /^[a-z]+:[0-9a-f]{16,64}$/
+/**
+ * Names of an owner's single values: hex digests (idempotency state) or request ids with an optional segment
+ * number (a call's journal), so no client text reaches a key.
+ */
+const VALUE_NAME_PATTERN = /^[a-z]+:(?:[0-9a-f]{16,64}|[0-9A-HJKMNP-TV-Z]{26}(?::\d{1,9})?)$/
 
 /** The key of one of an owner's single values, e.g. `val:{<owner>}:key:<digest>`. */
 export function valueKey(owner: string, name: string): string {
@@ -137,7 +142,7 @@ export function newestFirst(a: RecoverySummary, b: RecoverySummary): number {
 }
 
 type RequestMeta = Omit<RecoveryRecord['request'], 'body_raw'>
-type ResponseMeta = Omit<RecoveryRecord['response'], 'body_raw'>
+type ResponseMeta = Omit<RecoveryRecord['response'], 'body_raw' | 'stream_raw'>
 
 /** The small detail value: everything but the two bodies, plus their lengths to check them on read. */
 export interface DetailEnvelope {
@@ -145,24 +150,26 @@ export interface DetailEnvelope {
   record: Omit<RecoveryRecord, 'request' | 'response'> & { request: RequestMeta; response: ResponseMeta }
   request_chars: number
   response_chars: number
+  /** The length of `stream_raw`, stored right after `body_raw` in the response value; absent for a whole response. */
+  stream_chars?: number
 }
 
 /** Splits a record into its envelope and its two bodies; the bodies are never stringified here. */
 export function splitRecord(record: RecoveryRecord): { envelope: DetailEnvelope; requestBody: string; responseBody: string } {
   const { request, response, ...top } = record
   const { body_raw: requestBody, ...requestMeta } = request
-  const { body_raw: responseBody, ...responseMeta } = response
+  const { body_raw: responseBody, stream_raw: streamRaw, ...responseMeta } = response
   invariant(typeof requestBody === 'string' && typeof responseBody === 'string', 'a recovery record needs string bodies')
-  return {
-    envelope: {
-      v: 1,
-      record: { ...top, request: requestMeta, response: responseMeta },
-      request_chars: requestBody.length,
-      response_chars: responseBody.length,
-    },
-    requestBody,
-    responseBody,
+  const envelope: DetailEnvelope = {
+    v: 1,
+    record: { ...top, request: requestMeta, response: responseMeta },
+    request_chars: requestBody.length,
+    response_chars: responseBody.length,
   }
+  if (streamRaw === undefined) return { envelope, requestBody, responseBody }
+  // One value for both texts: a stream's record keeps the same three keys as any other.
+  envelope.stream_chars = streamRaw.length
+  return { envelope, requestBody, responseBody: responseBody + streamRaw }
 }
 
 /** Rebuilds a record; undefined when a part is missing, malformed or does not belong to the envelope. */
@@ -171,9 +178,14 @@ export function joinRecord(envelope: unknown, requestBody: unknown, responseBody
   if (typeof envelope !== 'object' || envelope === null) return undefined
   const e = envelope as Partial<DetailEnvelope>
   if (e.v !== 1 || typeof e.record !== 'object' || e.record === null) return undefined
-  if (e.request_chars !== requestBody.length || e.response_chars !== responseBody.length) return undefined
+  if (typeof e.response_chars !== 'number' || e.request_chars !== requestBody.length) return undefined
+  if (e.response_chars + (e.stream_chars ?? 0) !== responseBody.length) return undefined
   const { request, response, ...top } = e.record
   if (typeof request !== 'object' || request === null || typeof response !== 'object' || response === null) return undefined
   // Fresh objects every time: with the in-memory store the envelope is held by reference.
-  return { ...top, request: { body_raw: requestBody, ...request }, response: { body_raw: responseBody, ...response } }
+  if (e.stream_chars === undefined)
+    return { ...top, request: { body_raw: requestBody, ...request }, response: { body_raw: responseBody, ...response } }
+  const body = responseBody.slice(0, e.response_chars)
+  const stream = responseBody.slice(e.response_chars)
+  return { ...top, request: { body_raw: requestBody, ...request }, response: { body_raw: body, ...response, stream_raw: stream } }
 }

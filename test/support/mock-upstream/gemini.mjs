@@ -9,8 +9,9 @@ const SSE_TYPE_GEMINI = 'text/event-stream'
 /** Content type Google sends its JSON answers (errors included) with. */
 export const GEMINI_JSON_TYPE = 'application/json; charset=UTF-8'
 
-/** A generate-content route; captures the model and the method. */
-export const GEMINI_PATH = /^\/v1beta\/models\/([^/:]+):(generateContent|streamGenerateContent)$/
+/** A Gemini method on a model; captures the model and the method. */
+export const GEMINI_PATH =
+  /^\/v1beta\/models\/([^/:]+):(generateContent|streamGenerateContent|embedContent|batchEmbedContents|countTokens)$/
 
 const GOOGLE_STATUS = /** @type {Record<number, string>} */ ({
   400: 'INVALID_ARGUMENT',
@@ -81,11 +82,11 @@ function snake(name) {
   return out
 }
 
-/** @param {string[]} names */
-const bothSpellings = (names) => new Set(names.flatMap((n) => [n, snake(n)]))
+/** A set of field names under both spellings Google's JSON parser takes. @param {string[]} names */
+export const bothSpellings = (names) => new Set(names.flatMap((n) => [n, snake(n)]))
 
 /** The fields of a GenerateContentRequest, and the mock's own `mock`: anything else is refused, as Google does. */
-const REQUEST_FIELDS = bothSpellings([
+export const REQUEST_FIELDS = bothSpellings([
   'contents',
   'systemInstruction',
   'tools',
@@ -122,26 +123,25 @@ const CONFIG_FIELDS = bothSpellings([
 ])
 
 /** A field under either of its names. @param {Record<string, any>} obj @param {string} name */
-const field = (obj, name) => obj[name] ?? obj[snake(name)]
+export const field = (obj, name) => obj[name] ?? obj[snake(name)]
 
 /**
- * Google's 400 for fields it does not know (one violation per field), or undefined when there are none.
- * @param {Record<string, any>} body
+ * One violation per field of `obj` that `known` does not hold, as Google words them (`at` names the nested message).
+ * @param {Record<string, any>} obj @param {Set<string>} known @param {string} [at]
+ * @returns {{ field?: string, description: string }[]}
  */
-function unknownFields(body) {
-  /** @type {{ field?: string, description: string }[]} */
-  const violations = []
-  for (const k of Object.keys(body)) {
-    if (!REQUEST_FIELDS.has(k)) violations.push({ description: `Invalid JSON payload received. Unknown name "${k}": Cannot find field.` })
-  }
-  const config = field(body, 'generationConfig')
-  if (isObject(config)) {
-    for (const k of Object.keys(config)) {
-      if (CONFIG_FIELDS.has(k)) continue
-      const description = `Invalid JSON payload received. Unknown name "${k}" at 'generation_config': Cannot find field.`
-      violations.push({ field: 'generation_config', description })
-    }
-  }
+export function unknownNames(obj, known, at) {
+  return Object.keys(obj)
+    .filter((k) => !known.has(k))
+    .map((k) =>
+      at === undefined
+        ? { description: `Invalid JSON payload received. Unknown name "${k}": Cannot find field.` }
+        : { field: at, description: `Invalid JSON payload received. Unknown name "${k}" at '${at}': Cannot find field.` },
+    )
+}
+
+/** Google's 400 for invalid fields, as a body, or undefined when there are none. @param {{ field?: string, description: string }[]} violations */
+export function badRequestBody(violations) {
   if (violations.length === 0) return undefined
   const error = {
     code: 400,
@@ -152,8 +152,19 @@ function unknownFields(body) {
   return JSON.stringify({ error })
 }
 
+/**
+ * Google's 400 for fields it does not know (one violation per field), or undefined when there are none.
+ * @param {Record<string, any>} body @param {Set<string>} [known] The request's own fields.
+ */
+export function unknownFields(body, known = REQUEST_FIELDS) {
+  const violations = unknownNames(body, known)
+  const config = field(body, 'generationConfig')
+  if (isObject(config)) violations.push(...unknownNames(config, CONFIG_FIELDS, 'generation_config'))
+  return badRequestBody(violations)
+}
+
 /** Text of a Gemini content object's parts. @param {unknown} content */
-function geminiText(content) {
+export function geminiText(content) {
   if (!isObject(content) || !Array.isArray(content.parts)) return ''
   let s = ''
   for (const p of content.parts) if (isObject(p) && typeof p.text === 'string') s += p.text

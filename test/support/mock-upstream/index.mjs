@@ -1,11 +1,12 @@
-// Deterministic fake of the OpenAI chat-completions API and the Gemini
-// generate-content API. Used by the example servers, the end-to-end tests and
+// Deterministic fake of the OpenAI chat-completions and embeddings API and the
+// Gemini generate-content, embedding and token-counting API. Used by the example servers, the end-to-end tests and
 // the benchmarks. Node built-ins only; no logging on the hot path.
 // examples/mock-upstream.mjs runs it on its own, for trying the examples.
 //
 // Per-request behaviour is driven by an optional top-level body field `mock`
 // (see MockControls below). This module routes, authenticates and applies the
-// controls; the wire formats live in openai.mjs and gemini.mjs beside it.
+// controls; the wire formats live in openai.mjs, gemini.mjs and
+// gemini-methods.mjs beside it.
 
 import http from 'node:http'
 import {
@@ -17,7 +18,8 @@ import {
   GOOGLE_MISSING_KEY,
   sendGoogleError,
 } from './gemini.mjs'
-import { answerChat, MODELS_BODY, OPENAI_AUTH_ERROR, OPENAI_BAD_JSON, sendOpenaiError } from './openai.mjs'
+import { answerCountTokens, answerEmbed } from './gemini-methods.mjs'
+import { answerChat, answerEmbeddings, MODELS_BODY, OPENAI_AUTH_ERROR, OPENAI_BAD_JSON, sendOpenaiError } from './openai.mjs'
 import { after, send } from './respond.mjs'
 import { isObject, JSON_TYPE, num } from './shared.mjs'
 
@@ -165,7 +167,8 @@ export function startMockUpstream(options = {}) {
     let family
     /** @type {RegExpExecArray | null} */
     const gm = method === 'POST' ? GEMINI_PATH.exec(pathname) : null
-    if (pathname === '/v1/chat/completions' && method === 'POST') family = 'openai'
+    const embeddings = pathname === '/v1/embeddings' && method === 'POST'
+    if ((pathname === '/v1/chat/completions' && method === 'POST') || embeddings) family = 'openai'
     else if (pathname === '/v1/models' && method === 'GET') {
       if (bearer !== undefined && req.headers.authorization !== bearer) {
         send(res, st, 401, JSON_TYPE, OPENAI_AUTH_ERROR)
@@ -224,7 +227,7 @@ export function startMockUpstream(options = {}) {
     let ctl = isObject(body.mock) ? body.mock : {}
     for (const [marker, controls] of steering) if (text.includes(marker)) ctl = { ...controls, ...ctl }
     if (isObject(ctl.headers)) st.headers = ctl.headers
-    st.stream = family === 'openai' ? body.stream === true : gm?.[2] === 'streamGenerateContent'
+    st.stream = family === 'openai' ? body.stream === true && !embeddings : gm?.[2] === 'streamGenerateContent'
 
     if (ctl.hang === true) return // never answer
 
@@ -247,8 +250,12 @@ export function startMockUpstream(options = {}) {
         }
         return
       }
-      if (family === 'openai') answerChat(body, ctl, res, st, nextSeq)
-      else answerGenerate(/** @type {RegExpExecArray} */ (gm), params, body, ctl, res, st, nextSeq)
+      const route = /** @type {RegExpExecArray} */ (gm)
+      if (embeddings) answerEmbeddings(body, ctl, res, st)
+      else if (family === 'openai') answerChat(body, ctl, res, st, nextSeq)
+      else if (route[2] === 'embedContent' || route[2] === 'batchEmbedContents') answerEmbed(route, body, res, st)
+      else if (route[2] === 'countTokens') answerCountTokens(route, body, res, st)
+      else answerGenerate(route, params, body, ctl, res, st, nextSeq)
     })
   }
 

@@ -2,7 +2,7 @@
 
 import { send, stream } from './respond.mjs'
 import { imageNote, sampleOf, toolArguments, toolReply } from './schema.mjs'
-import { chunkCount, controlledText, isObject, JSON_TYPE, num, splitText, tokens } from './shared.mjs'
+import { chunkCount, controlledText, DEFAULT_DIMENSIONS, embeddingOf, isObject, JSON_TYPE, num, splitText, tokens } from './shared.mjs'
 
 const SSE_TYPE_OPENAI = 'text/event-stream; charset=utf-8'
 
@@ -262,4 +262,67 @@ function openaiCompletion(body, ctl, res, st, seq) {
   if (includeUsage) frames.push(frame([], usage))
   frames.push('data: [DONE]\n\n')
   stream(res, st, SSE_TYPE_OPENAI, frames, ctl)
+}
+
+/** The documented embeddings request fields, and the mock's own `mock`. */
+const EMBEDDING_FIELDS = new Set(['input', 'model', 'encoding_format', 'dimensions', 'user', 'mock'])
+
+/** @param {unknown} v */
+const isTokenArray = (v) => Array.isArray(v) && v.length > 0 && v.every((t) => Number.isInteger(t) && t >= 0)
+
+/**
+ * The inputs of an embeddings request (a string, strings, a token array or token arrays), each as a text to embed
+ * and its token count; undefined when `input` has none of those shapes (OpenAI's 400).
+ * @param {unknown} input @returns {{ text: string, tokens: number }[] | undefined}
+ */
+function embeddingInputs(input) {
+  if (typeof input === 'string') return input === '' ? undefined : [{ text: input, tokens: tokens(input.length) }]
+  if (!Array.isArray(input) || input.length === 0) return undefined
+  if (isTokenArray(input)) return [{ text: input.join(','), tokens: input.length }]
+  if (input.every((s) => typeof s === 'string' && s !== '')) return input.map((s) => ({ text: s, tokens: tokens(s.length) }))
+  if (input.every(isTokenArray)) return input.map((a) => ({ text: a.join(','), tokens: a.length }))
+  return undefined
+}
+
+/** A vector as OpenAI encodes it: numbers, or the little-endian float32 bytes in base64. @param {number[]} v @param {string} encoding */
+function encoded(v, encoding) {
+  return encoding === 'base64' ? Buffer.from(new Float32Array(v).buffer).toString('base64') : v
+}
+
+/**
+ * Answer an embeddings request: 400 for a field OpenAI does not know, without `model`, or with an `input`,
+ * `encoding_format` or `dimensions` it refuses; else one deterministic vector per input, with usage.
+ * @param {Record<string, any>} body @param {Record<string, any>} ctl
+ * @param {import('node:http').ServerResponse} res @param {import('./respond.mjs').State} st
+ */
+export function answerEmbeddings(body, ctl, res, st) {
+  const unknown = Object.keys(body).filter((k) => !EMBEDDING_FIELDS.has(k))
+  if (unknown.length > 0) {
+    sendOpenaiError(res, st, 400, `Unrecognized request argument supplied: ${unknown.join(', ')}`)
+    return
+  }
+  if (typeof body.model !== 'string') {
+    sendOpenaiError(res, st, 400, 'you must provide a model parameter')
+    return
+  }
+  const inputs = embeddingInputs(body.input)
+  if (inputs === undefined) {
+    sendOpenaiError(res, st, 400, "'$.input' is invalid. Please check the API reference: https://platform.openai.com/docs/api-reference.")
+    return
+  }
+  const encoding = body.encoding_format ?? 'float'
+  if (encoding !== 'float' && encoding !== 'base64') {
+    sendOpenaiError(res, st, 400, `Invalid value for 'encoding_format': '${encoding}'. Supported values are: 'float' and 'base64'.`)
+    return
+  }
+  if (body.dimensions !== undefined && !(Number.isInteger(body.dimensions) && body.dimensions >= 1)) {
+    sendOpenaiError(res, st, 400, "Invalid value for 'dimensions': it must be an integer of at least 1.")
+    return
+  }
+  const dims = body.dimensions ?? DEFAULT_DIMENSIONS
+  const data = inputs.map((input, index) => ({ object: 'embedding', index, embedding: encoded(embeddingOf(input.text, dims), encoding) }))
+  const prompt = inputs.reduce((sum, input) => sum + input.tokens, 0)
+  const usage = { prompt_tokens: prompt, total_tokens: prompt }
+  if (isObject(ctl.usage)) Object.assign(usage, ctl.usage)
+  send(res, st, 200, JSON_TYPE, JSON.stringify({ object: 'list', data, model: body.model, usage }))
 }

@@ -60,3 +60,19 @@ export function chunkCount(ctl) {
   const c = num(ctl.chunks)
   return c === undefined ? 5 : Math.min(MAX_CHUNKS, Math.floor(c))
 }
+
+/** The length of an embedding unless the request asks for another. */
+export const DEFAULT_DIMENSIONS = 8
+
+/**
+ * A deterministic embedding of `text`: `dims` multiples of 1/256 in [-0.5, 0.5), exact in a float32, so a vector
+ * decoded from base64 equals the float one.
+ * @param {string} text @param {number} dims @returns {number[]}
+ */
+export function embeddingOf(text, dims) {
+  let h = 0x811c9dc5
+  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193) >>> 0
+  const out = []
+  for (let i = 0; i < dims; i++) out.push((((h + Math.imul(i + 1, 0x9e3779b1)) >>> 0) % 256) / 256 - 0.5)
+  return out
+}

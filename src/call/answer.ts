@@ -1,0 +1,142 @@
+import { GatewayError } from '../errors.js'
+import { collectBody } from '../http/collect-body.js'
+import type { ClientSink, ResponseHead } from '../http/sink.js'
+import type { CallLease } from '../idempotency/lease.js'
+import type { Runtime } from '../runtime.js'
+import type { TokenCounts } from '../types.js'
+import { upstreamFailure, upstreamTooLarge } from '../upstream/failure.js'
+import type { AbortHook, ServedBy, UpstreamRequest, UpstreamResponse } from '../upstream/send.js'
+import { type CallSpec, upstreamBodyFor } from './call-spec.js'
+import { answerInClientTerms } from './translation.js'
+
+/** How a call ended, for the `call:end` message. */
+export interface CallOutcome {
+  status: number
+  delivered: boolean
+  recovered: boolean
+  usage: TokenCounts | undefined
+  /** Which upstream model and key answered, once one did. */
+  served?: ServedBy
+  /** `CallEndMessage.error`. */
+  error?: string
+  firstChunkMs?: number
+}
+
+/** Status reported for a call whose client left before any response head was written. */
+export const CLIENT_GONE = 499
+/** `CallEndMessage.error` of a call whose client left before its end. */
+export const CLIENT_DISCONNECTED = 'client_disconnected'
+/** `CallEndMessage.error` and `interrupted_reason` of a call stopped through the cancel endpoint. */
+export const CANCELLED = 'cancelled'
+
+/** The upstream request of a call: a stream's carries its abort signal, a whole call's its abort hook and size bound. */
+export function upstreamRequest(
+  spec: CallSpec,
+  abort: { signal: AbortSignal } | { hook: AbortHook; wholeBodyLimit: number },
+): UpstreamRequest {
+  return {
+    requestId: spec.requestId,
+    model: spec.model,
+    operation: spec.operation,
+    stream: spec.stream,
+    attempt: 1,
+    body: spec.upstreamBody,
+    signal: 'signal' in abort ? abort.signal : undefined,
+    abortHook: 'hook' in abort ? abort.hook : undefined,
+    wholeBodyLimit: 'hook' in abort ? abort.wholeBodyLimit : undefined,
+    bodyFor: (model) => upstreamBodyFor(spec, model),
+  }
+}
+
+/** An upstream that refused the gateway's own key. */
+export const isAuthFailure = (response: UpstreamResponse) => response.statusCode === 401 || response.statusCode === 403
+
+export const isSuccess = (status: number) => status >= 200 && status < 300
+
+/** Reads a whole upstream body within `limits.maxResponseBytes` (a whole call's is read already), the gateway's own keys taken out. */
+export function readUpstreamBody(rt: Runtime, response: UpstreamResponse): Promise<Buffer> {
+  const limit = rt.options.limits.maxResponseBytes
+  const body = Buffer.isBuffer(response.body)
+    ? Promise.resolve(response.body)
+    : collectBody(response.body, {
+        limit,
+        afterOverflow: 'destroy',
+        tooLarge: () => upstreamTooLarge(limit),
+        broken: (cause) => upstreamFailure(cause),
+      })
+  return rt.redaction.active ? body.then((bytes) => rt.redaction.whole(bytes)) : body
+}
+
+/**
+ * An upstream that refuses the gateway's own key is the operator's problem, not the client's: the client gets a
+ * 502 it cannot mistake for its own wrong key, the operator an error line (never the key).
+ */
+export async function refuseUpstreamAuthFailure(rt: Runtime, spec: CallSpec, response: UpstreamResponse): Promise<never> {
+  await readUpstreamBody(rt, response).catch(() => undefined)
+  rt.options.logger.error("model-gateway: the upstream refused the gateway's credentials", {
+    requestId: spec.requestId,
+    upstream: spec.model.upstream.name,
+    model: spec.model.upstreamModel,
+    status: response.statusCode,
+  })
+  throw new GatewayError('upstream_auth_failed', 'The gateway could not authenticate with the upstream model; its operator has been told.')
+}
+
+/** An upstream header passed down, keys taken out. */
+export function headerText(rt: Runtime, response: UpstreamResponse, name: string): string | undefined {
+  const raw = response.headers[name]
+  const value = Array.isArray(raw) ? raw[0] : raw
+  return value === undefined || !rt.redaction.active ? value : rt.redaction.text(value)
+}
+
+/** Upstream headers a client plans its next calls by: its retry hint and rate-limit state. */
+const PASSED_DOWN = /^(retry-after(-ms)?|x-ratelimit-[\w-]+)$/
+
+/** Adds the upstream's retry and rate-limit headers, keys taken out. */
+export function passDown(
+  rt: Runtime,
+  response: UpstreamResponse,
+  headers: Record<string, string | number>,
+): Record<string, string | number> {
+  for (const name of Object.keys(response.headers)) {
+    if (!PASSED_DOWN.test(name)) continue
+    const value = headerText(rt, response, name)
+    if (value !== undefined) headers[name] = value
+  }
+  return headers
+}
+
+/** Headers of a whole response: its content type and length, the request id, and the upstream's rate-limit state. */
+function wholeHead(rt: Runtime, response: UpstreamResponse, requestId: string, contentType: string, length: number): ResponseHead {
+  const headers = { 'content-type': contentType, 'x-request-id': requestId, 'content-length': length }
+  return { status: response.statusCode, headers: passDown(rt, response, headers) }
+}
+
+/**
+ * Answers a whole upstream response (in the client's format), to the client and to whoever joined the call, and hands
+ * it to the lease, which keeps a 2xx answer where one was promised. `kept` settles when that is done.
+ */
+export function completeWhole(
+  rt: Runtime,
+  spec: CallSpec,
+  client: ClientSink,
+  lease: CallLease | undefined,
+  response: UpstreamResponse,
+  upstreamBody: Buffer,
+  defaultType: string,
+): { contentType: string; body: Buffer; kept: Promise<void> | undefined } {
+  const status = response.statusCode
+  const { contentType, body } = spec.translation
+    ? answerInClientTerms(spec.translation, status, upstreamBody)
+    : { contentType: headerText(rt, response, 'content-type') ?? defaultType, body: upstreamBody }
+  const head = wholeHead(rt, response, spec.requestId, contentType, body.length)
+  client.complete(head, body)
+  lease?.shared.complete(head, body)
+  const kept = lease?.end({ kind: 'answer', answer: { requestId: spec.requestId, status, contentType, body } })
+  return { contentType, body, kept }
+}
+
+/** The error a call stopped through the cancel endpoint ends with (its client, if any, is gone). */
+export function cancelledError(): GatewayError {
+  return new GatewayError('call_cancelled', 'The call was cancelled through the Recoveries API.')
+}

@@ -1,0 +1,165 @@
+import type { ClientSink, ResponseSink } from '../http/sink.js'
+import type { CallLease } from '../idempotency/lease.js'
+import { CLAIM_MARGIN_MS } from '../idempotency/lease.js'
+import { channels } from '../observe/channels.js'
+import { Journal, type JournalOptions } from '../recovery/stream/journal.js'
+import { type LiveCall, liveCall } from '../recovery/stream/live-calls.js'
+import { StreamLog } from '../recovery/stream/stream-log.js'
+import type { Runtime } from '../runtime.js'
+import { StreamTail } from '../sse/tail.js'
+import type { UpstreamResponse } from '../upstream/send.js'
+import {
+  CANCELLED,
+  type CallOutcome,
+  CLIENT_DISCONNECTED,
+  CLIENT_GONE,
+  cancelledError,
+  completeWhole,
+  headerText,
+  isAuthFailure,
+  isSuccess,
+  passDown,
+  readUpstreamBody,
+  refuseUpstreamAuthFailure,
+  upstreamRequest,
+} from './answer.js'
+import type { CallSpec } from './call-spec.js'
+import { keepStream } from './capture.js'
+import { redactingSink } from './redacting-sink.js'
+import { relay } from './relay.js'
+import { brokenStreamEvent, endingWithError, numberingSink } from './stream-sinks.js'
+import { tee } from './tee.js'
+import { translatingSink } from './translation.js'
+import { NO_USAGE } from './usage.js'
+
+/** The journal of one call, for `Journal`. */
+export function journalOptions(rt: Runtime, spec: CallSpec, call: { stream: boolean; cancel: () => void }): JournalOptions {
+  return {
+    store: rt.store,
+    owner: spec.owner,
+    requestId: spec.requestId,
+    ttlMs: rt.options.timeouts.upstreamMs + CLAIM_MARGIN_MS,
+    stream: call.stream,
+    onCancel: call.cancel,
+    onError: (error) =>
+      rt.options.logger.warn('model-gateway: the journal of a call whose client left could not be written', {
+        requestId: spec.requestId,
+        error: String(error),
+      }),
+  }
+}
+
+/**
+ * Whether a stream outlives its client and can be resumed: under `recovery.streams: 'finish'`, and always with an
+ * `Idempotency-Key` (its client said it will come back).
+ */
+const isResumable = (rt: Runtime, spec: CallSpec) => spec.repeat.key !== undefined || rt.options.recovery.streams === 'finish'
+
+/** The parts of a resumable stream: its log and its entry among the live calls; the journal once its client left. */
+interface Resumable {
+  log: StreamLog
+  live: LiveCall
+  journal: Journal | undefined
+}
+
+/**
+ * A streaming call, relayed chunk by chunk with backpressure. A plain stream is aborted as soon as its client leaves;
+ * a resumable one numbers its events, runs to its end, journals itself for other processes once its client left,
+ * and is kept as a recovery record when it was not delivered (or cancelled on purpose).
+ */
+export async function streamCall(rt: Runtime, spec: CallSpec, client: ClientSink, lease: CallLease | undefined): Promise<CallOutcome> {
+  const controller = new AbortController()
+  let resumable: Resumable | undefined
+  if (isResumable(rt, spec)) {
+    const log = new StreamLog((event, id) => spec.inbound.numberedEvent(event, id), rt.options.limits.maxResponseBytes)
+    const live = liveCall(spec.owner, spec.requestId, log, () => controller.abort(cancelledError()))
+    rt.live.add(live)
+    resumable = { log, live, journal: undefined }
+  }
+  const stopWatching = client.watch.onGone(() => {
+    if (resumable) {
+      const { log, live } = resumable
+      // A stream too long to keep cannot be resumed or recovered: nothing is gained by finishing it.
+      const events = log.events
+      if (!events) return controller.abort()
+      resumable.journal = new Journal(journalOptions(rt, spec, { stream: true, cancel: () => live.cancel() }), events)
+      log.subscribe(resumable.journal)
+      return
+    }
+    // Nobody left to read it: the stream is cancelled. Retries that joined it keep it going until they leave too.
+    if (lease && lease.shared.audience > 0) lease.shared.onEmpty(() => controller.abort())
+    else controller.abort()
+  })
+  try {
+    return await relayStream(rt, spec, client, lease, controller, resumable)
+  } finally {
+    stopWatching()
+    if (resumable) rt.live.remove(resumable.live)
+  }
+}
+
+async function relayStream(
+  rt: Runtime,
+  spec: CallSpec,
+  client: ClientSink,
+  lease: CallLease | undefined,
+  controller: AbortController,
+  resumable: Resumable | undefined,
+): Promise<CallOutcome> {
+  const gone = async (status: number, error: string): Promise<CallOutcome> => {
+    await resumable?.journal?.finish('failed')
+    return { status, delivered: false, recovered: false, usage: undefined, error }
+  }
+  let response: UpstreamResponse
+  try {
+    response = await rt.send(upstreamRequest(spec, { signal: controller.signal }))
+  } catch (error) {
+    if (controller.signal.aborted) return gone(CLIENT_GONE, resumable?.live.cancelled ? CANCELLED : CLIENT_DISCONNECTED)
+    await resumable?.journal?.finish('failed')
+    throw error
+  }
+  if (isAuthFailure(response)) await refuseUpstreamAuthFailure(rt, spec, response)
+  const status = response.statusCode
+  if (!isSuccess(status)) {
+    // An error answers whole; a lease keeps nothing of a non-2xx answer.
+    await completeWhole(rt, spec, client, lease, response, await readUpstreamBody(rt, response), 'text/event-stream').kept
+    await resumable?.journal?.finish('failed')
+    return { status, delivered: (await client.watch.settled()).delivered, recovered: false, usage: undefined, served: response.served }
+  }
+  const tail = channels.callEnd.hasSubscribers ? new StreamTail() : undefined
+  const brokenEvent = brokenStreamEvent(spec.inbound)
+  // The client and whoever shares its answer get the client's format (numbered when resumable); the usage tail reads the upstream's.
+  let inClientTerms: ResponseSink = tee(client, lease ? [lease.shared] : [])
+  if (resumable) inClientTerms = numberingSink(inClientTerms, resumable.log, brokenEvent)
+  else if (!spec.translation) inClientTerms = endingWithError(inClientTerms, brokenEvent)
+  if (spec.translation) inClientTerms = translatingSink(inClientTerms, spec.translation.translator.stream(spec.translation.plan))
+  const fanned = tee(inClientTerms, tail ? [tail] : [])
+  const sink = rt.redaction.active ? redactingSink(fanned, rt.redaction) : fanned
+  const type = spec.translation ? 'text/event-stream' : (headerText(rt, response, 'content-type') ?? 'text/event-stream')
+  const headers = { 'content-type': type, 'cache-control': 'no-cache', 'x-accel-buffering': 'no', 'x-request-id': spec.requestId }
+  sink.open({ status, headers: passDown(rt, response, headers) })
+  let broken = false
+  try {
+    await relay(response.body, sink, client, { pastClient: resumable !== undefined })
+    sink.end()
+  } catch (error) {
+    broken = true
+    if (!controller.signal.aborted) {
+      rt.options.logger.warn('model-gateway: upstream stream broke off', { requestId: spec.requestId, error: String(error) })
+    }
+    sink.abort(error as Error)
+  }
+  await lease?.end(broken ? { kind: 'nothing' } : { kind: 'stream', status, contentType: type, requestId: spec.requestId })
+  const delivery = await client.watch.settled()
+  const outcome: CallOutcome = { status, delivered: delivery.delivered, recovered: false, usage: undefined, served: response.served }
+  if (tail) outcome.usage = tail.usage(spec.model.upstream.dialect) ?? NO_USAGE
+  if (tail?.firstChunkAt !== undefined) outcome.firstChunkMs = tail.firstChunkAt - spec.startedAt
+  const cancelled = resumable?.live.cancelled === true
+  if (broken) outcome.error = cancelled ? CANCELLED : controller.signal.aborted ? CLIENT_DISCONNECTED : 'upstream_stream_broken'
+  if (resumable && !delivery.delivered && resumable.log.events) {
+    // Kept before the journal says it is done, so a resumer elsewhere that sees the end finds the record.
+    outcome.recovered = await keepStream(rt, spec, resumable.log, cancelled ? CANCELLED : delivery.reason, status)
+  }
+  await resumable?.journal?.finish('done')
+  return outcome
+}

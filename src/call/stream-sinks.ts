@@ -1,0 +1,71 @@
+import type { Dialect } from '../dialects/index.js'
+import type { ResponseHead, ResponseSink } from '../http/sink.js'
+import { EventSplitter } from '../recovery/stream/events.js'
+import type { StreamLog } from '../recovery/stream/stream-log.js'
+import { sseEvent } from '../sse/write.js'
+
+const BROKEN_MESSAGE = 'The upstream stream broke off before its end.'
+
+/** The one event that ends a stream the upstream broke off, in the client's format. */
+export function brokenStreamEvent(dialect: Dialect): Buffer {
+  const body = dialect.errorBody({ status: 502, code: 'upstream_stream_broken', message: BROKEN_MESSAGE, param: undefined })
+  return Buffer.from(sseEvent(JSON.stringify(body)))
+}
+
+/**
+ * A sink for a resumable stream in the client's format: relays whole events only, each numbered and kept in the
+ * stream's log (an unfinished event waits for its end, so a resume always starts on an event boundary). A stream
+ * the upstream broke off ends with one error event in place of the unfinished one.
+ */
+export function numberingSink(inner: ResponseSink, log: StreamLog, brokenEvent: Buffer): ResponseSink {
+  const splitter = new EventSplitter()
+  return {
+    complete: (head: ResponseHead, body: Buffer) => inner.complete(head, body),
+    open(head: ResponseHead) {
+      log.open(head)
+      inner.open(head)
+    },
+    write(chunk: Buffer) {
+      const events = splitter.push(chunk)
+      if (events.length === 0) return true
+      if (events.length === 1) return inner.write(log.append(events[0] as Buffer))
+      return inner.write(Buffer.concat(events.map((event) => log.append(event))))
+    },
+    end() {
+      // A last event the upstream did not close is still relayed as it came.
+      const rest = splitter.rest()
+      if (rest) inner.write(log.append(rest))
+      log.end()
+      inner.end()
+    },
+    abort() {
+      splitter.rest()
+      inner.write(log.append(brokenEvent))
+      log.end()
+      inner.end()
+    },
+  }
+}
+
+/**
+ * A sink for a plain passthrough stream: relayed as it comes; a stream the upstream broke off ends with one error
+ * event in the client's format (after a blank line when the cut fell inside an event), so SDKs raise an error
+ * rather than return a cut answer as a whole one.
+ */
+export function endingWithError(inner: ResponseSink, brokenEvent: Buffer): ResponseSink {
+  let last: Buffer | undefined
+  return {
+    complete: (head: ResponseHead, body: Buffer) => inner.complete(head, body),
+    open: (head: ResponseHead) => inner.open(head),
+    write(chunk: Buffer) {
+      if (chunk.length > 0) last = chunk
+      return inner.write(chunk)
+    },
+    end: () => inner.end(),
+    abort() {
+      const atBoundary = last === undefined || last.subarray(-2).toString() === '\n\n'
+      inner.write(atBoundary ? brokenEvent : Buffer.concat([Buffer.from('\n\n'), brokenEvent]))
+      inner.end()
+    },
+  }
+}

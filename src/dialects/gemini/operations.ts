@@ -1,0 +1,92 @@
+// What a Gemini client asks of a model: generate-content (translated for models of other formats), and the
+// embedding and token-counting methods, which are passthrough to models of Gemini upstreams only.
+import { invariant } from '../../errors.js'
+import { type JsonPath, replaceStringsAt } from '../../json/rewrite.js'
+import type { CallTarget, OperationFormat } from '../dialect.js'
+import { validateBatchEmbedContents, validateCountTokens, validateEmbedContent, validateGenerateContent } from './validate.js'
+
+/** Every method here is routed with its model (and, for generate-content, whether it streams). */
+function fromPathOf(target: CallTarget | undefined): CallTarget {
+  invariant(target, 'a Gemini method is routed with its model')
+  return target
+}
+
+/**
+ * Renames the model where a body names it besides the path, as `models/<id>` or `<id>` (Google requires the name in
+ * a batch request to be the path's, so it must follow the path to the upstream's name); other values are left as sent.
+ */
+function renamer(paths: readonly JsonPath[]): (text: string, from: string, to: string) => string {
+  return (text, from, to) =>
+    replaceStringsAt(text, paths, (value) => {
+      if (value === from) return to
+      return value === `models/${from}` ? `models/${to}` : undefined
+    })
+}
+
+/** `POST …/models/{model}:generateContent` and `:streamGenerateContent`: the model and streaming are in the path. */
+export const generateContent: OperationFormat = {
+  operation: 'generateContent',
+  modelInBody: false,
+  readFields: new Set(['contents']),
+  keepsRecords: true,
+  read(fields, fromPath) {
+    const target = fromPathOf(fromPath)
+    validateGenerateContent(fields)
+    return target
+  },
+}
+
+/** Embeddings are not translated: a model of another format is the client's 400, with where to go instead. */
+const otherFormatEmbeddings = (model: string) =>
+  `The model '${model}' is served by an OpenAI-compatible upstream, and embeddings are not translated between formats: ` +
+  `:embedContent and :batchEmbedContents serve models of Gemini upstreams only. Call POST /v1/embeddings for this model.`
+
+/** `POST …/models/{model}:embedContent`: one embedding; the body may name the model again in `model`. */
+export const embedContent: OperationFormat = {
+  operation: 'embedContent',
+  modelInBody: false,
+  renameInBody: renamer([['model']]),
+  readFields: new Set(['content', 'model']),
+  keepsRecords: true,
+  refuseOtherFormat: otherFormatEmbeddings,
+  read(fields, fromPath) {
+    const target = fromPathOf(fromPath)
+    validateEmbedContent(fields)
+    return target
+  },
+}
+
+/** `POST …/models/{model}:batchEmbedContents`: many embeddings, each request naming the model as `models/<id>`. */
+export const batchEmbedContents: OperationFormat = {
+  operation: 'batchEmbedContents',
+  modelInBody: false,
+  renameInBody: renamer([['requests', '*', 'model']]),
+  readFields: new Set(['requests']),
+  keepsRecords: true,
+  refuseOtherFormat: otherFormatEmbeddings,
+  read(fields, fromPath) {
+    const target = fromPathOf(fromPath)
+    validateBatchEmbedContents(fields)
+    return target
+  },
+}
+
+/** `POST …/models/{model}:countTokens`: free upstream, so an answer its client left is not kept. */
+export const countTokens: OperationFormat = {
+  operation: 'countTokens',
+  modelInBody: false,
+  renameInBody: renamer([
+    ['generateContentRequest', 'model'],
+    ['generate_content_request', 'model'],
+  ]),
+  readFields: new Set(['contents', 'generateContentRequest', 'generate_content_request']),
+  keepsRecords: false,
+  refuseOtherFormat: (model) =>
+    `Token counting (:countTokens) is served only for models of Gemini upstreams; the model '${model}' is served by an ` +
+    'OpenAI-compatible upstream, which has no token-counting endpoint.',
+  read(fields, fromPath) {
+    const target = fromPathOf(fromPath)
+    validateCountTokens(fields)
+    return target
+  },
+}

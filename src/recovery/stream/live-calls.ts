@@ -1,0 +1,53 @@
+import type { StreamLog } from './stream-log.js'
+
+/** A call of this process that a resume can follow or a cancel can stop, by its request id. */
+export interface LiveCall {
+  readonly owner: string
+  readonly requestId: string
+  /** The events so far, for a resumable stream; undefined for a whole call. */
+  readonly log: StreamLog | undefined
+  /** Stops the upstream call on purpose; what was generated so far is kept. */
+  cancel(): void
+  /** True once `cancel` was called. */
+  readonly cancelled: boolean
+}
+
+/** A live call whose `cancel` runs `stop` once. */
+export function liveCall(owner: string, requestId: string, log: StreamLog | undefined, stop: () => void): LiveCall {
+  let cancelled = false
+  return {
+    owner,
+    requestId,
+    log,
+    cancel() {
+      if (cancelled) return
+      cancelled = true
+      stop()
+    },
+    get cancelled() {
+      return cancelled
+    },
+  }
+}
+
+/**
+ * The calls of this process that can be resumed or cancelled: resumable streams from their first byte, whole calls
+ * once their client left. One map entry per such call, nothing in the store.
+ */
+export class LiveCalls {
+  readonly #calls = new Map<string, LiveCall>()
+
+  add(call: LiveCall): void {
+    this.#calls.set(`${call.owner}:${call.requestId}`, call)
+  }
+
+  remove(call: LiveCall): void {
+    const key = `${call.owner}:${call.requestId}`
+    if (this.#calls.get(key) === call) this.#calls.delete(key)
+  }
+
+  /** An owner's live call; another owner's is never found. */
+  get(owner: string, requestId: string): LiveCall | undefined {
+    return this.#calls.get(`${owner}:${requestId}`)
+  }
+}

@@ -1,0 +1,111 @@
+// A stream assembled into the answer its format gives without streaming: what a recovery record of a stream keeps,
+// so a client that lost the stream reads the same shape it would have got from a non-streaming call.
+
+import type { CallPlan, WireFormat } from './format.js'
+import type { HubChoice, HubPart, HubResponse, HubStreamEvent } from './hub.js'
+
+interface ToolCallDraft {
+  id: string
+  name: string
+  args: string
+  signature: string | undefined
+}
+
+interface ChoiceDraft {
+  parts: HubPart[]
+  calls: ToolCallDraft[]
+  finish: HubChoice['finish']
+}
+
+/** Collects hub stream events into a whole hub answer. */
+class AnswerDraft {
+  readonly #choices = new Map<number, ChoiceDraft>()
+  readonly #response: HubResponse = {
+    id: undefined,
+    model: undefined,
+    created: undefined,
+    choices: [],
+    usage: undefined,
+    blocked: undefined,
+  }
+
+  #choice(index: number): ChoiceDraft {
+    let choice = this.#choices.get(index)
+    if (!choice) {
+      choice = { parts: [], calls: [], finish: undefined }
+      this.#choices.set(index, choice)
+    }
+    return choice
+  }
+
+  add(event: HubStreamEvent): void {
+    switch (event.type) {
+      case 'meta':
+        this.#response.id ??= event.id
+        this.#response.model ??= event.model
+        this.#response.created ??= event.created
+        return
+      case 'text':
+      case 'refusal': {
+        const parts = this.#choice(event.choice).parts
+        const last = parts.at(-1)
+        // Consecutive pieces of the same kind are one part, as a whole answer has them.
+        if (last?.type === event.type) last.text += event.text
+        else parts.push({ type: event.type, text: event.text })
+        return
+      }
+      case 'tool_call': {
+        const calls = this.#choice(event.choice).calls
+        let call = calls[event.index]
+        if (!call) {
+          call = { id: '', name: '', args: '', signature: undefined }
+          calls[event.index] = call
+        }
+        if (event.id !== undefined) call.id = event.id
+        if (event.name !== undefined) call.name = event.name
+        call.signature ??= event.signature
+        call.args += event.args
+        return
+      }
+      case 'finish':
+        this.#choice(event.choice).finish = event.finish
+        return
+      case 'usage':
+        this.#response.usage = event.usage
+        return
+      case 'error':
+        return
+    }
+  }
+
+  answer(): HubResponse {
+    const indexes = [...this.#choices.keys()].sort((a, b) => a - b)
+    this.#response.choices = indexes.map((index) => {
+      const draft = this.#choices.get(index) as ChoiceDraft
+      const calls: HubPart[] = draft.calls.flatMap((call) =>
+        call ? [{ type: 'tool_call' as const, id: call.id, name: call.name, args: parsedArgs(call.args), signature: call.signature }] : [],
+      )
+      return { index, parts: [...draft.parts, ...calls], finish: draft.finish }
+    })
+    return this.#response
+  }
+}
+
+/** A tool call's arguments; a stream cut inside them keeps what came, under `_partial`. */
+function parsedArgs(text: string): Record<string, unknown> {
+  if (text.trim() === '') return {}
+  try {
+    const value: unknown = JSON.parse(text)
+    return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : { value }
+  } catch {
+    return { _partial: text }
+  }
+}
+
+/** The events of a stream in `format` (their SSE `data`), assembled into that format's non-streaming answer. */
+export function assembleStream(format: WireFormat, data: readonly string[], plan: CallPlan): object {
+  const decoder = format.streamDecoder(plan)
+  const draft = new AnswerDraft()
+  for (const payload of data) for (const event of decoder.event(payload)) draft.add(event)
+  return format.responseFromHub(draft.answer(), { ...plan, stream: false })
+}

@@ -1,0 +1,100 @@
+import Keyv from 'keyv'
+import { describe, expect, it } from 'vitest'
+import type { UsageEvent } from '../../src/types.js'
+import { EMBEDDING_MODELS } from '../support/embedding-models.js'
+import { KEY_A, startFixture, UPSTREAM_KEY, useFixture } from '../support/fixture.js'
+import { goog } from '../support/gemini.js'
+import { call, sendThenAbort } from '../support/http.js'
+import { ON_NODE_22 } from '../support/sdks.js'
+import { describeOnce } from '../support/servers.js'
+
+/** The Google GenAI SDK surface these scenarios use, in both majors. */
+interface GenAIClient {
+  models: { countTokens(params: { model: string; contents: unknown }): Promise<{ totalTokens?: number }> }
+}
+type GenAIConstructor = new (options: { apiKey: string; httpOptions: { baseUrl: string } }) => GenAIClient
+
+const headers = { ...goog(KEY_A), 'content-type': 'application/json' }
+
+describeOnce('Gemini countTokens: POST …/models/{model}:countTokens', (kind) => {
+  const fx = useFixture(kind, { models: EMBEDDING_MODELS })
+  const upstream = (marker: string) => fx.mock.requests.filter((r) => r.body.includes(marker))
+  const count = (model: string, body: unknown, version = 'v1beta') =>
+    call(`${fx.url}/${version}/models/${model}:countTokens`, { headers, body })
+
+  it('forwards the exact bytes to the model’s Gemini upstream and answers its count, under /v1beta and /v1', async () => {
+    for (const version of ['v1beta', 'v1']) {
+      const sent = `{"contents": [{"parts": [{"text": "${version} sixteen chars"}]}]}`
+      const res = await count('gemini-2.5-flash', sent, version)
+      expect(res.status).toBe(200)
+      expect(res.json).toEqual({
+        totalTokens: expect.any(Number),
+        promptTokensDetails: [{ modality: 'TEXT', tokenCount: res.json.totalTokens }],
+      })
+      const [request] = upstream(`${version} sixteen chars`)
+      expect(request?.path).toBe('/v1beta/models/gemini-2.5-flash:countTokens')
+      expect(request?.headers['x-goog-api-key']).toBe(UPSTREAM_KEY)
+      expect(request?.body).toBe(sent)
+    }
+  })
+
+  it('a generateContentRequest names the model as its upstream knows it', async () => {
+    const sent = '{"generateContentRequest": {"model": "models/gem-embed", "contents": [{"parts": [{"text": "whole request"}]}]}}'
+    const res = await count('gem-embed', sent)
+    expect(res.status).toBe(200)
+    const [request] = upstream('whole request')
+    expect(request?.path).toBe('/v1beta/models/gemini-embedding-001:countTokens')
+    expect(request?.body).toBe(sent.replace('models/gem-embed', 'models/gemini-embedding-001'))
+  })
+
+  it('a model of an OpenAI upstream is a Google-shaped 400 saying counting is only for Gemini upstreams', async () => {
+    const res = await count('gpt-4o-mini', { contents: [{ parts: [{ text: 'not counted' }] }] })
+    expect(res.status).toBe(400)
+    expect(res.json).toEqual({ error: { code: 400, message: expect.any(String), status: 'INVALID_ARGUMENT' } })
+    expect(res.json.error.message).toContain('served only for models of Gemini upstreams')
+    expect(upstream('not counted')).toHaveLength(0)
+  })
+
+  it('needs contents or a generateContentRequest', async () => {
+    const res = await count('gemini-2.5-flash', { content: {} })
+    expect(res.status).toBe(400)
+    expect(res.json.error.message).toContain("'contents' (an array) or 'generateContentRequest' is required")
+  })
+
+  function sdkScenarios(label: string, load: () => Promise<GenAIConstructor>) {
+    it(`${label}: models.countTokens counts on a Gemini model, and is refused on an OpenAI one`, async () => {
+      const GoogleGenAI = await load()
+      const client = new GoogleGenAI({ apiKey: KEY_A, httpOptions: { baseUrl: fx.url } })
+      const counted = await client.models.countTokens({ model: 'gemini-2.5-flash', contents: `${label} twelve.` })
+      expect(counted.totalTokens).toBe(Math.ceil(`${label} twelve.`.length / 4))
+      const refused = client.models.countTokens({ model: 'gpt-4o-mini', contents: 'x' })
+      await expect(refused).rejects.toMatchObject({ status: 400, message: expect.stringContaining('Gemini upstreams') })
+    })
+  }
+
+  sdkScenarios('genai 2', async () => (await import('@google/genai')).GoogleGenAI as unknown as GenAIConstructor)
+  // @google/genai 3.x requires Node >= 22 (and calls /v1 by default).
+  describe.skipIf(!ON_NODE_22)('Google GenAI SDK 3.x', () => {
+    sdkScenarios('genai 3', async () => (await import('google-genai-v3')).GoogleGenAI as unknown as GenAIConstructor)
+  })
+})
+
+describeOnce('countTokens whose client left', (kind) => {
+  it('keeps no record (counting is free: the client asks again), and reports the call with zero tokens', async () => {
+    const map = new Map()
+    const usages: UsageEvent[] = []
+    const own = await startFixture(kind, { store: new Keyv({ store: map }), onUsage: (u) => usages.push(u) })
+    try {
+      const body = JSON.stringify({ contents: [{ parts: [{ text: 'left early' }] }], mock: { delay_ms: 200 } })
+      await sendThenAbort(`${own.url}/v1beta/models/gemini-2.5-flash:countTokens`, { headers: goog(KEY_A), body, afterMs: 30 })
+      await own.mock.waitFor(() => own.mock.completedCalls > 0)
+      // close() drains the call: anything it was going to store is stored by then.
+      await own.gateway.close()
+      expect(map.size).toBe(0)
+      expect(usages).toEqual([expect.objectContaining({ endpoint: 'countTokens', total_tokens: 0, recovered: false })])
+      expect(own.logs.filter((l) => l.level === 'info')).toEqual([])
+    } finally {
+      await own.close()
+    }
+  })
+})

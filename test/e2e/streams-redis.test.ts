@@ -1,0 +1,161 @@
+import { createClient } from '@keyv/redis'
+import { afterAll, afterEach, beforeAll, expect, it } from 'vitest'
+import { nodeHandler } from '../../adapters/node.js'
+import { createGateway } from '../../src/gateway.js'
+import { chatBody } from '../support/bodies.js'
+import { bearer, KEY_A } from '../support/fixture.js'
+import { freePort } from '../support/free-port.mjs'
+import { ensureBuilt, type GatewayProcess, startGatewayProcess, stopAllGatewayProcesses } from '../support/gateway-process.js'
+import { call, eventually, open, readResponse } from '../support/http.js'
+import { type MockUpstream, startMockUpstream } from '../support/mock-upstream-harness.js'
+import {
+  type AdminClient,
+  commandCalls,
+  describeWithRedis,
+  keysMatching,
+  killAllOwnRedis,
+  REDIS_URL,
+  recommendedKeyv,
+  startOwnRedis,
+} from '../support/redis.js'
+import { serve } from '../support/servers.js'
+import { cutAfterEvents, dataEvents } from '../support/sse-client.js'
+
+/** Every key this run writes starts with this; afterAll removes exactly those. */
+const RUN = `mg-streams-${process.pid}-${Date.now().toString(36)}`
+const KEY = 'sk-stream-owner'
+const CHAT = '/v1/chat/completions'
+
+await describeWithRedis('Streams across gateway processes on one Redis', () => {
+  let admin: AdminClient | undefined
+  let mock: MockUpstream | undefined
+  const start = (namespace: string) =>
+    startGatewayProcess({
+      redisUrl: REDIS_URL,
+      namespace: `${RUN}-${namespace}`,
+      upstreamUrl: mock!.url,
+      apiKeys: [KEY],
+      recovery: { streams: 'finish' },
+    })
+  const cut = (gw: GatewayProcess, content: string, mock: Record<string, unknown>, events: number) =>
+    cutAfterEvents(`${gw.url}${CHAT}`, bearer(KEY), chatBody(content, { stream: true, mock }), events)
+  const resume = (gw: GatewayProcess, requestId: string, after: number) =>
+    call(`${gw.url}/v1/recoveries/${requestId}/stream`, { headers: { ...bearer(KEY), 'last-event-id': String(after) } })
+  const record = (gw: GatewayProcess, requestId: string) =>
+    eventually(async () => {
+      const res = await call(`${gw.url}/v1/recoveries/${requestId}`, { headers: bearer(KEY) })
+      return res.status === 200 ? (res.json as { interrupted_reason: string; response: { stream_raw: string } }) : undefined
+    }, 15_000)
+
+  beforeAll(async () => {
+    await ensureBuilt()
+    admin = createClient({ url: REDIS_URL })
+    admin.on('error', () => {})
+    await admin.connect()
+    mock = await startMockUpstream()
+  }, 240_000)
+
+  afterEach(() => stopAllGatewayProcesses())
+
+  afterAll(async () => {
+    await stopAllGatewayProcesses()
+    if (admin?.isOpen) {
+      const keys = await keysMatching(admin, `${RUN}*`)
+      if (keys.length > 0) await admin.unlink(keys)
+      admin.destroy()
+    }
+    await mock?.close()
+  })
+
+  it('resumes on process B a stream cut on process A while it still runs, every event once', { timeout: 60_000 }, async () => {
+    const [a, b] = await Promise.all([start('live'), start('live')])
+    const cutOff = await cut(a, 'resume elsewhere live', { chunks: 30, chunk_delay_ms: 60 }, 3)
+    const rest = await resume(b, cutOff.requestId, 3)
+    expect(rest.status).toBe(200)
+    const kept = await record(b, cutOff.requestId)
+    expect(cutOff.received + rest.text).toBe(kept.response.stream_raw)
+    expect(rest.text).toContain('[DONE]')
+    // The upstream was asked once.
+    expect(mock!.requests.filter((r) => r.body.includes('resume elsewhere live'))).toHaveLength(1)
+  })
+
+  it('resumes on process B a stream cut on process A after it finished, from its record', { timeout: 60_000 }, async () => {
+    const [a, b] = await Promise.all([start('done'), start('done')])
+    const cutOff = await cut(a, 'resume elsewhere done', { chunks: 6, chunk_delay_ms: 30 }, 2)
+    const kept = await record(b, cutOff.requestId)
+    const rest = await resume(b, cutOff.requestId, 2)
+    expect(cutOff.received + rest.text).toBe(kept.response.stream_raw)
+    expect(dataEvents(rest.text)).toBe(dataEvents(kept.response.stream_raw) - 2)
+  })
+
+  it('serves a repeated Idempotency-Key on process B by following the stream its first attempt runs on process A', {
+    timeout: 60_000,
+  }, async () => {
+    const [a, b] = await Promise.all([start('keyed'), start('keyed')])
+    const body = chatBody('keyed follow elsewhere', { stream: true, mock: { chunks: 30, chunk_delay_ms: 60 } })
+    const keyed = { ...bearer(KEY), 'idempotency-key': 'k-follow-elsewhere' }
+    const cutOff = await cutAfterEvents(`${a.url}${CHAT}`, keyed, body, 2)
+    // The first attempt's client is gone; its retry reaches the other process while the stream still runs there.
+    const completed = mock!.completedCalls
+    const opened = await open(`${b.url}${CHAT}`, { method: 'POST', headers: keyed, body })
+    expect(opened.statusCode).toBe(200)
+    // Answered before the upstream finished: followed, not waited for and replayed.
+    expect(mock!.completedCalls).toBe(completed)
+    const again = await readResponse(opened)
+    expect(again.headers['idempotent-replayed']).toBe('true')
+    expect(again.headers['x-request-id']).toBe(cutOff.requestId)
+    const kept = await record(b, cutOff.requestId)
+    expect(again.text).toBe(kept.response.stream_raw)
+    expect(again.text.startsWith(cutOff.received)).toBe(true)
+    expect(mock!.requests.filter((r) => r.body.includes('keyed follow elsewhere'))).toHaveLength(1)
+  })
+
+  it('cancels on process B a stream running on process A: A stops it and keeps what came as cancelled', { timeout: 60_000 }, async () => {
+    const [a, b] = await Promise.all([start('cancel'), start('cancel')])
+    const aborted = mock!.abortedStreams
+    const cutOff = await cut(a, 'cancel elsewhere', { chunks: 60, chunk_delay_ms: 60 }, 2)
+    const answer = await call(`${b.url}/v1/recoveries/${cutOff.requestId}/cancel`, { method: 'POST', headers: bearer(KEY) })
+    expect(answer.status).toBe(200)
+    expect(answer.json).toEqual({ request_id: cutOff.requestId, cancelled: true, reason: 'cancelled' })
+    const kept = await record(b, cutOff.requestId)
+    expect(kept.interrupted_reason).toBe('cancelled')
+    expect(kept.response.stream_raw).not.toContain('[DONE]')
+    await eventually(() => mock!.abortedStreams > aborted)
+  })
+})
+
+await describeWithRedis('What a resumable stream costs in store commands', () => {
+  it('an uncut stream under recovery.streams: finish sends Redis nothing, and its events are numbered', { timeout: 60_000 }, async () => {
+    const port = await freePort()
+    await startOwnRedis(port)
+    const url = `redis://127.0.0.1:${port}`
+    const admin: AdminClient = createClient({ url })
+    admin.on('error', () => {})
+    await admin.connect()
+    const mock = await startMockUpstream({ record: false })
+    const gateway = createGateway({
+      upstreams: { m: { type: 'openai', baseUrl: `${mock.url}/v1` } },
+      models: [{ id: 'gpt-4o-mini', upstream: 'm' }],
+      auth: { apiKeys: [KEY_A] },
+      store: recommendedKeyv('stream-cost', url),
+      recovery: { streams: 'finish' },
+    })
+    const server = await serve(nodeHandler(gateway))
+    try {
+      expect((await call(`${server.url}/v1/recoveries`, { headers: bearer(KEY_A) })).status).toBe(200)
+      await admin.configResetStat()
+      for (let i = 0; i < 5; i++) {
+        const res = await call(`${server.url}${CHAT}`, { headers: bearer(KEY_A), body: chatBody(`uncut ${i}`, { stream: true }) })
+        expect(res.text).toContain('id: 1\n')
+      }
+      const plain = [...(await commandCalls(admin))].filter(([name]) => !/^(info|config)\b/.test(name))
+      expect(plain).toEqual([])
+    } finally {
+      await server.close()
+      await gateway.close()
+      await mock.close()
+      admin.destroy()
+      await killAllOwnRedis()
+    }
+  })
+})

@@ -1,0 +1,65 @@
+import { describe, expect, it } from 'vitest'
+import { gemini, openai } from '../../src/dialects/index.js'
+import { EventSplitter, splitEvents } from '../../src/recovery/stream/events.js'
+import { type LoggedEvent, StreamLog } from '../../src/recovery/stream/stream-log.js'
+
+const text = (buffers: Buffer[]) => buffers.map((b) => b.toString()).join('|')
+
+describe('EventSplitter', () => {
+  it('returns whole events only, however the bytes are cut, with their blank lines', () => {
+    const stream = 'data: a\n\ndata: b\r\n\r\n: comment\n\ndata: c\n\n'
+    for (let cut = 1; cut < stream.length; cut++) {
+      const splitter = new EventSplitter()
+      const events = [...splitter.push(Buffer.from(stream.slice(0, cut))), ...splitter.push(Buffer.from(stream.slice(cut)))]
+      expect(text(events)).toBe('data: a\n\n|data: b\r\n\r\n|: comment\n\n|data: c\n\n')
+      expect(splitter.rest()).toBeUndefined()
+    }
+  })
+
+  it('keeps an unfinished event as the rest, and splits a whole text with it', () => {
+    const splitter = new EventSplitter()
+    expect(text(splitter.push(Buffer.from('data: a\n\ndata: b')))).toBe('data: a\n\n')
+    expect(splitter.rest()?.toString()).toBe('data: b')
+    expect(text(splitEvents(Buffer.from('data: a\n\ndata: b')))).toBe('data: a\n\n|data: b')
+  })
+})
+
+describe('StreamLog', () => {
+  const events = ['data: one\n\n', ': keep-alive\n\n', 'data: two\n\n', 'data: three\n\n']
+
+  it('numbers data events where each format puts the id, and leaves other events as they are', () => {
+    const chat = new StreamLog((event, id) => openai.numberedEvent(event, id), 1 << 20)
+    expect(events.map((e) => chat.append(Buffer.from(e)).toString())).toEqual([
+      'id: 1\ndata: one\n\n',
+      ': keep-alive\n\n',
+      'id: 2\ndata: two\n\n',
+      'id: 3\ndata: three\n\n',
+    ])
+    const google = new StreamLog((event, id) => gemini.numberedEvent(event, id), 1 << 20)
+    // The Google GenAI SDK skips events that do not start with data: the id is an event of its own.
+    expect(google.append(Buffer.from('data: one\r\n\r\n')).toString()).toBe('data: one\r\n\r\nid: 1\n\n')
+  })
+
+  it('follows from after an event number: the kept events, then live ones, then the end', () => {
+    const log = new StreamLog((event, id) => openai.numberedEvent(event, id), 1 << 20)
+    for (const e of events.slice(0, 3)) log.append(Buffer.from(e))
+    const seen: number[] = []
+    let ended = false
+    log.follow(1, { event: (e: LoggedEvent) => seen.push(e.id), end: () => (ended = true) })
+    log.append(Buffer.from(events[3] as string))
+    log.end()
+    // An event without data belongs with the data event before it (a Google id event does): after 1, it is not sent.
+    expect(seen).toEqual([2, 3])
+    expect(ended).toBe(true)
+    expect(log.text()).toBe('id: 1\ndata: one\n\n: keep-alive\n\nid: 2\ndata: two\n\nid: 3\ndata: three\n\n')
+  })
+
+  it('keeps nothing past its byte bound and can then no longer be followed', () => {
+    const log = new StreamLog((event, id) => openai.numberedEvent(event, id), 30)
+    log.append(Buffer.from('data: one\n\n'))
+    expect(log.events).toHaveLength(1)
+    log.append(Buffer.from('data: a longer event that does not fit\n\n'))
+    expect(log.events).toBeUndefined()
+    expect(log.follow(0, { event: () => {}, end: () => {} })).toBeUndefined()
+  })
+})
