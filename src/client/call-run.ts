@@ -1,6 +1,6 @@
 import { RecoveringFetchError } from './errors.js'
 import type { Failure } from './exchange.js'
-import { atBase, type Base, type ClientConfig } from './options.js'
+import { atBase, type Base, type ClientConfig, type RecoveringFetchStep } from './options.js'
 import type { ModelCall } from './request.js'
 import { backoffMs, sleep } from './wait.js'
 
@@ -62,6 +62,11 @@ export class CallRun {
     return (base + 1) % this.cfg.bases.length
   }
 
+  /** Tells `onEvent` about a step of this call. */
+  emit(step: RecoveringFetchStep): void {
+    this.cfg.emit({ ...step, idempotencyKey: this.call.idempotencyKey })
+  }
+
   /** The model call's URL at `base`. */
   urlAt(base: number): string {
     return atBase(this.cfg.bases[base] as Base, this.call.rest)
@@ -92,7 +97,7 @@ export class CallRun {
     }
     const count = this.cfg.bases.length
     const waitMs = failure.waitMs ?? (this.#failures % count === 0 ? backoffMs(this.#failures / count) : 0)
-    this.cfg.emit({
+    this.emit({
       type: 'failover',
       attempt: this.sent,
       from: (this.cfg.bases[from] as Base).href,

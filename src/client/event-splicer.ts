@@ -8,7 +8,8 @@ const DATA = [100, 97, 116, 97, 58]
  * gateway numbers them for a resume (`Last-Event-ID`). Only complete events are passed on: a partial one is held
  * until its blank line arrives and dropped when the source is cut, so the events of a resume follow on exactly.
  * Lines may end in LF, CRLF or CR (also split across chunks); an event ending in a CR is held until the next byte
- * says whether an LF belongs to it.
+ * says whether an LF belongs to it. A source that replays the stream from its start has the events passed on already
+ * dropped.
  */
 export class EventSplicer {
   #count = 0
@@ -20,6 +21,12 @@ export class EventSplicer {
   #afterCR = false
   /** The last CR ended an empty line: the event is over, its end waits for the next byte (an LF of a CRLF or not). */
   #pendingEnd = false
+  /** While ≥ 0: the source replays the stream from its start, and its events are dropped up to its data event number this + 1. */
+  #dropUntil = -1
+  #sourceData = 0
+  /** Where the event under way starts in the chunk being pushed, and the events that chunk completed. */
+  #from = 0
+  #parts: Uint8Array[] = []
 
   /** Complete data-bearing events passed on so far. */
   get count(): number {
@@ -28,16 +35,17 @@ export class EventSplicer {
 
   /** Takes the next chunk of the source; returns the bytes of the events it completed, or undefined when none. */
   push(chunk: Uint8Array): Uint8Array | undefined {
-    let end = -1
+    this.#from = 0
+    this.#parts = []
     for (let i = 0; i < chunk.length; i++) {
       const byte = chunk[i] as number
       if (this.#afterCR) {
         this.#afterCR = false
         if (byte === LF) {
-          if (this.#pendingEnd) end = this.#completeEvent(i + 1)
+          if (this.#pendingEnd) this.#completeEvent(chunk, i + 1)
           continue
         }
-        if (this.#pendingEnd) end = this.#completeEvent(i)
+        if (this.#pendingEnd) this.#completeEvent(chunk, i)
       }
       if (byte === LF || byte === CR) {
         const emptyLine = this.#lineLength === 0
@@ -45,7 +53,7 @@ export class EventSplicer {
         if (byte === CR) {
           this.#afterCR = true
           this.#pendingEnd = emptyLine
-        } else if (emptyLine) end = this.#completeEvent(i + 1)
+        } else if (emptyLine) this.#completeEvent(chunk, i + 1)
         continue
       }
       if (this.#dataMatch >= 0 && this.#dataMatch < DATA.length) {
@@ -53,27 +61,35 @@ export class EventSplicer {
       }
       this.#lineLength++
     }
-    if (end < 0) {
-      if (chunk.length > 0) this.#held.push(chunk)
-      return undefined
-    }
-    const done = this.#take(chunk.subarray(0, end))
-    if (end < chunk.length) this.#held.push(chunk.subarray(end))
-    return done
+    if (this.#from < chunk.length) this.#held.push(this.#from === 0 ? chunk : chunk.subarray(this.#from))
+    return joined(this.#parts)
   }
 
   /** The source ended cleanly: returns what is held, as the server sent it (the last event may lack its blank line). */
   end(): Uint8Array | undefined {
-    if (this.#pendingEnd) this.#completeEvent(0)
-    const rest = this.#held.length > 0 ? this.#take(new Uint8Array(0)) : undefined
+    this.#parts = []
+    this.#from = 0
+    if (this.#pendingEnd) this.#completeEvent(new Uint8Array(0), 0)
+    if (this.#dropUntil < 0) this.#parts.push(...this.#held)
+    this.#held = []
     this.#reset()
-    return rest
+    return joined(this.#parts)
   }
 
   /** The source was cut: drops the partial event, so the next source starts at an event boundary. */
   cut(): void {
     this.#held = []
+    this.#dropUntil = -1
     this.#reset()
+  }
+
+  /**
+   * The next source replays the stream from its start (a repeat of the call served from its kept answer): its events
+   * are dropped up to the first data event after the ones already passed on.
+   */
+  replayed(): void {
+    this.#dropUntil = this.#count > 0 ? this.#count : -1
+    this.#sourceData = 0
   }
 
   #reset(): void {
@@ -91,27 +107,41 @@ export class EventSplicer {
     this.#dataMatch = 0
   }
 
-  /** Counts the event that just ended; returns `end`, the index in the chunk right after it. */
-  #completeEvent(end: number): number {
-    if (this.#eventHasData) this.#count++
+  /** The event under way ended at `end` (an index in `chunk`): passed on and counted, or dropped from a replay. */
+  #completeEvent(chunk: Uint8Array, end: number): void {
+    const hasData = this.#eventHasData
     this.#eventHasData = false
     this.#pendingEnd = false
-    return end
+    if (this.#dropping(hasData)) this.#held = []
+    else {
+      if (hasData) this.#count++
+      this.#parts.push(...this.#held)
+      if (end > this.#from) this.#parts.push(chunk.subarray(this.#from, end))
+      this.#held = []
+    }
+    this.#from = end
   }
 
-  /** The held bytes followed by `tail`, as one array; empties what is held. */
-  #take(tail: Uint8Array): Uint8Array {
-    if (this.#held.length === 0) return tail
-    let length = tail.length
-    for (const part of this.#held) length += part.length
-    const out = new Uint8Array(length)
-    let at = 0
-    for (const part of this.#held) {
-      out.set(part, at)
-      at += part.length
+  #dropping(hasData: boolean): boolean {
+    if (this.#dropUntil < 0) return false
+    if (hasData && ++this.#sourceData > this.#dropUntil) {
+      this.#dropUntil = -1
+      return false
     }
-    out.set(tail, at)
-    this.#held = []
-    return out
+    return true
   }
+}
+
+/** `parts` as one array (without a copy when there is one), or undefined when there are none. */
+function joined(parts: Uint8Array[]): Uint8Array | undefined {
+  if (parts.length <= 1) return parts[0]
+  let length = 0
+  for (const part of parts) length += part.length
+  const out = new Uint8Array(length)
+  let at = 0
+  for (const part of parts) {
+    out.set(part, at)
+    at += part.length
+  }
+  return out
 }

@@ -6,7 +6,7 @@ import { modelCallOf } from './request.js'
 import { sendModelCall } from './send.js'
 
 export { findRecoveringFetchError, RecoveringFetchError, type RecoveringFetchErrorDetails } from './errors.js'
-export type { RecoveringFetchEvent, RecoveringFetchOptions } from './options.js'
+export type { RecoveringFetchEvent, RecoveringFetchOptions, RecoveringFetchStep } from './options.js'
 
 /** The function `createRecoveringFetch` returns: called like `fetch`. */
 export type RecoveringFetch = (input: RequestInfo | URL, init?: RequestInit) => Promise<Response>

@@ -1,7 +1,7 @@
-/** What `onEvent` is told, one object per step of a model call. */
-export type RecoveringFetchEvent =
+/** One step of a model call, as `onEvent` is told it (with the call's `idempotencyKey`). */
+export type RecoveringFetchStep =
   /** A request of the call is sent (`attempt` counts from 1 and includes resumes). */
-  | { type: 'attempt'; attempt: number; url: string; idempotencyKey: string }
+  | { type: 'attempt'; attempt: number; url: string }
   /** An attempt failed; the call goes on at `to` after `waitMs`. */
   | { type: 'failover'; attempt: number; from: string; to: string; reason: string; status?: number; waitMs: number }
   /** A stream was cut after `lastEventId` complete events; the rest is asked for at `url`. */
@@ -10,6 +10,9 @@ export type RecoveringFetchEvent =
   | { type: 'replay'; requestId: string | undefined; url: string }
   /** The app aborted the call: the gateway is asked to stop it. */
   | { type: 'cancel'; requestId: string; url: string }
+
+/** What `onEvent` is told, one object per step; `idempotencyKey` tells the steps of concurrent calls apart. */
+export type RecoveringFetchEvent = RecoveringFetchStep & { idempotencyKey: string }
 
 /** Options of `createRecoveringFetch`. */
 export interface RecoveringFetchOptions {

@@ -28,7 +28,7 @@ export function sendCancel(run: CallRun, base: number, requestId: string): void 
     if (step >= bases.length) return
     const at = (base + step) % bases.length
     const url = recoveriesUrl(bases[at] as Base, requestId, 'cancel', run.call.credentials.key)
-    run.cfg.emit({ type: 'cancel', requestId, url })
+    run.emit({ type: 'cancel', requestId, url })
     let status: number
     try {
       const response = await run.cfg.fetch(url, { method: 'POST', headers: recoveriesHeaders(run, {}) })

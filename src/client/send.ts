@@ -27,14 +27,14 @@ async function attempt(run: CallRun, base: number): Promise<Response | Failure> 
   const { call, cfg } = run
   const url = run.urlAt(base)
   run.sent++
-  cfg.emit({ type: 'attempt', attempt: run.sent, url, idempotencyKey: call.idempotencyKey })
+  run.emit({ type: 'attempt', attempt: run.sent, url })
   const got = await exchange(cfg, call.signal, url, call.init, (pending, controller) =>
     cancelWhenHeadArrives(run, base, pending, controller),
   )
   if ('failure' in got) return got.failure
   const { response, controller } = got
   const requestId = run.saw(response)
-  if (response.headers.get('idempotent-replayed') === 'true') cfg.emit({ type: 'replay', requestId, url })
+  if (response.headers.get('idempotent-replayed') === 'true') run.emit({ type: 'replay', requestId, url })
 
   const verdict = verdictOf(response.status, response.headers)
   if (verdict.retry) {

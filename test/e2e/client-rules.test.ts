@@ -132,9 +132,10 @@ await describeWithRedis('model-gateway/client: what it retries, with which key, 
     expect(error.requestId).toMatch(/^[0-9A-Z]{26}$/)
     expect(seen()).toHaveLength(3)
     // The second and third attempts were answered from the first one's kept answer, then cut too.
+    const { idempotencyKey } = error
     expect(events.filter((e) => e.type === 'replay')).toEqual([
-      { type: 'replay', requestId: error.requestId, url: `${chain.bases[1]}${CHAT}` },
-      { type: 'replay', requestId: error.requestId, url: `${chain.bases[0]}${CHAT}` },
+      { type: 'replay', requestId: error.requestId, url: `${chain.bases[1]}${CHAT}`, idempotencyKey },
+      { type: 'replay', requestId: error.requestId, url: `${chain.bases[0]}${CHAT}`, idempotencyKey },
     ])
 
     const again = await call(`${chain.gateways[1].url}${CHAT}`, {

@@ -95,6 +95,27 @@ describe('EventSplicer', () => {
     }
   }
 
+  for (const [name, eol] of Object.entries(DELIMITERS)) {
+    for (const placement of ['id inside the event', 'id-only event after it'] as const) {
+      it(`${name}, ${placement}: a cut at any byte, then the whole stream replayed, gives every data event once`, () => {
+        const text = stream(eol, placement)
+        const bytes = encoder.encode(text)
+        for (let at = 0; at <= bytes.length; at++) {
+          const splicer = new EventSplicer()
+          const before = decoder.decode(splicer.push(bytes.subarray(0, at)) ?? new Uint8Array())
+          splicer.cut()
+          splicer.replayed()
+          // The replay arrives in two pieces, split at the same place, so drops also span chunks.
+          const rest =
+            feed(splicer, [bytes.subarray(0, at), bytes.subarray(at)]).join('') + decoder.decode(splicer.end() ?? new Uint8Array())
+          expect(dataLines(before + rest), `cut at ${at}`).toEqual(dataLines(text))
+          expect(splicer.count, `cut at ${at}`).toBe(5)
+          expect(endsAtBoundary(before + rest), `cut at ${at}`).toBe(true)
+        }
+      })
+    }
+  }
+
   it('takes a CRLF split between two chunks as one line end: no empty event in between', () => {
     const splicer = new EventSplicer()
     expect(splicer.push(encoder.encode('data: a\r'))).toBeUndefined()
