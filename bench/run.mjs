@@ -63,6 +63,7 @@ const FULL = {
   redisSequential: 200,
   redisBurst: 1000,
   redisRecordBytes: 10 * 1024,
+  resumeCuts: 20,
 }
 const QUICK = {
   ...FULL,
@@ -87,6 +88,7 @@ const QUICK = {
   listRepeats: 2,
   redisSequential: 10,
   redisBurst: 20,
+  resumeCuts: 3,
 }
 
 const PARTS = [
