@@ -12,7 +12,7 @@
 //
 // Tables go to stdout, progress to stderr. Traffic stays on 127.0.0.1 and every loop is bounded.
 import { spawnSync } from 'node:child_process'
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
 import { fileURLToPath } from 'node:url'
 import { freePort } from '../test/support/free-port.mjs'
@@ -157,9 +157,20 @@ function versionOf(name) {
   return undefined
 }
 
+/** The newest modification time of the files under `dir`, in ms. @param {string} dir */
+function newestUnder(dir) {
+  let newest = 0
+  for (const entry of readdirSync(dir, { withFileTypes: true, recursive: true })) {
+    if (entry.isFile()) newest = Math.max(newest, statSync(`${entry.parentPath}/${entry.name}`).mtimeMs)
+  }
+  return newest
+}
+
 function ensureBuilt() {
-  if (existsSync(`${ROOT}dist/index.js`) && existsSync(`${ROOT}dist/node.js`)) return
-  log('dist/ is missing: npm run build')
+  const built = [`${ROOT}dist/index.js`, `${ROOT}dist/node.js`]
+  // A build older than the source would measure code that is no longer there (and miss routes it now has).
+  if (built.every(existsSync) && Math.min(...built.map((f) => statSync(f).mtimeMs)) >= newestUnder(`${ROOT}src`)) return
+  log('dist/ is missing or older than src/: npm run build')
   const result = spawnSync('npm', ['run', 'build'], { cwd: ROOT, stdio: ['ignore', 'inherit', 'inherit'] })
   if (result.status !== 0) throw new Error('npm run build failed')
 }

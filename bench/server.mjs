@@ -25,13 +25,14 @@ const writes = { samples: /** @type {number[]} */ ([]), recovered: 0, firstUpstr
 /**
  * The bench gateway's upstreams and models. `BENCH_RESILIENCE=pool`: a two-key pool and a fallback model, all
  * healthy (what the resilience interceptors cost when nothing fails); `=dead`: the model's upstream refuses
- * connections, so every call fails over to its fallback.
+ * connections, so every call fails over to its fallback; `=cross`: the same, to a fallback of the other format
+ * (the Gemini model: request and answer translated).
  */
 function upstreamsFor(resilience) {
   const base = [{ id: 'gemini-2.5-flash', upstream: 'mock-gemini' }]
   const gemini = { 'mock-gemini': { type: 'gemini', baseUrl: upstream } }
-  if (resilience === 'pool' || resilience === 'dead') {
-    const primaryUrl = resilience === 'dead' ? `http://127.0.0.1:${process.env.BENCH_DEAD_PORT}/v1` : `${upstream}/v1`
+  if (resilience === 'pool' || resilience === 'dead' || resilience === 'cross') {
+    const primaryUrl = resilience === 'pool' ? `${upstream}/v1` : `http://127.0.0.1:${process.env.BENCH_DEAD_PORT}/v1`
     return {
       upstreams: {
         primary: { type: 'openai', baseUrl: primaryUrl, apiKeys: ['sk-bench-pool-1', 'sk-bench-pool-2'] },
@@ -39,7 +40,7 @@ function upstreamsFor(resilience) {
         ...gemini,
       },
       models: [
-        { id: 'gpt-4o-mini', upstream: 'primary', fallbacks: ['backup-model'] },
+        { id: 'gpt-4o-mini', upstream: 'primary', fallbacks: [resilience === 'cross' ? 'gemini-2.5-flash' : 'backup-model'] },
         { id: 'backup-model', upstream: 'backup', upstreamModel: 'gpt-4o-mini' },
         ...base,
       ],

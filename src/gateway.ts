@@ -10,6 +10,7 @@ import { generateContentHandler } from './handlers/generate-content.js'
 import { gatewayStatus, healthHandler } from './handlers/health.js'
 import { modelsHandler } from './handlers/models.js'
 import { recoveriesHandler } from './handlers/recoveries.js'
+import { responsesHandler } from './handlers/responses.js'
 import { createCors } from './http/cors.js'
 import { DeadlineSweeper } from './http/deadlines.js'
 import { createDispatch } from './http/dispatch.js'
@@ -89,7 +90,10 @@ export function createGateway(options: GatewayOptions): Gateway {
     agent,
     // Outermost first: fallbacks try other models, the pool other keys of one upstream, and each real attempt is
     // logged and published.
-    send: compose([fallbacks(), circuits.interceptor, keyPool(), attemptLog(resolved.logger), attemptEvents(id)], createSend(agent)),
+    send: compose(
+      [fallbacks(resolved.logger), circuits.interceptor, keyPool(), attemptLog(resolved.logger), attemptEvents(id)],
+      createSend(agent),
+    ),
     store: createRecoveryStore({
       keyv: resolved.store,
       maxMemoryBytes: resolved.recovery.maxMemoryBytes,
@@ -129,6 +133,7 @@ export function createGateway(options: GatewayOptions): Gateway {
       ...modelsHandler(rt),
       health: healthHandler(status),
       chatCompletions: chatCompletionsHandler(rt),
+      responses: responsesHandler(rt),
       generateContent: generateContentHandler(rt),
       embeddings: embeddingsHandler(rt),
       countTokens: countTokensHandler(rt),

@@ -22,6 +22,7 @@ export type {
   GatewayStatus,
   HandleOptions,
   IdempotencyOptions,
+  KeySelection,
   LimitOptions,
   ModelOptions,
   Operation,

@@ -8,9 +8,17 @@ export type { DialectName } from './dialects/names.js'
 /**
  * What a model call asks for; the value a record's `request.endpoint` and a usage event's `endpoint` carry.
  * `embeddings` is OpenAI's `POST /v1/embeddings`; `embedContent`, `batchEmbedContents` and `countTokens` are the
- * Gemini methods of those names (a `countTokens` call is never kept as a record: it is free upstream).
+ * Gemini methods of those names (a `countTokens` call is never kept as a record: it is free upstream). `responses`
+ * is OpenAI's Responses API (`POST /v1/responses`).
  */
-export type Operation = 'chat.completions' | 'generateContent' | 'embeddings' | 'embedContent' | 'batchEmbedContents' | 'countTokens'
+export type Operation =
+  | 'chat.completions'
+  | 'generateContent'
+  | 'responses'
+  | 'embeddings'
+  | 'embedContent'
+  | 'batchEmbedContents'
+  | 'countTokens'
 
 /** Token counts in one shape for every format. */
 export interface TokenCounts {
@@ -18,6 +26,9 @@ export interface TokenCounts {
   output_tokens: number
   total_tokens: number
 }
+
+/** How a pool of upstream keys picks the key of each call. */
+export type KeySelection = 'round-robin' | 'least-in-flight'
 
 /** One upstream API the gateway forwards to. */
 export interface UpstreamOptions {
@@ -28,11 +39,17 @@ export interface UpstreamOptions {
   /** The gateway's own key for this upstream; never shown to clients. Required unless `apiKeys`, `keyless` or a loopback host. */
   apiKey?: string
   /**
-   * A pool of keys instead of one: calls are spread by weight (smooth round robin), and a key answered 401, 403 or
-   * 429 rests (its `retry-after`, else 1 s doubling to 60 s) while the call moves to the next. `alias` names the key
-   * in logs and usage events. @default undefined
+   * A pool of keys instead of one: calls are spread by `keySelection`, and a key answered 401, 403 or 429 rests
+   * (its `retry-after`, else 1 s doubling to 60 s) while the call moves to the next. `alias` names the key in logs
+   * and usage events. @default undefined
    */
   apiKeys?: ReadonlyArray<string | UpstreamKeyOptions>
+  /**
+   * How a pool picks each call's key among the keys not resting: `'round-robin'` spreads calls by weight (smooth
+   * weighted round robin); `'least-in-flight'` takes the key with the fewest calls of this process in flight (a
+   * stream counts until it ends), then the heavier, then the one picked longest ago. @default 'round-robin'
+   */
+  keySelection?: KeySelection
   /** An upstream that takes no key (a local model server); loopback hosts are keyless without it. @default false */
   keyless?: boolean
   /** Extra headers sent with every upstream request. @default {} */
@@ -66,8 +83,10 @@ export interface ModelOptions {
   /** `created` in the model list, Unix seconds. @default the time the gateway was created */
   created?: number
   /**
-   * Models of the same format tried in order when this one's upstream cannot be reached or answers 429, 500, 502,
-   * 503, 504 or 529 (never after a timeout or a broken connection, when the first may still be working). @default []
+   * Models tried in order when this one's upstream cannot be reached or answers 429, 500, 502, 503, 504 or 529 (never
+   * after a timeout or a broken connection, when the first may still be working). A fallback of the other format
+   * gets the request translated and its answer comes back in the client's format; one whose format cannot express
+   * a field of the request is skipped, with a `warn` line naming the field. @default []
    */
   fallbacks?: readonly string[]
 }

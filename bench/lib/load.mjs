@@ -129,7 +129,7 @@ export async function readStream(client, target, body) {
     for (let cut = pending.search(/\r?\n\r?\n/); cut !== -1; cut = pending.search(/\r?\n\r?\n/)) {
       const frame = pending.slice(0, cut)
       pending = pending.slice(cut + (pending[cut] === '\r' ? 4 : 2))
-      // A resumable stream's events may open with their `id` line.
+      // A resumable stream's events may open with their `id` line, typed events (Responses) with an `event:` line.
       if (!/(^|\n)data:/.test(frame)) continue
       frames++
       if (frame.includes('data: [DONE]')) done = true

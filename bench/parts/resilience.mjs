@@ -1,6 +1,7 @@
 // Part 11: what upstream resilience costs. The same gateway configured plainly, with a two-key pool and a fallback
 // model (all healthy: the interceptors' cost when nothing fails), and with the model's upstream refusing
-// connections (every call fails over to its fallback: the added latency of a failover), in interleaved rounds.
+// connections (every call fails over to its fallback: the added latency of a failover; then to a fallback of the
+// other format, where translation adds its own cost), in interleaved rounds.
 
 import { freePort } from '../../test/support/free-port.mjs'
 import { SMALL_BODY } from '../lib/bodies.mjs'
@@ -14,6 +15,7 @@ const SETUPS = [
   { id: 'plain', label: 'one key, no fallback', env: {} },
   { id: 'pool', label: 'two-key pool + fallback, healthy', env: { BENCH_RESILIENCE: 'pool' } },
   { id: 'dead', label: 'upstream refuses connections: failover to the fallback', env: { BENCH_RESILIENCE: 'dead' } },
+  { id: 'cross', label: 'upstream refuses connections: failover to a Gemini fallback (translated)', env: { BENCH_RESILIENCE: 'cross' } },
 ]
 
 export async function resiliencePart(ctx) {
@@ -48,7 +50,7 @@ export async function resiliencePart(ctx) {
     const text = section(
       '11. Upstream resilience: a healthy pool with a fallback, and a failover on connection refused',
       [
-        'Same gateway and mock; only the configuration differs. Target: the healthy pool + fallback within the spread of the plain setup. The failover row is what a refused connection adds before the fallback answers.',
+        'Same gateway and mock; only the configuration differs. Target: the healthy pool + fallback within the spread of the plain setup. The failover rows are what a refused connection adds before the fallback answers; the Gemini fallback row also pays for translating the request and the answer.',
       ],
       table(['setup', 'p50 ms (c=1)', 'p50 − plain ms', 'req/s (c=32)', 'req/s ÷ plain'], rows),
     )

@@ -16,11 +16,11 @@ const KINDS = ['plain', 'resumable']
 const order = (r) => (r % 2 === 0 ? KINDS : [...KINDS].reverse())
 
 /**
- * Starts a stream, reads `events` data events, cuts the connection, and asks the same gateway to resume after
- * them: resolves the ms from the cut to the first resumed event.
+ * Starts a stream, reads `events` data events, cuts the connection, and asks `resumeAt` (by default the same
+ * gateway) to resume after them: resolves the ms from the cut to the resume's head and to its first event.
  * @param {{ origin: string, path: string, headers: Record<string, string> }} target @param {number} events
  */
-function cutAndResume(target, events) {
+function cutAndResume(target, events, resumeAt = target) {
   return new Promise((resolve, reject) => {
     const url = new URL(target.path, target.origin)
     const req = http.request(url, { method: 'POST', headers: target.headers, agent: false })
@@ -35,7 +35,7 @@ function cutAndResume(target, events) {
         req.destroy()
         const cutAt = process.hrtime.bigint()
         const id = String(res.headers['x-request-id'])
-        const resume = http.request(new URL(`/v1/recoveries/${id}/stream`, target.origin), {
+        const resume = http.request(new URL(`/v1/recoveries/${id}/stream`, resumeAt.origin), {
           headers: { authorization: target.headers.authorization, 'last-event-id': String(events) },
           agent: false,
         })
@@ -54,6 +54,34 @@ function cutAndResume(target, events) {
   })
 }
 
+/**
+ * The same cut, resumed on a second gateway process sharing a Redis store: the rest comes from the first one's
+ * journal. Resolves the timings, or why it could not run (no Redis).
+ * @param {any} ctx @param {number} cuts
+ */
+async function resumeElsewhere(ctx, cuts) {
+  const env = { ...ctx.serverEnv, BENCH_STREAMS: 'finish', BENCH_STORE: 'redis', BENCH_NAMESPACE: `mg-bench-streams-${process.pid}` }
+  const pair = []
+  try {
+    for (let i = 0; i < 2; i++) {
+      const server = await startChild(new URL('server.mjs', HERE).pathname, ['gw-node'], { cpus: ctx.plan.server, env })
+      pair.push(server)
+      if (server.ready.type !== 'ready') return `skipped: ${server.ready.reason}`
+    }
+    const [a, b] = pair.map((server) => ctx.targetFor('gw-node', server.ready.port))
+    const out = []
+    for (let i = 0; i < cuts; i++) out.push(await cutAndResume(a, 3, b))
+    // The cut streams were kept as records in Redis: the run leaves nothing behind.
+    await new Promise((resolve) => setTimeout(resolve, 2000))
+    await fetch(new URL('/v1/recoveries?all=true', b.origin), { method: 'DELETE', headers: { authorization: b.headers.authorization } })
+    return out
+  } catch (error) {
+    return `not run: ${String(error?.message ?? error).split('\n')[0]}`
+  } finally {
+    for (const server of pair) await server.stop()
+  }
+}
+
 export async function streamsPart(ctx) {
   const { cfg, log, mock, plan, targetFor } = ctx
   const servers = {}
@@ -65,6 +93,8 @@ export async function streamsPart(ctx) {
   const target = Object.fromEntries(KINDS.map((k) => [k, targetFor('gw-node', servers[k].ready.port)]))
   const got = Object.fromEntries(KINDS.map((k) => [k, { ttft: [], gap99: [], frames: new Set(), heldBytes: Number.NaN, held: 0 }]))
   const resumeMs = []
+  /** @type {Array<{ head: number, event: number }> | string} */
+  let elsewhereMs = 'not run'
   try {
     await mock.request({ type: 'defaults', mock: { chunks: 64, chunk_delay_ms: cfg.sseFrameGapMs } })
     const clients = Object.fromEntries(KINDS.map((k) => [k, new Client(target[k].origin, { keepAliveTimeout: 30_000 })]))
@@ -110,6 +140,7 @@ export async function streamsPart(ctx) {
     // Cut, then resume on the same gateway: the events so far come from memory, the rest live.
     await mock.request({ type: 'defaults', mock: { chunks: 64, chunk_delay_ms: 20 } })
     for (let i = 0; i < Math.max(3, cfg.sseStreams); i++) resumeMs.push(await cutAndResume(target.resumable, 3))
+    elsewhereMs = await resumeElsewhere(ctx, Math.max(3, cfg.sseStreams))
   } finally {
     await mock.request({ type: 'defaults', mock: null })
     for (const k of KINDS) await servers[k]?.stop()
@@ -122,6 +153,13 @@ export async function streamsPart(ctx) {
   const plainTtftSpread = Math.max(...plain.ttft) - Math.min(...plain.ttft)
   const resumeHead = summary(resumeMs.map((m) => m.head))
   const resumeEvent = summary(resumeMs.map((m) => m.event))
+  const elsewhere = typeof elsewhereMs === 'string' ? undefined : elsewhereMs
+  const elsewhereRows = elsewhere
+    ? [
+        ['cut on A → resumed stream open on B (Redis) ms', spread(summary(elsewhere.map((m) => m.head)), 2)],
+        ['cut on A → first resumed event on B (Redis) ms', spread(summary(elsewhere.map((m) => m.event)), 2)],
+      ]
+    : [['resume on another process (Redis)', String(elsewhereMs)]]
   // One round has no spread to compare with.
   const judged = cfg.sseRounds > 1
   const verdicts = [
@@ -147,7 +185,7 @@ export async function streamsPart(ctx) {
   const text = section(
     `14. Resumable streams: recovery.streams 'finish' against plain streams (one gateway each, interleaved rounds; median of ${cfg.sseRounds} round(s), min–max)`,
     [
-      `64 deltas, one every ${cfg.sseFrameGapMs} ms, ${cfg.sseStreams} of each kind per round, one of each in turn. Held: ${cfg.heldStreams} streams at once (one frame every ${cfg.heldFrameGapMs} ms), peak RSS growth ÷ streams. Resume: a stream of 64 deltas 20 ms apart cut after 3 events, then \`GET /v1/recoveries/{id}/stream\` with \`Last-Event-ID: 3\` on the same gateway (${resumeMs.length} cuts): ms from the cut to the resume's head, and to its first event (which follows the upstream's pacing).`,
+      `64 deltas, one every ${cfg.sseFrameGapMs} ms, ${cfg.sseStreams} of each kind per round, one of each in turn. Held: ${cfg.heldStreams} streams at once (one frame every ${cfg.heldFrameGapMs} ms), peak RSS growth ÷ streams. Resume: a stream of 64 deltas 20 ms apart cut after 3 events, then \`GET /v1/recoveries/{id}/stream\` with \`Last-Event-ID: 3\` on the same gateway (${resumeMs.length} cuts): ms from the cut to the resume's head, and to its first event (which follows the upstream's pacing). The same on two gateway processes sharing Redis: cut on A, resumed on B from A's journal (written every 100 ms once the client left, read every 100 ms).`,
     ],
     `${table(
       ['streams', 'TTFT ms', 'inter-frame p99 ms', 'frames/stream', 'held', 'KiB per held stream'],
@@ -159,6 +197,7 @@ export async function streamsPart(ctx) {
         ['resumable − plain inter-frame p99 ms', spread(gapDelta, 3)],
         ['cut → resumed stream open (head) ms', spread(resumeHead, 2)],
         ['cut → first resumed event ms (the next event comes 20 ms after the last)', spread(resumeEvent, 2)],
+        ...elsewhereRows,
       ],
     )}\n\n${verdictTable(verdicts)}`,
   )

@@ -1,8 +1,10 @@
 // Part 12: what translation costs. A chat-completions client calling the bench gateway's `gemini-2.5-flash` model
 // (its request translated to generate-content, the answer back to a chat.completion) against the same client calling
 // `gpt-4o-mini` (byte-exact passthrough), on one gateway, in interleaved rounds: added p50 at c=1, req/s at c=32,
-// and the inter-frame p99 of a 64-delta stream. An embeddings call on the same model rides along in the latency rounds:
-// the added p50 of another passthrough route, `POST /v1/embeddings`.
+// and the inter-frame p99 of a 64-delta stream. The same for a Responses client (`POST /v1/responses`): passthrough
+// to `gpt-4o-mini`, translated to `gemini-2.5-flash`. The Responses passthrough row lives here rather than in part 1,
+// whose contestants all send one chat body to one path. An embeddings call on the same model rides along in the
+// latency rounds: the added p50 of another passthrough route, `POST /v1/embeddings`.
 import { Client } from 'undici'
 import { SMALL_BODY, STREAM_BODY } from '../lib/bodies.mjs'
 import { ALL, readStream, saturate } from '../lib/load.mjs'
@@ -22,6 +24,14 @@ const translated = (body) => JSON.stringify({ ...JSON.parse(body), model: MODEL 
  */
 /** The stream body as a Gemini client sends it. */
 const GEMINI_STREAM_BODY = JSON.stringify({ contents: [{ role: 'user', parts: [{ text: JSON.parse(STREAM_BODY).messages[0].content }] }] })
+
+/** SMALL_BODY as a Responses client sends it, to a model of each format. @param {string} model */
+const responsesBody = (model) => {
+  const chat = JSON.parse(SMALL_BODY)
+  return JSON.stringify({ model, instructions: chat.messages[0].content, input: chat.messages[1].content, temperature: chat.temperature })
+}
+/** STREAM_BODY as a Responses client sends it. @param {string} model */
+const responsesStreamBody = (model) => JSON.stringify({ model, input: JSON.parse(STREAM_BODY).messages[0].content, stream: true })
 
 const GEMINI_SMALL_BODY = (() => {
   const chat = JSON.parse(SMALL_BODY)
@@ -75,18 +85,31 @@ async function measure(ctx, gateway) {
     },
   }
   direct.gemini = direct.translated
+  direct.responses = { ...direct.passthrough, path: '/v1/responses' }
   direct.embeddings = { ...direct.passthrough, path: '/v1/embeddings' }
+  direct.responsesGemini = direct.translated
+  const responsesAt = { ...gateway, path: '/v1/responses' }
   // A Gemini client on the same model: the Gemini upstream's path through the gateway without translation, so the
   // difference between the two Gemini-upstream rows is the translation's own.
   const at = {
     passthrough: gateway,
     translated: gateway,
     gemini: { ...gateway, path: `/v1beta/models/${MODEL}:generateContent` },
+    responses: responsesAt,
+    responsesGemini: responsesAt,
     embeddings: { ...gateway, path: '/v1/embeddings' },
   }
-  const body = { passthrough: SMALL_BODY, translated: translated(SMALL_BODY), gemini: GEMINI_SMALL_BODY, embeddings: EMBEDDINGS_BODY }
-  const directBody = { passthrough: SMALL_BODY, translated: GEMINI_SMALL_BODY, gemini: GEMINI_SMALL_BODY, embeddings: EMBEDDINGS_BODY }
-  const kinds = ['passthrough', 'translated']
+  const body = {
+    passthrough: SMALL_BODY,
+    translated: translated(SMALL_BODY),
+    gemini: GEMINI_SMALL_BODY,
+    responses: responsesBody('gpt-4o-mini'),
+    responsesGemini: responsesBody(MODEL),
+    embeddings: EMBEDDINGS_BODY,
+  }
+  // The translated Responses body reaches the mock as the very generate-content body a Gemini client sends.
+  const directBody = { ...body, translated: GEMINI_SMALL_BODY, responsesGemini: GEMINI_SMALL_BODY }
+  const kinds = ['passthrough', 'translated', 'responses', 'responsesGemini']
   const all = [...kinds, 'gemini']
   // Measured for latency only: no throughput run, no stream.
   const whole = [...all, 'embeddings']
@@ -97,12 +120,12 @@ async function measure(ctx, gateway) {
     { key: `direct ${k}`, target: direct[k], body: directBody[k] },
   ])
   await interleavedP50(calls, cfg.latencyWarmup)
-  for (const k of kinds) await saturate(gateway, body[k], cfg.connections, cfg.throughputWarmupS)
+  for (const k of kinds) await saturate(at[k], body[k], cfg.connections, cfg.throughputWarmupS)
   for (let r = 0; r < cfg.rounds; r++) {
     const p50 = await interleavedP50(calls, cfg.latencyCount)
     for (const k of whole) got[k].added50.push(p50[`gw ${k}`] - p50[`direct ${k}`])
     for (const k of order(kinds, r)) {
-      const result = await saturate(gateway, body[k], cfg.connections, cfg.throughputS)
+      const result = await saturate(at[k], body[k], cfg.connections, cfg.throughputS)
       got[k].rps.push(result.rps)
       got[k].failed += result.failed
     }
@@ -112,24 +135,26 @@ async function measure(ctx, gateway) {
   // Ten bytes a delta: with the short echo most of 64 deltas would be empty, which Gemini's side has no event for.
   await mock.request({ type: 'defaults', mock: { chunks: 64, chunk_delay_ms: cfg.sseFrameGapMs, content_bytes: 640 } })
   const client = new Client(gateway.origin, { keepAliveTimeout: 30_000 })
-  const streamBody = { passthrough: STREAM_BODY, translated: translated(STREAM_BODY), gemini: GEMINI_STREAM_BODY }
-  // A Gemini client streaming the same model: the Gemini route's own pacing, untranslated, the fair baseline.
-  const streamAt = {
-    passthrough: gateway,
-    translated: gateway,
-    gemini: { ...gateway, path: `/v1beta/models/${MODEL}:streamGenerateContent?alt=sse` },
+  const streamBody = {
+    passthrough: STREAM_BODY,
+    translated: translated(STREAM_BODY),
+    gemini: GEMINI_STREAM_BODY,
+    responses: responsesStreamBody('gpt-4o-mini'),
+    responsesGemini: responsesStreamBody(MODEL),
   }
+  // A Gemini client streaming the same model: the Gemini route's own pacing, untranslated, the fair baseline.
+  const streamAt = { ...at, gemini: { ...gateway, path: `/v1beta/models/${MODEL}:streamGenerateContent?alt=sse` } }
   try {
     for (const k of all) await readStream(client, streamAt[k], streamBody[k])
     for (let r = 0; r < cfg.sseRounds; r++) {
-      const gaps = { passthrough: [], translated: [], gemini: [] }
-      const ttfts = { passthrough: [], translated: [], gemini: [] }
+      const gaps = Object.fromEntries(all.map((k) => [k, []]))
+      const ttfts = Object.fromEntries(all.map((k) => [k, []]))
       // One stream of each kind in turn, so a busy spell of the machine falls on all alike.
       for (let s = 0; s < cfg.sseStreams; s++) {
         for (const k of order(all, s)) {
           const stream = await readStream(client, streamAt[k], streamBody[k])
-          // Google's streams end without [DONE].
-          if (!stream.done && k !== 'gemini') throw new Error(`a ${k} stream ended without [DONE]`)
+          // Only chat streams end with [DONE]; Google's and Responses streams just end.
+          if (!stream.done && (k === 'passthrough' || k === 'translated')) throw new Error(`a ${k} stream ended without [DONE]`)
           gaps[k].push(...stream.gaps)
           ttfts[k].push(stream.ttft)
           got[k].frames.add(stream.frames)
@@ -158,14 +183,18 @@ export async function translatePart(ctx) {
   } finally {
     await server.stop()
   }
-  const { passthrough: pass, translated: trans, gemini, embeddings } = got
+  const { passthrough: pass, translated: trans, gemini, responses, responsesGemini, embeddings } = got
   const added = {
     pass: summary(pass.added50),
     trans: summary(trans.added50),
     gemini: summary(gemini.added50),
+    responses: summary(responses.added50),
+    responsesGemini: summary(responsesGemini.added50),
     embeddings: summary(embeddings.added50),
   }
   const addedRatio = summary(trans.added50.map((v, r) => v / pass.added50[r]))
+  const responsesRatio = summary(responsesGemini.added50.map((v, r) => v / responses.added50[r]))
+  const responsesGapOwn = summary(responsesGemini.gap99.map((v, r) => v - gemini.gap99[r]))
   const translationOwn = summary(trans.added50.map((v, r) => v - gemini.added50[r]))
   const rpsRatio = summary(trans.rps.map((v, r) => v / pass.rps[r]))
   const gapDelta = summary(trans.gap99.map((v, r) => v - pass.gap99[r]))
@@ -191,11 +220,21 @@ export async function translatePart(ctx) {
       measured: `${num(gapOwn.median, 3)} ms (against the OpenAI route: ${num(gapDelta.median, 3)} ms)`,
       ok: Number.isFinite(gapOwn.median) ? gapOwn.median <= 0.1 : undefined,
     },
+    {
+      target: 'Responses → Gemini non-stream added p50 at c=1 ≤ 1.3× Responses passthrough’s',
+      measured: ratio(responsesRatio.median),
+      ok: Number.isFinite(responsesRatio.median) ? responsesRatio.median <= 1.3 : undefined,
+    },
+    {
+      target: 'Responses → Gemini stream inter-frame p99 ≤ passthrough of the same upstream route + 0.1 ms',
+      measured: `${num(responsesGapOwn.median, 3)} ms`,
+      ok: Number.isFinite(responsesGapOwn.median) ? responsesGapOwn.median <= 0.1 : undefined,
+    },
   ]
   const text = section(
-    `12. Translation: a chat client on the Gemini-upstream model against passthrough (same gateway, interleaved rounds; median of ${ctx.cfg.rounds} round(s), min–max)`,
+    `12. Translation: chat and Responses clients on the Gemini-upstream model against passthrough (same gateway, interleaved rounds; median of ${ctx.cfg.rounds} round(s), min–max)`,
     [
-      `Added p50 = gateway p50 − the mock's p50 for the body it receives (for the translated call, the generate-content body the gateway sends; for embeddings, the same body on the mock's /v1/embeddings), ${ctx.cfg.latencyCount} requests each per round, one of each call in turn. req/s at c=${ctx.cfg.connections}. Streams: 64 deltas of 10 bytes, one every ${ctx.cfg.sseFrameGapMs} ms, ${ctx.cfg.sseStreams} of each kind per round, one of each in turn (${ctx.cfg.sseRounds} round(s)); frames/stream counts data frames, [DONE] included.`,
+      `Added p50 = gateway p50 − the mock's p50 for the body it receives (for the translated call, the generate-content body the gateway sends; for embeddings, the same body on the mock's /v1/embeddings), ${ctx.cfg.latencyCount} requests each per round, one of each call in turn. req/s at c=${ctx.cfg.connections}. Streams: 64 deltas of 10 bytes, one every ${ctx.cfg.sseFrameGapMs} ms, ${ctx.cfg.sseStreams} of each kind per round, one of each in turn (${ctx.cfg.sseRounds} round(s)); frames/stream counts data frames, [DONE] included (a Responses stream's frames are its typed events, opening and closing ones included).`,
     ],
     `${table(
       ['call', 'added p50 ms c=1', 'req/s c=32', 'failed', 'stream TTFT ms', 'inter-frame p99 ms', 'frames/stream'],
@@ -204,6 +243,8 @@ export async function translatePart(ctx) {
         row(`translated (${MODEL})`, trans, added.trans),
         row(`Gemini client, same model (no translation)`, gemini, added.gemini),
         row('embeddings passthrough (gpt-4o-mini, POST /v1/embeddings)', embeddings, added.embeddings),
+        row('Responses passthrough (gpt-4o-mini)', responses, added.responses),
+        row(`Responses translated (${MODEL})`, responsesGemini, added.responsesGemini),
       ],
     )}\n\n${table(
       ['ratio / difference (per round, then median)', 'value'],
@@ -213,8 +254,10 @@ export async function translatePart(ctx) {
         ['translated ÷ passthrough req/s', spread(rpsRatio)],
         ['translated − passthrough inter-frame p99 ms', spread(gapDelta, 3)],
         ['translated − Gemini client inter-frame p99 ms (same upstream route)', spread(gapOwn, 3)],
+        ['Responses translated ÷ Responses passthrough added p50', spread(responsesRatio)],
+        ['Responses translated − Gemini client inter-frame p99 ms (same upstream route)', spread(responsesGapOwn, 3)],
       ],
     )}\n\n${verdictTable(verdicts)}`,
   )
-  return { added, addedRatio, translationOwn, rpsRatio, gapDelta, verdicts, text }
+  return { added, addedRatio, translationOwn, rpsRatio, gapDelta, responsesRatio, responsesGapOwn, verdicts, text }
 }

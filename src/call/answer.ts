@@ -6,7 +6,7 @@ import type { Runtime } from '../runtime.js'
 import type { TokenCounts } from '../types.js'
 import { upstreamFailure, upstreamTooLarge } from '../upstream/failure.js'
 import type { AbortHook, ServedBy, UpstreamRequest, UpstreamResponse } from '../upstream/send.js'
-import { type CallSpec, upstreamBodyFor } from './call-spec.js'
+import type { CallSpec } from './call-spec.js'
 import { answerInClientTerms } from './translation.js'
 
 /** How a call ended, for the `call:end` message. */
@@ -44,7 +44,7 @@ export function upstreamRequest(
     signal: 'signal' in abort ? abort.signal : undefined,
     abortHook: 'hook' in abort ? abort.hook : undefined,
     wholeBodyLimit: 'hook' in abort ? abort.wholeBodyLimit : undefined,
-    bodyFor: (model) => upstreamBodyFor(spec, model),
+    bodyFor: (model) => spec.bodies.for(model),
   }
 }
 
@@ -73,10 +73,11 @@ export function readUpstreamBody(rt: Runtime, response: UpstreamResponse): Promi
  */
 export async function refuseUpstreamAuthFailure(rt: Runtime, spec: CallSpec, response: UpstreamResponse): Promise<never> {
   await readUpstreamBody(rt, response).catch(() => undefined)
+  const { model } = response.served
   rt.options.logger.error("model-gateway: the upstream refused the gateway's credentials", {
     requestId: spec.requestId,
-    upstream: spec.model.upstream.name,
-    model: spec.model.upstreamModel,
+    upstream: model.upstream.name,
+    model: model.upstreamModel,
     status: response.statusCode,
   })
   throw new GatewayError('upstream_auth_failed', 'The gateway could not authenticate with the upstream model; its operator has been told.')
@@ -126,8 +127,10 @@ export function completeWhole(
   defaultType: string,
 ): { contentType: string; body: Buffer; kept: Promise<void> | undefined } {
   const status = response.statusCode
-  const { contentType, body } = spec.translation
-    ? answerInClientTerms(spec.translation, status, upstreamBody)
+  // In the terms of the model that answered: a fallback may speak another format than the model asked for.
+  const translation = spec.bodies.translationFor(response.served.model)
+  const { contentType, body } = translation
+    ? answerInClientTerms(translation, status, upstreamBody)
     : { contentType: headerText(rt, response, 'content-type') ?? defaultType, body: upstreamBody }
   const head = wholeHead(rt, response, spec.requestId, contentType, body.length)
   client.complete(head, body)

@@ -60,9 +60,9 @@ export async function keepRecord(rt: Runtime, spec: CallSpec, response: Undelive
   return stored
 }
 
-/** The plan a stream of the client's own format is assembled with (a translated call has one already). */
-function planOf(spec: CallSpec): CallPlan {
-  if (spec.translation) return spec.translation.plan
+/** The plan a stream of the client's own format is assembled with (a translated one has one already). */
+function planOf(spec: CallSpec, translated: CallPlan | undefined): CallPlan {
+  if (translated) return translated
   return {
     model: spec.model.id,
     upstreamModel: spec.model.upstreamModel,
@@ -70,19 +70,27 @@ function planOf(spec: CallSpec): CallPlan {
     includeUsage: true,
     requestId: spec.requestId,
     created: Math.floor(Date.now() / 1000),
+    request: {},
   }
 }
 
 /**
  * Keeps an undelivered stream as a recovery record: `stream_raw` as relayed, `body_raw` the stream assembled into
- * the non-streaming answer of the client's format (or, failing that, the stream itself).
+ * the non-streaming answer of the client's format (or, failing that, the stream itself). `plan` is the one the
+ * stream was translated with, when the model that answered speaks another format.
  */
-export function keepStream(rt: Runtime, spec: CallSpec, log: StreamLog, reason: string, status: number): Promise<boolean> {
+export function keepStream(
+  rt: Runtime,
+  spec: CallSpec,
+  plan: CallPlan | undefined,
+  log: StreamLog,
+  { reason, status }: { reason: string; status: number },
+): Promise<boolean> {
   const streamRaw = log.text()
   let body: Buffer
   let contentType = 'application/json'
   try {
-    const answer = assembledAnswer(spec.inbound, eventData(streamRaw), planOf(spec))
+    const answer = assembledAnswer(spec.operation, eventData(streamRaw), planOf(spec, plan))
     body = Buffer.from(answer === undefined ? streamRaw : JSON.stringify(answer))
     if (answer === undefined) contentType = 'text/event-stream'
   } catch {

@@ -92,13 +92,13 @@ async function wholeCall(rt: Runtime, spec: CallSpec, client: ClientSink, lease:
   const { contentType, body, kept } = completeWhole(rt, spec, client, lease, response, upstreamBody, 'application/json')
   const delivery = await client.watch.settled()
   await kept
-  const served = response.served
+  const { served } = response
   if (!isSuccess(status)) return { status, delivered: delivery.delivered, recovered: false, usage: undefined, served }
   const recovered =
     delivery.delivered || !spec.format.keepsRecords
       ? false
       : await keepRecord(rt, spec, { reason: delivery.reason, status, contentType, body })
-  const usage = channels.callEnd.hasSubscribers ? (usageOfBody(spec.model.upstream.dialect, upstreamBody) ?? NO_USAGE) : undefined
+  const usage = channels.callEnd.hasSubscribers ? (usageOfBody(served.model.upstream.dialect, upstreamBody) ?? NO_USAGE) : undefined
   return { status, delivered: delivery.delivered, recovered, usage, served }
 }
 

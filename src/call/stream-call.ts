@@ -27,7 +27,7 @@ import type { CallSpec } from './call-spec.js'
 import { keepStream } from './capture.js'
 import { redactingSink } from './redacting-sink.js'
 import { relay } from './relay.js'
-import { brokenStreamEvent, endingWithError, numberingSink } from './stream-sinks.js'
+import { brokenStreamEvent, cancelledStreamEvent, endingWithError, numberingSink } from './stream-sinks.js'
 import { tee } from './tee.js'
 import { translatingSink } from './translation.js'
 import { NO_USAGE } from './usage.js'
@@ -128,14 +128,18 @@ async function relayStream(
   }
   const tail = channels.callEnd.hasSubscribers ? new StreamTail() : undefined
   const brokenEvent = brokenStreamEvent(spec.inbound)
+  const lastEvent = () => (resumable?.live.cancelled ? cancelledStreamEvent(spec.inbound) : brokenEvent)
+  // Translated by the model that answered: a fallback may speak another format than the model asked for.
+  const { served } = response
+  const translation = spec.bodies.translationFor(served.model)
   // The client and whoever shares its answer get the client's format (numbered when resumable); the usage tail reads the upstream's.
   let inClientTerms: ResponseSink = tee(client, lease ? [lease.shared] : [])
-  if (resumable) inClientTerms = numberingSink(inClientTerms, resumable.log, brokenEvent)
-  else if (!spec.translation) inClientTerms = endingWithError(inClientTerms, brokenEvent)
-  if (spec.translation) inClientTerms = translatingSink(inClientTerms, spec.translation.translator.stream(spec.translation.plan))
+  if (resumable) inClientTerms = numberingSink(inClientTerms, resumable.log, lastEvent)
+  else if (!translation) inClientTerms = endingWithError(inClientTerms, brokenEvent)
+  if (translation) inClientTerms = translatingSink(inClientTerms, translation.translator.stream(translation.plan))
   const fanned = tee(inClientTerms, tail ? [tail] : [])
   const sink = rt.redaction.active ? redactingSink(fanned, rt.redaction) : fanned
-  const type = spec.translation ? 'text/event-stream' : (headerText(rt, response, 'content-type') ?? 'text/event-stream')
+  const type = translation ? 'text/event-stream' : (headerText(rt, response, 'content-type') ?? 'text/event-stream')
   const headers = { 'content-type': type, 'cache-control': 'no-cache', 'x-accel-buffering': 'no', 'x-request-id': spec.requestId }
   sink.open({ status, headers: passDown(rt, response, headers) })
   let broken = false
@@ -151,14 +155,17 @@ async function relayStream(
   }
   await lease?.end(broken ? { kind: 'nothing' } : { kind: 'stream', status, contentType: type, requestId: spec.requestId })
   const delivery = await client.watch.settled()
-  const outcome: CallOutcome = { status, delivered: delivery.delivered, recovered: false, usage: undefined, served: response.served }
-  if (tail) outcome.usage = tail.usage(spec.model.upstream.dialect) ?? NO_USAGE
+  const outcome: CallOutcome = { status, delivered: delivery.delivered, recovered: false, usage: undefined, served }
+  if (tail) outcome.usage = tail.usage(served.model.upstream.dialect) ?? NO_USAGE
   if (tail?.firstChunkAt !== undefined) outcome.firstChunkMs = tail.firstChunkAt - spec.startedAt
   const cancelled = resumable?.live.cancelled === true
   if (broken) outcome.error = cancelled ? CANCELLED : controller.signal.aborted ? CLIENT_DISCONNECTED : 'upstream_stream_broken'
   if (resumable && !delivery.delivered && resumable.log.events) {
     // Kept before the journal says it is done, so a resumer elsewhere that sees the end finds the record.
-    outcome.recovered = await keepStream(rt, spec, resumable.log, cancelled ? CANCELLED : delivery.reason, status)
+    outcome.recovered = await keepStream(rt, spec, translation?.plan, resumable.log, {
+      reason: cancelled ? CANCELLED : delivery.reason,
+      status,
+    })
   }
   await resumable?.journal?.finish('done')
   return outcome

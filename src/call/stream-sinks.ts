@@ -5,6 +5,7 @@ import type { StreamLog } from '../recovery/stream/stream-log.js'
 import { sseEvent } from '../sse/write.js'
 
 const BROKEN_MESSAGE = 'The upstream stream broke off before its end.'
+const CANCELLED_MESSAGE = 'The call was cancelled through the Recoveries API.'
 
 /** The one event that ends a stream the upstream broke off, in the client's format. */
 export function brokenStreamEvent(dialect: Dialect): Buffer {
@@ -12,12 +13,21 @@ export function brokenStreamEvent(dialect: Dialect): Buffer {
   return Buffer.from(sseEvent(JSON.stringify(body)))
 }
 
+/** The one event that ends a stream cancelled on purpose, in the client's format (for whoever resumes it). */
+export function cancelledStreamEvent(dialect: Dialect): Buffer {
+  const body = dialect.errorBody({ status: 499, code: 'call_cancelled', message: CANCELLED_MESSAGE, param: undefined })
+  return Buffer.from(sseEvent(JSON.stringify(body)))
+}
+
+/** Whether the bytes written last end an event (a blank line, after `\n` or `\r\n` line ends). */
+const endsEvent = (last: Buffer) => /\n\r?\n$/.test(last.subarray(-4).toString('latin1'))
+
 /**
  * A sink for a resumable stream in the client's format: relays whole events only, each numbered and kept in the
  * stream's log (an unfinished event waits for its end, so a resume always starts on an event boundary). A stream
- * the upstream broke off ends with one error event in place of the unfinished one.
+ * the upstream broke off, or that was cancelled, ends with `lastEvent()` in place of the unfinished one.
  */
-export function numberingSink(inner: ResponseSink, log: StreamLog, brokenEvent: Buffer): ResponseSink {
+export function numberingSink(inner: ResponseSink, log: StreamLog, lastEvent: () => Buffer): ResponseSink {
   const splitter = new EventSplitter()
   return {
     complete: (head: ResponseHead, body: Buffer) => inner.complete(head, body),
@@ -40,7 +50,7 @@ export function numberingSink(inner: ResponseSink, log: StreamLog, brokenEvent: 
     },
     abort() {
       splitter.rest()
-      inner.write(log.append(brokenEvent))
+      inner.write(log.append(lastEvent()))
       log.end()
       inner.end()
     },
@@ -63,7 +73,7 @@ export function endingWithError(inner: ResponseSink, brokenEvent: Buffer): Respo
     },
     end: () => inner.end(),
     abort() {
-      const atBoundary = last === undefined || last.subarray(-2).toString() === '\n\n'
+      const atBoundary = last === undefined || endsEvent(last)
       inner.write(atBoundary ? brokenEvent : Buffer.concat([Buffer.from('\n\n'), brokenEvent]))
       inner.end()
     },

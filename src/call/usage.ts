@@ -1,4 +1,5 @@
 import type { Dialect } from '../dialects/index.js'
+import { objectAfterKey } from '../json/last-object.js'
 import type { TokenCounts } from '../types.js'
 
 /** The counts reported for a completed call whose upstream sent no usage (e.g. a chat stream without `include_usage`). */
@@ -21,27 +22,4 @@ export function usageOfBody(dialect: Dialect, body: Buffer): TokenCounts | undef
   } catch {
     return undefined
   }
-}
-
-/** The JSON object that is the value of the last `"key":` in `bytes`, or undefined when there is none whole. */
-function objectAfterKey(bytes: Buffer, key: string): unknown {
-  const at = bytes.lastIndexOf(`"${key}"`)
-  if (at === -1) return undefined
-  let i = at + key.length + 2
-  while (bytes[i] === 0x20 || bytes[i] === 0x0a || bytes[i] === 0x0d || bytes[i] === 0x09 || bytes[i] === 0x3a) i++
-  if (bytes[i] !== 0x7b) return undefined
-  const start = i
-  let depth = 0
-  for (; i < bytes.length; i++) {
-    const c = bytes[i]
-    if (c === 0x22) {
-      // Skip the string, escapes included.
-      for (i++; i < bytes.length && bytes[i] !== 0x22; i++) if (bytes[i] === 0x5c) i++
-    } else if (c === 0x7b) {
-      depth++
-    } else if (c === 0x7d && --depth === 0) {
-      return JSON.parse(bytes.toString('utf8', start, i + 1))
-    }
-  }
-  return undefined
 }

@@ -40,7 +40,7 @@ export const DEFAULTS = {
 /** The keys each options object may hold; anything else is a typo, answered with the nearest of these. */
 export const KNOWN_KEYS = {
   top: ['upstreams', 'models', 'auth', 'store', 'recovery', 'idempotency', 'limits', 'timeouts', 'cors', 'onUsage', 'logger'],
-  upstream: ['type', 'baseUrl', 'apiKey', 'apiKeys', 'keyless', 'headers', 'circuit'],
+  upstream: ['type', 'baseUrl', 'apiKey', 'apiKeys', 'keySelection', 'keyless', 'headers', 'circuit'],
   model: ['id', 'upstream', 'upstreamModel', 'ownedBy', 'created', 'fallbacks'],
   auth: ['apiKeys', 'authenticate'],
   recovery: [...Object.keys(DEFAULTS.recovery), 'streams'],

@@ -37,7 +37,7 @@ export interface ResolvedModel {
   ownedBy: string
   created: number
   upstream: ResolvedUpstream
-  /** Models tried in order when this one's upstream fails before it can have billed (same format). */
+  /** Models tried in order when this one's upstream fails before it can have billed (of either format). */
   fallbacks: readonly ResolvedModel[]
 }
 
@@ -51,7 +51,7 @@ function positiveInt(value: unknown, fallback: number, name: string): number {
   return value
 }
 
-/** `models[i].fallbacks`: configured models of the same format, other than the model itself, each once. */
+/** `models[i].fallbacks`: configured models of either format, other than the model itself, each once. */
 function resolveFallbacks(models: Map<string, ResolvedModel>, raw: Record<string, unknown>, i: number): void {
   if (raw.fallbacks === undefined) return
   const model = models.get(raw.id as string) as ResolvedModel
@@ -61,10 +61,6 @@ function resolveFallbacks(models: Map<string, ResolvedModel>, raw: Record<string
     const fallback = typeof id === 'string' ? models.get(id) : undefined
     if (!fallback) fail(`models[${i}].fallbacks: '${String(id)}' is not a configured model id`)
     if (fallback === model || fallbacks.includes(fallback)) fail(`models[${i}].fallbacks: '${id}' is the model itself or listed twice`)
-    // The request body is prepared for one format before it goes upstream; another format's fallback would need it again.
-    if (fallback.upstream.dialect !== model.upstream.dialect) {
-      fail(`models[${i}].fallbacks: '${id}' is served by an upstream of another format; fallbacks must share the model's format`)
-    }
     fallbacks.push(fallback)
   }
   model.fallbacks = fallbacks

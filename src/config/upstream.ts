@@ -1,4 +1,5 @@
 import { DIALECT_NAMES, type Dialect, dialectNamed } from '../dialects/index.js'
+import type { KeySelection } from '../types.js'
 import { fail, isRecord, knownKeys } from './checks.js'
 import { DEFAULTS, KNOWN_KEYS } from './defaults.js'
 
@@ -11,6 +12,9 @@ export interface UpstreamKey {
   /** The key's auth headers, as undici's flat `[name, value, …]` list. */
   headers: readonly string[]
 }
+
+/** The key selections, the default first. */
+const KEY_SELECTIONS: readonly KeySelection[] = ['round-robin', 'least-in-flight']
 
 /** An upstream with its base URL parsed once. */
 export interface ResolvedUpstream {
@@ -28,6 +32,8 @@ export interface ResolvedUpstream {
   requestHeaders: readonly string[]
   /** The keys calls are spread over; empty for a keyless upstream. */
   keys: readonly UpstreamKey[]
+  /** How the next call's key is picked when there are several. */
+  keySelection: KeySelection
   /** When its circuit opens (failed calls in a row) and how long it then rests before a probe. */
   circuit: { failures: number; cooldownMs: number }
 }
@@ -88,6 +94,10 @@ export function resolveUpstream(name: string, raw: unknown): ResolvedUpstream {
   }
   if (raw.keyless !== undefined && typeof raw.keyless !== 'boolean') fail(`upstreams.${name}.keyless must be a boolean`)
   const keys = keysOf(name, raw, dialect)
+  const keySelection = raw.keySelection ?? KEY_SELECTIONS[0]
+  if (!KEY_SELECTIONS.includes(keySelection as KeySelection)) {
+    fail(`upstreams.${name}.keySelection must be one of: ${KEY_SELECTIONS.map((s) => `'${s}'`).join(', ')}`)
+  }
   const circuit = resolveCircuit(name, raw.circuit)
   const authHeader = Object.keys(headers).some((header) => CREDENTIAL_HEADER.test(header))
   // A missing key would reach the client as the upstream's "invalid API key", indistinguishable from its own.
@@ -107,6 +117,7 @@ export function resolveUpstream(name: string, raw: unknown): ResolvedUpstream {
       'accept-encoding': 'identity',
     }),
     keys: keys.map(({ alias, weight, headers: keyHeaders }) => ({ alias, weight, headers: keyHeaders })),
+    keySelection: keySelection as KeySelection,
     circuit,
   }
 }

@@ -14,4 +14,4 @@ export function dialectNamed(name: unknown): Dialect | undefined {
 export type { CallTarget, Dialect, ErrorFacts, ListedModel, OperationFormat } from './dialect.js'
 export { batchEmbedContents, countTokens, embedContent, gemini, generateContent, googleStatus, validateGeminiAlt } from './gemini/index.js'
 export { DIALECT_NAMES, type DialectName } from './names.js'
-export { chatCompletions, embeddings, openai } from './openai/index.js'
+export { chatCompletions, embeddings, openai, responses } from './openai/index.js'

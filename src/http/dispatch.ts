@@ -25,7 +25,7 @@ export interface Exchange {
 }
 
 /** The routes whose answers come from `runCall`, which writes the request id with its own head. */
-const MODEL_CALLS: ReadonlySet<Route['kind']> = new Set(['chat', 'generateContent', 'embeddings', 'countTokens'])
+const MODEL_CALLS: ReadonlySet<Route['kind']> = new Set(['chat', 'responses', 'generateContent', 'embeddings', 'countTokens'])
 
 /** The recovery routes, as the router tells them apart. */
 export type RecoveryRoute = Extract<Route, { kind: `recoveries.${string}` }>
@@ -38,6 +38,7 @@ export interface Handlers {
   /** One model, or a 404 naming it. */
   model(res: ServerResponse, dialect: Dialect, id: string): void
   chatCompletions(ex: Exchange): Promise<void>
+  responses(ex: Exchange): Promise<void>
   generateContent(ex: Exchange, target: CallTarget): Promise<void>
   embeddings(ex: Exchange, format: OperationFormat, target: CallTarget | undefined): Promise<void>
   countTokens(ex: Exchange, target: CallTarget): Promise<void>
@@ -82,6 +83,8 @@ export function createDispatch(rt: Runtime, handlers: Handlers, isClosing: () =>
     switch (route.kind) {
       case 'chat':
         return await handlers.chatCompletions(ex)
+      case 'responses':
+        return await handlers.responses(ex)
       case 'generateContent':
         return await handlers.generateContent(ex, route.target)
       case 'embeddings':

@@ -17,6 +17,7 @@ export type Route =
   | { kind: 'health' }
   | { kind: 'model'; id: string }
   | { kind: 'chat' }
+  | { kind: 'responses' }
   | { kind: 'generateContent'; target: CallTarget }
   /** OpenAI's `/v1/embeddings` (the model in the body) or Gemini's embedding methods (the model in the path). */
   | { kind: 'embeddings'; format: OperationFormat; target: CallTarget | undefined }
@@ -63,6 +64,7 @@ function dialectOfPath(path: string, headers: IncomingHttpHeaders): Dialect {
 /** Every route at a mount, for a 404 that says what is served. */
 const SERVED = [
   'POST /v1/chat/completions',
+  'POST /v1/responses',
   'POST /v1beta/models/{model}:generateContent',
   'POST /v1beta/models/{model}:streamGenerateContent?alt=sse',
   'POST /v1/embeddings',
@@ -97,6 +99,7 @@ function byMethod(method: string, allowed: Record<string, Route>): Route {
 const MODELS: Record<string, Route> = { GET: { kind: 'models' } }
 const CHAT: Record<string, Route> = { POST: { kind: 'chat' } }
 const EMBEDDINGS: Record<string, Route> = { POST: { kind: 'embeddings', format: embeddings, target: undefined } }
+const RESPONSES: Record<string, Route> = { POST: { kind: 'responses' } }
 const RECOVERIES: Record<string, Route> = { GET: { kind: 'recoveries.list' }, DELETE: { kind: 'recoveries.deleteAll' } }
 const LOOKUP: Route = { kind: 'recoveries.lookup' }
 /** Shared by every match without a query: nothing downstream writes to a match's query. */
@@ -128,6 +131,8 @@ function routeOf(method: string, path: string): Route | undefined {
       return byMethod(method, CHAT)
     case '/v1/embeddings':
       return byMethod(method, EMBEDDINGS)
+    case '/v1/responses':
+      return byMethod(method, RESPONSES)
     case '/v1/recoveries':
       return byMethod(method, RECOVERIES)
     case '/v1/recoveries/lookup':

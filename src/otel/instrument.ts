@@ -42,10 +42,14 @@ export interface InstrumentOptions {
 /** The instrumentation scope name of every span and metric. */
 const SCOPE = 'model-gateway'
 
-/** `gen_ai.operation.name` of each gateway operation; the conventions have no name for counting tokens, hence a custom one. */
+/**
+ * `gen_ai.operation.name` of each gateway operation. The conventions name no operation for OpenAI's Responses API
+ * (a turn of a conversation is a chat) nor for counting tokens, hence a custom one.
+ */
 const OPERATION_NAME: Record<Operation, string> = {
   'chat.completions': 'chat',
   generateContent: 'generate_content',
+  responses: 'chat',
   embeddings: 'embeddings',
   embedContent: 'embeddings',
   batchEmbedContents: 'embeddings',

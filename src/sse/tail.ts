@@ -1,6 +1,7 @@
 import { performance } from 'node:perf_hooks'
 import type { Dialect } from '../dialects/index.js'
 import type { ResponseSink } from '../http/sink.js'
+import { objectAfterKey } from '../json/last-object.js'
 import type { TokenCounts } from '../types.js'
 import { eventData } from './parse.js'
 
@@ -32,9 +33,17 @@ export class StreamTail implements ResponseSink {
     return true
   }
 
-  /** Usage from the last event that carries one, read in the upstream's dialect. */
+  /**
+   * Usage from the last event that carries one, read in the upstream's dialect. An event that outgrew the tail (a
+   * Responses stream ends with the whole response, its text included) still gives the usage object at its end.
+   */
   usage(dialect: Dialect): TokenCounts | undefined {
-    const events = eventData(Buffer.concat(this.chunks).toString('utf8'))
+    const tail = Buffer.concat(this.chunks)
+    return this.usageOfEvents(dialect, tail) ?? this.usageOfCutEvent(dialect, tail)
+  }
+
+  private usageOfEvents(dialect: Dialect, tail: Buffer): TokenCounts | undefined {
+    const events = eventData(tail.toString('utf8'))
     for (let i = events.length - 1; i >= 0; i--) {
       const data = events[i] as string
       if (data === '' || data === '[DONE]') continue
@@ -48,5 +57,14 @@ export class StreamTail implements ResponseSink {
       if (found) return found
     }
     return undefined
+  }
+
+  private usageOfCutEvent(dialect: Dialect, tail: Buffer): TokenCounts | undefined {
+    try {
+      const usage = objectAfterKey(tail, dialect.usageField)
+      return usage === undefined ? undefined : dialect.usage({ [dialect.usageField]: usage })
+    } catch {
+      return undefined
+    }
   }
 }

@@ -1,7 +1,8 @@
 /**
- * One server-sent event carrying `data`. Each line of the payload gets its own `data:` field, so the reader's join
- * (with a line feed, as the SSE specification says) gives the payload back exactly.
+ * One server-sent event carrying `data`, named `event` when given. Each line of the payload gets its own `data:`
+ * field, so the reader's join (with a line feed, as the SSE specification says) gives the payload back exactly.
  */
-export function sseEvent(data: string): string {
-  return `data: ${data.replace(/\r\n|\r|\n/g, '\ndata: ')}\n\n`
+export function sseEvent(data: string, event?: string): string {
+  const body = `data: ${data.replace(/\r\n|\r|\n/g, '\ndata: ')}\n\n`
+  return event === undefined ? body : `event: ${event}\n${body}`
 }

@@ -1,7 +1,7 @@
 // A stream assembled into the answer its format gives without streaming: what a recovery record of a stream keeps,
 // so a client that lost the stream reads the same shape it would have got from a non-streaming call.
 
-import type { CallPlan, WireFormat } from './format.js'
+import type { CallPlan, ClientFormat, UpstreamFormat } from './format.js'
 import type { HubChoice, HubPart, HubResponse, HubStreamEvent } from './hub.js'
 
 interface ToolCallDraft {
@@ -102,10 +102,10 @@ function parsedArgs(text: string): Record<string, unknown> {
   }
 }
 
-/** The events of a stream in `format` (their SSE `data`), assembled into that format's non-streaming answer. */
-export function assembleStream(format: WireFormat, data: readonly string[], plan: CallPlan): object {
-  const decoder = format.streamDecoder(plan)
+/** The events of a stream (their SSE `data`) read by `reader`, assembled into `writer`'s non-streaming answer. */
+export function assembleStream(reader: UpstreamFormat, writer: ClientFormat, data: readonly string[], plan: CallPlan): object {
+  const decoder = reader.streamDecoder(plan)
   const draft = new AnswerDraft()
   for (const payload of data) for (const event of decoder.event(payload)) draft.add(event)
-  return format.responseFromHub(draft.answer(), { ...plan, stream: false })
+  return writer.responseFromHub(draft.answer(), { ...plan, stream: false })
 }

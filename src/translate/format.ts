@@ -17,6 +17,8 @@ export interface CallPlan {
   requestId: string
   /** Unix seconds of the call, for formats whose answers must carry one. */
   created: number
+  /** The client's request as read, for formats whose answers repeat its settings (a Responses object does). */
+  request: JsonObject
 }
 
 /** Turns one upstream stream event (its SSE `data`) into hub events. */
@@ -24,22 +26,38 @@ export interface StreamDecoder {
   event(data: string): HubStreamEvent[]
 }
 
-/** Turns the hub events of one upstream event into the SSE `data` payloads of the client's format. */
+/** One client event: its `data`, and its `event` name for formats whose events are typed (Responses). */
+export type SseOut = string | { event: string; data: string }
+
+/** Turns the hub events of one upstream event into the SSE events of the client's format. */
 export interface StreamEncoder {
-  events(batch: readonly HubStreamEvent[]): string[]
-  /** The payloads still held back when the upstream stream ends (the usage event, `[DONE]`). */
-  end(): string[]
+  events(batch: readonly HubStreamEvent[]): SseOut[]
+  /** The events still held back when the upstream stream ends (the usage event, `[DONE]`, the whole response). */
+  end(): SseOut[]
 }
 
-/** Everything one wire format contributes to translation. */
-export interface WireFormat {
+/** What a format contributes as the client's side of a call: its requests read, its answers written. */
+export interface ClientFormat {
   requestToHub(body: JsonObject): HubRequest
+  responseFromHub(hub: HubResponse, plan: CallPlan): object
+  errorFromHub(status: number, error: HubError): object
+  streamEncoder(plan: CallPlan): StreamEncoder
+  /**
+   * A stream of this format (its events' SSE `data`) as the answer the format gives without streaming, for a format
+   * whose stream ends with that answer whole (Responses' `response.completed`); formats that also serve as an
+   * upstream's are assembled from their events instead.
+   */
+  assembleStream?(data: readonly string[]): object | undefined
+}
+
+/** What a format contributes as the upstream's side of a call: requests written, answers read. */
+export interface UpstreamFormat {
   requestFromHub(hub: HubRequest, plan: CallPlan): object
   responseToHub(body: unknown, plan: CallPlan): HubResponse
-  responseFromHub(hub: HubResponse, plan: CallPlan): object
   /** Reads an upstream error body (already parsed, or its text when it was not JSON). */
   errorToHub(body: unknown): HubError
-  errorFromHub(status: number, error: HubError): object
   streamDecoder(plan: CallPlan): StreamDecoder
-  streamEncoder(plan: CallPlan): StreamEncoder
 }
+
+/** A format that serves as either side (chat completions, generate-content); Responses is a client format only. */
+export type WireFormat = ClientFormat & UpstreamFormat

@@ -4,10 +4,12 @@
  * Each format (`chat-completions/`, `generate-content/`) reads its requests, answers, errors and stream events
  * into the neutral model of `hub.ts` and writes them back out of it, so a new format costs one reader and one
  * writer rather than one translator per pair. A `Translator` is a reader of one format joined to a writer of
- * another; same-format calls get none and stay byte-exact passthrough.
+ * another; same-format calls get none and stay byte-exact passthrough. `responses/` (OpenAI's Responses API) is a
+ * client format only: it reads requests and writes answers, and a Responses call to an OpenAI upstream is
+ * passthrough, so no upstream ever gets one translated.
  *
  * Use from the call pipeline:
- * - `translatorFor(inbound, outbound)`: undefined when both are the same dialect.
+ * - `translatorFor(inbound, outbound, operation)`: undefined when both are the same dialect.
  * - `request(fields, call)`: the upstream body and the call's `CallPlan`, or `{ ok: false, field, message }` for a
  *   400 naming the field (the client's own field path, e.g. `messages[2].tool_call_id`).
  * - `response(body, plan)`: a 2xx upstream answer in the client's format; a failure means the upstream sent
@@ -40,10 +42,12 @@
  */
 
 import { type Dialect, gemini, openai } from '../dialects/index.js'
+import type { Operation } from '../types.js'
 import { assembleStream } from './assemble.js'
 import { chatCompletionsFormat } from './chat-completions/index.js'
-import type { CallPlan, WireFormat } from './format.js'
+import type { CallPlan, ClientFormat, UpstreamFormat } from './format.js'
 import { generateContentFormat } from './generate-content/index.js'
+import { responsesFormat } from './responses/index.js'
 import { attempt, type JsonObject, parseJson, type Translated } from './result.js'
 import { StreamTranslator } from './stream.js'
 
@@ -82,12 +86,21 @@ export interface Translator {
   stream(plan: CallPlan): StreamTranslator
 }
 
-const FORMATS = new Map<Dialect, WireFormat>([
+/** The format a client of each operation speaks. */
+/** The client format of each operation that can be translated; the others are passthrough only. */
+const CLIENT_FORMATS: Readonly<Partial<Record<Operation, ClientFormat>>> = {
+  'chat.completions': chatCompletionsFormat,
+  generateContent: generateContentFormat,
+  responses: responsesFormat,
+}
+
+/** The format a translated call takes to an upstream of each dialect. */
+const UPSTREAM_FORMATS = new Map<Dialect, UpstreamFormat>([
   [openai, chatCompletionsFormat],
   [gemini, generateContentFormat],
 ])
 
-function join(from: WireFormat, to: WireFormat): Translator {
+function join(from: ClientFormat, to: UpstreamFormat): Translator {
   return {
     request(fields, call) {
       return attempt(() => {
@@ -99,6 +112,7 @@ function join(from: WireFormat, to: WireFormat): Translator {
           includeUsage: hub.includeUsage,
           requestId: call.requestId,
           created: call.created ?? Math.floor(Date.now() / 1000),
+          request: fields,
         }
         return { body: to.requestFromHub(hub, plan), plan }
       })
@@ -116,18 +130,26 @@ function join(from: WireFormat, to: WireFormat): Translator {
 }
 
 /**
- * A stream in `dialect`'s format (the SSE `data` of its events) assembled into the answer that format gives
- * without streaming; undefined for a dialect without a wire format.
+/**
+ * A stream of a client's `operation` (the SSE `data` of its events) assembled into the answer that format gives
+ * without streaming; undefined for an operation without a stream format, or a stream cut before its answer.
  */
-export function assembledAnswer(dialect: Dialect, data: readonly string[], plan: CallPlan): object | undefined {
-  const format = FORMATS.get(dialect)
-  return format && assembleStream(format, data, plan)
+export function assembledAnswer(operation: Operation, data: readonly string[], plan: CallPlan): object | undefined {
+  const format = CLIENT_FORMATS[operation]
+  if (!format) return undefined
+  if (format.assembleStream) return format.assembleStream(data)
+  // A format that is also an upstream's reads its own events.
+  const reader = [...UPSTREAM_FORMATS.values()].find((upstream) => upstream === (format as unknown))
+  return reader && assembleStream(reader, format, data, plan)
 }
 
-/** The translator from a client's dialect to an upstream's, or undefined when they are the same (passthrough). */
-export function translatorFor(inbound: Dialect, outbound: Dialect): Translator | undefined {
+/**
+ * The translator from a client's `operation` in its dialect to an upstream's dialect, or undefined when both
+ * dialects are the same (passthrough: an OpenAI upstream takes chat completions and Responses alike).
+ */
+export function translatorFor(inbound: Dialect, outbound: Dialect, operation: Operation): Translator | undefined {
   if (inbound === outbound) return undefined
-  const from = FORMATS.get(inbound)
-  const to = FORMATS.get(outbound)
-  return from && to ? join(from, to) : undefined
+  const to = UPSTREAM_FORMATS.get(outbound)
+  const from = CLIENT_FORMATS[operation]
+  return to && from ? join(from, to) : undefined
 }

@@ -1,8 +1,10 @@
 import { SseReader } from '../sse/reader.js'
 import { sseEvent } from '../sse/write.js'
 import type { TokenCounts } from '../types.js'
-import type { StreamDecoder, StreamEncoder } from './format.js'
+import type { SseOut, StreamDecoder, StreamEncoder } from './format.js'
 import { type HubUsage, tokenCounts } from './hub.js'
+
+const sse = (out: SseOut): string => (typeof out === 'string' ? sseEvent(out) : sseEvent(out.data, out.event))
 
 /**
  * Translates one upstream event stream into the client's format as it arrives: each upstream event becomes zero
@@ -30,7 +32,7 @@ export class StreamTranslator {
     const events = this.decoder.event(data)
     for (const event of events) if (event.type === 'usage') this.lastUsage = event.usage
     let out = ''
-    for (const payload of this.encoder.events(events)) out += sseEvent(payload)
+    for (const payload of this.encoder.events(events)) out += sse(payload)
     return out
   }
 
@@ -38,7 +40,7 @@ export class StreamTranslator {
   end(): string {
     let out = ''
     for (const data of this.reader.end()) out += this.event(data)
-    for (const payload of this.encoder.end()) out += sseEvent(payload)
+    for (const payload of this.encoder.end()) out += sse(payload)
     return out
   }
 
@@ -49,7 +51,7 @@ export class StreamTranslator {
   fail(status: number, message: string): string {
     let out = ''
     for (const payload of this.encoder.events([{ type: 'error', status, error: { message, code: undefined, param: undefined } }]))
-      out += sseEvent(payload)
+      out += sse(payload)
     return out
   }
 

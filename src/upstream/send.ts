@@ -26,10 +26,18 @@ export interface UpstreamRequest {
   wholeBodyLimit?: number
   /** The key of `model.upstream` this attempt sends; the key pool sets it, else the upstream's first key. */
   key?: UpstreamKey
-  /** The bytes for another model of the same format (a fallback), which may know the model by another name. */
-  bodyFor?: (model: ResolvedModel) => Buffer
+  /**
+   * The bytes for another model (a fallback): renamed for one of the same format, translated for one of another;
+   * a refusal when that model's format cannot express a field of the request.
+   */
+  bodyFor?: (model: ResolvedModel) => Buffer | BodyRefusal
   /** Headers for this attempt only (trace context), as a flat `[name, value, …]` list. */
   headers?: readonly string[]
+}
+
+/** Why a model cannot be sent a call's request: the field its format cannot express (a path in the client's body). */
+export interface BodyRefusal {
+  refusedField: string
 }
 
 /**

@@ -38,7 +38,7 @@ describe('benchmark harness (--quick)', () => {
     expect(stdout).not.toMatch(/^Failed:/m)
   }, 180_000)
 
-  it('runs the translation part: passthrough and translated calls and streams, and prints their table', async () => {
+  it('runs the translation part: passthrough and translated calls and streams, chat and Responses, and prints their table', async () => {
     const { code, stdout, stderr } = await runBench(['--quick', '--only', 'translate'])
     expect(code, stderr).toBe(0)
     expect(stdout).toContain('### 12. Translation')
@@ -46,6 +46,8 @@ describe('benchmark harness (--quick)', () => {
     expect(stdout).toMatch(/^\| translated \(gemini-2\.5-flash\) +\| \d/m)
     // Another passthrough route, latency only.
     expect(stdout).toMatch(/^\| embeddings passthrough \(gpt-4o-mini, POST \/v1\/embeddings\) +\| -?\d/m)
+    expect(stdout).toMatch(/^\| Responses passthrough \(gpt-4o-mini\) +\| \d/m)
+    expect(stdout).toMatch(/^\| Responses translated \(gemini-2\.5-flash\) +\| \d/m)
     // The stream baseline of the same upstream route, untranslated.
     expect(stdout).toMatch(/^\| translated − Gemini client inter-frame p99 ms \(same upstream route\) +\| -?\d/m)
     expect(stdout).not.toMatch(/^Failed:/m)

@@ -1,44 +1,27 @@
-import { createClient } from '@keyv/redis'
-import { afterAll, afterEach, beforeAll, expect, it } from 'vitest'
+import { expect, it } from 'vitest'
 import { chatBody } from '../support/bodies.js'
 import { bearer } from '../support/fixture.js'
-import { ensureBuilt, type GatewayProcess, startGatewayProcess, stopAllGatewayProcesses } from '../support/gateway-process.js'
+import { type GatewayProcess, startGatewayProcess, useProcessesOnRedis } from '../support/gateway-process.js'
 import { call, eventually, sendThenAbort } from '../support/http.js'
-import { type MockUpstream, startMockUpstream } from '../support/mock-upstream-harness.js'
-import { type AdminClient, describeWithRedis, keysMatching, REDIS_URL } from '../support/redis.js'
+import { describeWithRedis, keysMatching, REDIS_URL } from '../support/redis.js'
 
 /** Every key this run writes starts with this; afterAll removes exactly those. */
 const RUN = `mg-idem-${process.pid}-${Date.now().toString(36)}`
 const KEY = 'sk-idem-owner'
 
 await describeWithRedis('Idempotency-Key across gateway processes on one Redis', () => {
-  let admin: AdminClient | undefined
-  let mock: MockUpstream | undefined
+  const shared = useProcessesOnRedis(RUN)
   const start = (namespace: string, idempotency?: Record<string, unknown>) =>
-    startGatewayProcess({ redisUrl: REDIS_URL, namespace: `${RUN}-${namespace}`, upstreamUrl: mock!.url, apiKeys: [KEY], idempotency })
-  const upstreamCalls = (content: string) => mock!.requests.filter((r) => r.body.includes(content)).length
+    startGatewayProcess({
+      redisUrl: REDIS_URL,
+      namespace: `${RUN}-${namespace}`,
+      upstreamUrl: shared.mock.url,
+      apiKeys: [KEY],
+      idempotency,
+    })
+  const upstreamCalls = (content: string) => shared.mock.requests.filter((r) => r.body.includes(content)).length
   const post = (gw: GatewayProcess, body: unknown, key: string) =>
     call(`${gw.url}/v1/chat/completions`, { headers: { ...bearer(KEY), 'idempotency-key': key }, body })
-
-  beforeAll(async () => {
-    await ensureBuilt()
-    admin = createClient({ url: REDIS_URL })
-    admin.on('error', () => {})
-    await admin.connect()
-    mock = await startMockUpstream()
-  }, 240_000)
-
-  afterEach(() => stopAllGatewayProcesses())
-
-  afterAll(async () => {
-    await stopAllGatewayProcesses()
-    if (admin?.isOpen) {
-      const keys = await keysMatching(admin, `${RUN}*`)
-      if (keys.length > 0) await admin.unlink(keys)
-      admin.destroy()
-    }
-    await mock?.close()
-  })
 
   it('sends one key to two processes at once: one upstream call, both answered with the same body', { timeout: 60_000 }, async () => {
     const [a, b] = await Promise.all([start('both'), start('both')])
@@ -49,7 +32,7 @@ await describeWithRedis('Idempotency-Key across gateway processes on one Redis',
     expect(rb.headers['x-request-id']).toBe(ra.headers['x-request-id'])
     expect(upstreamCalls('two processes at once')).toBe(1)
     // The claim and the kept answer are one value under the owner's hash tag.
-    const values = await keysMatching(admin!, `${RUN}-both*val:*`)
+    const values = await keysMatching(shared.admin, `${RUN}-both*val:*`)
     expect(values).toHaveLength(1)
   })
 
@@ -89,7 +72,7 @@ await describeWithRedis('Idempotency-Key across gateway processes on one Redis',
       afterMs: 100,
     })
     // An SDK waits at least 0.4 s before it retries; here the retry is sent once the first attempt has said it runs.
-    await eventually(async () => (await keysMatching(admin!, `${RUN}-sdk*run:*`)).length > 0)
+    await eventually(async () => (await keysMatching(shared.admin, `${RUN}-sdk*run:*`)).length > 0)
     const retry = await call(`${b.url}/v1/chat/completions`, { headers: { ...bearer(KEY), 'x-stainless-retry-count': '1' }, body })
     expect(retry.status).toBe(200)
     expect(retry.headers['idempotent-replayed']).toBe('true')
@@ -107,7 +90,7 @@ await describeWithRedis('Idempotency-Key across gateway processes on one Redis',
       body: JSON.stringify(body),
       afterMs: 100,
     })
-    await eventually(async () => (await keysMatching(admin!, `${RUN}-sdk-busy*run:*`)).length > 0)
+    await eventually(async () => (await keysMatching(shared.admin, `${RUN}-sdk-busy*run:*`)).length > 0)
     const busy = await call(`${b.url}/v1/chat/completions`, { headers: { ...bearer(KEY), 'x-stainless-retry-count': '1' }, body })
     expect(busy.status).toBe(409)
     expect(busy.headers['x-should-retry']).toBe('true')

@@ -1,18 +1,17 @@
 import { createClient } from '@keyv/redis'
-import { afterAll, afterEach, beforeAll, expect, it } from 'vitest'
+import { expect, it } from 'vitest'
 import { nodeHandler } from '../../adapters/node.js'
 import { createGateway } from '../../src/gateway.js'
 import { chatBody } from '../support/bodies.js'
 import { bearer, KEY_A } from '../support/fixture.js'
 import { freePort } from '../support/free-port.mjs'
-import { ensureBuilt, type GatewayProcess, startGatewayProcess, stopAllGatewayProcesses } from '../support/gateway-process.js'
+import { type GatewayProcess, startGatewayProcess, useProcessesOnRedis } from '../support/gateway-process.js'
 import { call, eventually, open, readResponse } from '../support/http.js'
-import { type MockUpstream, startMockUpstream } from '../support/mock-upstream-harness.js'
+import { startMockUpstream } from '../support/mock-upstream-harness.js'
 import {
   type AdminClient,
   commandCalls,
   describeWithRedis,
-  keysMatching,
   killAllOwnRedis,
   REDIS_URL,
   recommendedKeyv,
@@ -27,13 +26,12 @@ const KEY = 'sk-stream-owner'
 const CHAT = '/v1/chat/completions'
 
 await describeWithRedis('Streams across gateway processes on one Redis', () => {
-  let admin: AdminClient | undefined
-  let mock: MockUpstream | undefined
+  const shared = useProcessesOnRedis(RUN)
   const start = (namespace: string) =>
     startGatewayProcess({
       redisUrl: REDIS_URL,
       namespace: `${RUN}-${namespace}`,
-      upstreamUrl: mock!.url,
+      upstreamUrl: shared.mock.url,
       apiKeys: [KEY],
       recovery: { streams: 'finish' },
     })
@@ -47,26 +45,6 @@ await describeWithRedis('Streams across gateway processes on one Redis', () => {
       return res.status === 200 ? (res.json as { interrupted_reason: string; response: { stream_raw: string } }) : undefined
     }, 15_000)
 
-  beforeAll(async () => {
-    await ensureBuilt()
-    admin = createClient({ url: REDIS_URL })
-    admin.on('error', () => {})
-    await admin.connect()
-    mock = await startMockUpstream()
-  }, 240_000)
-
-  afterEach(() => stopAllGatewayProcesses())
-
-  afterAll(async () => {
-    await stopAllGatewayProcesses()
-    if (admin?.isOpen) {
-      const keys = await keysMatching(admin, `${RUN}*`)
-      if (keys.length > 0) await admin.unlink(keys)
-      admin.destroy()
-    }
-    await mock?.close()
-  })
-
   it('resumes on process B a stream cut on process A while it still runs, every event once', { timeout: 60_000 }, async () => {
     const [a, b] = await Promise.all([start('live'), start('live')])
     const cutOff = await cut(a, 'resume elsewhere live', { chunks: 30, chunk_delay_ms: 60 }, 3)
@@ -76,7 +54,7 @@ await describeWithRedis('Streams across gateway processes on one Redis', () => {
     expect(cutOff.received + rest.text).toBe(kept.response.stream_raw)
     expect(rest.text).toContain('[DONE]')
     // The upstream was asked once.
-    expect(mock!.requests.filter((r) => r.body.includes('resume elsewhere live'))).toHaveLength(1)
+    expect(shared.mock.requests.filter((r) => r.body.includes('resume elsewhere live'))).toHaveLength(1)
   })
 
   it('resumes on process B a stream cut on process A after it finished, from its record', { timeout: 60_000 }, async () => {
@@ -96,23 +74,23 @@ await describeWithRedis('Streams across gateway processes on one Redis', () => {
     const keyed = { ...bearer(KEY), 'idempotency-key': 'k-follow-elsewhere' }
     const cutOff = await cutAfterEvents(`${a.url}${CHAT}`, keyed, body, 2)
     // The first attempt's client is gone; its retry reaches the other process while the stream still runs there.
-    const completed = mock!.completedCalls
+    const completed = shared.mock.completedCalls
     const opened = await open(`${b.url}${CHAT}`, { method: 'POST', headers: keyed, body })
     expect(opened.statusCode).toBe(200)
     // Answered before the upstream finished: followed, not waited for and replayed.
-    expect(mock!.completedCalls).toBe(completed)
+    expect(shared.mock.completedCalls).toBe(completed)
     const again = await readResponse(opened)
     expect(again.headers['idempotent-replayed']).toBe('true')
     expect(again.headers['x-request-id']).toBe(cutOff.requestId)
     const kept = await record(b, cutOff.requestId)
     expect(again.text).toBe(kept.response.stream_raw)
     expect(again.text.startsWith(cutOff.received)).toBe(true)
-    expect(mock!.requests.filter((r) => r.body.includes('keyed follow elsewhere'))).toHaveLength(1)
+    expect(shared.mock.requests.filter((r) => r.body.includes('keyed follow elsewhere'))).toHaveLength(1)
   })
 
   it('cancels on process B a stream running on process A: A stops it and keeps what came as cancelled', { timeout: 60_000 }, async () => {
     const [a, b] = await Promise.all([start('cancel'), start('cancel')])
-    const aborted = mock!.abortedStreams
+    const aborted = shared.mock.abortedStreams
     const cutOff = await cut(a, 'cancel elsewhere', { chunks: 60, chunk_delay_ms: 60 }, 2)
     const answer = await call(`${b.url}/v1/recoveries/${cutOff.requestId}/cancel`, { method: 'POST', headers: bearer(KEY) })
     expect(answer.status).toBe(200)
@@ -120,7 +98,7 @@ await describeWithRedis('Streams across gateway processes on one Redis', () => {
     const kept = await record(b, cutOff.requestId)
     expect(kept.interrupted_reason).toBe('cancelled')
     expect(kept.response.stream_raw).not.toContain('[DONE]')
-    await eventually(() => mock!.abortedStreams > aborted)
+    await eventually(() => shared.mock.abortedStreams > aborted)
   })
 })
 

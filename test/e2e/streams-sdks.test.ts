@@ -51,6 +51,16 @@ describe('SDKs read numbered (resumable) streams as plain ones, and raise an err
       expect(text).toBe(`Echo: ids ${sdk}`)
     })
 
+    it(`${sdk}: a numbered Responses stream reads whole`, async () => {
+      const OpenAI = await load()
+      const client = new OpenAI({ apiKey: KEY_A, baseURL: `${fx.url}/v1`, maxRetries: 0 })
+      const stream = await client.responses.create({ model: 'gpt-4o-mini', input: `ids responses ${sdk}`, stream: true })
+      const events = await collect(stream)
+      const text = events.flatMap((event) => (event.type === 'response.output_text.delta' ? [event.delta] : [])).join('')
+      expect(text).toBe(`Echo: ids responses ${sdk}`)
+      expect(events.at(-1)?.type).toBe('response.completed')
+    })
+
     it(`${sdk}: an upstream that breaks off mid-stream is a thrown error, not a short answer`, async () => {
       const OpenAI = await load()
       const client = new OpenAI({ apiKey: KEY_A, baseURL: `${fx.url}/v1`, maxRetries: 0 })

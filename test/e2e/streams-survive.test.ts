@@ -167,6 +167,9 @@ describe('resumable streams', () => {
     // Far fewer than the 40 pieces the upstream would have sent, and no end marker.
     expect(dataEvents(record.response.stream_raw as string)).toBeLessThan(20)
     expect(record.response.stream_raw).not.toContain('[DONE]')
+    // A resumer learns how it ended: one error event saying it was cancelled.
+    const events = sseEvents(record.response.stream_raw as string)
+    expect(events.at(-1)).toContain('"code":"call_cancelled"')
     const again = await call(`${fx.url}/v1/recoveries/${cut.requestId}/cancel`, { method: 'POST', headers: bearer(KEY_A) })
     expect(again.json).toEqual({ request_id: cut.requestId, cancelled: false, reason: 'finished' })
   })

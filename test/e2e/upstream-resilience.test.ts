@@ -7,7 +7,7 @@ import type { GatewayOptions, UsageEvent } from '../../src/types.js'
 import { chatBody } from '../support/bodies.js'
 import { bearer, KEY_A } from '../support/fixture.js'
 import { freePort } from '../support/free-port.mjs'
-import { call, listen, type MountedServer } from '../support/http.js'
+import { call, eventually, listen, type MountedServer } from '../support/http.js'
 import { serve } from '../support/servers.js'
 
 /** A chat-completions answer as an upstream sends it. */
@@ -69,7 +69,8 @@ async function gatewayWith(options: Pick<GatewayOptions, 'upstreams' | 'models'>
   })
   const server: MountedServer = await serve(nodeHandler(gateway))
   opened.push({ close: () => gateway.close() }, server)
-  const post = (content: string) => call(`${server.url}/v1/chat/completions`, { headers: bearer(KEY_A), body: chatBody(content) })
+  const post = (content: string, extra: Record<string, unknown> = {}) =>
+    call(`${server.url}/v1/chat/completions`, { headers: bearer(KEY_A), body: chatBody(content, extra) })
   return { gateway, logs, usage, post }
 }
 
@@ -117,6 +118,46 @@ describe('key pools', () => {
     expect(limited.status).toBe(429)
     expect(limited.headers['retry-after']).toBe('7')
     expect(limited.headers['x-ratelimit-remaining-requests']).toBe('0')
+  })
+})
+
+describe('least-in-flight key selection', () => {
+  it.each([
+    ['a whole call', false],
+    ['a stream', true],
+  ])('sends calls past a key whose call (%s) is still running, where round robin would return to it', async (_, stream) => {
+    const held: http.ServerResponse[] = []
+    const name = (key: string | undefined) => (key === 'sk-first-1111' ? 'first' : 'second')
+    // The first call is held open (a stream after its first event) until the test lets it go; the others answer at once.
+    const up = await upstream((seen, _req, res) => {
+      if (up.seen.length > 1) return ok(res, name(seen.key))
+      if (stream) res.writeHead(200, { 'content-type': 'text/event-stream' }).write('data: {"choices":[]}\n\n')
+      held.push(res)
+    })
+    opened.push(up)
+    const gw = await gatewayWith({
+      upstreams: {
+        u: { type: 'openai', baseUrl: `${up.url}/v1`, apiKeys: ['sk-first-1111', 'sk-second-2222'], keySelection: 'least-in-flight' },
+      },
+      models: [{ id: 'gpt-4o-mini', upstream: 'u' }],
+    })
+    // Closed first, so a failed test does not leave the gateway waiting for the held call.
+    opened.push({
+      close: async () => {
+        for (const res of held) res.destroy()
+      },
+    })
+    const text = async (content: string) => (await gw.post(content)).json.choices[0].message.content
+    const first = gw.post('held', { stream })
+    await eventually(() => held.length === 1)
+    expect([await text('second'), await text('third')]).toEqual(['second', 'second'])
+    const release = held[0] as http.ServerResponse
+    if (stream) release.end('data: [DONE]\n\n')
+    else ok(release, 'first, let go')
+    expect((await first).status).toBe(200)
+    // The first key is free again: it takes the next call.
+    expect(await text('fourth')).toBe('first')
+    expect(up.seen.map((s) => name(s.key))).toEqual(['first', 'second', 'second', 'first'])
   })
 })
 
@@ -249,6 +290,11 @@ describe('upstream options', () => {
     [{ type: 'openai', baseUrl: 'https://x', keyless: 'yes' }, /keyless must be a boolean/],
     [{ type: 'openai', baseUrl: 'http://127.0.0.1:1', circuit: { failures: 0 } }, /circuit.failures must be a positive integer/],
     [{ type: 'openai', baseUrl: 'http://127.0.0.1:1', circuit: { cooldown: 5 } }, /cooldownMs/],
+    [
+      { type: 'openai', baseUrl: 'http://127.0.0.1:1', keySelection: 'fastest' },
+      /keySelection must be one of: 'round-robin', 'least-in-flight'/,
+    ],
+    [{ type: 'openai', baseUrl: 'http://127.0.0.1:1', keyselection: 'least-in-flight' }, /did you mean `keySelection`/],
   ])('rejects %j', (upstreamOptions, message) => {
     expect(build(upstreamOptions)).toThrow(message)
   })
@@ -264,23 +310,26 @@ describe('upstream options', () => {
     }
   })
 
+  const withModels = (models: unknown) => () =>
+    createGateway({
+      ...base,
+      models: models as GatewayOptions['models'],
+      upstreams: { u: { type: 'openai', baseUrl: 'http://127.0.0.1:1/v1' }, g: { type: 'gemini', baseUrl: 'http://127.0.0.1:1' } },
+    })
+
   it.each([
     [[{ id: 'm', upstream: 'u', fallbacks: ['nope'] }], /not a configured model id/],
     [[{ id: 'm', upstream: 'u', fallbacks: ['m'] }], /the model itself/],
-    [
-      [
-        { id: 'm', upstream: 'u', fallbacks: ['g'] },
-        { id: 'g', upstream: 'g' },
-      ],
-      /another format/,
-    ],
+    [[{ id: 'm', upstream: 'u', fallbacks: 'g' }], /must be an array of model ids/],
   ])('rejects fallbacks %j', (models, message) => {
-    const make = () =>
-      createGateway({
-        ...base,
-        models: models as GatewayOptions['models'],
-        upstreams: { u: { type: 'openai', baseUrl: 'http://127.0.0.1:1/v1' }, g: { type: 'gemini', baseUrl: 'http://127.0.0.1:1' } },
-      })
-    expect(make).toThrow(message)
+    expect(withModels(models)).toThrow(message)
+  })
+
+  it('accepts fallbacks of the other format, both ways', async () => {
+    const gateway = withModels([
+      { id: 'm', upstream: 'u', fallbacks: ['g'] },
+      { id: 'g', upstream: 'g', fallbacks: ['m'] },
+    ])()
+    await gateway.close()
   })
 })

@@ -5,7 +5,11 @@ import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
+import { createClient } from '@keyv/redis'
+import { afterAll, afterEach, beforeAll } from 'vitest'
 import { eventually } from './http.js'
+import { type MockUpstream, startMockUpstream } from './mock-upstream-harness.js'
+import { type AdminClient, keysMatching, REDIS_URL } from './redis.js'
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url))
 const SCRIPT = join(ROOT, 'test/support/redis-gateway.mjs')
@@ -138,4 +142,37 @@ export async function stopAllGatewayProcesses(): Promise<void> {
       child.kill('SIGKILL')
     }),
   )
+}
+
+/** What the tests of a block of gateway processes on one Redis share, filled in before they run. */
+export interface ProcessesOnRedis {
+  mock: MockUpstream
+  admin: AdminClient
+}
+
+/**
+ * Sets up a block of tests of gateway processes on the shared Redis: the package built, an admin client and a
+ * mock upstream before them, every process stopped after each test, and every key under `run` removed after them.
+ */
+export function useProcessesOnRedis(run: string): ProcessesOnRedis {
+  const shared = {} as ProcessesOnRedis
+  beforeAll(async () => {
+    await ensureBuilt()
+    const admin: AdminClient = createClient({ url: REDIS_URL })
+    admin.on('error', () => {})
+    await admin.connect()
+    shared.admin = admin
+    shared.mock = await startMockUpstream()
+  }, 240_000)
+  afterEach(() => stopAllGatewayProcesses())
+  afterAll(async () => {
+    await stopAllGatewayProcesses()
+    if (shared.admin?.isOpen) {
+      const keys = await keysMatching(shared.admin, `${run}*`)
+      if (keys.length > 0) await shared.admin.unlink(keys)
+      shared.admin.destroy()
+    }
+    await shared.mock?.close()
+  })
+  return shared
 }

@@ -13,6 +13,8 @@ export interface RecordedRequest {
   path: string
   headers: http.IncomingHttpHeaders
   body: string
+  /** The body the mock answered with, as written so far. */
+  response: string
 }
 /** The running mock, as its tests see it. */
 export interface MockUpstream {

@@ -14,3 +14,37 @@ export const OPENAI_SDKS: Array<[string, () => Promise<OpenAIClass>]> = [
     ? [['openai 7', async () => (await import('openai-v7')).default as unknown as OpenAIClass] as [string, () => Promise<OpenAIClass>]]
     : []),
 ]
+
+/** What the tests use of the Vercel `ai` SDK and its OpenAI provider, typed as the 6.x and 3.x copies. */
+export interface VercelAi {
+  generateText: typeof import('ai').generateText
+  streamText: typeof import('ai').streamText
+  createOpenAI: typeof import('@ai-sdk/openai').createOpenAI
+}
+
+/** `[label, load]` for each Vercel `ai` copy this Node can run: ai 6 with @ai-sdk/openai 3 everywhere, ai 7 with 4 on Node >= 22. */
+export const VERCEL_AI_SDKS: Array<[string, () => Promise<VercelAi>]> = [
+  [
+    'ai 6',
+    async () => {
+      const [ai, provider] = await Promise.all([import('ai'), import('@ai-sdk/openai')])
+      return { generateText: ai.generateText, streamText: ai.streamText, createOpenAI: provider.createOpenAI }
+    },
+  ],
+  ...(ON_NODE_22
+    ? [
+        [
+          'ai 7',
+          async () => {
+            const [ai, provider] = await Promise.all([import('ai-v7'), import('ai-sdk-openai-v4')])
+            // The 7.x copies have the surface the tests use; their types differ in details the tests never touch.
+            return {
+              generateText: ai.generateText as unknown as VercelAi['generateText'],
+              streamText: ai.streamText as unknown as VercelAi['streamText'],
+              createOpenAI: provider.createOpenAI as unknown as VercelAi['createOpenAI'],
+            }
+          },
+        ] as [string, () => Promise<VercelAi>],
+      ]
+    : []),
+]

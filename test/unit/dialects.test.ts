@@ -10,6 +10,7 @@ import {
   gemini,
   generateContent,
   openai,
+  responses,
 } from '../../src/dialects/index.js'
 import { GatewayError } from '../../src/errors.js'
 
@@ -70,6 +71,9 @@ describe('client keys', () => {
 describe('upstream side', () => {
   it('builds each format’s path and auth headers', () => {
     expect(openai.upstreamPath('/v1', 'gpt-4o-mini', 'chat.completions', true)).toBe('/v1/chat/completions')
+    expect(openai.upstreamPath('/v1', 'gpt-4o-mini', 'responses', true)).toBe('/v1/responses')
+    // A Google client's call reaches an OpenAI upstream translated into chat completions.
+    expect(openai.upstreamPath('/v1', 'gpt-4o-mini', 'generateContent', false)).toBe('/v1/chat/completions')
     expect(gemini.upstreamPath('', 'gemini-2.5-flash', 'generateContent', false)).toBe('/v1beta/models/gemini-2.5-flash:generateContent')
     expect(gemini.upstreamPath('/p', 'g', 'generateContent', true)).toBe('/p/v1beta/models/g:streamGenerateContent?alt=sse')
     // A chat call translated for a Gemini upstream generates content there.
@@ -109,6 +113,43 @@ describe('operation formats', () => {
     const target = { model: 'g', stream: true }
     expect(generateContent.read({ contents: [{ parts: [] }] }, target)).toBe(target)
     expect(() => generateContent.read({ contents: [] }, target)).toThrow(/contents/)
+  })
+
+  it('takes a Responses call’s model and stream flag from its body, and checks what the gateway reads', () => {
+    expect(responses.read({ model: 'm', input: 'hi', stream: true }, undefined)).toEqual({ model: 'm', stream: true })
+    expect(responses.read({ model: 'm', input: [{ role: 'user', content: 'hi' }] }, undefined)).toEqual({ model: 'm', stream: false })
+    // A stored prompt or conversation may supply the input upstream.
+    expect(responses.read({ model: 'm', prompt: { id: 'p' } }, undefined)).toEqual({ model: 'm', stream: false })
+    for (const [fields, param] of [
+      [{ input: 'hi' }, 'model'],
+      [{ model: 'm', input: 3 }, 'input'],
+      [{ model: 'm', input: ['hi'] }, 'input[0]'],
+      [{ model: 'm', input: 'hi', stream: 'yes' }, 'stream'],
+      [{ model: 'm', input: 'hi', temperature: 3 }, 'temperature'],
+      [{ model: 'm', input: 'hi', max_output_tokens: 0 }, 'max_output_tokens'],
+    ] as const) {
+      expect(() => responses.read(fields, undefined)).toThrow(expect.objectContaining({ code: 'invalid_request', param }))
+    }
+  })
+
+  it('reads usage from chat completions, Responses objects and Responses stream events alike', () => {
+    expect(openai.usage({ usage: { prompt_tokens: 3, completion_tokens: 4 } })).toEqual({
+      input_tokens: 3,
+      output_tokens: 4,
+      total_tokens: 7,
+    })
+    expect(openai.usage({ object: 'response', usage: { input_tokens: 5, output_tokens: 6 } })).toEqual({
+      input_tokens: 5,
+      output_tokens: 6,
+      total_tokens: 11,
+    })
+    expect(openai.usage({ type: 'response.completed', response: { usage: { input_tokens: 1, output_tokens: 2 } } })).toEqual({
+      input_tokens: 1,
+      output_tokens: 2,
+      total_tokens: 3,
+    })
+    expect(openai.usage({ type: 'response.created', response: { usage: null } })).toBeUndefined()
+    expect(openai.usage({ choices: [], usage: null })).toBeUndefined()
   })
 })
 

@@ -1,11 +1,12 @@
 import { describe, expect, it } from 'vitest'
 import { batchEmbedContents, embedContent, embeddings, gemini, openai } from '../../src/dialects/index.js'
-import { matchRequest, normalisePrefix, pathUnderPrefix } from '../../src/http/router.js'
+import { matchRequest, normalisePrefix, pathUnderPrefix, unknownPathMessage } from '../../src/http/router.js'
 
 describe('matchRequest', () => {
   it.each([
     ['GET', '/v1/models', { kind: 'models' }],
     ['POST', '/v1/chat/completions', { kind: 'chat' }],
+    ['POST', '/v1/responses', { kind: 'responses' }],
     ['GET', '/v1/recoveries', { kind: 'recoveries.list' }],
     ['DELETE', '/v1/recoveries?all=true', { kind: 'recoveries.deleteAll' }],
     ['POST', '/v1/recoveries/lookup', { kind: 'recoveries.lookup' }],
@@ -34,6 +35,12 @@ describe('matchRequest', () => {
     expect(matchRequest('GET', '/v1/chat/completions', false)?.route).toEqual({ kind: 'method_not_allowed', allow: 'POST' })
     expect(matchRequest('GET', '/v1/embeddings', false)?.route).toEqual({ kind: 'method_not_allowed', allow: 'POST' })
     expect(matchRequest('GET', '/v1beta/models/g:countTokens', false)?.route).toEqual({ kind: 'method_not_allowed', allow: 'POST' })
+    expect(matchRequest('GET', '/v1/responses', false)?.route).toEqual({ kind: 'method_not_allowed', allow: 'POST' })
+  })
+
+  it('names POST /v1/responses among the routes served, and hints at a base URL without /v1', () => {
+    expect(unknownPathMessage('GET', '/v1/nothing')).toContain('POST /v1/responses')
+    expect(unknownPathMessage('POST', '/responses')).toContain('Is the base URL missing /v1?')
   })
 
   it('leaves unknown paths to the host unless told to claim them', () => {

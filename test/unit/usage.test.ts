@@ -164,4 +164,51 @@ describe('stream tail', () => {
     )
     expect(tail.usage(geminiDialect)).toEqual({ input_tokens: 40, output_tokens: 2, total_tokens: 42 })
   })
+
+  it('reads a Responses stream’s usage from its response.completed event, even one larger than the window', () => {
+    const event = (type: string, extra: object) => `event: ${type}\ndata: ${JSON.stringify({ type, sequence_number: 1, ...extra })}\n\n`
+    const usage = { input_tokens: 12, output_tokens: 7, total_tokens: 19, output_tokens_details: { reasoning_tokens: 2 } }
+    const completed = (text: string) =>
+      event('response.completed', {
+        response: { id: 'resp_1', status: 'completed', output: [{ type: 'message', content: [{ text }] }], usage },
+      })
+    const created = event('response.created', { response: { id: 'resp_1', status: 'in_progress', output: [], usage: null } })
+    const small = Buffer.from(created + event('response.output_text.delta', { delta: 'hi' }) + completed('hi'))
+    for (const at of [1, small.length - 20]) {
+      expect(tailOf(cut(small, [at])).usage(openaiDialect)).toEqual({ input_tokens: 12, output_tokens: 7, total_tokens: 19 })
+    }
+    // The closing event repeats the whole answer: past the window, only its end is kept, where the usage is.
+    const long = Buffer.from(created + completed('x'.repeat(200_000)))
+    expect(
+      tailOf(
+        cut(
+          long,
+          Array.from({ length: 50 }, (_, i) => i * 4096),
+        ),
+      ).usage(openaiDialect),
+    ).toEqual({
+      input_tokens: 12,
+      output_tokens: 7,
+      total_tokens: 19,
+    })
+    expect(tailOf([Buffer.from(created)]).usage(openaiDialect)).toBeUndefined()
+  })
+})
+
+describe('Responses usage', () => {
+  it('reads input_tokens and output_tokens of a Responses object, whole or from a large body’s tail', () => {
+    const response = {
+      id: 'resp_1',
+      object: 'response',
+      output: [{ type: 'message', content: [{ type: 'output_text', text: 'x'.repeat(2 << 20) }] }],
+      usage: { input_tokens: 30, input_tokens_details: { cached_tokens: 10 }, output_tokens: 9, total_tokens: 39 },
+      metadata: {},
+    }
+    expect(openaiDialect.usage(response)).toEqual({ input_tokens: 30, output_tokens: 9, total_tokens: 39 })
+    expect(usageOfBody(openaiDialect, Buffer.from(JSON.stringify(response)))).toEqual({
+      input_tokens: 30,
+      output_tokens: 9,
+      total_tokens: 39,
+    })
+  })
 })

@@ -13,6 +13,8 @@ const GOOGLE_STATUS: Partial<Record<number, string>> = {
   415: 'INVALID_ARGUMENT',
   422: 'FAILED_PRECONDITION',
   429: 'RESOURCE_EXHAUSTED',
+  // A call its client (or its owner, through the cancel endpoint) stopped: what Google calls it.
+  499: 'CANCELLED',
   502: 'UNAVAILABLE',
   503: 'UNAVAILABLE',
   504: 'DEADLINE_EXCEEDED',

@@ -1,16 +1,37 @@
-import type { Operation } from '../../types.js'
+import type { Operation, TokenCounts } from '../../types.js'
 import type { Dialect, ListedModel, OperationFormat } from '../dialect.js'
 import { bearer, tokenCount } from '../shared.js'
-import { validateChat, validateEmbeddings } from './validate.js'
+import { validateChat, validateEmbeddings, validateResponses } from './validate.js'
+
+/** Token counts of a `usage` object: chat completions say `prompt_tokens`, Responses say `input_tokens`. */
+function counts(usage: unknown): TokenCounts | undefined {
+  if (typeof usage !== 'object' || usage === null) return undefined
+  const fields = usage as Record<string, unknown>
+  const input = tokenCount(fields.prompt_tokens ?? fields.input_tokens)
+  const output = tokenCount(fields.completion_tokens ?? fields.output_tokens)
+  return { input_tokens: input, output_tokens: output, total_tokens: input + output }
+}
+
+/** The usage of a chat completion or chunk, a Responses object, or a Responses stream event (in its `response`). */
+function usage(body: unknown): TokenCounts | undefined {
+  if (typeof body !== 'object' || body === null) return undefined
+  const { usage, response } = body as { usage?: unknown; response?: unknown }
+  if (usage !== undefined && usage !== null) return counts(usage)
+  return typeof response === 'object' && response !== null ? counts((response as { usage?: unknown }).usage) : undefined
+}
 
 function modelObject(model: ListedModel) {
   return { id: model.id, object: 'model', created: model.created, owned_by: model.ownedBy }
 }
 
-/** The path below the base URL of each operation an OpenAI-compatible upstream serves besides chat completions. */
-const UPSTREAM_PATHS: Partial<Record<Operation, string>> = { embeddings: '/embeddings' }
+/**
+ * The path below the base URL of each operation an OpenAI-compatible upstream serves besides chat completions. A
+ * Responses call goes upstream as one only when the upstream speaks OpenAI too; every other operation that reaches
+ * an OpenAI upstream in another format was translated into chat completions.
+ */
+const UPSTREAM_PATHS: Partial<Record<Operation, string>> = { embeddings: '/embeddings', responses: '/responses' }
 
-/** The OpenAI wire format: chat completions, Bearer keys, `{ error: { message, type, param, code } }`. */
+/** The OpenAI wire format: chat completions and Responses, Bearer keys, `{ error: { message, type, param, code } }`. */
 export const openai: Dialect = {
   name: 'openai',
   otelProviderName: 'openai',
@@ -25,14 +46,7 @@ export const openai: Dialect = {
   // The id line opens the event, as the event-stream standard writes it; every OpenAI-format parser reads it there.
   numberedEvent: (event, id) => Buffer.concat([Buffer.from(`id: ${id}\n`), event]),
   usageField: 'usage',
-  usage(response) {
-    if (typeof response !== 'object' || response === null) return undefined
-    const usage = (response as { usage?: Record<string, unknown> | null }).usage
-    if (typeof usage !== 'object' || usage === null) return undefined
-    const input = tokenCount(usage.prompt_tokens)
-    const output = tokenCount(usage.completion_tokens)
-    return { input_tokens: input, output_tokens: output, total_tokens: input + output }
-  },
+  usage,
   upstreamBasePath: (pathname) => pathname.replace(/\/+$/, ''),
   upstreamModelProblem: () => undefined,
   upstreamPath: (basePath, _upstreamModel, operation) => `${basePath}${UPSTREAM_PATHS[operation] ?? '/chat/completions'}`,
@@ -70,4 +84,13 @@ export const embeddings: OperationFormat = {
     `POST /v1/embeddings serves models of OpenAI-compatible upstreams only. ` +
     `Call POST /v1beta/models/${model}:embedContent (or :batchEmbedContents) for this model.`,
   read: (fields) => validateEmbeddings(fields),
+}
+
+/** `POST /v1/responses`: OpenAI's Responses API; the model and the stream flag are in the body. */
+export const responses: OperationFormat = {
+  operation: 'responses',
+  modelInBody: true,
+  readFields: new Set(['model', 'input', 'stream', 'temperature', 'top_p', 'max_output_tokens']),
+  keepsRecords: true,
+  read: (fields) => validateResponses(fields),
 }

@@ -53,3 +53,28 @@ export function validateEmbeddings(body: Record<string, unknown>): CallTarget {
   }
   return { model: body.model, stream: false }
 }
+
+/**
+ * Checks a Responses body: `model`, an `input` that is text or a list of items, and the settings the gateway reads.
+ * `input` may be absent (a stored prompt or conversation supplies it upstream); unknown fields pass through.
+ */
+export function validateResponses(body: Record<string, unknown>): CallTarget {
+  if (typeof body.model !== 'string' || body.model === '') invalid('model', "'model' is required and must be a string.")
+  const input = body.input
+  if (input !== undefined && input !== null && typeof input !== 'string' && !Array.isArray(input)) {
+    invalid('input', "'input' must be a string or an array of input items.")
+  }
+  if (Array.isArray(input)) {
+    for (let i = 0; i < input.length; i++) {
+      const item: unknown = input[i]
+      if (typeof item !== 'object' || item === null || Array.isArray(item)) invalid(`input[${i}]`, `'input[${i}]' must be an object.`)
+    }
+  }
+  if (body.stream !== undefined && body.stream !== null && typeof body.stream !== 'boolean') {
+    invalid('stream', "'stream' must be a boolean.")
+  }
+  numberIn(body, 'temperature', 0, 2)
+  numberIn(body, 'top_p', 0, 1)
+  positiveInteger(body, 'max_output_tokens')
+  return { model: body.model, stream: body.stream === true }
+}

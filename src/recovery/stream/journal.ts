@@ -63,6 +63,7 @@ export class Journal implements StreamFollower {
   #writes: Promise<void> = Promise.resolve()
   #cancelSeen = false
   #cancelCheckedAt = 0
+  #errorTold = false
   /** What the head in the store says, so an unchanged head is not written again. */
   #written: { segments: number; state: JournalHead['state'] } | undefined
   readonly #timer: NodeJS.Timeout
@@ -103,8 +104,15 @@ export class Journal implements StreamFollower {
   end(): void {}
 
   #queue(): Promise<void> {
-    this.#writes = this.#writes.then(() => this.#write()).catch((error: unknown) => this.options.onError(error))
+    this.#writes = this.#writes.then(() => this.#write()).catch((error: unknown) => this.#failed(error))
     return this.#writes
+  }
+
+  /** Told once per journal: a store that is down fails every tick. */
+  #failed(error: unknown): void {
+    if (this.#errorTold) return
+    this.#errorTold = true
+    this.options.onError(error)
   }
 
   async #write(): Promise<void> {

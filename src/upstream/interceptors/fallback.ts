@@ -1,4 +1,6 @@
+import type { ResolvedModel } from '../../config/resolve.js'
 import { isGatewayError } from '../../errors.js'
+import type { GatewayLogger } from '../../types.js'
 import { drain } from '../response.js'
 import type { UpstreamRequest, UpstreamResponse } from '../send.js'
 import type { UpstreamInterceptor } from './compose.js'
@@ -39,39 +41,60 @@ export function neverSent(error: unknown): boolean {
   return false
 }
 
+/** An attempt that may be followed by a fallback: its answer, or the error it failed with before anything was sent. */
+type Failed = { response: UpstreamResponse } | { error: unknown }
+
+/** The request for the next fallback that can take it; those whose format cannot express a field are skipped, each logged. */
+function nextFallback(
+  current: UpstreamRequest,
+  pending: Iterator<ResolvedModel>,
+  bodyFor: NonNullable<UpstreamRequest['bodyFor']>,
+  logger: GatewayLogger,
+): UpstreamRequest | undefined {
+  for (let item = pending.next(); !item.done; item = pending.next()) {
+    const model = item.value
+    const body = bodyFor(model)
+    if (Buffer.isBuffer(body)) return { ...current, model, body, key: undefined, attempt: current.attempt + 1 }
+    logger.warn('model-gateway: fallback skipped: its format cannot express a field of the request', {
+      requestId: current.requestId,
+      model: model.id,
+      upstream: model.upstream.name,
+      field: body.refusedField,
+    })
+  }
+  return undefined
+}
+
 /**
  * Tries a model's `fallbacks` in order when its upstream could not be reached or answered 429/500/502/503/504/529
  * (after the key pool had its turn): never once a response reached the client, never after a timeout of a call the
- * upstream may still be working on. The last model's answer or error is the call's.
+ * upstream may still be working on. A fallback of another format gets the request translated; one whose format
+ * cannot express a field of it is skipped (a `warn` line names the field): the request was fine for the model the
+ * client asked for, so it gets that model's failure rather than a 400. The last model tried answers for the call.
  */
-export function fallbacks(): UpstreamInterceptor {
+export function fallbacks(logger: GatewayLogger): UpstreamInterceptor {
   return (next) => async (request) => {
-    const chain = request.model.fallbacks
     const { bodyFor } = request
-    if (chain.length === 0 || bodyFor === undefined) return next(request)
-    let current: UpstreamRequest = request
-    for (let i = 0; ; i++) {
-      const last = i === chain.length
-      let response: UpstreamResponse
+    if (request.model.fallbacks.length === 0 || bodyFor === undefined) return next(request)
+    const pending = request.model.fallbacks[Symbol.iterator]()
+    let current = request
+    for (;;) {
+      let failed: Failed
       try {
-        response = await next(current)
+        const response = await next(current)
+        if (!FAILOVER_STATUS.has(response.statusCode)) return response
+        failed = { response }
       } catch (error) {
-        if (last || !neverSent(error)) throw error
-        current = nextModel(current, chain[i], bodyFor)
-        continue
+        if (!neverSent(error)) throw error
+        failed = { error }
       }
-      if (last || !FAILOVER_STATUS.has(response.statusCode)) return response
-      await drain(response.body)
-      current = nextModel(current, chain[i], bodyFor)
+      const following = nextFallback(current, pending, bodyFor, logger)
+      if (following === undefined) {
+        if ('error' in failed) throw failed.error
+        return failed.response
+      }
+      if ('response' in failed) await drain(failed.response.body)
+      current = following
     }
   }
-}
-
-function nextModel(
-  previous: UpstreamRequest,
-  model: UpstreamRequest['model'] | undefined,
-  bodyFor: NonNullable<UpstreamRequest['bodyFor']>,
-) {
-  const target = model as UpstreamRequest['model']
-  return { ...previous, model: target, body: bodyFor(target), key: undefined, attempt: previous.attempt + 1 }
 }

@@ -1,11 +1,11 @@
-// Deterministic fake of the OpenAI chat-completions and embeddings API and the
+// Deterministic fake of the OpenAI chat-completions, Responses and embeddings APIs and the
 // Gemini generate-content, embedding and token-counting API. Used by the example servers, the end-to-end tests and
 // the benchmarks. Node built-ins only; no logging on the hot path.
 // examples/mock-upstream.mjs runs it on its own, for trying the examples.
 //
 // Per-request behaviour is driven by an optional top-level body field `mock`
 // (see MockControls below). This module routes, authenticates and applies the
-// controls; the wire formats live in openai.mjs, gemini.mjs and
+// controls; the wire formats live in openai.mjs, responses.mjs, gemini.mjs and
 // gemini-methods.mjs beside it.
 
 import http from 'node:http'
@@ -21,6 +21,7 @@ import {
 import { answerCountTokens, answerEmbed } from './gemini-methods.mjs'
 import { answerChat, answerEmbeddings, MODELS_BODY, OPENAI_AUTH_ERROR, OPENAI_BAD_JSON, sendOpenaiError } from './openai.mjs'
 import { after, send } from './respond.mjs'
+import { answerResponses } from './responses.mjs'
 import { isObject, JSON_TYPE, num } from './shared.mjs'
 
 /**
@@ -39,6 +40,7 @@ import { isObject, JSON_TYPE, num } from './shared.mjs'
  * @property {string} path The request target as received, including the query string.
  * @property {import('node:http').IncomingHttpHeaders} headers Lower-cased header names.
  * @property {string} body The body decoded as UTF-8 ('' when empty).
+ * @property {string} response The body the mock answered with, as written so far (stream frames included).
  */
 
 /**
@@ -144,10 +146,12 @@ export function startMockUpstream(options = {}) {
     const method = req.method ?? 'GET'
     const target = req.url ?? '/'
     const text = buf.length === 0 ? '' : buf.toString('utf8')
-    if (record) mock.requests.push({ method, path: target, headers: req.headers, body: text })
+    /** @type {RecordedRequest | undefined} */
+    const recorded = record ? { method, path: target, headers: req.headers, body: text, response: '' } : undefined
+    if (recorded) mock.requests.push(recorded)
 
     /** @type {import('./respond.mjs').State} */
-    const st = { timer: null, closed: false, stream: false, selfDestroyed: false, headers: undefined }
+    const st = { timer: null, closed: false, stream: false, selfDestroyed: false, headers: undefined, recorded }
     res.on('error', noop)
     res.on('close', () => {
       st.closed = true
@@ -168,7 +172,8 @@ export function startMockUpstream(options = {}) {
     /** @type {RegExpExecArray | null} */
     const gm = method === 'POST' ? GEMINI_PATH.exec(pathname) : null
     const embeddings = pathname === '/v1/embeddings' && method === 'POST'
-    if ((pathname === '/v1/chat/completions' && method === 'POST') || embeddings) family = 'openai'
+    const responsesApi = pathname === '/v1/responses' && method === 'POST'
+    if ((pathname === '/v1/chat/completions' && method === 'POST') || embeddings || responsesApi) family = 'openai'
     else if (pathname === '/v1/models' && method === 'GET') {
       if (bearer !== undefined && req.headers.authorization !== bearer) {
         send(res, st, 401, JSON_TYPE, OPENAI_AUTH_ERROR)
@@ -252,6 +257,7 @@ export function startMockUpstream(options = {}) {
       }
       const route = /** @type {RegExpExecArray} */ (gm)
       if (embeddings) answerEmbeddings(body, ctl, res, st)
+      else if (responsesApi) answerResponses(body, ctl, res, st, nextSeq)
       else if (family === 'openai') answerChat(body, ctl, res, st, nextSeq)
       else if (route[2] === 'embedContent' || route[2] === 'batchEmbedContents') answerEmbed(route, body, res, st)
       else if (route[2] === 'countTokens') answerCountTokens(route, body, res, st)

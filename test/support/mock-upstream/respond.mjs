@@ -3,8 +3,8 @@
 import { num } from './shared.mjs'
 
 /**
- * Per-request state.
- * @typedef {{ timer: NodeJS.Timeout | null, closed: boolean, stream: boolean, selfDestroyed: boolean, headers: Record<string, string> | undefined }} State
+ * Per-request state; `recorded` is the request's recording, whose `response` gathers what is written.
+ * @typedef {{ timer: NodeJS.Timeout | null, closed: boolean, stream: boolean, selfDestroyed: boolean, headers: Record<string, string> | undefined, recorded?: { response: string } }} State
  */
 
 /**
@@ -16,6 +16,7 @@ export function send(res, st, status, type, body) {
   const h = { 'content-type': type, 'content-length': Buffer.byteLength(body) }
   if (st.headers) Object.assign(h, st.headers)
   res.writeHead(status, h)
+  if (st.recorded) st.recorded.response = body
   res.end(body)
 }
 
@@ -41,6 +42,7 @@ function pump(res, st, frames, frameDelay, destroyAfter) {
     while (i < frames.length) {
       if (st.closed) return
       const frame = /** @type {string} */ (frames[i++])
+      if (st.recorded) st.recorded.response += frame
       if (destroyAfter !== undefined && i >= destroyAfter) {
         st.selfDestroyed = true
         res.write(frame, () => res.socket?.destroy())

@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest'
-import { gemini, openai } from '../../../src/dialects/index.js'
 import { assembledAnswer, type CallPlan } from '../../../src/translate/index.js'
 
 const PLAN: CallPlan = {
@@ -9,6 +8,7 @@ const PLAN: CallPlan = {
   includeUsage: true,
   requestId: 'req1',
   created: 1_700_000_000,
+  request: {},
 }
 const CHUNK = { id: 'chatcmpl-1', object: 'chat.completion.chunk', created: 1694268190, model: 'gpt-4o-mini' }
 const chunk = (delta: object, finish: string | null = null, index = 0) =>
@@ -26,7 +26,7 @@ describe('a stream assembled into its format’s whole answer', () => {
       JSON.stringify({ ...CHUNK, choices: [], usage: { prompt_tokens: 9, completion_tokens: 2, total_tokens: 11 } }),
       '[DONE]',
     ]
-    expect(assembledAnswer(openai, data, PLAN)).toMatchObject({
+    expect(assembledAnswer('chat.completions', data, PLAN)).toMatchObject({
       id: 'chatcmpl-1',
       object: 'chat.completion',
       created: 1694268190,
@@ -48,7 +48,7 @@ describe('a stream assembled into its format’s whole answer', () => {
 
   it('chat chunks of two choices stay two choices, in order', () => {
     const data = [chunk({ content: 'b' }, 'stop', 1), chunk({ content: 'a' }, 'stop', 0)]
-    const answer = assembledAnswer(openai, data, PLAN) as { choices: Array<{ index: number; message: { content: string } }> }
+    const answer = assembledAnswer('chat.completions', data, PLAN) as { choices: Array<{ index: number; message: { content: string } }> }
     expect(answer.choices.map((c) => [c.index, c.message.content])).toEqual([
       [0, 'a'],
       [1, 'b'],
@@ -66,7 +66,7 @@ describe('a stream assembled into its format’s whole answer', () => {
       part('lo', { finishReason: 'STOP' }),
       JSON.stringify({ candidates: [], usageMetadata: { promptTokenCount: 4, candidatesTokenCount: 2, totalTokenCount: 6 } }),
     ]
-    expect(assembledAnswer(gemini, data, PLAN)).toMatchObject({
+    expect(assembledAnswer('generateContent', data, PLAN)).toMatchObject({
       candidates: [{ index: 0, content: { role: 'model', parts: [{ text: 'Hello' }] }, finishReason: 'STOP' }],
       usageMetadata: { promptTokenCount: 4, candidatesTokenCount: 2, totalTokenCount: 6 },
     })
@@ -74,7 +74,7 @@ describe('a stream assembled into its format’s whole answer', () => {
 
   it('a stream cut inside a tool call keeps the arguments that came', () => {
     const data = [chunk({ tool_calls: [{ index: 0, id: 'call_1', type: 'function', function: { name: 'f', arguments: '{"a":' } }] })]
-    const answer = assembledAnswer(openai, data, PLAN) as {
+    const answer = assembledAnswer('chat.completions', data, PLAN) as {
       choices: Array<{ message: { tool_calls: Array<{ function: { arguments: string } }> } }>
     }
     expect(JSON.parse(answer.choices[0]?.message.tool_calls[0]?.function.arguments as string)).toEqual({ _partial: '{"a":' })

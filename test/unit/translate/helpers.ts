@@ -3,9 +3,11 @@ import { gemini, openai } from '../../../src/dialects/index.js'
 import { type CallInfo, type CallPlan, type Translated, type Translator, translatorFor } from '../../../src/translate/index.js'
 
 /** An OpenAI client calling a Gemini upstream. */
-export const chatToGemini = translatorFor(openai, gemini)!
+export const chatToGemini = translatorFor(openai, gemini, 'chat.completions')!
 /** A Gemini client calling an OpenAI-compatible upstream. */
-export const geminiToChat = translatorFor(gemini, openai)!
+export const geminiToChat = translatorFor(gemini, openai, 'generateContent')!
+/** An OpenAI Responses client calling a Gemini upstream. */
+export const responsesToGemini = translatorFor(openai, gemini, 'responses')!
 
 /** A call with fixed ids and clock, so every output is the same on every run. */
 export function callInfo(stream = false): CallInfo {
@@ -43,5 +45,17 @@ export function frames(sse: string): unknown[] {
     .map((block) => {
       const data = block.slice(6)
       return data === '[DONE]' ? data : JSON.parse(data)
+    })
+}
+
+/** The events of a typed SSE stream (Responses): each `event:` name with its `data` parsed. */
+export function typedFrames(sse: string): Array<{ event: string | undefined; data: Record<string, unknown> }> {
+  return sse
+    .split('\n\n')
+    .filter((block) => block.includes('data: '))
+    .map((block) => {
+      const event = /^event: (.*)$/m.exec(block)?.[1]
+      const data = block.slice(block.indexOf('data: ') + 6)
+      return { event, data: JSON.parse(data) as Record<string, unknown> }
     })
 }

@@ -346,7 +346,7 @@ describe('chat request to generate-content', () => {
 
   it('keeps the client asking for stream usage in the plan, not in the Gemini body', () => {
     const fields = { model: 'm', messages: [{ role: 'user', content: 'x' }], stream: true, stream_options: { include_usage: true } }
-    expect(planOf(chatToGemini, fields, true)).toEqual({ ...callInfo(true), includeUsage: true })
+    expect(planOf(chatToGemini, fields, true)).toEqual({ ...callInfo(true), includeUsage: true, request: fields })
     expect(upstreamBody(chatToGemini, fields, true)).toEqual({ contents: [{ role: 'user', parts: [{ text: 'x' }] }] })
     expect(planOf(chatToGemini, { ...fields, stream_options: undefined }, true).includeUsage).toBe(false)
   })

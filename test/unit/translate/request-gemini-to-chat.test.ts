@@ -296,7 +296,7 @@ describe('generate-content request to chat', () => {
   it('asks a chat upstream for usage in a stream, whatever the client said', () => {
     const fields = { contents: [{ parts: [{ text: 'x' }] }] }
     expect(upstreamBody(geminiToChat, fields, true)).toMatchObject({ stream: true, stream_options: { include_usage: true } })
-    expect(planOf(geminiToChat, fields, true)).toEqual({ ...callInfo(true), includeUsage: true })
+    expect(planOf(geminiToChat, fields, true)).toEqual({ ...callInfo(true), includeUsage: true, request: fields })
   })
 
   it.each([

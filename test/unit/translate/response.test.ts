@@ -348,7 +348,7 @@ describe('bodies as the pipeline holds them', () => {
   })
 
   it('has no translator for a same-format call, which stays passthrough', () => {
-    expect(translatorFor(openai, openai)).toBeUndefined()
-    expect(translatorFor(gemini, gemini)).toBeUndefined()
+    expect(translatorFor(openai, openai, 'chat.completions')).toBeUndefined()
+    expect(translatorFor(gemini, gemini, 'generateContent')).toBeUndefined()
   })
 })

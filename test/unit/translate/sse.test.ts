@@ -33,4 +33,11 @@ describe('sseEvent', () => {
     const reader = new SseReader()
     expect(reader.push(sseEvent('line one\nline two'))).toEqual(['line one\nline two'])
   })
+
+  it('names the event when given a name, as typed streams (Responses) have them', () => {
+    expect(sseEvent('{"type":"response.created"}', 'response.created')).toBe(
+      'event: response.created\ndata: {"type":"response.created"}\n\n',
+    )
+    expect(new SseReader().push(sseEvent('{"a":1}', 'x'))).toEqual(['{"a":1}'])
+  })
 })

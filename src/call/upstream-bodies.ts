@@ -1,0 +1,131 @@
+import type { ResolvedModel } from '../config/resolve.js'
+import type { Dialect, OperationFormat } from '../dialects/index.js'
+import type { RequestBody } from '../http/read-body.js'
+import { replaceTopLevelString } from '../json/rewrite.js'
+import { type CallPlan, type Translator, translatorFor } from '../translate/index.js'
+import type { BodyRefusal } from '../upstream/send.js'
+
+/** A call between two formats: the translator and the plan its answer is translated with. */
+export interface Translation {
+  translator: Translator
+  plan: CallPlan
+}
+
+/** What the request bodies of one call are made from. */
+export interface BodySource {
+  requestId: string
+  format: OperationFormat
+  /** The format the client speaks. */
+  inbound: Dialect
+  /** The request body as received. */
+  body: RequestBody
+  /** The model id the client asked for: what its body names, and what translated answers report. */
+  modelId: string
+  stream: boolean
+}
+
+/** The request as one upstream format gets it, prepared for the first model of that format asked for. */
+interface Prepared {
+  bytes: Buffer
+  /** How answers come back into the client's format; undefined for passthrough. */
+  translation: Translation | undefined
+  /** Whether `bytes` name the model (another model of the format gets them renamed), rather than the upstream path. */
+  modelInBody: boolean
+  /** The upstream model name `bytes` carry. */
+  named: string
+}
+
+/** The refusal of a field the target format cannot express, with the message the client would get. */
+export interface Refused extends BodyRefusal {
+  message: string
+}
+
+const isRefused = (entry: Prepared | Refused): entry is Refused => 'refusedField' in entry
+
+/** The body with its top-level `model` replaced: spliced at the scanner's span for a large body, never decoded whole. */
+function withModel(body: RequestBody, name: string): Buffer {
+  const span = body.spans?.get('model')
+  if (span) return Buffer.concat([body.bytes.subarray(0, span[0]), Buffer.from(JSON.stringify(name)), body.bytes.subarray(span[1])])
+  return Buffer.from(replaceTopLevelString(body.bytes.toString('utf8'), 'model', name), 'utf8')
+}
+
+/** The body as sent, naming the model as the upstream knows it wherever the format names it in the body. */
+function renamed(format: OperationFormat, body: RequestBody, id: string, upstreamModel: string): Buffer {
+  if (upstreamModel === id) return body.bytes
+  if (format.modelInBody) return withModel(body, upstreamModel)
+  if (!format.renameInBody) return body.bytes
+  const text = body.bytes.toString('utf8')
+  const out = format.renameInBody(text, id, upstreamModel)
+  return out === text ? body.bytes : Buffer.from(out, 'utf8')
+}
+
+/**
+ * The request bodies of one call, one per upstream format: the client's own bytes for its format (renamed where a
+ * model is known upstream by another name), a translation for the other, made once and only when a model of that
+ * format is asked for (the primary, or a fallback). A format that cannot express a field of the request gets a
+ * refusal naming it instead.
+ */
+export class UpstreamBodies {
+  readonly #source: BodySource
+  // Most calls only ever need one format: no map until a second one is asked for.
+  #first: { dialect: Dialect; entry: Prepared | Refused } | undefined
+  #others: Map<Dialect, Prepared | Refused> | undefined
+  #fields: Record<string, unknown> | undefined
+
+  constructor(source: BodySource) {
+    this.#source = source
+  }
+
+  /** The bytes for `model`, or the refusal of a field its format cannot express. */
+  for(model: ResolvedModel): Buffer | Refused {
+    const entry = this.#prepared(model)
+    if (isRefused(entry)) return entry
+    if (!entry.modelInBody || entry.named === model.upstreamModel) return entry.bytes
+    if (entry.translation) return Buffer.from(replaceTopLevelString(entry.bytes.toString('utf8'), 'model', model.upstreamModel))
+    const { format, body, modelId } = this.#source
+    return renamed(format, body, modelId, model.upstreamModel)
+  }
+
+  /** How an answer of `model` comes back into the client's format; undefined when it speaks the client's format. */
+  translationFor(model: ResolvedModel): Translation | undefined {
+    const entry = this.#prepared(model)
+    return isRefused(entry) ? undefined : entry.translation
+  }
+
+  #prepared(model: ResolvedModel): Prepared | Refused {
+    const dialect = model.upstream.dialect
+    if (this.#first === undefined) {
+      const entry = this.#prepare(model)
+      this.#first = { dialect, entry }
+      return entry
+    }
+    if (this.#first.dialect === dialect) return this.#first.entry
+    this.#others ??= new Map()
+    let entry = this.#others.get(dialect)
+    if (!entry) {
+      entry = this.#prepare(model)
+      this.#others.set(dialect, entry)
+    }
+    return entry
+  }
+
+  #prepare(model: ResolvedModel): Prepared | Refused {
+    const { format, body, inbound, modelId, stream, requestId } = this.#source
+    const modelInBody = format.modelInBody || format.renameInBody !== undefined
+    const named = model.upstreamModel
+    if (inbound === model.upstream.dialect)
+      return { bytes: renamed(format, body, modelId, named), translation: undefined, modelInBody, named }
+    // Embeddings and token counts are passthrough only: their other-format models cannot take them.
+    const refusal = format.refuseOtherFormat?.(model.id)
+    if (refusal !== undefined) return { refusedField: 'model', message: refusal }
+    const translator = translatorFor(inbound, model.upstream.dialect, format.operation)
+    if (!translator) return { refusedField: 'model', message: `The model '${model.id}' speaks a format this call cannot be translated to.` }
+    // A large body is only scanned on the way in; translating it needs it whole, once however many formats need it.
+    this.#fields ??= body.value ?? (JSON.parse(body.bytes.toString('utf8')) as Record<string, unknown>)
+    const result = translator.request(this.#fields, { model: modelId, upstreamModel: named, stream, requestId })
+    if (!result.ok) return { refusedField: result.field, message: result.message }
+    const { body: upstream, plan } = result.value
+    const translated = typeof (upstream as { model?: unknown }).model === 'string'
+    return { bytes: Buffer.from(JSON.stringify(upstream)), translation: { translator, plan }, modelInBody: translated, named }
+  }
+}

@@ -1,0 +1,28 @@
+import { chatErrorFromHub } from '../chat-completions/response.js'
+import type { ClientFormat } from '../format.js'
+import { isObject, parseJson } from '../result.js'
+import { responsesRequestToHub } from './request.js'
+import { responsesResponseFromHub } from './response.js'
+import { ResponsesStreamEncoder } from './stream.js'
+
+/** OpenAI's Responses format, as a client speaks it: requests read, answers and stream events written. */
+export const responsesFormat: ClientFormat = {
+  requestToHub: responsesRequestToHub,
+  responseFromHub: responsesResponseFromHub,
+  // Responses errors have chat completions' shape: `{ error: { message, type, param, code } }`.
+  errorFromHub: chatErrorFromHub,
+  streamEncoder: (plan) => new ResponsesStreamEncoder(plan),
+  assembleStream: lastResponse,
+}
+
+/** Event types that end a Responses stream carrying the whole `response`. */
+const FINAL_EVENTS = new Set(['response.completed', 'response.incomplete', 'response.failed'])
+
+/** The whole `response` a Responses stream ends with, or undefined for a stream cut before it. */
+function lastResponse(data: readonly string[]): object | undefined {
+  for (let i = data.length - 1; i >= 0; i--) {
+    const event = parseJson(data[i] as string)
+    if (isObject(event) && typeof event.type === 'string' && FINAL_EVENTS.has(event.type) && isObject(event.response)) return event.response
+  }
+  return undefined
+}

@@ -1,0 +1,250 @@
+// Responses requests → hub requests. Responses is a client format only, so there is no way back.
+
+import { parseArguments, signatureOf } from '../chat-completions/response.js'
+import type { HubFunction, HubMessage, HubOutput, HubPart, HubRequest, HubToolChoice } from '../hub.js'
+import { isEffort } from '../hub.js'
+import {
+  absent,
+  array,
+  at,
+  boolean,
+  inexpressible,
+  integer,
+  isObject,
+  type JsonObject,
+  number,
+  object,
+  onlyKnown,
+  optional,
+  refuse,
+  string,
+} from '../result.js'
+import { assistantParts, outputText, systemTexts, userParts } from './content.js'
+
+const KNOWN = new Set([
+  'model',
+  'input',
+  'instructions',
+  'stream',
+  'stream_options',
+  'tools',
+  'tool_choice',
+  'parallel_tool_calls',
+  'text',
+  'temperature',
+  'top_p',
+  'max_output_tokens',
+  'reasoning',
+  'include',
+  'metadata',
+  'store',
+  'background',
+  'truncation',
+  'top_logprobs',
+  'previous_response_id',
+  'conversation',
+  'prompt',
+])
+
+/** Fields that point at what the client's provider keeps: a model of another format has no way to read it. */
+const STORED: Readonly<Record<string, string>> = {
+  previous_response_id: 'continues a response the upstream stored',
+  conversation: 'continues a conversation the upstream stored',
+  prompt: 'names a prompt template the upstream stored',
+}
+
+/** The one `include` value that changes nothing here: translated answers carry no reasoning items to include it in. */
+const HARMLESS_INCLUDE = 'reasoning.encrypted_content'
+
+/** Item fields that only say where an item came from: sent back as received, they change nothing the model reads. */
+const PROVENANCE = ['id', 'status']
+
+/** Refuses `field` of the object at `path` unless it is absent or a value that changes nothing upstream. */
+function neutral(body: JsonObject, field: string, allowed: (value: unknown) => boolean, what: string, path = ''): void {
+  if (!absent(body[field]) && !allowed(body[field])) inexpressible(at(path, field), what)
+}
+
+/** Builds the hub conversation from `input` items: assistant items in a row form one turn, tool outputs in a row another. */
+class Conversation {
+  readonly system: string[] = []
+  readonly messages: HubMessage[] = []
+  /** A function output names only its call's id; the function's name comes from the call item that made it. */
+  private readonly callNames = new Map<string, string>()
+
+  private turn(role: HubMessage['role'], join: (last: HubMessage) => boolean): HubMessage {
+    const last = this.messages[this.messages.length - 1]
+    if (last?.role === role && join(last)) return last
+    const message: HubMessage = { role, parts: [] }
+    this.messages.push(message)
+    return message
+  }
+
+  message(item: JsonObject, path: string): void {
+    onlyKnown(item, new Set(['type', 'role', 'content', ...PROVENANCE]), path)
+    const role = string(item.role, at(path, 'role'))
+    if (role === 'system' || role === 'developer') {
+      if (this.messages.length > 0) inexpressible(at(path, 'role'), 'is a system message after the conversation started')
+      this.system.push(...systemTexts(item.content, at(path, 'content')))
+    } else if (role === 'user') {
+      this.messages.push({ role: 'user', parts: userParts(item.content, at(path, 'content')) })
+    } else if (role === 'assistant') {
+      this.turn('assistant', () => true).parts.push(...assistantParts(item.content, at(path, 'content')))
+    } else {
+      inexpressible(at(path, 'role'), `is '${role}'`)
+    }
+  }
+
+  functionCall(item: JsonObject, path: string): void {
+    onlyKnown(item, new Set(['type', 'call_id', 'name', 'arguments', 'extra_content', ...PROVENANCE]), path)
+    const id = string(item.call_id, at(path, 'call_id'))
+    const name = string(item.name, at(path, 'name'))
+    const args = parseArguments(string(item.arguments, at(path, 'arguments')), at(path, 'arguments'))
+    this.callNames.set(id, name)
+    this.turn('assistant', () => true).parts.push({ type: 'tool_call', id, name, args, signature: signatureOf(item) })
+  }
+
+  functionOutput(item: JsonObject, path: string): void {
+    onlyKnown(item, new Set(['type', 'call_id', 'output', ...PROVENANCE]), path)
+    const id = string(item.call_id, at(path, 'call_id'))
+    const name = this.callNames.get(id)
+    if (name === undefined) refuse(at(path, 'call_id'), `'${path}.call_id' matches no function_call item before it.`)
+    const result: HubPart = { type: 'tool_result', id, name, output: { kind: 'text', text: outputText(item.output, at(path, 'output')) } }
+    // Outputs in a row answer one model turn together: one user turn, as Gemini wants them.
+    this.turn('user', (last) => last.parts.every((part) => part.type === 'tool_result')).parts.push(result)
+  }
+}
+
+function conversation(input: unknown, instructions: string | undefined): { system: string[]; messages: HubMessage[] } {
+  const built = new Conversation()
+  if (instructions !== undefined) built.system.push(instructions)
+  if (typeof input === 'string') return { system: built.system, messages: [{ role: 'user', parts: [{ type: 'text', text: input }] }] }
+  array(input, 'input').forEach((value, i) => {
+    const path = `input[${i}]`
+    const item = object(value, path)
+    // A message may leave out its type: `{ role, content }` is the short form.
+    const type = item.type ?? (item.role === undefined ? undefined : 'message')
+    if (type === 'message') built.message(item, path)
+    else if (type === 'function_call') built.functionCall(item, path)
+    else if (type === 'function_call_output') built.functionOutput(item, path)
+    else if (type === 'item_reference')
+      refuse(path, `'${path}' refers to an item the upstream stored, which a model of another format cannot read; send the item itself.`)
+    else if (type === 'reasoning') inexpressible(at(path, 'type'), 'is a reasoning item, which only the model that wrote it can read')
+    else inexpressible(at(path, 'type'), `is '${String(type)}'`)
+  })
+  return { system: built.system, messages: built.messages }
+}
+
+function tools(value: unknown): { tools: HubFunction[]; strict: boolean } {
+  const list = array(value, 'tools')
+  // Unlike chat completions, a Responses function is strict unless it says otherwise.
+  const strict = list.map((item) => !(isObject(item) && item.strict === false))
+  if (strict.some((s) => s) && !strict.every((s) => s)) {
+    inexpressible(`tools[${strict.indexOf(!strict[0])}].strict`, 'differs between tools (strict schemas are all or none upstream)')
+  }
+  const functions = list.map((item, i): HubFunction => {
+    const path = `tools[${i}]`
+    const tool = object(item, path)
+    if (tool.type !== 'function') inexpressible(at(path, 'type'), `is '${String(tool.type)}', a tool the upstream's format does not have`)
+    onlyKnown(tool, new Set(['type', 'name', 'description', 'parameters', 'strict']), path)
+    return {
+      name: string(tool.name, at(path, 'name')),
+      description: optional(tool, 'description', path, string),
+      parameters: optional(tool, 'parameters', path, object),
+    }
+  })
+  return { tools: functions, strict: strict.length > 0 && strict.every((s) => s) }
+}
+
+function functionName(value: unknown, path: string): string {
+  const tool = object(value, path)
+  if (tool.type !== 'function') inexpressible(at(path, 'type'), `is '${String(tool.type)}', not 'function'`)
+  return string(tool.name, at(path, 'name'))
+}
+
+function toolChoice(value: unknown): HubToolChoice {
+  if (value === 'auto' || value === 'none' || value === 'required') return { mode: value, only: undefined }
+  const choice = object(value, 'tool_choice')
+  if (choice.type === 'function') return { mode: 'required', only: [functionName(choice, 'tool_choice')] }
+  if (choice.type === 'allowed_tools') {
+    if (choice.mode !== 'required')
+      inexpressible('tool_choice.mode', "narrows the tools without requiring a call (only 'required' can be translated)")
+    const names = array(choice.tools, 'tool_choice.tools').map((tool, i) => functionName(tool, `tool_choice.tools[${i}]`))
+    return { mode: 'required', only: names }
+  }
+  return inexpressible('tool_choice.type', `is '${String(choice.type)}', a tool the upstream's format does not have`)
+}
+
+function output(value: unknown): HubOutput | undefined {
+  const text = object(value, 'text')
+  onlyKnown(text, new Set(['format', 'verbosity']), 'text')
+  neutral(text, 'verbosity', (v) => v === 'medium', 'asks for a verbosity other than medium', 'text')
+  const format = optional(text, 'format', 'text', object)
+  if (format === undefined || format.type === 'text') return undefined
+  if (format.type === 'json_object') return { type: 'json' }
+  if (format.type !== 'json_schema') return inexpressible('text.format.type', `is '${String(format.type)}'`)
+  onlyKnown(format, new Set(['type', 'name', 'description', 'schema', 'strict']), 'text.format')
+  return {
+    type: 'json_schema',
+    name: optional(format, 'name', 'text.format', string),
+    description: optional(format, 'description', 'text.format', string),
+    schema: optional(format, 'schema', 'text.format', object) ?? { type: 'object' },
+    strict: format.strict === true,
+  }
+}
+
+function effort(value: unknown): HubRequest['reasoning'] {
+  const reasoning = object(value, 'reasoning')
+  onlyKnown(reasoning, new Set(['effort', 'summary', 'generate_summary']), 'reasoning')
+  neutral(reasoning, 'summary', () => false, 'asks for reasoning summaries', 'reasoning')
+  neutral(reasoning, 'generate_summary', () => false, 'asks for reasoning summaries', 'reasoning')
+  const named = optional(reasoning, 'effort', 'reasoning', string)
+  if (named === undefined) return undefined
+  if (!isEffort(named)) inexpressible('reasoning.effort', `is '${named}'`)
+  return { effort: named }
+}
+
+/** Reads a Responses request into the hub; refuses, by field, what the hub cannot hold or what needs the upstream's storage. */
+export function responsesRequestToHub(body: JsonObject): HubRequest {
+  onlyKnown(body, KNOWN, '')
+  for (const [field, what] of Object.entries(STORED)) {
+    if (!absent(body[field]))
+      refuse(field, `'${field}' ${what}, which a model of another format cannot read; send the whole conversation in 'input'.`)
+  }
+  neutral(body, 'store', (v) => v === false, "asks to store the response for later retrieval (the gateway stores none; leave 'store' out)")
+  neutral(body, 'background', (v) => v === false, 'asks for a background response, kept by the upstream to be fetched later')
+  neutral(body, 'parallel_tool_calls', (v) => v === true, 'turns parallel tool calls off')
+  neutral(body, 'truncation', (v) => v === 'disabled', 'asks the upstream to drop earlier turns that do not fit')
+  neutral(body, 'top_logprobs', (v) => v === 0, 'asks for log probabilities')
+  optional(body, 'metadata', '', object)
+  const include = optional(body, 'include', '', array) ?? []
+  include.forEach((value, i) => {
+    if (string(value, `include[${i}]`) !== HARMLESS_INCLUDE) inexpressible(`include[${i}]`, `asks for '${String(value)}'`)
+  })
+  const streamOptions = optional(body, 'stream_options', '', object)
+  if (streamOptions) {
+    onlyKnown(streamOptions, new Set(['include_obfuscation']), 'stream_options')
+    optional(streamOptions, 'include_obfuscation', 'stream_options', boolean)
+  }
+  if (absent(body.input)) refuse('input', "'input' is required.")
+  const { system, messages } = conversation(body.input, optional(body, 'instructions', '', string))
+  const declared = absent(body.tools) ? { tools: [], strict: false } : tools(body.tools)
+  return {
+    system,
+    messages,
+    tools: declared.tools,
+    strictTools: declared.strict,
+    toolChoice: absent(body.tool_choice) ? undefined : toolChoice(body.tool_choice),
+    output: absent(body.text) ? undefined : output(body.text),
+    temperature: optional(body, 'temperature', '', number),
+    topP: optional(body, 'top_p', '', number),
+    maxOutputTokens: optional(body, 'max_output_tokens', '', integer),
+    stop: undefined,
+    candidates: undefined,
+    seed: undefined,
+    presencePenalty: undefined,
+    frequencyPenalty: undefined,
+    reasoning: absent(body.reasoning) ? undefined : effort(body.reasoning),
+    // A Responses stream always ends with the whole response, its usage included.
+    includeUsage: true,
+  }
+}

@@ -1,0 +1,103 @@
+// The subset of OpenAI's Responses wire format this module reads and writes (as a client format only).
+
+/** Where an output item stands. */
+export type ResponsesItemStatus = 'in_progress' | 'completed' | 'incomplete'
+
+/** A content part of an answer message. */
+export type ResponsesOutputPart =
+  | { type: 'output_text'; annotations: unknown[]; logprobs: unknown[]; text: string }
+  | { type: 'refusal'; refusal: string }
+
+/** A message item of an answer. */
+export interface ResponsesMessageItem {
+  id: string
+  type: 'message'
+  status: ResponsesItemStatus
+  content: ResponsesOutputPart[]
+  role: 'assistant'
+}
+
+/**
+ * A function call item of an answer. `extra_content` carries a Gemini thought signature, where Google's
+ * OpenAI-compatible API keeps it on chat tool calls; a client that sends the item back as received returns it.
+ */
+export interface ResponsesFunctionCallItem {
+  id: string
+  type: 'function_call'
+  status: ResponsesItemStatus
+  arguments: string
+  call_id: string
+  name: string
+  extra_content?: { google: { thought_signature: string } }
+}
+
+/** An item of an answer's `output`. */
+export type ResponsesOutputItem = ResponsesMessageItem | ResponsesFunctionCallItem
+
+/** Token usage of an answer. */
+export interface ResponsesUsage {
+  input_tokens: number
+  input_tokens_details: { cached_tokens: number }
+  output_tokens: number
+  output_tokens_details: { reasoning_tokens: number }
+  total_tokens: number
+}
+
+/** Why an answer stopped short. */
+export type ResponsesIncompleteReason = 'max_output_tokens' | 'content_filter'
+
+/** The settings a Responses object repeats from its request. */
+export interface ResponsesEcho {
+  background: false
+  instructions: string | null
+  max_output_tokens: number | null
+  metadata: Record<string, unknown>
+  parallel_tool_calls: true
+  previous_response_id: null
+  reasoning: { effort: string | null; summary: null }
+  /** The gateway keeps no response for later retrieval: a translated answer is never stored upstream either. */
+  store: false
+  temperature: number | null
+  text: { format: unknown; verbosity: unknown }
+  tool_choice: unknown
+  tools: unknown[]
+  top_p: number | null
+  truncation: 'disabled'
+}
+
+/** A Responses object (`object: 'response'`), whole or as a stream's opening and closing events carry it. */
+export interface ResponsesResponse extends ResponsesEcho {
+  id: string
+  object: 'response'
+  created_at: number
+  status: 'in_progress' | 'completed' | 'incomplete'
+  error: null
+  incomplete_details: { reason: ResponsesIncompleteReason } | null
+  model: string
+  output: ResponsesOutputItem[]
+  usage: ResponsesUsage | null
+}
+
+/** Where a streamed fragment belongs: the item and, for message content, the part. */
+interface ItemRef {
+  item_id: string
+  output_index: number
+}
+
+/** A content part's place in its item. */
+interface PartRef extends ItemRef {
+  content_index: number
+}
+
+/** One streamed event, before its `sequence_number` is given. */
+export type ResponsesStreamEvent =
+  | { type: 'response.created' | 'response.in_progress' | 'response.completed' | 'response.incomplete'; response: ResponsesResponse }
+  | { type: 'response.output_item.added' | 'response.output_item.done'; output_index: number; item: ResponsesOutputItem }
+  | ({ type: 'response.content_part.added' | 'response.content_part.done'; part: ResponsesOutputPart } & PartRef)
+  | ({ type: 'response.output_text.delta'; delta: string; logprobs: unknown[] } & PartRef)
+  | ({ type: 'response.output_text.done'; text: string; logprobs: unknown[] } & PartRef)
+  | ({ type: 'response.refusal.delta'; delta: string } & PartRef)
+  | ({ type: 'response.refusal.done'; refusal: string } & PartRef)
+  | ({ type: 'response.function_call_arguments.delta'; delta: string } & ItemRef)
+  | ({ type: 'response.function_call_arguments.done'; name: string; arguments: string } & ItemRef)
+  | { type: 'error'; code: string | null; message: string; param: string | null }
