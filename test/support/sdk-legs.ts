@@ -22,6 +22,32 @@ export interface SdkLeg {
 const CHAT_MODEL = 'gpt-4o-mini'
 const GEMINI_MODEL = 'gemini-2.5-flash'
 
+/** The openai SDK's Responses API (`POST /v1/responses`), whole and streamed. */
+function responsesLegs(name: string, load: () => Promise<any>): SdkLeg[] {
+  const client = async (t: LegTarget) => new (await load())({ baseURL: `${t.base}/v1`, apiKey: t.apiKey, fetch: t.fetch, maxRetries: 0 })
+  return [
+    {
+      name: `${name} responses`,
+      stream: false,
+      model: CHAT_MODEL,
+      async ask(t, prompt) {
+        return (await (await client(t)).responses.create({ model: CHAT_MODEL, input: prompt }, { signal: t.signal })).output_text
+      },
+    },
+    {
+      name: `${name} responses`,
+      stream: true,
+      model: CHAT_MODEL,
+      async ask(t, prompt) {
+        const stream = await (await client(t)).responses.create({ model: CHAT_MODEL, input: prompt, stream: true }, { signal: t.signal })
+        let text = ''
+        for await (const event of stream) if (event.type === 'response.output_text.delta') text += event.delta
+        return text
+      },
+    },
+  ]
+}
+
 function openaiLegs(name: string, load: () => Promise<any>): SdkLeg[] {
   const client = async (t: LegTarget) => new (await load())({ baseURL: `${t.base}/v1`, apiKey: t.apiKey, fetch: t.fetch, maxRetries: 0 })
   const messages = (prompt: string) => [{ role: 'user', content: prompt }]
@@ -127,10 +153,15 @@ function vercelLegs(name: string, loadAi: () => Promise<any>, loadProvider: () =
   ]
 }
 
-/** Every SDK leg this Node runs: openai and Vercel ai + @ai-sdk/openai everywhere, @google/genai 3.x and the newest majors on Node ≥ 22. */
+/**
+ * Every SDK leg this Node runs: openai (chat completions, and the Responses API on its newest copy) and Vercel ai +
+ * @ai-sdk/openai everywhere, @google/genai 3.x and the newest majors on Node ≥ 22.
+ */
 export function sdkLegs(): SdkLeg[] {
+  const [newest] = OPENAI_SDKS.slice(-1)
   return [
     ...OPENAI_SDKS.flatMap(([name, load]) => openaiLegs(name, load)),
+    ...(newest ? responsesLegs(...newest) : []),
     ...vercelLegs(
       'ai 6 + @ai-sdk/openai 3',
       () => import('ai'),
