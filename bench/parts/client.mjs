@@ -116,6 +116,7 @@ async function resumeRows(ctx, createRecoveringFetch, base) {
   return { detect: summary(got.detect), firstEvent: summary(got.firstEvent) }
 }
 
+/** Part 15: the recovering fetch against plain fetch on clean calls, and cut streams resumed through it. */
 export async function clientPart(ctx) {
   const { cfg, plan, log, mock } = ctx
   if (!existsSync(fileURLToPath(CLIENT)))
