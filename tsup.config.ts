@@ -7,6 +7,7 @@ export default defineConfig({
     express: 'adapters/express.ts',
     koa: 'adapters/koa.ts',
     otel: 'src/otel/index.ts',
+    client: 'src/client/index.ts',
   },
   format: ['esm', 'cjs'],
   dts: true,

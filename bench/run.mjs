@@ -21,6 +21,7 @@ import { pin, planCores, startChild, startForeign } from './lib/proc.mjs'
 import { verdictTable } from './lib/report.mjs'
 import { verdictsOf } from './lib/verdicts.mjs'
 import { hashPart, inflightMemoryPart, stallPart, storeMemoryPart } from './parts/big.mjs'
+import { clientPart } from './parts/client.mjs'
 import { hostilePart } from './parts/hostile.mjs'
 import { latencyPart, ssePart, streamsHeldPart, throughputPart } from './parts/http.mjs'
 import { otelPart } from './parts/otel.mjs'
@@ -62,6 +63,7 @@ const FULL = {
   redisSequential: 200,
   redisBurst: 1000,
   redisRecordBytes: 10 * 1024,
+  resumeCuts: 20,
 }
 const QUICK = {
   ...FULL,
@@ -86,6 +88,7 @@ const QUICK = {
   listRepeats: 2,
   redisSequential: 10,
   redisBurst: 20,
+  resumeCuts: 3,
 }
 
 const PARTS = [
@@ -103,6 +106,7 @@ const PARTS = [
   'translate',
   'otel',
   'streams',
+  'client',
 ]
 const QUICK_PARTS = ['latency', 'throughput', 'sse', 'hash']
 
@@ -339,6 +343,7 @@ async function main() {
   await run('translate', translatePart)
   await run('otel', otelPart)
   await run('streams', streamsPart)
+  await run('client', clientPart)
   await mock.stop()
 
   const verdicts = verdictsOf(results)

@@ -1,13 +1,28 @@
 #!/usr/bin/env node
-// Checks the house rules a linter does not: no source file over 400 lines, and no code outside src/dialects/ that
-// compares wire-format names (the dialect registry maps a configured `type` once). Import cycles are Biome's.
+// Checks the house rules a linter does not: no source file over 400 lines, no code outside src/dialects/ that
+// compares wire-format names (the dialect registry maps a configured `type` once), and a src/client/ that browsers
+// and edge runtimes can load: no `node:` import and nothing from outside src/client/. Import cycles are Biome's.
 import { readdirSync, readFileSync } from 'node:fs'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
+import ts from 'typescript'
 
 const root = fileURLToPath(new URL('..', import.meta.url))
 const MAX_LINES = 400
 const DIALECT_LITERAL = /(['"`])(openai|gemini)\1/
+const CLIENT_DIR = `src${path.sep}client${path.sep}`
+
+/** What is wrong with `file`'s imports, if it is part of the client: it must run where there is no Node. */
+function clientImportProblems(file, text) {
+  const found = []
+  // TypeScript's own scanner: imports, re-exports, `import()` and `require`, never a word in a comment or a string.
+  for (const { fileName: specifier } of ts.preProcessFile(text, true, true).importedFiles) {
+    const inside = specifier.startsWith('./') && !path.relative(CLIENT_DIR, path.join(path.dirname(file), specifier)).startsWith('..')
+    if (!inside)
+      found.push(`${file}: imports '${specifier}' (src/client/ may import only its own files: no node:, no package, nothing outside it)`)
+  }
+  return found
+}
 
 function* sources(dir) {
   for (const entry of readdirSync(path.join(root, dir), { withFileTypes: true })) {
@@ -19,7 +34,9 @@ function* sources(dir) {
 
 const problems = []
 for (const file of [...sources('src'), ...sources('adapters')]) {
-  const lines = readFileSync(path.join(root, file), 'utf8').split('\n')
+  const text = readFileSync(path.join(root, file), 'utf8')
+  const lines = text.split('\n')
+  if (file.startsWith(CLIENT_DIR)) problems.push(...clientImportProblems(file, text))
   if (lines.length > MAX_LINES) problems.push(`${file}: ${lines.length} lines (at most ${MAX_LINES}; split it by concern)`)
   if (file.startsWith(`src${path.sep}dialects${path.sep}`)) continue
   lines.forEach((line, i) => {

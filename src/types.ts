@@ -193,8 +193,8 @@ export interface CorsOptions {
   origins: readonly string[] | '*'
   /**
    * Request headers a browser may send besides the ones the SDKs use (`authorization`, `content-type`,
-   * `x-goog-api-key`, `x-goog-api-client`, `idempotency-key`, `openai-organization`, `openai-project`, `traceparent`,
-   * `tracestate` and every `x-stainless-*`). @default []
+   * `x-goog-api-key`, `x-goog-api-client`, `idempotency-key`, `last-event-id`, `openai-organization`, `openai-project`,
+   * `traceparent`, `tracestate` and every `x-stainless-*`). @default []
    */
   allowHeaders?: readonly string[]
   /** How long a browser may reuse a preflight answer, in seconds. @default 600 */

@@ -77,6 +77,15 @@ export function verdictsOf(results) {
       ok: Number.isFinite(rate) && Number.isFinite(stall) ? rate >= 0.8 && stall <= floorStall : undefined,
     })
   }
+  for (const kind of ['whole', 'stream']) {
+    const row = results.client?.rows?.[kind]
+    if (!row) continue
+    v.push({
+      target: `model-gateway/client on a clean call (${kind === 'whole' ? 'whole answer' : 'stream'}): p50 within the spread of plain fetch`,
+      measured: `${fmt(row.added, 3, ' ms')} (spread ${fmt(row.width, 3, ' ms')})`,
+      ok: Number.isFinite(row.added) ? row.withinSpread : undefined,
+    })
+  }
   v.push(...hostileVerdicts(results.stall?.hostile))
   for (const row of results.inflight?.rows ?? []) {
     if (row.id !== 'gw-node') continue

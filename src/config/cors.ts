@@ -9,13 +9,17 @@ export interface ResolvedCors {
   maxAgeSeconds: number
 }
 
-/** Request headers the OpenAI and Google SDKs send from a browser, and the ones the gateway reads. */
+/**
+ * Request headers the OpenAI and Google SDKs send from a browser, and the ones the gateway reads (`last-event-id`:
+ * model-gateway/client resumes a stream with it).
+ */
 const SDK_HEADERS = [
   'authorization',
   'content-type',
   'x-goog-api-key',
   'x-goog-api-client',
   'idempotency-key',
+  'last-event-id',
   'openai-organization',
   'openai-project',
   'traceparent',

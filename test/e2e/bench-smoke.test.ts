@@ -62,4 +62,15 @@ describe('benchmark harness (--quick)', () => {
     expect(stdout).toMatch(/^\| cut → resumed stream open \(head\) ms +\| \d/m)
     expect(stdout).not.toMatch(/^Failed:/m)
   }, 180_000)
+
+  it('runs the client part: plain and recovering fetch on a whole answer and a stream, cut streams resumed, and prints their tables', async () => {
+    const { code, stdout, stderr } = await runBench(['--quick', '--only', 'client'])
+    expect(code, stderr).toBe(0)
+    expect(stdout).toContain('### 15. model-gateway/client: clean calls and cut streams')
+    expect(stdout).toMatch(/^\| whole answer \(chat completion\) +\| \d/m)
+    expect(stdout).toMatch(/^\| stream of 64 deltas, read to its end +\| \d/m)
+    expect(stdout).toMatch(/^\| cut → first resumed event read by the app +\| \d/m)
+    expect(stdout).toMatch(/^\| model-gateway\/client on a clean call \(whole answer\): p50 within the spread of plain fetch +\| -?\d/m)
+    expect(stdout).not.toMatch(/^Failed:/m)
+  }, 180_000)
 })

@@ -43,6 +43,15 @@ describeMatrix('CORS with listed origins', (kind) => {
     expect(res.headers['access-control-allow-headers']).toBeUndefined()
   })
 
+  it('allows what model-gateway/client sends to resume a stream from a browser: the key and Last-Event-ID', async () => {
+    const res = await call(`${fx.url}/v1/recoveries/01ARZ3NDEKTSV4RRFFQ69G5FAV/stream`, {
+      method: 'OPTIONS',
+      headers: { origin: APP, 'access-control-request-method': 'GET', 'access-control-request-headers': 'authorization, last-event-id' },
+    })
+    expect(res.status).toBe(204)
+    expect(res.headers['access-control-allow-headers']).toBe('authorization, last-event-id')
+  })
+
   it('leaves out a requested header it does not allow', async () => {
     const res = await preflight(fx.url, APP, 'authorization, x-secret-sauce')
     expect(res.headers['access-control-allow-headers']).toBe('authorization')

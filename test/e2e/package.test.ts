@@ -12,7 +12,14 @@ import { call } from '../support/http.js'
 
 const run = promisify(execFile)
 const root = fileURLToPath(new URL('../..', import.meta.url))
-const ENTRIES = ['model-gateway', 'model-gateway/node', 'model-gateway/express', 'model-gateway/koa', 'model-gateway/otel']
+const ENTRIES = [
+  'model-gateway',
+  'model-gateway/node',
+  'model-gateway/express',
+  'model-gateway/koa',
+  'model-gateway/otel',
+  'model-gateway/client',
+]
 
 let tmp: string
 /** A copy of the package as published (package.json, fresh dist) plus the examples, outside the repo. */
@@ -75,6 +82,7 @@ describe('the built package', () => {
     'model-gateway/express': { expressMiddleware: 'function' },
     'model-gateway/koa': { koaMiddleware: 'function' },
     'model-gateway/otel': { instrumentGateway: 'function' },
+    'model-gateway/client': { createRecoveringFetch: 'function', RecoveringFetchError: 'function', findRecoveringFetchError: 'function' },
   }
 
   it('imports every entry through the exports map as ESM', async () => {
@@ -157,6 +165,13 @@ describe('the built package', () => {
     expect(out).toEqual({ esm: [true, true], cjs: [true, true], frameworks: [] })
   })
 
+  it('the client entry is self-contained: no import or require in either build, so browsers and edge runtimes load it', async () => {
+    for (const file of ['client.js', 'client.cjs']) {
+      const code = await readFile(path.join(pkgDir, 'dist', file), 'utf8')
+      expect(code, file).not.toMatch(/\bimport\s*[\s{*'"(]|\brequire\s*\(/)
+    }
+  })
+
   it('publint finds no errors, warnings counted as errors', async () => {
     const file = await readFile(tarball)
     const { messages, pkg } = await publint({
@@ -173,7 +188,15 @@ describe('the built package', () => {
       stdout: error.stdout,
     }))
     const result = JSON.parse(stdout)
-    expect(Object.keys(result.analysis.entrypoints).sort()).toEqual(['.', './express', './koa', './node', './otel', './package.json'])
+    expect(Object.keys(result.analysis.entrypoints).sort()).toEqual([
+      '.',
+      './client',
+      './express',
+      './koa',
+      './node',
+      './otel',
+      './package.json',
+    ])
     expect(result.problems).toEqual({})
   })
 })

@@ -124,10 +124,12 @@ export class Journal implements StreamFollower {
       await store.setValue(owner, journalNames.segment(requestId, this.#segments), Buffer.concat(pending).toString('utf8'), ttl)
       this.#segments++
     }
+    // What this write says, taken before it waits: a `finish` meanwhile must not be taken for written.
+    const head = { segments: this.#segments, state: this.#state }
     const written = this.#written
-    if (written?.segments !== this.#segments || written.state !== this.#state) {
-      await this.#writeHead(ttl)
-      this.#written = { segments: this.#segments, state: this.#state }
+    if (written?.segments !== head.segments || written.state !== head.state) {
+      await this.#writeHead(head, ttl)
+      this.#written = head
     }
     if (this.#state !== 'running' || this.#cancelSeen || Date.now() - this.#cancelCheckedAt < CANCEL_POLL_MS) return
     this.#cancelCheckedAt = Date.now()
@@ -137,14 +139,9 @@ export class Journal implements StreamFollower {
     }
   }
 
-  #writeHead(ttl: number): Promise<void> {
+  #writeHead({ segments, state }: { segments: number; state: JournalHead['state'] }, ttl: number): Promise<void> {
     const { store, owner, requestId } = this.options
-    const head: JournalHead = {
-      v: 1,
-      state: this.#state,
-      stream: this.options.stream,
-      segments: this.#segments,
-    }
+    const head: JournalHead = { v: 1, state, stream: this.options.stream, segments }
     return store.setValue(owner, journalNames.head(requestId), JSON.stringify(head), ttl)
   }
 }
