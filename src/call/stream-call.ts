@@ -162,12 +162,15 @@ async function relayStream(
     if (facts.finishReasons) outcome.finishReasons = facts.finishReasons
   }
   if (tail?.firstChunkAt !== undefined) outcome.firstChunkMs = tail.firstChunkAt - spec.startedAt
-  const cancelled = resumable?.live.cancelled === true
+  // A cancel that came after the last event stopped nothing.
+  const cancelled = broken && resumable?.live.cancelled === true
   if (broken) outcome.error = cancelled ? CANCELLED : controller.signal.aborted ? CLIENT_DISCONNECTED : 'upstream_stream_broken'
-  if (resumable && !delivery.delivered && resumable.log.events) {
+  // A cancel can reach the gateway before it sees the client leave: the cut stream then looks delivered, yet it was
+  // stopped on purpose and is kept all the same.
+  if (resumable && (cancelled || !delivery.delivered) && resumable.log.events) {
     // Kept before the journal says it is done, so a resumer elsewhere that sees the end finds the record.
     outcome.recovered = await keepStream(rt, spec, translation?.plan, resumable.log, {
-      reason: cancelled ? CANCELLED : delivery.reason,
+      reason: cancelled || delivery.delivered ? CANCELLED : delivery.reason,
       status,
     })
   }

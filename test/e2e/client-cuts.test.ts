@@ -5,7 +5,7 @@ import { always, CLIENT_KEY, inPool, PASS, useClientChain } from '../support/cli
 import { type CutKind, randomCuts, scheduled } from '../support/cutting-proxy.js'
 import { bearer } from '../support/fixture.js'
 import { freePort } from '../support/free-port.mjs'
-import { eventually } from '../support/http.js'
+import { call, eventually } from '../support/http.js'
 import { describeWithRedis } from '../support/redis.js'
 import { type SdkLeg, sdkLegs } from '../support/sdk-legs.js'
 
@@ -140,6 +140,13 @@ await describeWithRedis('model-gateway/client: real SDKs through cutting proxies
     // A keyed stream whose client left runs to its end: only the cancel stops its upstream call.
     await eventually(() => chain.mock.abortedStreams > before, 10_000)
     expect(chain.upstreamCalls('aborted half-way')).toBe(1)
+    // What came before the cancel is kept, whichever the gateway heard first: the cut or the cancel.
+    const requestId = /\/v1\/recoveries\/([0-9A-Z]{26})\/cancel$/.exec(String((cancel as { url: string }).url))?.[1]
+    const record = await eventually(async () => {
+      const res = await call(`${chain.bases[1]}/v1/recoveries/${requestId}`, { headers: bearer(CLIENT_KEY) })
+      return res.status === 200 ? (res.json as { interrupted_reason: string }) : undefined
+    }, 10_000)
+    expect(record.interrupted_reason).toBe('cancelled')
   })
 
   it('the app aborting a stream before its first byte still stops its upstream call once its head names it', {
