@@ -127,8 +127,9 @@ async function relayStream(
     return { status, delivered: (await client.watch.settled()).delivered, recovered: false, usage: undefined, served: response.served }
   }
   const tail = channels.callEnd.hasSubscribers ? new StreamTail() : undefined
-  const brokenEvent = brokenStreamEvent(spec.inbound)
-  const lastEvent = () => (resumable?.live.cancelled ? cancelledStreamEvent(spec.inbound) : brokenEvent)
+  // Made only for a stream that ends without its end.
+  const brokenEvent = () => brokenStreamEvent(spec.inbound)
+  const lastEvent = () => (resumable?.live.cancelled ? cancelledStreamEvent(spec.inbound) : brokenEvent())
   // Translated by the model that answered: a fallback may speak another format than the model asked for.
   const { served } = response
   const translation = spec.bodies.translationFor(served.model)

@@ -62,7 +62,7 @@ export function numberingSink(inner: ResponseSink, log: StreamLog, lastEvent: ()
  * event in the client's format (after a blank line when the cut fell inside an event), so SDKs raise an error
  * rather than return a cut answer as a whole one.
  */
-export function endingWithError(inner: ResponseSink, brokenEvent: Buffer): ResponseSink {
+export function endingWithError(inner: ResponseSink, brokenEvent: () => Buffer): ResponseSink {
   let last: Buffer | undefined
   return {
     complete: (head: ResponseHead, body: Buffer) => inner.complete(head, body),
@@ -74,7 +74,7 @@ export function endingWithError(inner: ResponseSink, brokenEvent: Buffer): Respo
     end: () => inner.end(),
     abort() {
       const atBoundary = last === undefined || endsEvent(last)
-      inner.write(atBoundary ? brokenEvent : Buffer.concat([Buffer.from('\n\n'), brokenEvent]))
+      inner.write(atBoundary ? brokenEvent() : Buffer.concat([Buffer.from('\n\n'), brokenEvent()]))
       inner.end()
     },
   }
