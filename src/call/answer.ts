@@ -56,6 +56,7 @@ export function upstreamRequest(
 /** An upstream that refused the gateway's own key. */
 export const isAuthFailure = (response: UpstreamResponse) => response.statusCode === 401 || response.statusCode === 403
 
+/** Whether an upstream status is a 2xx answer (what is kept, replayed and reported as usage). */
 export const isSuccess = (status: number) => status >= 200 && status < 300
 
 /** Reads a whole upstream body within `limits.maxResponseBytes` (a whole call's is read already), the gateway's own keys taken out. */
