@@ -4,7 +4,8 @@ import { EventSplitter } from '../recovery/stream/events.js'
 import type { StreamLog } from '../recovery/stream/stream-log.js'
 import { sseEvent } from '../sse/write.js'
 
-const BROKEN_MESSAGE = 'The upstream stream broke off before its end.'
+/** What a client is told of a stream its upstream broke off, whichever sink tells it. */
+export const BROKEN_MESSAGE = 'The upstream stream broke off before its end.'
 const CANCELLED_MESSAGE = 'The call was cancelled through the Recoveries API.'
 
 /** The one event that ends a stream the upstream broke off, in the client's format. */

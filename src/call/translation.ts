@@ -1,6 +1,7 @@
 import { GatewayError } from '../errors.js'
 import type { ResponseHead, ResponseSink } from '../http/sink.js'
 import type { StreamTranslator } from '../translate/index.js'
+import { BROKEN_MESSAGE } from './stream-sinks.js'
 import type { Translation } from './upstream-bodies.js'
 
 /** A whole answer as the client receives it. */
@@ -42,7 +43,7 @@ export function translatingSink(inner: ResponseSink, stream: StreamTranslator): 
     },
     abort() {
       // The error event says it all: the response then ends normally rather than with a cut connection.
-      pass(stream.fail(502, 'The upstream stream broke off before its end.'))
+      pass(stream.fail(502, BROKEN_MESSAGE))
       inner.end()
     },
   }

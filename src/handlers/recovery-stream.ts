@@ -1,3 +1,4 @@
+import { setTimeout as pause } from 'node:timers/promises'
 import { GatewayError, invalidField, shown } from '../errors.js'
 import type { Exchange } from '../http/dispatch.js'
 import { sendJson } from '../http/reply.js'
@@ -13,8 +14,6 @@ const FIND_WAIT_MS = 2_000
 const CANCEL_WAIT_MS = 3_000
 /** How long a cancel request stays in the store for the running process to see. */
 const CANCEL_TTL_MS = 60_000
-
-const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
 function notFound(requestId: string): GatewayError {
   return new GatewayError('recovery_not_found', 'No running call or recovery record with this request_id (absent, expired or deleted).', {

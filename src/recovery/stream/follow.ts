@@ -1,10 +1,9 @@
+import { setTimeout as pause } from 'node:timers/promises'
 import type { ClientSink, ResponseHead } from '../../http/sink.js'
 import type { RecoveryStore } from '../store/recovery-store.js'
 import { hasData, splitEvents } from './events.js'
 import { JOURNAL_TICK_MS, journalNames, parseJournalHead } from './journal.js'
 import { isAfter, type StreamLog } from './stream-log.js'
-
-const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
 /** The head of a resumed or joined stream. */
 export function streamHead(extra: Record<string, string> = {}): ResponseHead {
