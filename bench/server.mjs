@@ -21,6 +21,11 @@ async function distModule(name) {
 
 /** Record-write timings: from the moment an upstream response body completed to `onUsage({ recovered: true })`. */
 const writes = { samples: /** @type {number[]} */ ([]), recovered: 0, firstUpstreamDone: 0n, lastRecovered: 0n, lastUpstreamDone: 0n }
+/**
+ * A `recovered` question waiting for its count: answered once, from `onUsage`, after the write was timed. The bench
+ * waits this way rather than polling, so that no question lands on the event loop while a write is being timed.
+ */
+let awaited = /** @type {{ count: number, reply: () => void } | undefined} */ (undefined)
 
 /**
  * The bench gateway's upstreams and models. `BENCH_RESILIENCE=pool`: a two-key pool and a fallback model, all
@@ -85,6 +90,11 @@ async function createBenchGateway() {
           writes.recovered++
           writes.lastRecovered = now
           if (writes.lastUpstreamDone > 0n) writes.samples.push(Number(now - writes.lastUpstreamDone) / 1e6)
+          if (awaited !== undefined && writes.recovered >= awaited.count) {
+            const { reply } = awaited
+            awaited = undefined
+            reply()
+          }
         }
       : undefined,
   })
@@ -198,6 +208,12 @@ process.on('message', (message) => {
         globalThis.gc()
       }
       return reply(process.memoryUsage())
+    }
+    case 'recovered': {
+      // Answered at once when the count is already there, else by the write that reaches it.
+      if (writes.recovered >= message.count) return reply()
+      awaited = { count: message.count, reply: () => reply() }
+      return
     }
     case 'writes': {
       const span =

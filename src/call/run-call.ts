@@ -84,7 +84,8 @@ async function wholeCall(rt: Runtime, spec: CallSpec, client: ClientSink, lease:
     stopWatching()
     if (left) rt.live.remove(left.live)
   }
-  await left?.journal.finish('done')
+  // Its journal goes while the answer is read and kept: a store round trip that need not come first.
+  const journalDone = left?.journal.finish('done')
   if (isAuthFailure(response)) await refuseUpstreamAuthFailure(rt, spec, response)
   // Read whole already, unless an interceptor handed back a stream: no turn spent waiting on nothing.
   const upstreamBody = Buffer.isBuffer(response.body) && !rt.redaction.active ? response.body : await readUpstreamBody(rt, response)
@@ -98,6 +99,7 @@ async function wholeCall(rt: Runtime, spec: CallSpec, client: ClientSink, lease:
     delivery.delivered || !spec.format.keepsRecords
       ? false
       : await keepRecord(rt, spec, { reason: delivery.reason, status, contentType, body })
+  await journalDone
   const outcome: CallOutcome = { status, delivered: delivery.delivered, recovered, usage: undefined, served }
   if (channels.callEnd.hasSubscribers) {
     const facts = factsOfBody(served.model.upstream.dialect, upstreamBody)

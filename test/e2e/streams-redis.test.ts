@@ -6,7 +6,7 @@ import { chatBody } from '../support/bodies.js'
 import { bearer, KEY_A } from '../support/fixture.js'
 import { freePort } from '../support/free-port.mjs'
 import { type GatewayProcess, startGatewayProcess, useProcessesOnRedis } from '../support/gateway-process.js'
-import { call, eventually, open, readResponse } from '../support/http.js'
+import { call, eventually, open, readResponse, sendThenAbort } from '../support/http.js'
 import { startMockUpstream } from '../support/mock-upstream-harness.js'
 import {
   type AdminClient,
@@ -100,10 +100,26 @@ await describeWithRedis('Streams across gateway processes on one Redis', () => {
     expect(kept.response.stream_raw).not.toContain('[DONE]')
     await eventually(() => shared.mock.abortedStreams > aborted)
   })
+
+  it('cancels on process B a whole call whose client left on process A: A stops its upstream call', { timeout: 60_000 }, async () => {
+    const [a, b] = await Promise.all([start('whole'), start('whole')])
+    const aborted = shared.mock.abortedCalls
+    const body = JSON.stringify(chatBody('cancel whole elsewhere', { mock: { delay_ms: 20_000 } }))
+    await sendThenAbort(`${a.url}${CHAT}`, { headers: bearer(KEY), body, afterMs: 100 })
+    const left = await eventually(() => a.events.find((e) => e.message?.includes('client left a non-streaming call')))
+    const requestId = String(left.meta?.requestId)
+    // A says it runs only after its first poll; B looks for it longer than that.
+    const answer = await call(`${b.url}/v1/recoveries/${requestId}/cancel`, { method: 'POST', headers: bearer(KEY) })
+    expect(answer.json).toEqual({ request_id: requestId, cancelled: true, reason: 'cancelled' })
+    // Stopped long before the upstream's 20 s answer, and nothing was kept of it.
+    await eventually(() => shared.mock.abortedCalls > aborted, 10_000)
+    expect((await call(`${b.url}/v1/recoveries/${requestId}`, { headers: bearer(KEY) })).status).toBe(404)
+  })
 })
 
 await describeWithRedis('What a resumable stream costs in store commands', () => {
-  it('an uncut stream under recovery.streams: finish sends Redis nothing, and its events are numbered', { timeout: 60_000 }, async () => {
+  /** A gateway on a Redis of its own (`recovery.streams: finish`), its command counters reset once it answered. */
+  async function onOwnRedis(namespace: string, run: (url: string, admin: AdminClient) => Promise<void>): Promise<void> {
     const port = await freePort()
     await startOwnRedis(port)
     const url = `redis://127.0.0.1:${port}`
@@ -115,19 +131,14 @@ await describeWithRedis('What a resumable stream costs in store commands', () =>
       upstreams: { m: { type: 'openai', baseUrl: `${mock.url}/v1` } },
       models: [{ id: 'gpt-4o-mini', upstream: 'm' }],
       auth: { apiKeys: [KEY_A] },
-      store: recommendedKeyv('stream-cost', url),
+      store: recommendedKeyv(namespace, url),
       recovery: { streams: 'finish' },
     })
     const server = await serve(nodeHandler(gateway))
     try {
       expect((await call(`${server.url}/v1/recoveries`, { headers: bearer(KEY_A) })).status).toBe(200)
       await admin.configResetStat()
-      for (let i = 0; i < 5; i++) {
-        const res = await call(`${server.url}${CHAT}`, { headers: bearer(KEY_A), body: chatBody(`uncut ${i}`, { stream: true }) })
-        expect(res.text).toContain('id: 1\n')
-      }
-      const plain = [...(await commandCalls(admin))].filter(([name]) => !/^(info|config)\b/.test(name))
-      expect(plain).toEqual([])
+      await run(server.url, admin)
     } finally {
       await server.close()
       await gateway.close()
@@ -135,5 +146,31 @@ await describeWithRedis('What a resumable stream costs in store commands', () =>
       admin.destroy()
       await killAllOwnRedis()
     }
+  }
+  const commandsSent = async (admin: AdminClient) =>
+    new Map([...(await commandCalls(admin))].filter(([name]) => !/^(info|config)\b/.test(name)))
+
+  it('an uncut stream under recovery.streams: finish sends Redis nothing, and its events are numbered', { timeout: 60_000 }, async () => {
+    await onOwnRedis('stream-cost', async (url, admin) => {
+      for (let i = 0; i < 5; i++) {
+        const res = await call(`${url}${CHAT}`, { headers: bearer(KEY_A), body: chatBody(`uncut ${i}`, { stream: true }) })
+        expect(res.text).toContain('id: 1\n')
+      }
+      expect([...(await commandsSent(admin))]).toEqual([])
+    })
+  })
+
+  it('a whole call answered soon after its client left costs Redis its record and nothing else', { timeout: 60_000 }, async () => {
+    await onOwnRedis('whole-cost', async (url, admin) => {
+      const body = JSON.stringify(chatBody('answered soon after', { mock: { delay_ms: 300 } }))
+      await sendThenAbort(`${url}${CHAT}`, { headers: bearer(KEY_A), body, afterMs: 50 })
+      await eventually(async () => ((await call(`${url}/v1/recoveries`, { headers: bearer(KEY_A) })).json as { count: number }).count === 1)
+      const sent = await commandsSent(admin)
+      // The record's one transaction (three values, its index entry, the index's expiry and size), then the lists
+      // polled above: no journal head written or removed, no cancel looked for.
+      expect(sent.get('set')).toBe(3)
+      expect(sent.has('get')).toBe(false)
+      expect(sent.has('del') || sent.has('unlink')).toBe(false)
+    })
   })
 })

@@ -17,7 +17,7 @@ const SCRIPT = join(ROOT, 'test/support/redis-gateway.mjs')
 /** One line a gateway process reported (see test/support/redis-gateway.mjs). */
 export interface ProcessEvent {
   listening?: number
-  log?: 'warn' | 'error'
+  log?: 'info' | 'warn' | 'error'
   message?: string
   meta?: Record<string, unknown>
   usage?: { requestId: string; recovered: boolean }

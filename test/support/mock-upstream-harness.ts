@@ -23,6 +23,7 @@ export interface MockUpstream {
   requests: RecordedRequest[]
   abortedStreams: number
   completedCalls: number
+  abortedCalls: number
   resetRequests(): void
   steer(marker: string, controls: Record<string, unknown> | undefined): void
   waitFor(predicate: () => boolean, timeoutMs?: number): Promise<void>

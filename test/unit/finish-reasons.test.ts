@@ -67,6 +67,22 @@ describe('finish reasons of a whole answer', () => {
     expect(factsOfBody(openai, odd).finishReasons).toEqual(['stop'])
   })
 
+  it('reads the answer’s own usage and reason when its text quotes or names them', () => {
+    const quoting = `he wrote "finish_reason": "quoted", "usage": {"prompt_tokens": 99}`
+    const chat = body({ choices: [choice(0, 'stop', quoting)], usage: { prompt_tokens: 2, completion_tokens: 3 } })
+    expect(factsOfBody(openai, chat)).toEqual({ usage: { input_tokens: 2, output_tokens: 3, total_tokens: 5 }, finishReasons: ['stop'] })
+    // A content of exactly the key's name is a JSON string like the key itself: the real one is still found.
+    const naming = body({ choices: [choice(0, 'length', 'usage')], usage: { prompt_tokens: 4, completion_tokens: 1 } })
+    expect(factsOfBody(openai, naming)).toEqual({
+      usage: { input_tokens: 4, output_tokens: 1, total_tokens: 5 },
+      finishReasons: ['length'],
+    })
+    expect(factsOfBody(openai, body({ choices: [choice(0, 'stop', 'usage')] }))).toEqual({ usage: undefined, finishReasons: ['stop'] })
+    // A Responses answer whose metadata names a `usage` after the real one.
+    const responses = body({ output: [], usage: { input_tokens: 5, output_tokens: 6 }, metadata: { usage: 'x' } })
+    expect(factsOfBody(openai, responses).usage).toEqual({ input_tokens: 5, output_tokens: 6, total_tokens: 11 })
+  })
+
   describe('of a body too large to parse whole', () => {
     const long = 'x'.repeat(3 << 20)
 

@@ -55,6 +55,8 @@ export interface JournalOptions {
  * The journal of a call whose client left, for the processes that share the store: started only then (the happy
  * path writes nothing), it writes the events so far and then, every tick, those that came since, as numbered
  * segments behind one head; it also looks for a cancel asked for elsewhere. Writes run one at a time, in order.
+ * A whole call's head goes out at its first poll, not at once: a cancel elsewhere looks for it longer than that,
+ * and a call that ends sooner (most do) costs the store nothing.
  */
 export class Journal implements StreamFollower {
   #pending: Buffer[] = []
@@ -64,6 +66,8 @@ export class Journal implements StreamFollower {
   #cancelSeen = false
   #cancelCheckedAt = 0
   #errorTold = false
+  /** Whether anything was (or may have been) written, so that there is something to remove. */
+  #touched = false
   /** What the head in the store says, so an unchanged head is not written again. */
   #written: { segments: number; state: JournalHead['state'] } | undefined
   readonly #timer: NodeJS.Timeout
@@ -73,7 +77,7 @@ export class Journal implements StreamFollower {
     backlog: readonly LoggedEvent[] = [],
   ) {
     for (const event of backlog) this.#pending.push(event.bytes)
-    this.#queue()
+    if (options.stream) this.#queue()
     this.#timer = setInterval(() => this.#queue(), options.stream ? JOURNAL_TICK_MS : CANCEL_POLL_MS)
     this.#timer.unref()
   }
@@ -90,7 +94,9 @@ export class Journal implements StreamFollower {
     clearInterval(this.#timer)
     this.#state = state
     if (state === 'done' && this.options.stream) return this.#queue()
-    this.#writes = this.#writes.then(() => this.#remove()).catch((error: unknown) => this.options.onError(error))
+    this.#writes = this.#writes
+      .then(() => (this.#touched ? this.#remove() : undefined))
+      .catch((error: unknown) => this.options.onError(error))
     return this.#writes
   }
 
@@ -120,6 +126,8 @@ export class Journal implements StreamFollower {
     const ttl = this.#state === 'running' ? this.options.ttlMs : FINISHED_JOURNAL_MS
     const pending = this.#pending
     this.#pending = []
+    // Set before the write: one that times out may still land.
+    this.#touched = true
     if (pending.length > 0) {
       await store.setValue(owner, journalNames.segment(requestId, this.#segments), Buffer.concat(pending).toString('utf8'), ttl)
       this.#segments++

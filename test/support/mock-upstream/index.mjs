@@ -72,6 +72,7 @@ import { isObject, JSON_TYPE, num } from './shared.mjs'
  * @property {RecordedRequest[]} requests Every request received (when recording is on), oldest first.
  * @property {number} abortedStreams Streaming requests whose client went away before the stream ended.
  * @property {number} completedCalls Requests whose response was fully written.
+ * @property {number} abortedCalls Non-streaming requests whose client went away before their answer was written.
  * @property {() => void} resetRequests Empty `requests` (in place).
  * @property {(marker: string, controls: MockControls | undefined) => void} steer Answer every request whose body
  *   contains `marker` as if it carried `mock: controls` (its own `mock` fields win); `undefined` removes the marker.
@@ -107,6 +108,7 @@ export function startMockUpstream(options = {}) {
     requests: [],
     abortedStreams: 0,
     completedCalls: 0,
+    abortedCalls: 0,
     resetRequests() {
       mock.requests.length = 0
     },
@@ -161,6 +163,7 @@ export function startMockUpstream(options = {}) {
       }
       if (res.writableFinished) mock.completedCalls++
       else if (st.stream && !st.selfDestroyed) mock.abortedStreams++
+      else if (!st.stream && !st.selfDestroyed) mock.abortedCalls++
     })
 
     const q = target.indexOf('?')
