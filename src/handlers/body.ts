@@ -9,10 +9,10 @@ import type { Runtime } from '../runtime.js'
 export async function withBody<T>(
   rt: Runtime,
   ex: Exchange,
-  readFields: ReadonlySet<string> | undefined,
+  needs: Pick<BodyRead, 'readFields' | 'readsMembers'>,
   work: (body: RequestBody) => Promise<T>,
 ): Promise<T> {
-  const read: BodyRead = { preparsed: ex.preparsed, readFields, reservation: undefined }
+  const read: BodyRead = { preparsed: ex.preparsed, ...needs, reservation: undefined }
   const reservation = rt.inFlight.reserve(ex.owner, declaredLength(ex.req, read, rt.bodyLimits))
   read.reservation = reservation
   try {

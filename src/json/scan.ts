@@ -17,6 +17,12 @@ export interface ScanOptions {
   smallValueBytes?: number
   exactStrings?: readonly string[]
   rules?: JsonRules
+  /**
+   * Whether a skeleton is built. Without one the body is only checked (grammar, rules) and `fields` is empty:
+   * for a caller that reads none of its members, a body of many small objects then costs no object per member.
+   * @default true
+   */
+  skeleton?: boolean
 }
 
 /**
@@ -59,6 +65,7 @@ export async function scanJsonBody(bytes: Buffer, options?: ScanOptions): Promis
     rules?.maxDepth ?? Number.POSITIVE_INFINITY,
     rules?.singleKeys ?? new Set(),
     rules !== undefined,
+    options?.skeleton === false ? 0 : 3,
   )
   const length = bytes.length
   for (let end = Math.min(length, sliceBytes); ; end = Math.min(length, end + sliceBytes)) {

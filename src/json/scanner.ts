@@ -49,7 +49,7 @@ export class Scanner {
   state = VALUE
   depth = 0
   stack = new Uint8Array(64)
-  /** 3 while the top-level value is an object (levels 1..3 are reported), -1 otherwise. */
+  /** `keptLevels` while the top-level value is an object (levels 1..keptLevels are reported), -1 otherwise. */
   trackDepth = 3
   isObject = false
   inKey = false
@@ -72,6 +72,8 @@ export class Scanner {
     singleKeys: ReadonlySet<string>,
     /** Whether numbers that overflow a double are refused (with rules) or read as JSON.parse would (Infinity). */
     readonly checkNumbers: boolean,
+    /** How many levels the skeleton is told of: 3, or 0 when only the grammar and the rules are checked. */
+    readonly keptLevels: 0 | 3,
   ) {
     this.skeleton = new SkeletonBuilder(bytes, small, exactStrings, singleKeys)
   }
@@ -110,7 +112,7 @@ export class Scanner {
             if (depth <= trackDepth) {
               if (depth === 0) {
                 this.isObject = c === 0x7b
-                trackDepth = this.isObject ? 3 : -1
+                trackDepth = this.isObject ? this.keptLevels : -1
                 this.trackDepth = trackDepth
               } else {
                 skeleton.onStart(depth, i, this.keyStart, this.keyEnd)

@@ -32,6 +32,23 @@ describe('scanJsonObject', () => {
     }
   })
 
+  it('without a skeleton, checks a body exactly alike and keeps none of its members', async () => {
+    const many = Buffer.from(
+      JSON.stringify({ model: 'm', messages: Array.from({ length: 5000 }, (_, i) => ({ role: 'user', content: `m${i}` })) }),
+    )
+    for (const body of [many, Buffer.from('{"a":[1,{"b":"c"}],"model":"m"}'), Buffer.from('{}')]) {
+      expect(await scanJsonObject(body, { skeleton: false, sliceBytes: 4096 })).toEqual({})
+    }
+    for (const text of ['{"a":01}', '{"a":"\\x"}', '{"a":1} x', '[1]', '{"a":[1,]}', `{"a":${'['.repeat(50)}${']'.repeat(50)}}`]) {
+      const bytes = Buffer.from(text)
+      const rules = { maxDepth: 20, singleKeys: new Set<string>() }
+      const withSkeleton = await scanJsonObject(bytes, { rules }).catch((e: unknown) => String(e))
+      const without = await scanJsonObject(bytes, { rules, skeleton: false }).catch((e: unknown) => String(e))
+      expect(typeof withSkeleton).toBe('string')
+      expect(without).toBe(withSkeleton)
+    }
+  })
+
   it('accepts nesting 100 000 levels deep, arrays and objects, without recursion', async () => {
     const depth = 100_000
     const arrays = Buffer.from(`{"a":${'['.repeat(depth)}${']'.repeat(depth)},"model":"m"}`)
