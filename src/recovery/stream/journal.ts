@@ -56,7 +56,7 @@ export interface JournalOptions {
  * path writes nothing), it writes the events so far and then, every tick, those that came since, as numbered
  * segments behind one head; it also looks for a cancel asked for elsewhere. Writes run one at a time, in order.
  * A whole call's head goes out at its first poll, not at once: a cancel elsewhere looks for it longer than that,
- * and a call that ends sooner (most do) costs the store nothing.
+ * and a call that ends sooner costs the store nothing.
  */
 export class Journal implements StreamFollower {
   #pending: Buffer[] = []
