@@ -183,3 +183,8 @@ export async function commandCalls(admin: AdminClient): Promise<Map<string, numb
     calls.set(match[1] as string, Number(match[2]))
   return calls
 }
+
+/** `commandCalls` without the INFO and CONFIG commands a test's admin client sends itself: what the gateway ran. */
+export async function gatewayCommandCalls(admin: AdminClient): Promise<Map<string, number>> {
+  return new Map([...(await commandCalls(admin))].filter(([name]) => !/^(info|config)\b/.test(name)))
+}
