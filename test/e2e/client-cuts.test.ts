@@ -29,6 +29,19 @@ await describeWithRedis('model-gateway/client: real SDKs through cutting proxies
       Array.from({ length: perLeg }, (_, i) => ({ leg, prompt: `${tag} [${leg.name}${leg.stream ? ' stream' : ''} #${i}]` })),
     )
 
+  /** Every call got the mock's exact answer from one upstream call, and about CUT_RATE of the attempts were cut; returns those. */
+  function expectServedOnceUnderCuts(replies: Array<{ prompt: string; text: string }>) {
+    for (const { prompt, text } of replies) {
+      expect(text, prompt).toBe(`Echo: ${prompt}`)
+      expect(chain.upstreamCalls(prompt), prompt).toBe(1)
+    }
+    const seen = chain.proxies.flatMap((p) => p.log)
+    const cut = seen.filter((r) => r.fate.kind !== 'pass')
+    expect(cut.length / seen.length).toBeGreaterThan(0.2)
+    expect(cut.length / seen.length).toBeLessThan(0.4)
+    return cut
+  }
+
   it(`with cuts on ${CUT_RATE * 100} % of attempts, every non-streamed call of every SDK succeeds with the upstream's content, one upstream call each`, {
     timeout: 120_000,
   }, async () => {
@@ -38,14 +51,7 @@ await describeWithRedis('model-gateway/client: real SDKs through cutting proxies
     const jobs = jobsFor(selected, CALLS_PER_LEG, 'whole')
     expect(jobs.length).toBeGreaterThanOrEqual(100)
     const replies = await askAll(jobs, fetch, chain.bases[0], 12)
-    for (const { prompt, text } of replies) {
-      expect(text, prompt).toBe(`Echo: ${prompt}`)
-      expect(chain.upstreamCalls(prompt), prompt).toBe(1)
-    }
-    const seen = chain.proxies.flatMap((p) => p.log)
-    const cut = seen.filter((r) => r.fate.kind !== 'pass')
-    expect(cut.length / seen.length).toBeGreaterThan(0.2)
-    expect(cut.length / seen.length).toBeLessThan(0.4)
+    const cut = expectServedOnceUnderCuts(replies)
     expect(new Set(cut.map((r) => r.fate.kind))).toEqual(new Set(CUT_KINDS))
   })
 
@@ -62,14 +68,7 @@ await describeWithRedis('model-gateway/client: real SDKs through cutting proxies
     const jobs = jobsFor(selected, CALLS_PER_LEG, 'streamed')
     expect(jobs.length).toBeGreaterThanOrEqual(100)
     const replies = await askAll(jobs, fetch, chain.bases[0], 12)
-    for (const { prompt, text } of replies) {
-      expect(text, prompt).toBe(`Echo: ${prompt}`)
-      expect(chain.upstreamCalls(prompt), prompt).toBe(1)
-    }
-    const seen = chain.proxies.flatMap((p) => p.log)
-    const cut = seen.filter((r) => r.fate.kind !== 'pass')
-    expect(cut.length / seen.length).toBeGreaterThan(0.2)
-    expect(cut.length / seen.length).toBeLessThan(0.4)
+    expectServedOnceUnderCuts(replies)
     // Streams were cut after they began and resumed, not only sent again.
     expect(events.filter((e) => e.type === 'resume' && e.lastEventId > 0).length).toBeGreaterThan(0)
   })
