@@ -32,6 +32,11 @@ export interface OperationFormat {
   /** Top-level fields the gateway reads or checks: each may appear once, or the gateway and the upstream could read different ones. */
   readonly readFields: ReadonlySet<string>
   /**
+   * Members of the object elements of top-level arrays whose type `read` checks (`messages[i].role`): in a large
+   * body these elements are summed up by these members alone (see `scanJsonBody`). @default none
+   */
+  readonly elementFields?: readonly string[]
+  /**
    * Checks a request body and returns the call's target. `fromPath` is what the route read from the URL, for
    * formats that put the model there (generate-content); formats that put it in the body ignore it.
    */

@@ -9,7 +9,7 @@ import type { Runtime } from '../runtime.js'
 export async function withBody<T>(
   rt: Runtime,
   ex: Exchange,
-  needs: Pick<BodyRead, 'readFields' | 'readsMembers'>,
+  needs: Pick<BodyRead, 'readFields' | 'elementFields' | 'readsMembers'>,
   work: (body: RequestBody) => Promise<T>,
 ): Promise<T> {
   const read: BodyRead = { preparsed: ex.preparsed, ...needs, reservation: undefined }

@@ -14,7 +14,7 @@ export function serveModelCall(rt: Runtime, ex: Exchange, format: OperationForma
   const client = new ClientSink(ex.res)
   // Read before the body, so a malformed key costs no upload.
   const repeat = { key: idempotencyKeyOf(ex.req.headers), sdkRetryCount: sdkRetryCountOf(ex.req.headers) }
-  return withBody(rt, ex, { readFields: format.readFields }, (body) => {
+  return withBody(rt, ex, { readFields: format.readFields, elementFields: format.elementFields }, (body) => {
     const spec = buildCallSpec(rt, {
       requestId: ex.requestId,
       owner: ex.owner,

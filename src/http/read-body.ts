@@ -66,6 +66,8 @@ export interface BodyRead {
   preparsed: PreparsedBody | undefined
   /** Top-level members the caller reads: refused when repeated. @default none */
   readFields?: ReadonlySet<string>
+  /** Members of the elements of top-level arrays whose type the caller reads (`OperationFormat.elementFields`). @default none */
+  elementFields?: readonly string[]
   /**
    * Whether the caller reads the body's members at all. A lookup only hashes the bytes: a large body is then
    * checked without building what validation would read. @default true
@@ -182,7 +184,12 @@ export async function obtainBody(req: IncomingMessage, limits: BodyLimits, read:
   if (broken !== -1)
     throw new GatewayError('invalid_request', `The request body is not valid UTF-8 at byte ${broken}; JSON must be sent as UTF-8.`)
   if (bytes.length >= SCAN_FROM_BYTES) {
-    const scan = await scanJsonBody(bytes, { exactStrings: EXACT_STRINGS, rules, skeleton: read.readsMembers !== false })
+    const scan = await scanJsonBody(bytes, {
+      exactStrings: EXACT_STRINGS,
+      rules,
+      skeleton: read.readsMembers !== false,
+      elementFields: read.elementFields,
+    })
     return { bytes, fields: scan.fields, value: undefined, spans: scan.spans }
   }
   const value = parseJsonObject(bytes)

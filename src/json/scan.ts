@@ -23,6 +23,11 @@ export interface ScanOptions {
    * @default true
    */
   skeleton?: boolean
+  /**
+   * Members of the object elements of top-level arrays whose type validation reads (`role` of `messages[i]`): an
+   * element of a big array is summed up by these alone. @default none
+   */
+  elementFields?: readonly string[]
 }
 
 /**
@@ -36,9 +41,11 @@ export interface ScanOptions {
  * - Every top-level member is present (last duplicate wins; `__proto__` is an own property, as with JSON.parse).
  *   A value whose text spans at most `smallValueBytes` (default 64 KiB, at least 5) is parsed, hence exact; so
  *   are all numbers (a longer one is read from its first 800 significant digits, still exactly), booleans, null
- *   and the empty string. A bigger string is `BIG_STRING`. A bigger array holds one
- *   entry per element, an element being its parsed value when small, else `BIG_STRING` (string), `[]` (array) or
- *   the skeleton of an object. A bigger object (a top-level member, or an array element as above) is a skeleton
+ *   and the empty string. A bigger string is `BIG_STRING`. A bigger array holds one entry per element: a string,
+ *   number, literal or array is its parsed value when small, else `BIG_STRING` (string) or `[]` (array); an object
+ *   element is parsed while the array's text so far spans at most `smallValueBytes`, and past that it is a shared,
+ *   frozen summary holding only the members named in `elementFields`, each a stand-in of its type (`''`, `{}`,
+ *   `[]`, `0`, `true`, `false`, `null`), the last duplicate winning. A bigger top-level object is a skeleton
  *   object: its members parsed when small, `BIG_STRING` for big strings, big arrays and objects left out.
  *   Members whose key spans more than 64 KiB (or `smallValueBytes` if larger) are left out.
  *
@@ -58,6 +65,7 @@ export async function scanJsonBody(bytes: Buffer, options?: ScanOptions): Promis
   // Spans up to 5 bytes (all literals, the empty string) are always small.
   const small = Math.max(5, Math.floor(options?.smallValueBytes ?? 64 * 1024))
   const rules = options?.rules
+  const elementFields = options?.elementFields ?? []
   const scanner = new Scanner(
     bytes,
     small,
@@ -65,7 +73,8 @@ export async function scanJsonBody(bytes: Buffer, options?: ScanOptions): Promis
     rules?.maxDepth ?? Number.POSITIVE_INFINITY,
     rules?.singleKeys ?? new Set(),
     rules !== undefined,
-    options?.skeleton === false ? 0 : 3,
+    options?.skeleton === false ? 0 : elementFields.length > 0 ? 3 : 2,
+    elementFields,
   )
   const length = bytes.length
   for (let end = Math.min(length, sliceBytes); ; end = Math.min(length, end + sliceBytes)) {

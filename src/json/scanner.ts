@@ -1,5 +1,5 @@
 // The grammar half of the body scanner: a byte-level state machine that validates a body in slices, without
-// recursion, and reports where each value at levels 0..3 of an object body begins and ends to the
+// recursion, and reports where each value at levels 0..keptLevels of an object body begins and ends to the
 // SkeletonBuilder (skeleton.ts), which alone decides what to keep. The skeleton's only per-value input is
 // those calls, so the hot loop here touches no skeleton state.
 import { GatewayError } from '../errors.js'
@@ -72,10 +72,14 @@ export class Scanner {
     singleKeys: ReadonlySet<string>,
     /** Whether numbers that overflow a double are refused (with rules) or read as JSON.parse would (Infinity). */
     readonly checkNumbers: boolean,
-    /** How many levels the skeleton is told of: 3, or 0 when only the grammar and the rules are checked. */
-    readonly keptLevels: 0 | 3,
+    /**
+     * How many levels the skeleton is told of: 3 when members of array elements are read (`elementFields`), else 2,
+     * or 0 when only the grammar and the rules are checked.
+     */
+    readonly keptLevels: 0 | 2 | 3,
+    elementFields: readonly string[],
   ) {
-    this.skeleton = new SkeletonBuilder(bytes, small, exactStrings, singleKeys)
+    this.skeleton = new SkeletonBuilder(bytes, small, exactStrings, singleKeys, elementFields)
   }
 
   /** Scans bytes up to `end`, from where the last call stopped; stops in the middle of any token. */

@@ -20,11 +20,46 @@ const RUN_BYTES = 64 * 1024
 /** Marks a member that a skeleton object leaves out. */
 const LEFT_OUT: unique symbol = Symbol('left out')
 
+/**
+ * What stands for an element member's value in an element summary, by the kind of its first byte: only its type is
+ * faithful. Index 0 is "absent".
+ */
+const STAND_INS: readonly (() => unknown)[] = [
+  () => undefined,
+  () => '',
+  () => ({}),
+  () => [],
+  () => 0,
+  () => true,
+  () => false,
+  () => null,
+]
+
+/** The STAND_INS index of a value from its first byte. */
+function kindOf(c: number | undefined): number {
+  switch (c) {
+    case 0x22:
+      return 1
+    case 0x7b:
+      return 2
+    case 0x5b:
+      return 3
+    case 0x74:
+      return 5
+    case 0x66:
+      return 6
+    case 0x6e:
+      return 7
+    default:
+      return 4
+  }
+}
+
 type Skeleton = unknown[] | Record<string, unknown>
 
 /**
- * A container whose skeleton may be needed: the top-level object (level 0), a top-level member's array or object
- * (level 1), or an object element of such an array (level 2). Consecutive children whose values are small form a
+ * A container whose skeleton may be needed: the top-level object (level 0), or a top-level member's array or object
+ * (level 1). Consecutive children whose values are small form a
  * run, parsed in one JSON.parse call (the text from the first child, or its key, to the last child's end, wrapped
  * in brackets) when a big child comes, when the run grows past RUN_BYTES, or when the container ends. While the
  * container is not known to be big (`built` null), its run holds all its children and it may yet be parsed whole.
@@ -52,9 +87,17 @@ export class SkeletonBuilder {
   private readonly valueStart = [0, 0, 0, 0]
   private readonly keyStart = [0, 0, 0, 0]
   private readonly keyEnd = [0, 0, 0, 0]
-  private readonly frames = [new Frame(), new Frame(), new Frame()]
+  private readonly frames = [new Frame(), new Frame()]
   private readonly digits = numberScratch()
   private readonly maxKey: number
+  /** `elementFields` as the quoted key bytes a member's key span is compared with. */
+  private readonly elementKeys: Buffer[]
+  /** Per element field, the STAND_INS index of its last value in the current element (0: absent). */
+  private readonly elementKinds: Uint8Array
+  /** Whether the value at level 2 is an object element of a top-level array (its members are noted). */
+  private inElement = false
+  /** One summary object per combination of element field kinds: elements share them, none is built per element. */
+  private readonly summaries = new Map<number, Readonly<Record<string, unknown>>>()
 
   constructor(
     private readonly bytes: Buffer,
@@ -63,8 +106,12 @@ export class SkeletonBuilder {
     private readonly exactStrings: ReadonlySet<string> = new Set(),
     /** Top-level members that may appear once (the fields the gateway reads). */
     private readonly singleKeys: ReadonlySet<string> = new Set(),
+    /** Members of object elements of top-level arrays that validation reads the type of (`messages[i].role`). */
+    private readonly elementFields: readonly string[] = [],
   ) {
     this.maxKey = Math.max(MAX_KEY_BYTES, small)
+    this.elementKeys = elementFields.map((name) => Buffer.from(JSON.stringify(name), 'utf8'))
+    this.elementKinds = new Uint8Array(elementFields.length)
     const top = this.frames[0] as Frame
     top.active = true
     top.built = {}
@@ -79,37 +126,51 @@ export class SkeletonBuilder {
     this.valueStart[level] = at
     this.keyStart[level] = keyStart
     this.keyEnd[level] = keyEnd
-    if (level === 1 && this.singleKeys.size > 0) this.noteMember(keyStart, keyEnd)
-    if (level > 2) return
     const c = this.bytes[at]
-    if (c !== 0x7b && c !== 0x5b) return
-    const frame = this.frames[level] as Frame
-    // Level 1 containers always; level 2 only objects that are elements of a level-1 array.
-    frame.active = level === 1 || (c === 0x7b && (this.frames[1] as Frame).isArray)
-    frame.start = at
-    frame.isArray = c === 0x5b
-    frame.built = null
-    frame.runStart = -1
+    if (level === 1) {
+      if (this.singleKeys.size > 0) this.noteMember(keyStart, keyEnd)
+      if (c !== 0x7b && c !== 0x5b) return
+      const frame = this.frames[1] as Frame
+      frame.active = true
+      frame.start = at
+      frame.isArray = c === 0x5b
+      frame.built = null
+      frame.runStart = -1
+    } else if (level === 2) {
+      this.inElement = c === 0x7b && (this.frames[1] as Frame).isArray
+      if (this.inElement) this.elementKinds.fill(0)
+    } else if (this.inElement) {
+      this.noteElementMember(at, keyStart, keyEnd)
+    }
   }
 
   /** A value at `level` (0..3) of an object body ends just before `end`. */
   onEnd(level: number, end: number): void {
-    if (level === 0) return
+    if (level === 0 || level === 3) return
     const parent = this.frames[level - 1] as Frame
     if (!parent.active) return
     const start = this.valueStart[level] as number
     if (level === 1 && this.exactStrings.size > 0 && this.bytes[start] === 0x22) this.noteSpan(start, end)
     const span = end - start
-    if (level <= 2 && span > this.small) {
+    if (level === 1 && span > this.small) {
       const c = this.bytes[start]
-      const frame = this.frames[level] as Frame
-      if ((c === 0x7b || c === 0x5b) && frame.active) {
+      const frame = this.frames[1] as Frame
+      if (c === 0x7b || c === 0x5b) {
         if (frame.built === null) frame.built = frame.isArray ? [] : {}
         this.flush(frame)
       }
     }
     // The parent spans at least up to its closing bracket, just after this child at the earliest.
     if (parent.built === null && end + 1 - parent.start > this.small) parent.built = parent.isArray ? [] : {}
+    if (level === 2 && this.inElement) {
+      this.inElement = false
+      // An element of an array known to be big is summed up: parsing each of them would cost what the scan saves.
+      if (parent.built !== null) {
+        this.flush(parent)
+        ;(parent.built as unknown[]).push(this.summary())
+        return
+      }
+    }
     const keyStart = this.keyStart[level] as number
     const longKey = !parent.isArray && (this.keyEnd[level] as number) - keyStart > this.maxKey
     if (span <= this.small && !longKey) {
@@ -136,6 +197,52 @@ export class SkeletonBuilder {
     // The last duplicate wins, as with JSON.parse: a left-out value also removes an earlier one.
     if (value === LEFT_OUT) delete target[key]
     else defineMember(target, key, value)
+  }
+
+  /** Notes the kind of an element member's value when its key is one of `elementFields` (the last duplicate wins). */
+  private noteElementMember(at: number, keyStart: number, keyEnd: number): void {
+    const keys = this.elementKeys
+    const length = keyEnd - keyStart
+    for (let k = 0; k < keys.length; k++) {
+      const key = keys[k] as Buffer
+      if (length === key.length ? this.sameBytes(key, keyStart) : this.escapedName(keyStart, keyEnd, k)) {
+        this.elementKinds[k] = kindOf(this.bytes[at])
+      }
+    }
+  }
+
+  private sameBytes(key: Buffer, at: number): boolean {
+    const b = this.bytes
+    for (let j = 0; j < key.length; j++) if (b[at + j] !== key[j]) return false
+    return true
+  }
+
+  /** Whether a key written with escapes (`"\u0072ole"`) is element field `k`: rare, so decoded only when it can be. */
+  private escapedName(keyStart: number, keyEnd: number, k: number): boolean {
+    const name = this.elementFields[k] as string
+    // Each character is at most a six-byte escape; a longer key cannot be this name.
+    if (keyEnd - keyStart < name.length + 2 || keyEnd - keyStart > 6 * name.length + 2) return false
+    const b = this.bytes
+    let escaped = false
+    for (let j = keyStart + 1; j < keyEnd - 1; j++) if (b[j] === 0x5c) escaped = true
+    return escaped && this.keyOf(keyStart, keyEnd) === name
+  }
+
+  /** The shared summary of the element just ended: its `elementFields` members, each a stand-in of its type. */
+  private summary(): Readonly<Record<string, unknown>> {
+    const kinds = this.elementKinds
+    let id = 0
+    for (let k = 0; k < kinds.length; k++) id = id * 8 + (kinds[k] as number)
+    let found = this.summaries.get(id)
+    if (found === undefined) {
+      const built: Record<string, unknown> = {}
+      for (let k = 0; k < kinds.length; k++) {
+        if (kinds[k] !== 0) defineMember(built, this.elementFields[k] as string, (STAND_INS[kinds[k] as number] as () => unknown)())
+      }
+      found = Object.freeze(built)
+      this.summaries.set(id, found)
+    }
+    return found
   }
 
   private seen: Set<string> | undefined
@@ -189,10 +296,7 @@ export class SkeletonBuilder {
     const c = this.bytes[start]
     if (c === 0x22) return BIG_STRING
     if (c === 0x7b || c === 0x5b) {
-      if (level <= 2) {
-        const frame = this.frames[level] as Frame
-        if (frame.active) return frame.built
-      }
+      if (level === 1) return (this.frames[1] as Frame).built
       return inArray ? [] : LEFT_OUT
     }
     // Literals are never big (the threshold is at least 5 bytes): this is a number.

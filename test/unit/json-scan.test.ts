@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { validateChat } from '../../src/dialects/openai/validate.js'
 import { GatewayError } from '../../src/errors.js'
 import { BIG_STRING, scanJsonObject } from '../../src/json/scan.js'
-import { exact, sameValidation } from '../support/json-agreement.js'
+import { exact, sameValidation, scanChat } from '../support/json-agreement.js'
 import { Gen, numberText } from '../support/json-corpus.js'
 
 describe('scanJsonObject', () => {
@@ -22,10 +22,10 @@ describe('scanJsonObject', () => {
       ['[1,', 'unexpected end of input at byte 3'],
     ]
     for (const [text, reason] of cases) {
-      await expect(scanJsonObject(Buffer.from(text, 'utf8'))).rejects.toThrow(`The request body is not valid JSON: ${reason}.`)
+      await expect(scanChat(Buffer.from(text, 'utf8'))).rejects.toThrow(`The request body is not valid JSON: ${reason}.`)
     }
     for (const text of ['[]', '[1]', '"{}"', '1', 'null', 'true', ' [{"model":"x"}] ']) {
-      const error = await scanJsonObject(Buffer.from(text)).catch((e: unknown) => e)
+      const error = await scanChat(Buffer.from(text)).catch((e: unknown) => e)
       expect(error).toBeInstanceOf(GatewayError)
       expect((error as GatewayError).code).toBe('invalid_request')
       expect((error as GatewayError).message).toBe('The request body must be a JSON object.')
@@ -37,13 +37,13 @@ describe('scanJsonObject', () => {
       JSON.stringify({ model: 'm', messages: Array.from({ length: 5000 }, (_, i) => ({ role: 'user', content: `m${i}` })) }),
     )
     for (const body of [many, Buffer.from('{"a":[1,{"b":"c"}],"model":"m"}'), Buffer.from('{}')]) {
-      expect(await scanJsonObject(body, { skeleton: false, sliceBytes: 4096 })).toEqual({})
+      expect(await scanChat(body, { skeleton: false, sliceBytes: 4096 })).toEqual({})
     }
     for (const text of ['{"a":01}', '{"a":"\\x"}', '{"a":1} x', '[1]', '{"a":[1,]}', `{"a":${'['.repeat(50)}${']'.repeat(50)}}`]) {
       const bytes = Buffer.from(text)
       const rules = { maxDepth: 20, singleKeys: new Set<string>() }
-      const withSkeleton = await scanJsonObject(bytes, { rules }).catch((e: unknown) => String(e))
-      const without = await scanJsonObject(bytes, { rules, skeleton: false }).catch((e: unknown) => String(e))
+      const withSkeleton = await scanChat(bytes, { rules }).catch((e: unknown) => String(e))
+      const without = await scanChat(bytes, { rules, skeleton: false }).catch((e: unknown) => String(e))
       expect(typeof withSkeleton).toBe('string')
       expect(without).toBe(withSkeleton)
     }
@@ -52,15 +52,15 @@ describe('scanJsonObject', () => {
   it('accepts nesting 100 000 levels deep, arrays and objects, without recursion', async () => {
     const depth = 100_000
     const arrays = Buffer.from(`{"a":${'['.repeat(depth)}${']'.repeat(depth)},"model":"m"}`)
-    const skeleton = await scanJsonObject(arrays)
+    const skeleton = await scanChat(arrays)
     expect(skeleton).toEqual({ a: [[]], model: 'm' })
     const objects = Buffer.from(`{"a":${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}}`)
-    expect(await scanJsonObject(objects)).toEqual({ a: {} })
+    expect(await scanChat(objects)).toEqual({ a: {} })
     const mixed = Buffer.from(`{"a":${'[{"b":'.repeat(depth)}null${'}]'.repeat(depth)}}`)
-    expect(await scanJsonObject(mixed, { smallValueBytes: 8 })).toEqual({ a: [{}] })
+    expect(await scanChat(mixed, { smallValueBytes: 8 })).toEqual({ a: [{}] })
     // Exact (parsed) where the deep value is small enough.
     const small = Buffer.from(`{"a":${'['.repeat(depth)}${']'.repeat(depth)}}`)
-    const exactDeep = await scanJsonObject(small, { smallValueBytes: 1e9, sliceBytes: 4096 })
+    const exactDeep = await scanChat(small, { smallValueBytes: 1e9, sliceBytes: 4096 })
     let cursor: unknown = exactDeep.a
     let levels = 0
     while (Array.isArray(cursor) && cursor.length > 0) {
@@ -69,13 +69,11 @@ describe('scanJsonObject', () => {
     }
     expect(levels).toBe(depth - 1)
     // Deep but invalid or not an object.
-    await expect(scanJsonObject(Buffer.from(`{"a":${'['.repeat(depth)}${']'.repeat(depth - 1)}}`))).rejects.toThrow(
+    await expect(scanChat(Buffer.from(`{"a":${'['.repeat(depth)}${']'.repeat(depth - 1)}}`))).rejects.toThrow(
       /not valid JSON: expected ',' or ']', found '}'/,
     )
-    await expect(scanJsonObject(Buffer.from('['.repeat(depth) + ']'.repeat(depth)))).rejects.toThrow(
-      'The request body must be a JSON object.',
-    )
-    await expect(scanJsonObject(Buffer.from(`{"a":${'['.repeat(depth)}`))).rejects.toThrow(`unexpected end of input at byte ${depth + 5}.`)
+    await expect(scanChat(Buffer.from('['.repeat(depth) + ']'.repeat(depth)))).rejects.toThrow('The request body must be a JSON object.')
+    await expect(scanChat(Buffer.from(`{"a":${'['.repeat(depth)}`))).rejects.toThrow(`unexpected end of input at byte ${depth + 5}.`)
   })
 
   it('yields to the event loop between slices of a 20 MB body', async () => {
@@ -95,7 +93,7 @@ describe('scanJsonObject', () => {
       if (scanning) setImmediate(tick)
     }
     setImmediate(tick)
-    const skeleton = await scanJsonObject(body)
+    const skeleton = await scanChat(body)
     scanning = false
     expect(fired).toBe(true)
     // One turn of the loop per 256 KiB slice at least (ticks counted, not time).
@@ -104,20 +102,23 @@ describe('scanJsonObject', () => {
     expect(skeleton.temperature).toBe(0.5)
     const list = skeleton.messages as Array<Record<string, unknown>>
     expect(list).toHaveLength(messages.length)
-    expect(list[0]).toEqual({ role: 'user', content: BIG_STRING })
+    // Each element summed up by what chat validation reads, all of them by one shared, frozen object.
+    expect(list[0]).toEqual({ role: '' })
+    expect(new Set(list).size).toBe(1)
+    expect(Object.isFrozen(list[0])).toBe(true)
 
     // A body within one slice is scanned without a turn of the loop.
     let early = false
     setImmediate(() => {
       early = true
     })
-    await scanJsonObject(Buffer.from('{"model":"m","messages":[{"role":"user"}]}'))
+    await scanChat(Buffer.from('{"model":"m","messages":[{"role":"user"}]}'))
     expect(early).toBe(false)
   })
 
   it('makes a top-level __proto__ an own property, as JSON.parse does', async () => {
     for (const small of [8, 1e9]) {
-      const skeleton = await scanJsonObject(Buffer.from('{"__proto__":{"model":"evil","x":"a long string here"},"y":1}'), {
+      const skeleton = await scanChat(Buffer.from('{"__proto__":{"model":"evil","x":"a long string here"},"y":1}'), {
         smallValueBytes: small,
       })
       expect(Object.getPrototypeOf(skeleton)).toBe(Object.prototype)
@@ -127,14 +128,15 @@ describe('scanJsonObject', () => {
       expect((skeleton as { x?: unknown }).x).toBeUndefined()
     }
     const text = '{"messages":[{"__proto__":{"r":1},"content":"a long string here"}]}'
-    const messages = await scanJsonObject(Buffer.from(text), { smallValueBytes: 8 })
+    // A small array's element is parsed (an own __proto__); a big array's is summed up (no member read but role).
+    const exactly = await scanChat(Buffer.from(text), { smallValueBytes: 1e9 })
+    expect(Object.hasOwn((exactly.messages as object[])[0] as object, '__proto__')).toBe(true)
+    const messages = await scanChat(Buffer.from(text), { smallValueBytes: 8 })
     const first = (messages.messages as object[])[0] as Record<string, unknown>
-    expect(Object.hasOwn(first, '__proto__')).toBe(true)
     expect(Object.getPrototypeOf(first)).toBe(Object.prototype)
+    expect(first).toEqual({})
     expect(first.r).toBeUndefined()
-    expect(first.content).toBe(BIG_STRING)
     expect(() => validateChat({ model: 'm', ...messages })).toThrow("'messages[0].role' must be a string.")
-    expect(first.content).toBe(BIG_STRING)
   })
 
   it('lets the last duplicate key win, also when an earlier or later value is big', async () => {
@@ -154,26 +156,26 @@ describe('scanJsonObject', () => {
     for (const text of cases) {
       const parsed = JSON.parse(text) as Record<string, unknown>
       for (const small of [8, 50, 1e9]) {
-        const skeleton = await scanJsonObject(Buffer.from(text), { smallValueBytes: small })
+        const skeleton = await scanChat(Buffer.from(text), { smallValueBytes: small })
         sameValidation(skeleton, parsed, `${text} ${small}`)
         if (small === 1e9) expect(exact(skeleton)).toBe(exact(parsed))
       }
     }
-    expect((await scanJsonObject(Buffer.from(`{"model":"a","model":${big}}`), { smallValueBytes: 8 })).model).toBe(BIG_STRING)
-    expect(await scanJsonObject(Buffer.from(`{"x":{"a":1,"a":{"b":${big}}}}`), { smallValueBytes: 8 })).toEqual({ x: {} })
-    expect(await scanJsonObject(Buffer.from(`{"x":{"a":{"b":${big}},"a":2}}`), { smallValueBytes: 8 })).toEqual({ x: { a: 2 } })
+    expect((await scanChat(Buffer.from(`{"model":"a","model":${big}}`), { smallValueBytes: 8 })).model).toBe(BIG_STRING)
+    expect(await scanChat(Buffer.from(`{"x":{"a":1,"a":{"b":${big}}}}`), { smallValueBytes: 8 })).toEqual({ x: {} })
+    expect(await scanChat(Buffer.from(`{"x":{"a":{"b":${big}},"a":2}}`), { smallValueBytes: 8 })).toEqual({ x: { a: 2 } })
   })
 
   it('leaves out members whose key is longer than 64 KiB, unless smallValueBytes is larger', async () => {
     const long = 'k'.repeat(70_000)
     const text = `{"model":"m","${long}":1,"messages":[{"${long}":2,"role":"user"}],"x":{"${long}":[3],"y":"${'z'.repeat(70_000)}"}}`
-    const skeleton = await scanJsonObject(Buffer.from(text))
-    expect(skeleton).toEqual({ model: 'm', messages: [{ role: 'user' }], x: { y: BIG_STRING } })
+    const skeleton = await scanChat(Buffer.from(text))
+    expect(skeleton).toEqual({ model: 'm', messages: [{ role: '' }], x: { y: BIG_STRING } })
     expect(validateChat(skeleton)).toEqual({ model: 'm', stream: false })
-    expect(exact(await scanJsonObject(Buffer.from(text), { smallValueBytes: 1e9, sliceBytes: 1000 }))).toBe(exact(JSON.parse(text)))
+    expect(exact(await scanChat(Buffer.from(text), { smallValueBytes: 1e9, sliceBytes: 1000 }))).toBe(exact(JSON.parse(text)))
   })
 
-  it('builds the skeleton: small values parsed, big strings marked, big arrays and objects reduced', async () => {
+  it('builds the skeleton: small values parsed, big strings marked, big arrays and objects reduced, elements summed up', async () => {
     const big = `"${'y'.repeat(40)}"`
     const text = `{
       "model": "gpt",
@@ -191,24 +193,64 @@ describe('scanJsonObject', () => {
       "options": {"a": ${big}, "b": [1, 2, 3, 4, 5, 6, 7, 8], "c": {"d": 1, "e": 2}, "f": true, "g": 1.5e300},
       "seed": 12345678901234567890
     }`
-    const skeleton = await scanJsonObject(Buffer.from(text), { smallValueBytes: 12 })
+    const skeleton = await scanChat(Buffer.from(text), { smallValueBytes: 12 })
     expect(skeleton).toEqual({
       model: 'gpt',
       prompt: BIG_STRING,
-      messages: [
-        { role: 'user', content: BIG_STRING, meta: { k: 1 }, n: 12345678901234 },
-        [],
-        [1],
-        BIG_STRING,
-        'short',
-        3.25,
-        null,
-        { role: 'tool' },
-      ],
+      messages: [{ role: '' }, [], [1], BIG_STRING, 'short', 3.25, null, { role: '' }],
       options: { a: BIG_STRING, f: true, g: 1.5e300 },
       // biome-ignore lint/correctness/noPrecisionLoss: a literal beyond double precision, as a client may send
       seed: 12345678901234567890,
     })
+  })
+
+  it('sums up the elements of a big array by the members the route reads: their type, the last duplicate winning', async () => {
+    const pad = `"pad":"${'p'.repeat(100)}"`
+    const elements = [
+      '{"role":"user","n":1}',
+      `{${pad},"\\u0072ole":"escaped"}`,
+      `{"role":"user","role":{"a":1}}`,
+      `{"role":{"a":1},"role":"user"}`,
+      `{"rolex":"no","name":"role"}`,
+      `{"role":[1],${pad}}`,
+      `{"role":1.5}`,
+      `{"role":true}`,
+      `{"role":false}`,
+      `{"role":null}`,
+      `{"content":{"parts":[]},"role":"model"}`,
+    ]
+    const text = `{"model":"m","messages":[${elements.join(',')}]}`
+    const parsed = JSON.parse(text) as { messages: Array<Record<string, unknown>> }
+    const skeleton = await scanJsonObject(Buffer.from(text), { smallValueBytes: 64, elementFields: ['role', 'content'] })
+    const list = skeleton.messages as Array<Record<string, unknown>>
+    expect(list).toHaveLength(elements.length)
+    // The first element is parsed whole: the array was not yet known to be big.
+    expect(list[0]).toEqual(parsed.messages[0])
+    expect(list.slice(1)).toEqual([
+      { role: '' },
+      { role: {} },
+      { role: '' },
+      {},
+      { role: [] },
+      { role: 0 },
+      { role: true },
+      { role: false },
+      { role: null },
+      { role: '', content: {} },
+    ])
+    for (let i = 1; i < list.length; i++) expect(typeof list[i]?.role, text).toBe(typeof parsed.messages[i]?.role)
+    // Elements alike share one summary.
+    const again = await scanJsonObject(Buffer.from(`{"a":[${pad.replace('"pad":', '')},{"role":"a"},{"role":"b","x":1}]}`), {
+      smallValueBytes: 8,
+      elementFields: ['role'],
+    })
+    const [, first, second] = again.a as object[]
+    expect(first).toBe(second)
+    // Without element fields, every element of a big array is an empty summary, and nothing below it is reported.
+    expect((await scanJsonObject(Buffer.from(text), { smallValueBytes: 64 })).messages).toEqual([
+      parsed.messages[0],
+      ...elements.slice(1).map(() => ({})),
+    ])
   })
 
   it('reads numbers of any length exactly as JSON.parse does', async () => {
@@ -245,7 +287,7 @@ describe('scanJsonObject', () => {
     ]
     for (let k = 0; k < 2000; k++) texts.push(numberText(g))
     for (const number of texts) {
-      const skeleton = await scanJsonObject(Buffer.from(`{"n":${number},"m":[${number}],"o":{"p":${number}}}`), { smallValueBytes: 5 })
+      const skeleton = await scanChat(Buffer.from(`{"n":${number},"m":[${number}],"o":{"p":${number}}}`), { smallValueBytes: 5 })
       const expected = JSON.parse(number) as number
       expect(Object.is(skeleton.n, expected), number).toBe(true)
       expect(Object.is((skeleton.m as number[])[0], expected), number).toBe(true)
@@ -258,9 +300,9 @@ describe('scanJsonObject', () => {
     const parsed = JSON.parse(text) as Record<string, unknown>
     const bytes = Buffer.from(text)
     for (let slice = 1; slice <= 13; slice++) {
-      expect(exact(await scanJsonObject(bytes, { sliceBytes: slice, smallValueBytes: 1e9 }))).toBe(exact(parsed))
+      expect(exact(await scanChat(bytes, { sliceBytes: slice, smallValueBytes: 1e9 }))).toBe(exact(parsed))
       for (const small of [5, 8, 16, 32])
-        sameValidation(await scanJsonObject(bytes, { sliceBytes: slice, smallValueBytes: small }), parsed, `${slice} ${small}`)
+        sameValidation(await scanChat(bytes, { sliceBytes: slice, smallValueBytes: small }), parsed, `${slice} ${small}`)
     }
   })
 })

@@ -62,6 +62,7 @@ export const batchEmbedContents: OperationFormat = {
   modelInBody: false,
   renameInBody: renamer([['requests', '*', 'model']]),
   readFields: new Set(['requests']),
+  elementFields: ['content'],
   keepsRecords: true,
   refuseOtherFormat: otherFormatEmbeddings,
   read(fields, fromPath) {

@@ -76,6 +76,7 @@ export const chatCompletions: OperationFormat = {
     'max_completion_tokens',
     'max_tokens',
   ]),
+  elementFields: ['role'],
   keepsRecords: true,
   read: (fields) => validateChat(fields),
 }
