@@ -1,13 +1,15 @@
 import type { Readable } from 'node:stream'
 import type { Deadline } from './deadlines.js'
+import { joinedNow, joinInSlices } from './join-chunks.js'
 
 /** How `collectBody` reads one body. */
 export interface CollectOptions {
   /** Largest body accepted, in bytes. */
   limit: number
   /**
-   * The declared length, when known: the bytes are copied into one buffer that grows toward it as they arrive
-   * (never allocated from the declaration alone beyond `PREALLOCATE_BYTES`), with no chunk list beside it.
+   * The declared length, when known: a body of at most `PREALLOCATE_BYTES` is copied into one buffer of that size as
+   * it arrives, with no chunk list beside it; a larger one is kept as its chunks (never allocated from the
+   * declaration alone) and joined at its end.
    */
   expectedBytes?: number
   /** What happens to the stream past the limit: drained (a client can still read a 413), or destroyed. */
@@ -18,7 +20,10 @@ export interface CollectOptions {
   broken: (cause: unknown) => Error
   /** When the whole body must have arrived, and the error past it (the stream is then left alone, paused). */
   deadline?: { at: Deadline; error: () => Error }
-  /** Counts each chunk of a body of unknown length against a budget; past it, `overBudget` (the stream is drained). */
+  /**
+   * Counts the bytes of a body beyond its declared length (all of a body of unknown length) against a budget, the
+   * declared ones having been reserved before; past it, `overBudget` (the stream is drained).
+   */
   budget?: { grow(bytes: number): boolean }
   /** The error for a chunk the budget refused. */
   overBudget?: () => Error
@@ -30,7 +35,7 @@ export interface CollectOptions {
   errorAtClose?: boolean
 }
 
-/** The most allocated up front from a declared length; a bigger body's buffer grows with what actually arrives. */
+/** The most allocated up front from a declared length; a bigger body's memory grows with what actually arrives. */
 export const PREALLOCATE_BYTES = 1024 * 1024
 
 /**
@@ -42,7 +47,8 @@ export function collectBody(stream: Readable, options: CollectOptions): Promise<
   if (stream.destroyed) return Promise.reject(options.broken(undefined))
   const { limit } = options
   const expected = options.expectedBytes
-  const target = expected !== undefined && Number.isSafeInteger(expected) && expected > 0 && expected <= limit ? expected : 0
+  const declared = expected !== undefined && Number.isSafeInteger(expected) && expected > 0 && expected <= limit ? expected : 0
+  const target = declared <= PREALLOCATE_BYTES ? declared : 0
   const errorAtClose = options.errorAtClose === true
   return new Promise((resolve, reject) => {
     let chunks: Buffer[] = []
@@ -89,12 +95,7 @@ export function collectBody(stream: Readable, options: CollectOptions): Promise<
           return
         }
         if (needed <= target) {
-          if (whole === undefined || needed > whole.length) {
-            // Doubling keeps the copies linear in the body size and the spare room below the bytes received.
-            const grown = Buffer.allocUnsafe(Math.min(target, Math.max(needed, PREALLOCATE_BYTES, (whole?.length ?? 0) * 2)))
-            whole?.copy(grown, 0, 0, size)
-            whole = grown
-          }
+          whole ??= Buffer.allocUnsafe(target)
           chunk.copy(whole, size)
           size = needed
           return
@@ -105,15 +106,19 @@ export function collectBody(stream: Readable, options: CollectOptions): Promise<
       }
       size += chunk.length
       if (size > limit) return fail(options.tooLarge(), true)
-      if (options.budget && !options.budget.grow(chunk.length)) return fail((options.overBudget ?? options.tooLarge)(), true)
+      if (options.budget && size > declared && !options.budget.grow(Math.min(chunk.length, size - declared))) {
+        return fail((options.overBudget ?? options.tooLarge)(), true)
+      }
       chunks.push(chunk)
     }
     const onEnd = () => {
       if (settled) return
       settled = true
       disarm?.()
-      if (whole) resolve(size === whole.length ? whole : whole.subarray(0, size))
-      else resolve(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size))
+      if (whole) return resolve(size === whole.length ? whole : whole.subarray(0, size))
+      const joined = joinedNow(chunks, size)
+      if (joined) resolve(joined)
+      else joinInSlices(chunks, size).then(resolve, reject)
     }
     // Settled first: a request emits `close` after every `end`, and an error object costs its stack trace.
     const onError = (error: unknown) => settled || fail(options.broken(error), false)

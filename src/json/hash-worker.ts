@@ -44,7 +44,8 @@ class HashWorker {
     return new Promise<string>((resolve, reject) => {
       this.pending.set(id, { resolve, reject })
       worker.ref()
-      // The bytes are copied to the worker: the caller keeps its buffer to forward and store.
+      // Bytes in shared memory (a large body, see join-chunks.ts) are shared, others copied: the caller keeps its
+      // buffer to forward and store either way, and neither side writes to it.
       worker.postMessage({ id, bytes })
     })
   }

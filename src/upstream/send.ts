@@ -3,6 +3,7 @@ import type { Readable } from 'node:stream'
 import { type Dispatcher, util } from 'undici'
 import type { ResolvedModel, UpstreamKey } from '../config/resolve.js'
 import { isGatewayError } from '../errors.js'
+import { joinedNow, joinInSlices } from '../http/join-chunks.js'
 import type { Operation } from '../types.js'
 import { decodedBody, decodedWhole } from './decode.js'
 import { upstreamFailure, upstreamTooLarge } from './failure.js'
@@ -135,8 +136,13 @@ class WholeAnswer implements Dispatcher.DispatchHandler {
   }
 
   onComplete(): void {
+    const raw = joinedNow(this.chunks, this.size)
+    if (raw) this.answer(raw)
+    else joinInSlices(this.chunks, this.size).then((joined) => this.answer(joined), this.reject)
+  }
+
+  private answer(raw: Buffer): void {
     const headers = util.parseHeaders(this.rawHeaders) as IncomingHttpHeaders
-    const raw = this.chunks.length === 1 ? (this.chunks[0] as Buffer) : Buffer.concat(this.chunks, this.size)
     const statusCode = this.statusCode
     if (headers['content-encoding'] === undefined) {
       this.resolve({ statusCode, headers, body: raw, served: this.served })

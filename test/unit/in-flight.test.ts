@@ -50,4 +50,25 @@ describe('collectBody with a declared length', () => {
     expect(whole.length).toBe(3 << 20)
     expect(whole.every((byte) => byte === 7)).toBe(true)
   })
+
+  it('counts against the budget only the bytes beyond the declared length, which was reserved before', async () => {
+    for (const declared of [1000, 3 << 20]) {
+      const grown: number[] = []
+      const stream = new PassThrough()
+      const read = collectBody(stream, {
+        limit: 8 << 20,
+        expectedBytes: declared,
+        afterOverflow: 'drain',
+        tooLarge: () => new Error('too large'),
+        broken: () => new Error('broken'),
+        budget: { grow: (bytes) => grown.push(bytes) > 0 },
+      })
+      const piece = Buffer.alloc(declared / 4, 1)
+      for (let i = 0; i < 4; i++) stream.write(piece)
+      expect(grown).toEqual([])
+      stream.end(Buffer.alloc(10, 1))
+      expect((await read).length).toBe(declared + 10)
+      expect(grown).toEqual([10])
+    }
+  })
 })
