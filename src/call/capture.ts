@@ -17,6 +17,18 @@ export interface UndeliveredResponse {
   body: Buffer
   /** A stream's events as relayed; `body` is then the stream assembled into a whole answer. */
   streamRaw?: string
+  /** The request's hash when it was begun earlier (see `hashWhileWaiting`); taken now otherwise. */
+  requestHash?: Promise<string>
+}
+
+/**
+ * Begins hashing a call's request body while its upstream still works (its client has left, so a record is likely):
+ * the record is then written as soon as the answer is complete. Never rejects unheard; `keepRecord` hears it.
+ */
+export function hashWhileWaiting(spec: CallSpec): Promise<string> {
+  const hashing = bodyHash(spec.body)
+  hashing.catch(() => {})
+  return hashing
 }
 
 /** Keeps an undelivered response as a recovery record; resolves whether it was stored. */
@@ -24,7 +36,7 @@ export async function keepRecord(rt: Runtime, spec: CallSpec, response: Undelive
   const { recovery, logger } = rt.options
   let requestHash: string
   try {
-    requestHash = await bodyHash(spec.body)
+    requestHash = await (response.requestHash ?? bodyHash(spec.body))
   } catch (error) {
     logger.error('model-gateway: recovery record could not be stored', { requestId: spec.requestId, error: String(error) })
     return false

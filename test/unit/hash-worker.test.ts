@@ -21,6 +21,15 @@ describe('requestBodyHashOffLoop', () => {
     })
   })
 
+  it('hashes a body in shared memory, as large bodies are joined, without copying it and exactly alike', async () => {
+    const text = JSON.stringify({ messages: Array.from({ length: 20_000 }, (_, i) => ({ role: 'user', content: `m${i}` })) })
+    const shared = Buffer.from(new SharedArrayBuffer(Buffer.byteLength(text)))
+    shared.write(text)
+    expect(await requestBodyHashOffLoop(shared)).toBe(requestBodyHash(text))
+    // The caller's buffer is untouched: it is still forwarded and stored.
+    expect(shared.toString()).toBe(text)
+  })
+
   it('keeps the test vector of the service description, and a large body', async () => {
     const vector = '{"model":"gpt-4o-mini","messages":[{"role":"user","content":"证明费马大定理."}],"stream":false}'
     expect(await requestBodyHashOffLoop(Buffer.from(vector))).toBe('6ded87ad1c72779a')
