@@ -19,10 +19,10 @@ async function distModule(name) {
   return import(pathToFileURL(fileURLToPath(file)).href)
 }
 
-/** Record-write timings: from the moment an upstream response body completed to `onUsage({ recovered: true })`. */
+/** Record-write timings: from the moment an upstream response body completed to its `record:stored` message. */
 const writes = { samples: /** @type {number[]} */ ([]), recovered: 0, firstUpstreamDone: 0n, lastRecovered: 0n, lastUpstreamDone: 0n }
 /**
- * A `recovered` question waiting for its count: answered once, from `onUsage`, after the write was timed. The bench
+ * A `recovered` question waiting for its count: answered once, from `record:stored`, after the write was timed. The bench
  * waits this way rather than polling, so that no question lands on the event loop while a write is being timed.
  */
 let awaited = /** @type {{ count: number, reply: () => void } | undefined} */ (undefined)
@@ -76,6 +76,19 @@ async function createBenchGateway() {
       writes.lastUpstreamDone = process.hrtime.bigint()
       if (writes.firstUpstreamDone === 0n) writes.firstUpstreamDone = writes.lastUpstreamDone
     })
+    // Published once the store confirmed the write: the end of what part 6 times. The usage event comes after it
+    // and also reads the answer's token counts, which is not the record's write.
+    subscribe('model-gateway:record:stored', () => {
+      const now = process.hrtime.bigint()
+      writes.recovered++
+      writes.lastRecovered = now
+      if (writes.lastUpstreamDone > 0n) writes.samples.push(Number(now - writes.lastUpstreamDone) / 1e6)
+      if (awaited !== undefined && writes.recovered >= awaited.count) {
+        const { reply } = awaited
+        awaited = undefined
+        reply()
+      }
+    })
   }
   const gateway = core.createGateway({
     ...upstreamsFor(process.env.BENCH_RESILIENCE),
@@ -83,20 +96,6 @@ async function createBenchGateway() {
     store,
     // BENCH_STREAMS=finish: every stream is resumable (numbered, kept in memory while it runs).
     recovery: process.env.BENCH_STREAMS ? { streams: process.env.BENCH_STREAMS } : undefined,
-    onUsage: instrument
-      ? (usage) => {
-          if (!usage.recovered) return
-          const now = process.hrtime.bigint()
-          writes.recovered++
-          writes.lastRecovered = now
-          if (writes.lastUpstreamDone > 0n) writes.samples.push(Number(now - writes.lastUpstreamDone) / 1e6)
-          if (awaited !== undefined && writes.recovered >= awaited.count) {
-            const { reply } = awaited
-            awaited = undefined
-            reply()
-          }
-        }
-      : undefined,
   })
   if (process.env.BENCH_OTEL) await instrumentWithOtel(gateway, process.env.BENCH_OTEL)
   return gateway

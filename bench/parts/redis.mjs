@@ -1,6 +1,6 @@
 // Part 6: recovery records on Redis through the public HTTP flow (real interrupted requests), against
 // the same commands sent directly with @redis/client. The gateway process times each write from the
-// moment its upstream response body completed to `onUsage({ recovered: true })`.
+// moment its upstream response body completed to the `model-gateway:record:stored` message of that record.
 import { ask, startChild } from '../lib/proc.mjs'
 import { num, ratio, section, table } from '../lib/report.mjs'
 import { median, percentile } from '../lib/stats.mjs'
@@ -107,7 +107,7 @@ export async function redisPart(ctx) {
   const text = section(
     `6. Redis store (Redis ${raw.ready.version}): record write and list, against raw @redis/client`,
     [
-      `Records with ~${Math.round(opts.responseBytes / 1024)} KB answers made by real interrupted requests. Write latency (c=1, ${opts.sequential} records) = upstream body complete → record stored (hash, build, serialise, one MULTI: 3 SET + HSET + 2 PEXPIRE + HLEN), timed inside the gateway; raw = the same MULTI in one round trip, one write every 18 ms as the gateway's come (back to back they run several times faster). Burst = ${opts.burst} responses released at once by the mock: records/s from the first upstream body to the last stored record. List = GET /v1/recoveries over HTTP (gateway) vs HSCAN pages + one EXISTS over each page's detail keys (raw).`,
+      `Records with ~${Math.round(opts.responseBytes / 1024)} KB answers made by real interrupted requests. Write latency (c=1, ${opts.sequential} records) = upstream body complete → record stored (hash, build, serialise, one MULTI: 3 SET + HSET + 2 PEXPIRE + HLEN), timed inside the gateway to its \`record:stored\` message; raw = the same MULTI in one round trip, one write every 18 ms as the gateway's come (back to back they run several times faster). Burst = ${opts.burst} responses released at once by the mock: records/s from the first upstream body to the last stored record. List = GET /v1/recoveries over HTTP (gateway) vs HSCAN pages + one EXISTS over each page's detail keys (raw).`,
     ],
     table(
       ['path', 'write p50 ms', 'write p99 ms', 'burst records/s', 'list ms (median)', 'records listed'],
