@@ -3,6 +3,7 @@ import type { CallTarget, Dialect, OperationFormat } from '../dialects/index.js'
 import { GatewayError, invalidField, shown } from '../errors.js'
 import type { RequestBody } from '../http/read-body.js'
 import type { TraceHeaders } from '../observe/channels.js'
+import { hashOnce } from '../recovery/body-hash.js'
 import type { Runtime } from '../runtime.js'
 import type { Operation } from '../types.js'
 import { UpstreamBodies } from './upstream-bodies.js'
@@ -39,6 +40,8 @@ export interface CallSpec {
   repeat: RepeatHeaders
   /** The client's trace context, for diagnostics subscribers. */
   trace: TraceHeaders | undefined
+  /** The body's `request_body_hash`, computed once for the call on first ask (a large body's off the event loop). */
+  requestHash: () => Promise<string>
 }
 
 /** The headers by which a request says it repeats a call. */
@@ -93,5 +96,6 @@ export function buildCallSpec(rt: Runtime, request: CallRequest): CallSpec {
     startedAt: request.startedAt,
     repeat: request.repeat,
     trace: request.trace,
+    requestHash: hashOnce(body),
   }
 }

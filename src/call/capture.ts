@@ -1,5 +1,4 @@
 import { channels } from '../observe/channels.js'
-import { bodyHash } from '../recovery/body-hash.js'
 import { buildRecord } from '../recovery/record.js'
 import type { StreamLog } from '../recovery/stream/stream-log.js'
 import { writeRecord } from '../recovery/writer.js'
@@ -17,18 +16,6 @@ export interface UndeliveredResponse {
   body: Buffer
   /** A stream's events as relayed; `body` is then the stream assembled into a whole answer. */
   streamRaw?: string
-  /** The request's hash when it was begun earlier (see `hashWhileWaiting`); taken now otherwise. */
-  requestHash?: Promise<string>
-}
-
-/**
- * Begins hashing a call's request body while its upstream still works (its client has left, so a record is likely):
- * the record is then written as soon as the answer is complete. Never rejects unheard; `keepRecord` hears it.
- */
-export function hashWhileWaiting(spec: CallSpec): Promise<string> {
-  const hashing = bodyHash(spec.body)
-  hashing.catch(() => {})
-  return hashing
 }
 
 /** Keeps an undelivered response as a recovery record; resolves whether it was stored. */
@@ -36,7 +23,7 @@ export async function keepRecord(rt: Runtime, spec: CallSpec, response: Undelive
   const { recovery, logger } = rt.options
   let requestHash: string
   try {
-    requestHash = await (response.requestHash ?? bodyHash(spec.body))
+    requestHash = await spec.requestHash()
   } catch (error) {
     logger.error('model-gateway: recovery record could not be stored', { requestId: spec.requestId, error: String(error) })
     return false

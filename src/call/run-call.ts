@@ -22,7 +22,7 @@ import {
 } from './answer.js'
 import { factsOfBody, NO_USAGE } from './answer-facts.js'
 import type { CallSpec } from './call-spec.js'
-import { hashWhileWaiting, keepRecord } from './capture.js'
+import { keepRecord } from './capture.js'
 import { journalOptions, streamCall } from './stream-call.js'
 
 /**
@@ -63,14 +63,14 @@ function whenClientLeaves(rt: Runtime, spec: CallSpec, hook: AbortHook): { live:
 async function wholeCall(rt: Runtime, spec: CallSpec, client: ClientSink, lease: CallLease | undefined): Promise<CallOutcome> {
   const hook: AbortHook = {}
   let left: { live: LiveCall; journal: Journal } | undefined
-  let requestHash: Promise<string> | undefined
   const stopWatching = client.watch.onGone(() => {
     // A process killed before the answer arrives loses it: this line lets an operator reconcile such calls.
     if (spec.format.keepsRecords) {
       rt.options.logger.info?.('model-gateway: client left a non-streaming call; it goes on and its answer will be kept', {
         requestId: spec.requestId,
       })
-      requestHash = hashWhileWaiting(spec)
+      // Its record is likely now: the hash it needs is taken while the upstream works, not after the answer.
+      void spec.requestHash()
     }
     // Its retry may reach another process while this call runs: the lease tells the store then, and only then.
     lease?.clientLeft()
@@ -100,7 +100,7 @@ async function wholeCall(rt: Runtime, spec: CallSpec, client: ClientSink, lease:
   const recovered =
     delivery.delivered || !spec.format.keepsRecords
       ? false
-      : await keepRecord(rt, spec, { reason: delivery.reason, status, contentType, body, requestHash })
+      : await keepRecord(rt, spec, { reason: delivery.reason, status, contentType, body })
   await journalDone
   const outcome: CallOutcome = { status, delivered: delivery.delivered, recovered, usage: undefined, served }
   if (channels.callEnd.hasSubscribers) {

@@ -1,6 +1,5 @@
 import { createHash } from 'node:crypto'
 import type { CallSpec } from '../call/call-spec.js'
-import { bodyHash } from '../recovery/body-hash.js'
 
 /** What makes two model calls the same call: owner, operation, model and the canonical hash of the body. */
 export interface Fingerprint {
@@ -12,7 +11,7 @@ export interface Fingerprint {
 
 /** The fingerprint of a call; hashing a large body happens off the event loop. */
 export async function fingerprintOf(spec: CallSpec): Promise<Fingerprint> {
-  const hash = await bodyHash(spec.body)
+  const hash = await spec.requestHash()
   // JSON keeps the parts apart whatever characters a model id holds.
   const id = createHash('sha256')
     .update(JSON.stringify([spec.owner, spec.operation, spec.model.id, hash]))
