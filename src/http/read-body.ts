@@ -2,7 +2,7 @@ import type { IncomingMessage } from 'node:http'
 import { GatewayError } from '../errors.js'
 import { inspectJson } from '../json/inspect.js'
 import { scanJsonBody } from '../json/scan.js'
-import { invalidUtf8At } from '../json/utf8.js'
+import { invalidUtf8At, invalidUtf8AtInSlices } from '../json/utf8.js'
 import type { PreparsedBody } from '../types.js'
 import { collectBody } from './collect-body.js'
 import type { DeadlineSweeper } from './deadlines.js'
@@ -179,7 +179,7 @@ export async function obtainBody(req: IncomingMessage, limits: BodyLimits, read:
     bytes = await readBody(req, limits, read.reservation)
   }
   if (bytes.length > limit) throw tooLarge(limit)
-  const broken = invalidUtf8At(bytes)
+  const broken = bytes.length >= SCAN_FROM_BYTES ? await invalidUtf8AtInSlices(bytes) : invalidUtf8At(bytes)
   // JSON is UTF-8 (RFC 8259); anything else would be forwarded as sent but stored and hashed as something else.
   if (broken !== -1)
     throw new GatewayError('invalid_request', `The request body is not valid UTF-8 at byte ${broken}; JSON must be sent as UTF-8.`)

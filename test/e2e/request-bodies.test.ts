@@ -51,6 +51,24 @@ describe('request bodies must be UTF-8', () => {
     expect(fx.mock.requests).toHaveLength(0)
   })
 
+  it('names the offset in a large body too, which is checked a window at a time', async () => {
+    // 3 MiB of content in multi-byte characters, so windows fall inside them; the defect is in the third MiB.
+    const head = Buffer.from('{"model":"gpt-4o-mini","messages":[{"role":"user","content":"')
+    const text = Buffer.from('证明😀'.repeat(300_000))
+    const offset = head.length + 2_500_000
+    const body = Buffer.concat([
+      head,
+      text.subarray(0, 2_500_000),
+      Buffer.from([0xc0, 0xaf]),
+      text.subarray(2_500_000),
+      Buffer.from('"}]}'),
+    ])
+    const res = await call(`${fx.url}/v1/chat/completions`, { headers: { ...bearer(KEY_A), 'content-type': 'application/json' }, body })
+    expect(res.status).toBe(400)
+    expect(res.json.error.message).toBe(`The request body is not valid UTF-8 at byte ${offset}; JSON must be sent as UTF-8.`)
+    expect(fx.mock.requests).toHaveLength(0)
+  })
+
   it('passes multi-byte UTF-8 through untouched', async () => {
     const res = await call(`${fx.url}/v1/chat/completions`, {
       headers: { ...bearer(KEY_A), 'content-type': 'application/json' },

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest'
+import { validateBatchEmbedContents } from '../../src/dialects/gemini/validate.js'
 import { validateChat } from '../../src/dialects/openai/validate.js'
 import { GatewayError } from '../../src/errors.js'
 import { BIG_STRING, scanJsonObject } from '../../src/json/scan.js'
@@ -251,6 +252,23 @@ describe('scanJsonObject', () => {
       parsed.messages[0],
       ...elements.slice(1).map(() => ({})),
     ])
+  })
+
+  it('validates a big array of shared summaries as its parsed body, naming the first element that fails', async () => {
+    const chat = (roles: string[]) => `{"model":"m","messages":[${roles.map((role) => `{"role":${role},"content":"x"}`).join(',')}]}`
+    const body = chat([...Array(1000).fill('"user"'), '1', ...Array(10).fill('"user"'), '2'])
+    const skeleton = await scanJsonObject(Buffer.from(body), { smallValueBytes: 64, elementFields: ['role'] })
+    const messages = skeleton.messages as object[]
+    // The failing elements share one summary, as the passing ones share another.
+    expect(messages[1000]).toBe(messages[1011])
+    expect(() => validateChat(skeleton)).toThrow("'messages[1000].role' must be a string.")
+    expect(() => validateChat(JSON.parse(body))).toThrow("'messages[1000].role' must be a string.")
+    const fine = await scanJsonObject(Buffer.from(chat(Array(1000).fill('"user"'))), { smallValueBytes: 64, elementFields: ['role'] })
+    expect(validateChat(fine)).toEqual({ model: 'm', stream: false })
+    const batch = `{"requests":[${[...Array(500).fill('{"content":{}}'), '{"content":"x"}'].join(',')}]}`
+    const batchSkeleton = await scanJsonObject(Buffer.from(batch), { smallValueBytes: 64, elementFields: ['content'] })
+    expect(() => validateBatchEmbedContents(batchSkeleton)).toThrow("'requests[500].content' must be an object.")
+    expect(() => validateBatchEmbedContents(JSON.parse(batch))).toThrow("'requests[500].content' must be an object.")
   })
 
   it('reads numbers of any length exactly as JSON.parse does', async () => {
