@@ -118,6 +118,7 @@ const CONTESTANTS = [
   { id: 'floor-node', label: 'floor: node:http + undici' },
   { id: 'gw-node', label: 'model-gateway node' },
   { id: 'floor-express', label: 'bare Express + undici' },
+  { id: 'floor-express-node', label: 'Express + the floor’s node:http handler' },
   { id: 'gw-express', label: 'model-gateway Express' },
   { id: 'floor-koa', label: 'bare Koa + undici' },
   { id: 'gw-koa', label: 'model-gateway Koa' },

@@ -140,6 +140,13 @@ async function build() {
       const { default: express } = await import('express')
       const floor = createFloor(upstream)
       const app = express()
+      app.use(floor.express)
+      return http.createServer(app)
+    }
+    case 'floor-express-node': {
+      const { default: express } = await import('express')
+      const floor = createFloor(upstream)
+      const app = express()
       app.use(floor.handle)
       return http.createServer(app)
     }

@@ -1,7 +1,9 @@
 // The floor: the least a proxy in front of a model API can do on node:http with undici. It reads the
 // whole body (a gateway must, to route by model), forwards it with a keep-alive agent, answers a JSON
 // response in one write, relays a stream chunk by chunk with backpressure and drops the upstream call
-// when a stream's client leaves (Koa pipes and destroys the source itself).
+// when a stream's client leaves (Koa pipes and destroys the source itself). Under Express and Koa the
+// answer goes out as each framework's users write it (`res.send`, `ctx.body`); `handle` is the same
+// proxy on node:http alone.
 // No validation, no auth, no recovery: whatever a contestant costs above this is its own work.
 import { Agent } from 'undici'
 
@@ -79,6 +81,24 @@ export function createFloor(upstream) {
       .catch(() => fail(res))
   }
 
+  /**
+   * Express, written the Express way: the buffered answer through `res.status().type().send()` (Express's response
+   * path: its headers, ETag and length), a stream relayed as the node handler does.
+   */
+  function express(req, res) {
+    collect(req)
+      .then((body) => forward(req, body))
+      .then(async (up) => {
+        if (isStream(up)) return relay(up, res)
+        const bytes = await collect(up.body)
+        res
+          .status(up.statusCode)
+          .type(up.headers['content-type'] ?? 'application/json')
+          .send(bytes)
+      })
+      .catch(() => fail(res))
+  }
+
   /** Koa, written the Koa way: `ctx.body` is the buffered answer, or the upstream stream that Koa pipes. */
   async function koa(ctx) {
     const body = await collect(ctx.req)
@@ -88,5 +108,5 @@ export function createFloor(upstream) {
     ctx.body = isStream(up) ? up.body : await collect(up.body)
   }
 
-  return { handle, koa, close: () => agent.close() }
+  return { handle, express, koa, close: () => agent.close() }
 }

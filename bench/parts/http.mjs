@@ -109,6 +109,7 @@ export async function throughputPart(ctx) {
     nodeVsFloor: roundRatio('gw-node', 'floor-node'),
     nodeVsPortkey: roundRatio('gw-node', 'portkey'),
     expressVsBare: roundRatio('gw-express', 'floor-express'),
+    expressVsNodeHandler: roundRatio('gw-express', 'floor-express-node'),
     expressVsHpm: roundRatio('gw-express', 'hpm-express'),
     koaVsBare: roundRatio('gw-koa', 'floor-koa'),
   }
@@ -116,6 +117,7 @@ export async function throughputPart(ctx) {
     `2. Saturated throughput at concurrency ${cfg.connections} (req/s; median of ${cfg.rounds} round(s) of ${cfg.throughputS}s, min–max)`,
     [
       `Load generator: ${loadGenerator}. CPU % is the median over rounds of the server process and of the load side (mock + load generator), 100 % = one core.`,
+      'Bare Express + undici answers through Express’s response path (`res.status().type().send()`: its headers, ETag and length), as bare Koa answers through `ctx.body`; the gateway’s adapters write to the response themselves. `Express + the floor’s node:http handler` is the floor’s own handler mounted in Express, without that path.',
     ],
     table(
       ['contestant', 'req/s', 'p99 ms', 'server CPU %', 'load-side CPU %', 'failed'],
@@ -131,6 +133,7 @@ export async function throughputPart(ctx) {
           ['node adapter ÷ floor', spread(ratios.nodeVsFloor)],
           ['node adapter ÷ Portkey', spread(ratios.nodeVsPortkey)],
           ['Express adapter ÷ bare Express + undici', spread(ratios.expressVsBare)],
+          ['Express adapter ÷ Express + the floor’s node:http handler', spread(ratios.expressVsNodeHandler)],
           ['Express adapter ÷ http-proxy-middleware', spread(ratios.expressVsHpm)],
           ['Koa adapter ÷ bare Koa + undici', spread(ratios.koaVsBare)],
         ],
