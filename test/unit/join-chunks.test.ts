@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { JOIN_IN_SLICES_FROM_BYTES, joinedNow, joinInSlices } from '../../src/http/join-chunks.js'
+import { turnsDuring } from '../support/loop-turns.js'
 
 describe('joining the chunks of a body', () => {
   it('joins a small body at once, and hands a lone chunk back as it is', () => {
@@ -19,15 +20,7 @@ describe('joining the chunks of a body', () => {
       chunks.push(chunk)
       size += chunk.length
     }
-    let turns = 0
-    let joining = true
-    const tick = () => {
-      turns++
-      if (joining) setImmediate(tick)
-    }
-    setImmediate(tick)
-    const joined = await joinInSlices(chunks, size)
-    joining = false
+    const { result: joined, turns } = await turnsDuring(() => joinInSlices(chunks, size))
     expect(joined.buffer).toBeInstanceOf(SharedArrayBuffer)
     expect(joined.equals(Buffer.concat(chunks, size))).toBe(true)
     // At most 1 MiB per turn: a 24 MiB body takes 23 turns at least.

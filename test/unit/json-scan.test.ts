@@ -5,6 +5,7 @@ import { GatewayError } from '../../src/errors.js'
 import { BIG_STRING, scanJsonObject } from '../../src/json/scan.js'
 import { exact, sameValidation, scanChat } from '../support/json-agreement.js'
 import { Gen, numberText } from '../support/json-corpus.js'
+import { turnsDuring } from '../support/loop-turns.js'
 
 describe('scanJsonObject', () => {
   it('gives the errors of parseJsonObject, naming the reason and the byte', async () => {
@@ -87,18 +88,10 @@ describe('scanJsonObject', () => {
     setImmediate(() => {
       fired = true
     })
-    let ticks = 0
-    let scanning = true
-    const tick = () => {
-      ticks++
-      if (scanning) setImmediate(tick)
-    }
-    setImmediate(tick)
-    const skeleton = await scanChat(body)
-    scanning = false
+    const { result: skeleton, turns } = await turnsDuring(() => scanChat(body))
     expect(fired).toBe(true)
-    // One turn of the loop per 256 KiB slice at least (ticks counted, not time).
-    expect(ticks).toBeGreaterThanOrEqual(Math.floor(body.length / (256 * 1024)) - 1)
+    // One turn of the loop per 256 KiB slice at least (turns counted, not time).
+    expect(turns).toBeGreaterThanOrEqual(Math.floor(body.length / (256 * 1024)) - 1)
     expect(validateChat(skeleton)).toEqual({ model: 'gpt-4o', stream: true })
     expect(skeleton.temperature).toBe(0.5)
     const list = skeleton.messages as Array<Record<string, unknown>>

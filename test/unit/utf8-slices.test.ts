@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { invalidUtf8At, invalidUtf8AtInSlices } from '../../src/json/utf8.js'
+import { turnsDuring } from '../support/loop-turns.js'
 
 /** Deterministic bytes from a seed: mostly valid UTF-8 of every length, with a defect now and then. */
 function sample(seed: number, length: number, defects: boolean): Buffer {
@@ -44,15 +45,8 @@ describe('the UTF-8 check of a large body, a window at a time', () => {
 
   it('takes a turn of the event loop between windows', async () => {
     const bytes = Buffer.alloc(10 * 1024 * 1024, 0x61)
-    let turns = 0
-    let checking = true
-    const tick = () => {
-      turns++
-      if (checking) setImmediate(tick)
-    }
-    setImmediate(tick)
-    expect(await invalidUtf8AtInSlices(bytes)).toBe(-1)
-    checking = false
+    const { result, turns } = await turnsDuring(() => invalidUtf8AtInSlices(bytes))
+    expect(result).toBe(-1)
     // 1 MiB a window: ten windows, nine turns between them.
     expect(turns).toBeGreaterThanOrEqual(9)
   })
