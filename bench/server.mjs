@@ -136,18 +136,13 @@ async function build() {
       const floor = createFloor(upstream)
       return http.createServer(floor.handle)
     }
-    case 'floor-express': {
-      const { default: express } = await import('express')
-      const floor = createFloor(upstream)
-      const app = express()
-      app.use(floor.express)
-      return http.createServer(app)
-    }
+    case 'floor-express':
     case 'floor-express-node': {
       const { default: express } = await import('express')
       const floor = createFloor(upstream)
       const app = express()
-      app.use(floor.handle)
+      // The Express way (`res.send`), or the floor's own node:http handler mounted in Express.
+      app.use(kind === 'floor-express' ? floor.express : floor.handle)
       return http.createServer(app)
     }
     case 'floor-koa': {

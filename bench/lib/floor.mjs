@@ -68,36 +68,32 @@ export function createFloor(upstream) {
     } else res.destroy()
   }
 
-  /** node:http and Express: `(req, res) => void`. */
-  function handle(req, res) {
-    collect(req)
-      .then((body) => forward(req, body))
-      .then(async (up) => {
-        if (isStream(up)) return relay(up, res)
-        const bytes = await collect(up.body)
-        res.writeHead(up.statusCode, { 'content-type': up.headers['content-type'] ?? 'application/json', 'content-length': bytes.length })
-        res.end(bytes)
-      })
-      .catch(() => fail(res))
+  /** A `(req, res) => void` proxy that hands a whole answer to `answer`; a stream is relayed as it comes. */
+  function proxy(answer) {
+    return (req, res) => {
+      collect(req)
+        .then((body) => forward(req, body))
+        .then(async (up) => {
+          if (isStream(up)) return relay(up, res)
+          answer(res, up, await collect(up.body))
+        })
+        .catch(() => fail(res))
+    }
   }
 
-  /**
-   * Express, written the Express way: the buffered answer through `res.status().type().send()` (Express's response
-   * path: its headers, ETag and length), a stream relayed as the node handler does.
-   */
-  function express(req, res) {
-    collect(req)
-      .then((body) => forward(req, body))
-      .then(async (up) => {
-        if (isStream(up)) return relay(up, res)
-        const bytes = await collect(up.body)
-        res
-          .status(up.statusCode)
-          .type(up.headers['content-type'] ?? 'application/json')
-          .send(bytes)
-      })
-      .catch(() => fail(res))
-  }
+  /** node:http: the answer in one `writeHead` and `end`. */
+  const handle = proxy((res, up, bytes) => {
+    res.writeHead(up.statusCode, { 'content-type': up.headers['content-type'] ?? 'application/json', 'content-length': bytes.length })
+    res.end(bytes)
+  })
+
+  /** Express, written the Express way: the answer through `res.status().type().send()` (its headers, ETag and length). */
+  const express = proxy((res, up, bytes) => {
+    res
+      .status(up.statusCode)
+      .type(up.headers['content-type'] ?? 'application/json')
+      .send(bytes)
+  })
 
   /** Koa, written the Koa way: `ctx.body` is the buffered answer, or the upstream stream that Koa pipes. */
   async function koa(ctx) {
