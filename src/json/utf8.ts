@@ -43,14 +43,14 @@ export function invalidUtf8At(bytes: Uint8Array): number {
   return -1
 }
 
-/** Bodies are checked this much at a time by `invalidUtf8AtInSlices`: a fraction of a millisecond natively. */
+/** Bodies are checked this much at a time by `invalidUtf8AtInSlices`. */
 const WINDOW_BYTES = 1024 * 1024
 
 /**
  * As `invalidUtf8At`, for a large body: checked natively a window at a time with a turn of the event loop between
- * windows, so that 60 MB is not one stall of every other request. A window ends where a character begins, so the
- * windows are all valid UTF-8 exactly when the whole body is, and the first invalid byte is in the first window that
- * fails.
+ * windows, so that 60 MB is not one stall of every other request. A window ends where a character begins (or, in
+ * bytes that are invalid anyway, after three continuation bytes), so the windows are all valid UTF-8 exactly when
+ * the whole body is, and the first invalid byte is in the first window that fails.
  */
 export async function invalidUtf8AtInSlices(bytes: Uint8Array, windowBytes = WINDOW_BYTES): Promise<number> {
   const n = bytes.length
