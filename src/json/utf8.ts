@@ -59,11 +59,9 @@ export async function invalidUtf8AtInSlices(bytes: Uint8Array, windowBytes = WIN
     // The window takes in the rest of a character it cuts: at most three continuation bytes follow a character's
     // first byte, and a fourth is invalid wherever the window ends.
     for (let ahead = 0; ahead < 3 && to < n && ((bytes[to] as number) & 0xc0) === 0x80; ahead++) to++
-    const window = bytes.subarray(from, to)
-    if (!isUtf8(window)) {
-      const at = invalidUtf8At(window)
-      if (at !== -1) return from + at
-    }
+    // Natively checked first: the walk runs only in a window that fails.
+    const at = invalidUtf8At(bytes.subarray(from, to))
+    if (at !== -1) return from + at
     from = to
     if (from < n) await new Promise(setImmediate)
   }
