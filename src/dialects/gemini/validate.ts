@@ -1,4 +1,5 @@
 import { invalidField as invalid } from '../../errors.js'
+import { isObject } from '../shared.js'
 
 /** Checks a generate-content body: `contents` must be a non-empty array of objects. */
 export function validateGenerateContent(body: Record<string, unknown>): void {
@@ -6,9 +7,7 @@ export function validateGenerateContent(body: Record<string, unknown>): void {
   if (!Array.isArray(contents) || contents.length === 0) invalid('contents', "'contents' must be a non-empty array.")
   for (let i = 0; i < contents.length; i++) {
     const entry: unknown = contents[i]
-    if (typeof entry !== 'object' || entry === null || Array.isArray(entry)) {
-      invalid(`contents[${i}]`, `'contents[${i}]' must be an object.`)
-    }
+    if (!isObject(entry)) invalid(`contents[${i}]`, `'contents[${i}]' must be an object.`)
   }
 }
 
@@ -23,8 +22,6 @@ export function validateGeminiAlt(stream: boolean, alt: string | null): void {
     invalid('alt', ":generateContent answers JSON only: leave out 'alt', or use :streamGenerateContent?alt=sse to stream.")
   }
 }
-
-const isObject = (value: unknown) => typeof value === 'object' && value !== null && !Array.isArray(value)
 
 function objectAt(value: unknown, param: string): void {
   if (!isObject(value)) invalid(param, `'${param}' must be an object.`)
@@ -46,8 +43,7 @@ export function validateBatchEmbedContents(body: Record<string, unknown>): void 
     // built only for the error: a string per element of a big array costs more than the checks.
     if (request === checked) continue
     if (!isObject(request)) invalid(`requests[${i}]`, `'requests[${i}]' must be an object.`)
-    if (!isObject((request as { content?: unknown }).content))
-      invalid(`requests[${i}].content`, `'requests[${i}].content' must be an object.`)
+    if (!isObject(request.content)) invalid(`requests[${i}].content`, `'requests[${i}].content' must be an object.`)
     checked = request
   }
 }

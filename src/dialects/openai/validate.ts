@@ -1,5 +1,6 @@
 import { invalidField as invalid } from '../../errors.js'
 import type { CallTarget } from '../dialect.js'
+import { isObject } from '../shared.js'
 
 function numberIn(body: Record<string, unknown>, field: string, min: number, max: number): void {
   const value = body[field]
@@ -27,10 +28,8 @@ export function validateChat(body: Record<string, unknown>): CallTarget {
     const message: unknown = messages[i]
     // A big body's elements are shared summaries (see scanJsonBody): one that passed passes again.
     if (message === checked) continue
-    if (typeof message !== 'object' || message === null || Array.isArray(message)) {
-      invalid(`messages[${i}]`, `'messages[${i}]' must be an object.`)
-    }
-    if (typeof (message as { role?: unknown }).role !== 'string') {
+    if (!isObject(message)) invalid(`messages[${i}]`, `'messages[${i}]' must be an object.`)
+    if (typeof message.role !== 'string') {
       invalid(`messages[${i}].role`, `'messages[${i}].role' must be a string.`)
     }
     checked = message
@@ -71,7 +70,7 @@ export function validateResponses(body: Record<string, unknown>): CallTarget {
   if (Array.isArray(input)) {
     for (let i = 0; i < input.length; i++) {
       const item: unknown = input[i]
-      if (typeof item !== 'object' || item === null || Array.isArray(item)) invalid(`input[${i}]`, `'input[${i}]' must be an object.`)
+      if (!isObject(item)) invalid(`input[${i}]`, `'input[${i}]' must be an object.`)
     }
   }
   if (body.stream !== undefined && body.stream !== null && typeof body.stream !== 'boolean') {
