@@ -31,11 +31,8 @@ export const CLIENT_DISCONNECTED = 'client_disconnected'
 /** `CallEndMessage.error` and `interrupted_reason` of a call stopped through the cancel endpoint. */
 export const CANCELLED = 'cancelled'
 
-/** The upstream request of a call: a stream's carries its abort signal, a whole call's its abort hook and size bound. */
-export function upstreamRequest(
-  spec: CallSpec,
-  abort: { signal: AbortSignal } | { hook: AbortHook; wholeBodyLimit: number },
-): UpstreamRequest {
+/** The upstream request of a call, stopped through `hook`; a whole call's answer is read whole up to `wholeBodyLimit`. */
+export function upstreamRequest(spec: CallSpec, abort: { hook: AbortHook; wholeBodyLimit?: number }): UpstreamRequest {
   return {
     requestId: spec.requestId,
     model: spec.model,
@@ -43,9 +40,8 @@ export function upstreamRequest(
     stream: spec.stream,
     attempt: 1,
     body: spec.upstreamBody,
-    signal: 'signal' in abort ? abort.signal : undefined,
-    abortHook: 'hook' in abort ? abort.hook : undefined,
-    wholeBodyLimit: 'hook' in abort ? abort.wholeBodyLimit : undefined,
+    abortHook: abort.hook,
+    wholeBodyLimit: abort.wholeBodyLimit,
     bodyFor: (model) => spec.bodies.for(model),
     // Present from the start, so every request has one shape whether or not an interceptor sets them.
     key: undefined,
@@ -143,6 +139,11 @@ export function completeWhole(
   lease?.shared.complete(head, body)
   const kept = lease?.end({ kind: 'answer', answer: { requestId: spec.requestId, status, contentType, body } })
   return { contentType, body, kept }
+}
+
+/** What stops a call nobody is left to read. */
+export function clientLeftError(): Error {
+  return new Error('The client left.')
 }
 
 /** The error a call stopped through the cancel endpoint ends with (its client, if any, is gone). */

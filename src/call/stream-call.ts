@@ -7,13 +7,14 @@ import { type LiveCall, liveCall } from '../recovery/stream/live-calls.js'
 import { StreamLog } from '../recovery/stream/stream-log.js'
 import type { Runtime } from '../runtime.js'
 import { StreamTail } from '../sse/tail.js'
-import type { UpstreamResponse } from '../upstream/send.js'
+import { type AbortHook, abortWith, type UpstreamResponse } from '../upstream/send.js'
 import {
   CANCELLED,
   type CallOutcome,
   CLIENT_DISCONNECTED,
   CLIENT_GONE,
   cancelledError,
+  clientLeftError,
   completeWhole,
   headerText,
   isAuthFailure,
@@ -68,11 +69,12 @@ interface Resumable {
  * and is kept as a recovery record when it was not delivered (or cancelled on purpose).
  */
 export async function streamCall(rt: Runtime, spec: CallSpec, client: ClientSink, lease: CallLease | undefined): Promise<CallOutcome> {
-  const controller = new AbortController()
+  // A stop is rare: a hook, not an AbortSignal (which every stream would pay for).
+  const stop: AbortHook = {}
   let resumable: Resumable | undefined
   if (isResumable(rt, spec)) {
     const log = new StreamLog((event, id) => spec.inbound.numberedEvent(event, id), rt.options.limits.maxResponseBytes)
-    const live = liveCall(spec.owner, spec.requestId, log, () => controller.abort(cancelledError()))
+    const live = liveCall(spec.owner, spec.requestId, log, () => abortWith(stop, cancelledError()))
     rt.live.add(live)
     resumable = { log, live, journal: undefined }
   }
@@ -81,17 +83,17 @@ export async function streamCall(rt: Runtime, spec: CallSpec, client: ClientSink
       const { log, live } = resumable
       // A stream too long to keep cannot be resumed or recovered: nothing is gained by finishing it.
       const events = log.events
-      if (!events) return controller.abort()
+      if (!events) return abortWith(stop, clientLeftError())
       resumable.journal = new Journal(journalOptions(rt, spec, { stream: true, cancel: () => live.cancel() }), events)
       log.subscribe(resumable.journal)
       return
     }
     // Nobody left to read it: the stream is cancelled. Retries that joined it keep it going until they leave too.
-    if (lease && lease.shared.audience > 0) lease.shared.onEmpty(() => controller.abort())
-    else controller.abort()
+    if (lease && lease.shared.audience > 0) lease.shared.onEmpty(() => abortWith(stop, clientLeftError()))
+    else abortWith(stop, clientLeftError())
   })
   try {
-    return await relayStream(rt, spec, client, lease, controller, resumable)
+    return await relayStream(rt, spec, client, lease, stop, resumable)
   } finally {
     stopWatching()
     if (resumable) rt.live.remove(resumable.live)
@@ -103,7 +105,7 @@ async function relayStream(
   spec: CallSpec,
   client: ClientSink,
   lease: CallLease | undefined,
-  controller: AbortController,
+  stop: AbortHook,
   resumable: Resumable | undefined,
 ): Promise<CallOutcome> {
   const gone = async (status: number, error: string): Promise<CallOutcome> => {
@@ -112,9 +114,9 @@ async function relayStream(
   }
   let response: UpstreamResponse
   try {
-    response = await rt.send(upstreamRequest(spec, { signal: controller.signal }))
+    response = await rt.send(upstreamRequest(spec, { hook: stop }))
   } catch (error) {
-    if (controller.signal.aborted) return gone(CLIENT_GONE, resumable?.live.cancelled ? CANCELLED : CLIENT_DISCONNECTED)
+    if (stop.reason) return gone(CLIENT_GONE, resumable?.live.cancelled ? CANCELLED : CLIENT_DISCONNECTED)
     await resumable?.journal?.finish('failed')
     throw error
   }
@@ -149,7 +151,7 @@ async function relayStream(
     sink.end()
   } catch (error) {
     broken = true
-    if (!controller.signal.aborted) {
+    if (!stop.reason) {
       rt.options.logger.warn('model-gateway: upstream stream broke off', { requestId: spec.requestId, error: String(error) })
     }
     sink.abort(error as Error)
@@ -165,7 +167,7 @@ async function relayStream(
   if (tail?.firstChunkAt !== undefined) outcome.firstChunkMs = tail.firstChunkAt - spec.startedAt
   // A cancel that came after the last event stopped nothing.
   const cancelled = broken && resumable?.live.cancelled === true
-  if (broken) outcome.error = cancelled ? CANCELLED : controller.signal.aborted ? CLIENT_DISCONNECTED : 'upstream_stream_broken'
+  if (broken) outcome.error = cancelled ? CANCELLED : stop.reason ? CLIENT_DISCONNECTED : 'upstream_stream_broken'
   // A cancel can reach the gateway before it sees the client leave: the cut stream then looks delivered, yet it was
   // stopped on purpose and is kept all the same.
   if (resumable && (cancelled || !delivery.delivered) && resumable.log.events) {

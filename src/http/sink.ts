@@ -24,8 +24,12 @@ export interface ResponseSink {
   abort(error: Error): void
 }
 
+const flushHead = (sink: ClientSink) => sink.flushHead()
+
 /** The client's response as a sink, with the one delivery watch of that response. */
 export class ClientSink implements ResponseSink {
+  /** Whether anything followed `open`: its head went out with it. */
+  #wrote = false
   /** Watches the response from the start of the request: a client that leaves at any point is seen. */
   readonly watch: DeliveryWatch
 
@@ -53,22 +57,33 @@ export class ClientSink implements ResponseSink {
   open(head: ResponseHead): void {
     this.watch.watchWrites()
     this.res.writeHead(head.status, head.headers)
-    this.res.flushHeaders()
+    // The head goes out with the first chunk when that chunk is already here (it mostly comes in the same read as
+    // the upstream's head): one write before the first token instead of two. A first chunk still on its way (a
+    // model thinking) must not hold the head back, so after this turn it goes out alone.
+    setImmediate(flushHead, this)
   }
 
   write(chunk: Buffer): boolean {
+    this.#wrote = true
     // A client that left no longer sets the pace: a stream others joined goes on for them.
     if (this.watch.clientGone) return true
     return this.res.write(chunk)
   }
 
   end(): void {
+    this.#wrote = true
     this.res.end()
   }
 
   abort(): void {
+    this.#wrote = true
     // Headers are out: the only honest signal left for a broken stream is a cut connection.
     this.res.destroy()
+  }
+
+  /** Sends an opened stream's head if nothing was written after it in the turn that opened it. */
+  flushHead(): void {
+    if (!this.#wrote && !this.res.destroyed) this.res.flushHeaders()
   }
 
   /** Calls `listener` each time the client's socket can take more; returns a function that stops it. */

@@ -1,5 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http'
-import type { Readable } from 'node:stream'
+import { Readable } from 'node:stream'
 import { type Dispatcher, util } from 'undici'
 import type { ResolvedModel, UpstreamKey } from '../config/resolve.js'
 import { isGatewayError } from '../errors.js'
@@ -19,11 +19,9 @@ export interface UpstreamRequest {
   attempt: number
   /** The exact bytes to send. */
   body: Buffer
-  /** Aborts the call (a stream whose client left). */
-  signal: AbortSignal | undefined
-  /** Lets a call whose answer is read whole (and that has no `signal`) be stopped on purpose. */
+  /** Lets the call be stopped: a stream whose client left, a call cancelled on purpose. */
   abortHook?: AbortHook
-  /** Set for a call whose answer is read whole (and that has no `signal`): the most bytes its decoded body may have. */
+  /** Set for a call whose answer is read whole: the most bytes its decoded body may have. */
   wholeBodyLimit?: number
   /** The key of `model.upstream` this attempt sends; the key pool sets it, else the upstream's first key. */
   key?: UpstreamKey
@@ -42,8 +40,8 @@ export interface BodyRefusal {
 }
 
 /**
- * How a whole call is stopped without an `AbortSignal` (which costs every call, where a stop is rare): the request
- * sets `abort` once connected; a `reason` set before that stops it as it connects.
+ * How a call is stopped without an `AbortSignal` (which costs every call, where a stop is rare): the request sets
+ * `abort` once connected; a `reason` set before that stops it as it connects.
  */
 export interface AbortHook {
   abort?: (reason: Error) => void
@@ -90,6 +88,13 @@ function upstreamHeaders(request: UpstreamRequest, key: UpstreamKey | undefined)
   return headers
 }
 
+/** Hands the request's abort to its hook once connected, or stops it there if the hook was pulled already. */
+function connectHook(hook: AbortHook | undefined, abort: (error?: Error) => void): void {
+  if (!hook) return
+  if (hook.reason) abort(hook.reason)
+  else hook.abort = abort
+}
+
 /**
  * Reads one answer whole through undici's handler interface: no response stream, no listeners and no promise per
  * chunk, which is most of what a small proxied call costs in `dispatcher.request`.
@@ -111,9 +116,7 @@ class WholeAnswer implements Dispatcher.DispatchHandler {
 
   onConnect(abort: (error?: Error) => void): void {
     this.abort = abort
-    if (!this.hook) return
-    if (this.hook.reason) abort(this.hook.reason)
-    else this.hook.abort = abort
+    connectHook(this.hook, abort)
   }
 
   onHeaders(statusCode: number, rawHeaders: Buffer[]): boolean {
@@ -159,23 +162,70 @@ class WholeAnswer implements Dispatcher.DispatchHandler {
   }
 }
 
+/**
+ * Hands an answer over as a stream once its head arrives, through undici's handler interface: no `AbortSignal`
+ * and its listeners, no async resource, which `dispatcher.request` spends on every call before the first byte.
+ * The body pauses the upstream while its reader does not read.
+ */
+class StreamedAnswer implements Dispatcher.DispatchHandler {
+  private body: Readable | undefined
+  private resume: (() => void) | undefined
+  private abort: ((error?: Error) => void) | undefined
+  private complete = false
+
+  constructor(
+    private readonly served: ServedBy,
+    private readonly resolve: (response: UpstreamResponse) => void,
+    private readonly reject: (error: unknown) => void,
+    private readonly hook: AbortHook | undefined,
+  ) {}
+
+  onConnect(abort: (error?: Error) => void): void {
+    this.abort = abort
+    connectHook(this.hook, abort)
+  }
+
+  onHeaders(statusCode: number, rawHeaders: Buffer[], resume: () => void): boolean {
+    // 1xx heads are followed by the real one.
+    if (statusCode < 200) return true
+    this.resume = resume
+    const body = new Readable({
+      read: () => this.resume?.(),
+      // A reader that stops early (a client gone, an answer dropped) stops the upstream call.
+      destroy: (error, callback) => {
+        if (!this.complete) this.abort?.(error ?? new Error('The upstream body was dropped before its end.'))
+        callback(error)
+      },
+    })
+    this.body = body
+    const headers = util.parseHeaders(rawHeaders) as IncomingHttpHeaders
+    const encoding = headers['content-encoding']
+    try {
+      this.resolve({ statusCode, headers, body: encoding === undefined ? body : decodedBody(body, encoding), served: this.served })
+    } catch (error) {
+      this.reject(error)
+    }
+    return true
+  }
+
+  onData(chunk: Buffer): boolean {
+    return (this.body as Readable).push(chunk)
+  }
+
+  onComplete(): void {
+    this.complete = true
+    this.body?.push(null)
+  }
+
+  onError(error: Error): void {
+    this.complete = true
+    if (this.body) this.body.destroy(error)
+    else this.reject(isGatewayError(error) ? error : upstreamFailure(error))
+  }
+}
+
 /** The innermost `Send`: one POST through the gateway's agent, errors mapped to GatewayErrors. */
 export function createSend(dispatcher: Dispatcher): Send {
-  const streamed = async (
-    options: Dispatcher.DispatchOptions,
-    signal: AbortSignal | undefined,
-    served: ServedBy,
-  ): Promise<UpstreamResponse> => {
-    let response: Dispatcher.ResponseData
-    try {
-      response = await dispatcher.request({ ...options, signal })
-    } catch (error) {
-      throw upstreamFailure(error)
-    }
-    const encoding = response.headers['content-encoding']
-    const body = encoding === undefined ? response.body : decodedBody(response.body, encoding)
-    return { statusCode: response.statusCode, headers: response.headers, body, served }
-  }
   return (request) => {
     const { model } = request
     const { upstream } = model
@@ -189,9 +239,12 @@ export function createSend(dispatcher: Dispatcher): Send {
       body: request.body,
     }
     const limit = request.wholeBodyLimit
-    if (limit === undefined || request.signal !== undefined) return streamed(options, request.signal, served)
     return new Promise((resolve, reject) => {
-      dispatcher.dispatch(options, new WholeAnswer(limit, served, resolve, reject, request.abortHook))
+      const handler =
+        limit === undefined
+          ? new StreamedAnswer(served, resolve, reject, request.abortHook)
+          : new WholeAnswer(limit, served, resolve, reject, request.abortHook)
+      dispatcher.dispatch(options, handler)
     })
   }
 }
