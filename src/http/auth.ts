@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto'
+import { hash } from 'node:crypto'
 import type { IncomingMessage } from 'node:http'
 import { GatewayError } from '../errors.js'
 import type { AuthOptions } from '../types.js'
@@ -7,7 +7,7 @@ import type { AuthOptions } from '../types.js'
 export const OWNER_PATTERN = /^[0-9a-f]{32}$/
 
 function digest(kind: string, value: string): string {
-  return createHash('sha256').update(`${kind}\u0000${value}`).digest('hex').slice(0, 32)
+  return hash('sha256', `${kind}\u0000${value}`, 'hex').slice(0, 32)
 }
 
 /** Owner id of a raw API key. */

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto'
+import { hash as sha } from 'node:crypto'
 import type { CallSpec } from '../call/call-spec.js'
 
 /** What makes two model calls the same call: owner, operation, model and the canonical hash of the body. */
@@ -13,13 +13,11 @@ export interface Fingerprint {
 export async function fingerprintOf(spec: CallSpec): Promise<Fingerprint> {
   const hash = await spec.requestHash()
   // JSON keeps the parts apart whatever characters a model id holds.
-  const id = createHash('sha256')
-    .update(JSON.stringify([spec.owner, spec.operation, spec.model.id, hash]))
-    .digest('hex')
+  const id = sha('sha256', JSON.stringify([spec.owner, spec.operation, spec.model.id, hash]), 'hex')
   return { id, bodyHash: hash }
 }
 
 /** The digest an `Idempotency-Key` is stored under: client text never becomes part of a store key. */
 export function keyDigest(key: string): string {
-  return createHash('sha256').update(key).digest('hex')
+  return sha('sha256', key, 'hex')
 }

@@ -5,6 +5,8 @@ export function replayedHead(head: ResponseHead): ResponseHead {
   return { status: head.status, headers: { ...head.headers, 'idempotent-replayed': 'true' } }
 }
 
+const NO_JOINERS: readonly Joiner[] = []
+
 type State = 'pending' | 'whole' | 'open' | 'ended' | 'aborted' | 'failed'
 
 interface Joiner {
@@ -19,7 +21,9 @@ interface Joiner {
  */
 export class SharedResponse implements ResponseSink {
   #state: State = 'pending'
+  /** The head as the call's own client got it; joiners get it marked replayed, built when the first one comes. */
   #head: ResponseHead | undefined
+  #replayed: ResponseHead | undefined
   #whole: Buffer | undefined
   #chunks: Buffer[] = []
   #bytes = 0
@@ -52,18 +56,18 @@ export class SharedResponse implements ResponseSink {
 
   complete(head: ResponseHead, body: Buffer): void {
     this.#state = 'whole'
-    this.#head = replayedHead(head)
+    this.#head = head
     this.#whole = body
     for (const joiner of this.#take()) {
-      joiner.sink.complete(this.#head, body)
+      joiner.sink.complete(this.#replayedHead(), body)
       joiner.settle()
     }
   }
 
   open(head: ResponseHead): void {
     this.#state = 'open'
-    this.#head = replayedHead(head)
-    for (const { sink } of this.#joiners) sink.open(this.#head)
+    this.#head = head
+    for (const { sink } of this.#joiners) sink.open(this.#replayedHead())
   }
 
   write(chunk: Buffer): boolean {
@@ -112,21 +116,20 @@ export class SharedResponse implements ResponseSink {
    * call's error when the call failed before answering.
    */
   join(sink: ClientSink): Promise<void> {
-    const head = this.#head
     switch (this.#state) {
       case 'failed':
         return Promise.reject(this.#error)
       case 'aborted':
         return Promise.reject(this.#error)
       case 'whole':
-        sink.complete(head as ResponseHead, this.#whole as Buffer)
+        sink.complete(this.#replayedHead(), this.#whole as Buffer)
         return Promise.resolve()
       case 'ended':
-        this.#replayStream(sink, head as ResponseHead)
+        this.#replayStream(sink)
         sink.end()
         return Promise.resolve()
       case 'open':
-        this.#replayStream(sink, head as ResponseHead)
+        this.#replayStream(sink)
         break
     }
     return new Promise((resolve, reject) => {
@@ -147,12 +150,19 @@ export class SharedResponse implements ResponseSink {
     })
   }
 
-  #replayStream(sink: ClientSink, head: ResponseHead): void {
-    sink.open(head)
+  #replayStream(sink: ClientSink): void {
+    sink.open(this.#replayedHead())
     for (const chunk of this.#chunks) sink.write(chunk)
   }
 
-  #take(): Joiner[] {
+  /** The head a joiner gets; only called once the head came. */
+  #replayedHead(): ResponseHead {
+    this.#replayed ??= replayedHead(this.#head as ResponseHead)
+    return this.#replayed
+  }
+
+  #take(): readonly Joiner[] {
+    if (this.#joiners.size === 0) return NO_JOINERS
     const joiners = [...this.#joiners]
     this.#joiners.clear()
     return joiners

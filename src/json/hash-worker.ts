@@ -8,7 +8,7 @@ import { canonicalHashing } from './canonical.js'
  */
 const WORKER_SOURCE = `
 const { parentPort } = require('node:worker_threads')
-const hashing = (${canonicalHashing.toString()})(require('node:crypto').createHash)
+const hashing = (${canonicalHashing.toString()})(require('node:crypto'))
 parentPort.on('message', ({ id, bytes }) => {
   let value
   try {

@@ -1,8 +1,8 @@
-import { createHash } from 'node:crypto'
+import { createHash, hash } from 'node:crypto'
 import { GatewayError } from '../errors.js'
 import { canonicalHashing } from './canonical.js'
 
-const hashing = canonicalHashing(createHash)
+const hashing = canonicalHashing({ createHash, hash })
 
 /** RFC 8785-style canonical JSON of a parsed value; the hash rule of SPEC 4.3 is defined over it. */
 export const canonicalJson: (value: unknown) => string = hashing.canonicalJson
