@@ -219,10 +219,18 @@ class StreamedAnswer implements Dispatcher.DispatchHandler {
 
   onError(error: Error): void {
     this.complete = true
-    if (this.body) this.body.destroy(error)
-    else this.reject(isGatewayError(error) ? error : upstreamFailure(error))
+    if (!this.body) {
+      this.reject(isGatewayError(error) ? error : upstreamFailure(error))
+      return
+    }
+    // Its reader may not listen yet (the head is still on its way through the interceptors) or any more: an
+    // `error` nobody hears must not become an uncaught exception. Readers that listen still get it.
+    this.body.on('error', ignore)
+    this.body.destroy(error)
   }
 }
+
+const ignore = () => {}
 
 /** The innermost `Send`: one POST through the gateway's agent, errors mapped to GatewayErrors. */
 export function createSend(dispatcher: Dispatcher): Send {
