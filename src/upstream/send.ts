@@ -88,35 +88,48 @@ function upstreamHeaders(request: UpstreamRequest, key: UpstreamKey | undefined)
   return headers
 }
 
-/** Hands the request's abort to its hook once connected, or stops it there if the hook was pulled already. */
-function connectHook(hook: AbortHook | undefined, abort: (error?: Error) => void): void {
-  if (!hook) return
-  if (hook.reason) abort(hook.reason)
-  else hook.abort = abort
+/**
+ * What both ways of reading an answer share: the promise they settle, and the request's abort, handed to the
+ * call's hook once connected (or used at once when the hook was pulled before).
+ */
+abstract class AnswerHandler implements Dispatcher.DispatchHandler {
+  protected abort: ((error?: Error) => void) | undefined
+
+  constructor(
+    protected readonly served: ServedBy,
+    protected readonly resolve: (response: UpstreamResponse) => void,
+    protected readonly reject: (error: unknown) => void,
+    private readonly hook: AbortHook | undefined,
+  ) {}
+
+  onConnect(abort: (error?: Error) => void): void {
+    this.abort = abort
+    if (!this.hook) return
+    if (this.hook.reason) abort(this.hook.reason)
+    else this.hook.abort = abort
+  }
+
+  /** Settles the call with a GatewayError: no answer came, or none that can be passed on. */
+  protected refuse(error: unknown): void {
+    this.reject(isGatewayError(error) ? error : upstreamFailure(error))
+  }
 }
 
 /**
  * Reads one answer whole through undici's handler interface: no response stream, no listeners and no promise per
  * chunk, which is most of what a small proxied call costs in `dispatcher.request`.
  */
-class WholeAnswer implements Dispatcher.DispatchHandler {
+class WholeAnswer extends AnswerHandler {
   private statusCode = 0
   private rawHeaders: Buffer[] = []
   private readonly chunks: Buffer[] = []
   private size = 0
-  private abort: ((error?: Error) => void) | undefined
 
   constructor(
     private readonly limit: number,
-    private readonly served: ServedBy,
-    private readonly resolve: (response: UpstreamResponse) => void,
-    private readonly reject: (error: unknown) => void,
-    private readonly hook: AbortHook | undefined,
-  ) {}
-
-  onConnect(abort: (error?: Error) => void): void {
-    this.abort = abort
-    connectHook(this.hook, abort)
+    ...handler: ConstructorParameters<typeof AnswerHandler>
+  ) {
+    super(...handler)
   }
 
   onHeaders(statusCode: number, rawHeaders: Buffer[]): boolean {
@@ -158,7 +171,7 @@ class WholeAnswer implements Dispatcher.DispatchHandler {
   }
 
   onError(error: unknown): void {
-    this.reject(isGatewayError(error) ? error : upstreamFailure(error))
+    this.refuse(error)
   }
 }
 
@@ -167,23 +180,10 @@ class WholeAnswer implements Dispatcher.DispatchHandler {
  * and its listeners, no async resource, which `dispatcher.request` spends on every call before the first byte.
  * The body pauses the upstream while its reader does not read.
  */
-class StreamedAnswer implements Dispatcher.DispatchHandler {
+class StreamedAnswer extends AnswerHandler {
   private body: Readable | undefined
   private resume: (() => void) | undefined
-  private abort: ((error?: Error) => void) | undefined
   private complete = false
-
-  constructor(
-    private readonly served: ServedBy,
-    private readonly resolve: (response: UpstreamResponse) => void,
-    private readonly reject: (error: unknown) => void,
-    private readonly hook: AbortHook | undefined,
-  ) {}
-
-  onConnect(abort: (error?: Error) => void): void {
-    this.abort = abort
-    connectHook(this.hook, abort)
-  }
 
   onHeaders(statusCode: number, rawHeaders: Buffer[], resume: () => void): boolean {
     // 1xx heads are followed by the real one.
@@ -203,7 +203,7 @@ class StreamedAnswer implements Dispatcher.DispatchHandler {
     try {
       this.resolve({ statusCode, headers, body: encoding === undefined ? body : decodedBody(body, encoding), served: this.served })
     } catch (error) {
-      this.reject(error)
+      this.refuse(error)
     }
     return true
   }
@@ -220,7 +220,7 @@ class StreamedAnswer implements Dispatcher.DispatchHandler {
   onError(error: Error): void {
     this.complete = true
     if (!this.body) {
-      this.reject(isGatewayError(error) ? error : upstreamFailure(error))
+      this.refuse(error)
       return
     }
     // Its reader may not listen yet (the head is still on its way through the interceptors) or any more: an
