@@ -84,7 +84,7 @@ export async function repeatsPart(ctx) {
   const LABELS = { plain: 'plain', sdk: 'SDK first attempt', keyed: 'Idempotency-Key' }
   const lines = (store) => {
     const row = rows[store]
-    if (!row || row.error) return [[store, '', `failed: ${row?.error ?? 'not run'}`, '', '', '', '']]
+    if (!row || row.error) return [[store, '', `failed: ${row?.error ?? 'not run'}`, '', '', '']]
     const p50 = Object.fromEntries(KINDS.map((kind) => [kind, median(row[kind].p50)]))
     const rps = Object.fromEntries(KINDS.map((kind) => [kind, median(row[kind].rps)]))
     return KINDS.map((kind) => [
