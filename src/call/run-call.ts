@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks'
 import { isGatewayError } from '../errors.js'
 import type { ClientSink } from '../http/sink.js'
-import { admitCall } from '../idempotency/admit.js'
+import { admitCall, mayBeRepeated } from '../idempotency/admit.js'
 import type { CallLease } from '../idempotency/lease.js'
 import { callStartMessage } from '../observe/call-message.js'
 import { type CallEndMessage, channels } from '../observe/channels.js'
@@ -30,9 +30,13 @@ import { journalOptions, streamCall } from './stream-call.js'
  * a recovery record when the client left, and reports how it ended.
  */
 export async function runCall(rt: Runtime, spec: CallSpec, client: ClientSink): Promise<void> {
-  const admission = await admitCall(rt, spec, client)
-  if (admission.served) return
-  const { lease } = admission
+  let lease: CallLease | undefined
+  // A request that cannot be a repeat skips admission: not even a promise turn on the plain path.
+  if (mayBeRepeated(rt, spec)) {
+    const admission = await admitCall(rt, spec, client)
+    if (admission.served) return
+    lease = admission.lease
+  }
   if (channels.callStart.hasSubscribers) channels.callStart.publish(callStartMessage(rt.id, spec))
   let outcome: CallOutcome = { status: 500, delivered: false, recovered: false, usage: undefined }
   try {
@@ -94,14 +98,14 @@ async function wholeCall(rt: Runtime, spec: CallSpec, client: ClientSink, lease:
   const status = response.statusCode
   const { contentType, body, kept } = completeWhole(rt, spec, client, lease, response, upstreamBody, 'application/json')
   const delivery = await client.watch.settled()
-  await kept
+  if (kept) await kept
   const { served } = response
   if (!isSuccess(status)) return { status, delivered: delivery.delivered, recovered: false, usage: undefined, served }
   const recovered =
     delivery.delivered || !spec.format.keepsRecords
       ? false
       : await keepRecord(rt, spec, { reason: delivery.reason, status, contentType, body })
-  await journalDone
+  if (journalDone) await journalDone
   const outcome: CallOutcome = { status, delivered: delivery.delivered, recovered, usage: undefined, served }
   if (channels.callEnd.hasSubscribers) {
     const facts = factsOfBody(served.model.upstream.dialect, upstreamBody)

@@ -27,6 +27,12 @@ interface Followable {
 /** How often a request waiting on another process's call looks at the store again. */
 const POLL_MS = 200
 
+/** Whether a call carries what a repeat of it would: an `Idempotency-Key`, or an SDK's retry count (when those count). */
+export function mayBeRepeated(rt: Runtime, spec: CallSpec): boolean {
+  const { key, sdkRetryCount } = spec.repeat
+  return key !== undefined || (sdkRetryCount !== undefined && rt.options.idempotency.sdkRetries)
+}
+
 /**
  * Decides whether a model call goes upstream. A retry of an SDK call joins the same call still running here, or
  * gets its answer from memory or from a recovery record; a repeated `Idempotency-Key` joins, replays, waits for
@@ -34,8 +40,7 @@ const POLL_MS = 200
  */
 export async function admitCall(rt: Runtime, spec: CallSpec, client: ClientSink): Promise<Admission> {
   const { key, sdkRetryCount } = spec.repeat
-  const sdkCall = sdkRetryCount !== undefined && rt.options.idempotency.sdkRetries
-  if (key === undefined && !sdkCall) return RUN
+  if (!mayBeRepeated(rt, spec)) return RUN
   let fingerprint: Fingerprint
   try {
     fingerprint = await fingerprintOf(spec)

@@ -1,6 +1,7 @@
 import { performance } from 'node:perf_hooks'
 import { isGatewayError } from '../../errors.js'
 import type { GatewayLogger } from '../../types.js'
+import type { UpstreamRequest } from '../send.js'
 import type { UpstreamInterceptor } from './compose.js'
 
 /** Statuses an operator wants to hear of: a refused key, a rate limit, an upstream failing. */
@@ -11,24 +12,32 @@ const WORTH_A_LINE = (status: number) => status === 401 || status === 403 || sta
  * duration and attempt number. Never a key, never a prompt.
  */
 export function attemptLog(logger: GatewayLogger): UpstreamInterceptor {
-  return (next) => async (request) => {
+  // Reactions rather than an async frame: every attempt passes through here, and only a failed one has work to do.
+  return (next) => (request) => {
     const started = performance.now()
-    const facts = () => ({
-      requestId: request.requestId,
-      upstream: request.model.upstream.name,
-      model: request.model.upstreamModel,
-      key: (request.key ?? request.model.upstream.keys[0])?.alias,
-      attempt: request.attempt,
-      durationMs: Math.round(performance.now() - started),
-    })
-    try {
-      const response = await next(request)
-      if (WORTH_A_LINE(response.statusCode))
-        logger.warn('model-gateway: upstream attempt failed', { ...facts(), status: response.statusCode })
-      return response
-    } catch (error) {
-      logger.warn('model-gateway: upstream attempt failed', { ...facts(), code: isGatewayError(error) ? error.code : 'internal_error' })
-      throw error
-    }
+    return next(request).then(
+      (response) => {
+        if (WORTH_A_LINE(response.statusCode)) logger.warn(FAILED, { ...facts(request, started), status: response.statusCode })
+        return response
+      },
+      (error: unknown) => {
+        logger.warn(FAILED, { ...facts(request, started), code: isGatewayError(error) ? error.code : 'internal_error' })
+        throw error
+      },
+    )
+  }
+}
+
+const FAILED = 'model-gateway: upstream attempt failed'
+
+/** What a failed attempt's line says of it. */
+function facts(request: UpstreamRequest, started: number) {
+  return {
+    requestId: request.requestId,
+    upstream: request.model.upstream.name,
+    model: request.model.upstreamModel,
+    key: (request.key ?? request.model.upstream.keys[0])?.alias,
+    attempt: request.attempt,
+    durationMs: Math.round(performance.now() - started),
   }
 }

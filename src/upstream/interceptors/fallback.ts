@@ -73,28 +73,34 @@ function nextFallback(
  * client asked for, so it gets that model's failure rather than a 400. The last model tried answers for the call.
  */
 export function fallbacks(logger: GatewayLogger): UpstreamInterceptor {
-  return (next) => async (request) => {
-    const { bodyFor } = request
-    if (request.model.fallbacks.length === 0 || bodyFor === undefined) return next(request)
-    const pending = request.model.fallbacks[Symbol.iterator]()
-    let current = request
-    for (;;) {
-      let failed: Failed
-      try {
-        const response = await next(current)
-        if (!FAILOVER_STATUS.has(response.statusCode)) return response
-        failed = { response }
-      } catch (error) {
-        if (!neverSent(error)) throw error
-        failed = { error }
+  return (next) => {
+    const withFallbacks = async (request: UpstreamRequest, bodyFor: NonNullable<UpstreamRequest['bodyFor']>) => {
+      const pending = request.model.fallbacks[Symbol.iterator]()
+      let current = request
+      for (;;) {
+        let failed: Failed
+        try {
+          const response = await next(current)
+          if (!FAILOVER_STATUS.has(response.statusCode)) return response
+          failed = { response }
+        } catch (error) {
+          if (!neverSent(error)) throw error
+          failed = { error }
+        }
+        const following = nextFallback(current, pending, bodyFor, logger)
+        if (following === undefined) {
+          if ('error' in failed) throw failed.error
+          return failed.response
+        }
+        if ('response' in failed) await drain(failed.response.body)
+        current = following
       }
-      const following = nextFallback(current, pending, bodyFor, logger)
-      if (following === undefined) {
-        if ('error' in failed) throw failed.error
-        return failed.response
-      }
-      if ('response' in failed) await drain(failed.response.body)
-      current = following
+    }
+    // A model without fallbacks goes straight through: no async frame, no promise turn of this interceptor's.
+    return (request) => {
+      const { bodyFor } = request
+      if (request.model.fallbacks.length === 0 || bodyFor === undefined) return next(request)
+      return withFallbacks(request, bodyFor)
     }
   }
 }

@@ -2,6 +2,7 @@ import type { Readable } from 'node:stream'
 import type { ResolvedUpstream, UpstreamKey } from '../../config/resolve.js'
 import type { KeySelection } from '../../types.js'
 import { drain, retryAfterMs } from '../response.js'
+import type { UpstreamRequest } from '../send.js'
 import type { UpstreamInterceptor } from './compose.js'
 
 /** Statuses that blame the key, not the request: it is refused or out of quota, so the next key may succeed. */
@@ -125,33 +126,36 @@ function whenOver(body: Readable | Buffer, done: () => void): void {
  */
 export function keyPool(): UpstreamInterceptor {
   const pools = new Map<ResolvedUpstream, KeyPool>()
-  return (next) => async (request) => {
-    const { upstream } = request.model
-    if (upstream.keys.length < 2) return next(request)
-    const pool = pools.get(upstream) ?? new KeyPool(upstream.keys, upstream.keySelection)
-    pools.set(upstream, pool)
-    // Counting costs a listener per streamed answer: only the selection that reads the counts pays it.
-    const counts = pool.selection === 'least-in-flight'
-    const tried = new Set<number>()
-    for (let attempt = request.attempt; ; attempt++) {
-      const index = pool.pick(tried) as number
-      tried.add(index)
-      if (counts) pool.started(index)
-      let response: Awaited<ReturnType<typeof next>>
-      try {
-        response = await next({ ...request, key: upstream.keys[index], attempt })
-      } catch (error) {
-        if (counts) pool.finished(index)
-        throw error
+  return (next) => {
+    const pooled = async (request: UpstreamRequest) => {
+      const { upstream } = request.model
+      const pool = pools.get(upstream) ?? new KeyPool(upstream.keys, upstream.keySelection)
+      pools.set(upstream, pool)
+      // Counting costs a listener per streamed answer: only the selection that reads the counts pays it.
+      const counts = pool.selection === 'least-in-flight'
+      const tried = new Set<number>()
+      for (let attempt = request.attempt; ; attempt++) {
+        const index = pool.pick(tried) as number
+        tried.add(index)
+        if (counts) pool.started(index)
+        let response: Awaited<ReturnType<typeof next>>
+        try {
+          response = await next({ ...request, key: upstream.keys[index], attempt })
+        } catch (error) {
+          if (counts) pool.finished(index)
+          throw error
+        }
+        if (counts) whenOver(response.body, () => pool.finished(index))
+        if (!KEY_TROUBLE.has(response.statusCode)) {
+          pool.succeeded(index)
+          return response
+        }
+        pool.rest(index, retryAfterMs(response.headers))
+        if (tried.size === upstream.keys.length) return response
+        await drain(response.body)
       }
-      if (counts) whenOver(response.body, () => pool.finished(index))
-      if (!KEY_TROUBLE.has(response.statusCode)) {
-        pool.succeeded(index)
-        return response
-      }
-      pool.rest(index, retryAfterMs(response.headers))
-      if (tried.size === upstream.keys.length) return response
-      await drain(response.body)
     }
+    // An upstream with one key goes straight through: no async frame, no promise turn of this interceptor's.
+    return (request) => (request.model.upstream.keys.length < 2 ? next(request) : pooled(request))
   }
 }
