@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Side-by-side benchmarks of model-gateway against the floor and its peers, in one run on one machine.
 //
-//   node bench/run.mjs                       full run (~6–10 min), writes bench/RESULTS.md
+//   node bench/run.mjs                       full run (about half an hour), writes bench/RESULTS.md
 //   node bench/run.mjs --quick               one short round of the cheap parts, our contestants only
 //   node bench/run.mjs --only latency,gw-node,floor-node
 //   node bench/run.mjs --profile             also write CPU profiles of the contestants to bench/profiles/,
@@ -24,6 +24,7 @@ import { hashPart, inflightMemoryPart, stallPart, storeMemoryPart } from './part
 import { clientPart } from './parts/client.mjs'
 import { hostilePart } from './parts/hostile.mjs'
 import { latencyPart, ssePart, streamsHeldPart, throughputPart } from './parts/http.mjs'
+import { instructionsPart } from './parts/instructions.mjs'
 import { otelPart } from './parts/otel.mjs'
 import { redisPart } from './parts/redis.mjs'
 import { repeatsPart } from './parts/repeats.mjs'
@@ -91,11 +92,14 @@ const QUICK = {
   redisSequential: 10,
   redisBurst: 20,
   resumeCuts: 3,
+  instructionsWarmup: 300,
+  instructionsCount: 200,
 }
 
 const PARTS = [
   'latency',
   'throughput',
+  'instructions',
   'sse',
   'held',
   'hash',
@@ -281,6 +285,8 @@ async function main() {
   for (const note of notes) console.log(`> ${note}\n`)
 
   const ctx = {
+    wanted: wanted.map((c) => c.id),
+    labels: Object.fromEntries(CONTESTANTS.map((c) => [c.id, c.label])),
     cfg,
     plan,
     log,
@@ -311,6 +317,7 @@ async function main() {
   }
   await run('latency', latencyPart)
   await run('throughput', throughputPart)
+  await run('instructions', instructionsPart)
   await run('sse', ssePart)
   await run('held', streamsHeldPart)
   for (const server of running) await server.stop()

@@ -53,13 +53,15 @@ export function pin(pid, cpus) {
 /**
  * Forks one of the harness's own scripts with an IPC channel and waits for its `{ type: 'ready' }` message.
  * @param {string} script @param {string[]} args
- * @param {{ cpus?: string, env?: Record<string, string>, execArgv?: string[], timeoutMs?: number }} [options]
+ * `execPath` runs it under another program (valgrind), which then gets `execArgv`, node's path included.
+ * @param {{ cpus?: string, env?: Record<string, string>, execArgv?: string[], execPath?: string, timeoutMs?: number }} [options]
  */
 export async function startChild(script, args, options = {}) {
   const child = fork(script, args, {
     stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
     env: { ...process.env, ...options.env },
     execArgv: options.execArgv ?? [],
+    ...(options.execPath ? { execPath: options.execPath } : {}),
   })
   children.add(child)
   child.once('exit', () => children.delete(child))

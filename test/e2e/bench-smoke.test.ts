@@ -1,8 +1,18 @@
-import { spawn } from 'node:child_process'
+import { execFileSync, spawn } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url))
+
+/** Whether valgrind's callgrind can run here (it is on the machines CI runs on; the part says so when it is not). */
+const hasCallgrind = (() => {
+  try {
+    execFileSync('callgrind_control', ['--version'], { stdio: 'ignore' })
+    return true
+  } catch {
+    return false
+  }
+})()
 
 function runBench(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
@@ -73,4 +83,18 @@ describe('benchmark harness (--quick)', () => {
     expect(stdout).toMatch(/^\| model-gateway\/client on a clean call \(whole answer\): p50 within the spread of plain fetch +\| -?\d/m)
     expect(stdout).not.toMatch(/^Failed:/m)
   }, 180_000)
+
+  it.runIf(hasCallgrind)(
+    'counts instructions per request of the node adapter and the floor under callgrind, and prints their ratio',
+    async () => {
+      const { code, stdout, stderr } = await runBench(['--quick', '--only', 'instructions,gw-node,floor-node'])
+      expect(code, stderr).toBe(0)
+      expect(stdout).toContain('### 2b. Instructions per request (callgrind)')
+      expect(stdout).toMatch(/^\| floor: node:http \+ undici +\| \d+ +\|/m)
+      expect(stdout).toMatch(/^\| model-gateway node +\| \d+ +\|/m)
+      expect(stdout).toMatch(/^\| node adapter ÷ floor +\| \d+\.\d\d× +\|/m)
+      expect(stdout).not.toMatch(/^Failed:/m)
+    },
+    180_000,
+  )
 })
