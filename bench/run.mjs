@@ -66,6 +66,8 @@ const FULL = {
   redisBurst: 1000,
   redisRecordBytes: 10 * 1024,
   resumeCuts: 20,
+  instructionsWarmup: 8000,
+  instructionsCount: 4000,
 }
 const QUICK = {
   ...FULL,

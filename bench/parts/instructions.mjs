@@ -80,6 +80,7 @@ async function countOne(ctx, id, warmup, count) {
 
 export async function instructionsPart(ctx) {
   const { cfg, log } = ctx
+  if (!(cfg.instructionsWarmup > 0 && cfg.instructionsCount > 0)) throw new Error('instructions: no warm-up or count configured')
   if (!hasValgrind()) return { rows: {}, ratios: {}, text: `### ${TITLE}\n\nSkipped: valgrind (callgrind) is not installed.\n` }
   const ids = PAIRS.flatMap(([gw, floor]) => [floor, gw]).filter((id) => ctx.wanted.includes(id))
   const rows = {}
@@ -94,7 +95,7 @@ export async function instructionsPart(ctx) {
   const text = section(
     TITLE,
     [
-      `Each contestant alone under valgrind's callgrind, ${cfg.instructionsWarmup} small chat calls uncounted, then ${cfg.instructionsCount} counted (c=${CONNECTIONS}), every thread included (the JIT's and the garbage collector's too). A count repeats within about 1 % where req/s moves by tens of percent; it is work done, not time: a syscall or a cache miss costs more than its instructions.`,
+      `Each contestant alone under valgrind's callgrind, ${cfg.instructionsWarmup} small chat calls uncounted, then ${cfg.instructionsCount} counted (c=${CONNECTIONS}), every thread included (the JIT's and the garbage collector's too). A count repeats within a few percent where req/s moves by tens of percent; it is work done, not time: a syscall or a cache miss costs more than its instructions.`,
       'Instructions ÷ the floor’s is the work per request against the floor’s; where it is above 1, part 2’s req/s ratio tends to its inverse.',
     ],
     `${table(
