@@ -12,22 +12,25 @@ export function attemptEvents(gatewayId: string): UpstreamInterceptor {
   const before = channels.upstreamRequest
   const after = channels.upstreamAttempt
   return (next) => {
-    const traced: Send = async (request) => {
+    // Reactions rather than an async frame: with a subscriber, every attempt passes through here.
+    const traced: Send = (request) => {
       if (before.hasSubscribers) addHeaders(gatewayId, request)
       else if (request.headers !== undefined) request.headers = undefined
       const started = performance.now()
-      try {
-        const response = await next(request)
-        if (after.hasSubscribers)
-          after.publish(attemptMessage(gatewayId, request, performance.now() - started, response.statusCode, undefined))
-        return response
-      } catch (error) {
-        if (after.hasSubscribers) {
-          const code = isGatewayError(error) ? error.code : 'internal_error'
-          after.publish(attemptMessage(gatewayId, request, performance.now() - started, undefined, code))
-        }
-        throw error
-      }
+      return next(request).then(
+        (response) => {
+          if (after.hasSubscribers)
+            after.publish(attemptMessage(gatewayId, request, performance.now() - started, response.statusCode, undefined))
+          return response
+        },
+        (error: unknown) => {
+          if (after.hasSubscribers) {
+            const code = isGatewayError(error) ? error.code : 'internal_error'
+            after.publish(attemptMessage(gatewayId, request, performance.now() - started, undefined, code))
+          }
+          throw error
+        },
+      )
     }
     return (request) => {
       if (after.hasSubscribers || before.hasSubscribers) return traced(request)
