@@ -8,11 +8,6 @@ export function fail(message: string): never {
   throw new GatewayError('invalid_options', message)
 }
 
-/** A plain object (not null, not an array). */
-export function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
-}
-
 /** Rejects keys an options object does not know, naming the nearest valid one. */
 export function knownKeys(value: Record<string, unknown>, known: readonly string[], where: string): void {
   for (const key of Object.keys(value)) {

@@ -1,4 +1,5 @@
 import type Keyv from 'keyv'
+import { isObject } from '../json/value.js'
 import type {
   AuthOptions,
   GatewayLogger,
@@ -9,7 +10,7 @@ import type {
   TimeoutOptions,
   UsageEvent,
 } from '../types.js'
-import { fail, isRecord, knownKeys } from './checks.js'
+import { fail, knownKeys } from './checks.js'
 import { type ResolvedCors, resolveCors } from './cors.js'
 import { DEFAULTS, KNOWN_KEYS } from './defaults.js'
 import { type ResolvedUpstream, resolveUpstream } from './upstream.js'
@@ -67,7 +68,7 @@ function resolveFallbacks(models: Map<string, ResolvedModel>, raw: Record<string
 }
 
 function resolveAuth(raw: unknown): AuthOptions {
-  if (!isRecord(raw)) fail('auth must be { apiKeys } or { authenticate }')
+  if (!isObject(raw)) fail('auth must be { apiKeys } or { authenticate }')
   knownKeys(raw, KNOWN_KEYS.auth, 'auth.')
   if ('authenticate' in raw) {
     if (typeof raw.authenticate !== 'function') fail('auth.authenticate must be a function')
@@ -83,21 +84,21 @@ function resolveAuth(raw: unknown): AuthOptions {
 /** An optional nested options object, checked for unknown keys. */
 function section(value: unknown, name: string, known: readonly string[]): Record<string, unknown> {
   if (value === undefined) return {}
-  if (!isRecord(value)) fail(`${name} must be an object`)
+  if (!isObject(value)) fail(`${name} must be an object`)
   knownKeys(value, known, `${name}.`)
   return value
 }
 
 function isKeyvLike(value: unknown): value is Keyv {
   // Checked by shape, not instanceof: the caller may hold another copy of keyv.
-  return isRecord(value) && typeof value.get === 'function' && typeof value.set === 'function' && typeof value.delete === 'function'
+  return isObject(value) && typeof value.get === 'function' && typeof value.set === 'function' && typeof value.delete === 'function'
 }
 
 /** Applies defaults and checks every option once, at construction; throws GatewayError('invalid_options'). */
 export function resolveOptions(options: GatewayOptions): ResolvedOptions {
-  if (!isRecord(options)) fail('createGateway needs an options object')
+  if (!isObject(options)) fail('createGateway needs an options object')
   knownKeys(options, KNOWN_KEYS.top, '')
-  if (!isRecord(options.upstreams) || Object.keys(options.upstreams).length === 0) fail('upstreams must name at least one upstream')
+  if (!isObject(options.upstreams) || Object.keys(options.upstreams).length === 0) fail('upstreams must name at least one upstream')
   const upstreams = new Map<string, ResolvedUpstream>()
   for (const [name, raw] of Object.entries(options.upstreams)) upstreams.set(name, resolveUpstream(name, raw))
 
@@ -105,7 +106,7 @@ export function resolveOptions(options: GatewayOptions): ResolvedOptions {
   const createdAt = Math.floor(Date.now() / 1000)
   const models = new Map<string, ResolvedModel>()
   options.models.forEach((raw: unknown, i: number) => {
-    if (!isRecord(raw)) fail(`models[${i}] must be an object`)
+    if (!isObject(raw)) fail(`models[${i}] must be an object`)
     knownKeys(raw, KNOWN_KEYS.model, `models[${i}].`)
     if (typeof raw.id !== 'string' || raw.id === '' || !/^[\w.\-/@]+$/.test(raw.id)) {
       fail(`models[${i}].id must be a non-empty string of letters, digits and . _ - / @`)

@@ -1,6 +1,7 @@
 import { DIALECT_NAMES, type Dialect, dialectNamed } from '../dialects/index.js'
+import { isObject } from '../json/value.js'
 import type { KeySelection } from '../types.js'
-import { fail, isRecord, knownKeys } from './checks.js'
+import { fail, knownKeys } from './checks.js'
 import { DEFAULTS, KNOWN_KEYS } from './defaults.js'
 
 /** One key of an upstream's pool: what it is called in logs and usage, how much traffic it takes, what it sends. */
@@ -54,7 +55,7 @@ function keysOf(name: string, raw: Record<string, unknown>, dialect: Dialect): A
   return raw.apiKeys.map((entry: unknown, i: number) => {
     const where = `upstreams.${name}.apiKeys[${i}]`
     const item = typeof entry === 'string' ? { key: entry } : entry
-    if (!isRecord(item)) fail(`${where} must be a key string or { key, weight?, alias? }`)
+    if (!isObject(item)) fail(`${where} must be a key string or { key, weight?, alias? }`)
     knownKeys(item, ['key', 'weight', 'alias'], `${where}.`)
     if (typeof item.key !== 'string' || item.key === '') fail(`${where}.key must be a non-empty string`)
     const weight = item.weight ?? 1
@@ -69,7 +70,7 @@ function keysOf(name: string, raw: Record<string, unknown>, dialect: Dialect): A
 
 /** Checks one `upstreams` entry and prepares what every call to it needs. */
 export function resolveUpstream(name: string, raw: unknown): ResolvedUpstream {
-  if (!isRecord(raw)) fail(`upstreams.${name} must be an object`)
+  if (!isObject(raw)) fail(`upstreams.${name} must be an object`)
   knownKeys(raw, KNOWN_KEYS.upstream, `upstreams.${name}.`)
   const dialect = dialectNamed(raw.type)
   if (!dialect) fail(`upstreams.${name}.type must be one of: ${DIALECT_NAMES.map((n) => `'${n}'`).join(', ')}`)
@@ -86,7 +87,7 @@ export function resolveUpstream(name: string, raw: unknown): ResolvedUpstream {
   }
   const headers: Record<string, string> = {}
   if (raw.headers !== undefined) {
-    if (!isRecord(raw.headers)) fail(`upstreams.${name}.headers must be an object of strings`)
+    if (!isObject(raw.headers)) fail(`upstreams.${name}.headers must be an object of strings`)
     for (const [key, value] of Object.entries(raw.headers)) {
       if (typeof value !== 'string') fail(`upstreams.${name}.headers.${key} must be a string`)
       headers[key.toLowerCase()] = value
@@ -126,7 +127,7 @@ export function resolveUpstream(name: string, raw: unknown): ResolvedUpstream {
 function resolveCircuit(name: string, raw: unknown): ResolvedUpstream['circuit'] {
   const defaults = DEFAULTS.circuit
   if (raw === undefined) return { ...defaults }
-  if (!isRecord(raw)) fail(`upstreams.${name}.circuit must be { failures?, cooldownMs? }`)
+  if (!isObject(raw)) fail(`upstreams.${name}.circuit must be { failures?, cooldownMs? }`)
   knownKeys(raw, Object.keys(defaults), `upstreams.${name}.circuit.`)
   const out: { failures: number; cooldownMs: number } = { ...defaults }
   for (const key of ['failures', 'cooldownMs'] as const) {

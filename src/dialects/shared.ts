@@ -1,10 +1,5 @@
 // Small pieces both dialects read the same way.
 
-/** True for a JSON object: not null, not an array. */
-export function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
-}
-
 /** A token count as reported, or 0 when it is missing, negative or not a number. */
 export function tokenCount(value: unknown): number {
   return typeof value === 'number' && Number.isFinite(value) && value > 0 ? value : 0

@@ -1,4 +1,5 @@
 // Reading untrusted wire JSON with the path of every value at hand, so a refusal can name the exact field.
+import { isObject } from '../json/value.js'
 
 /** A value the translation produced, or why it could not: the field at fault, in the source body's own terms. */
 export type Translated<T> = { ok: true; value: T } | { ok: false; field: string; message: string }
@@ -43,11 +44,6 @@ export function attempt<T>(run: () => T): Translated<T> {
 /** The path of a member of the object at `path`. */
 export const at = (path: string, key: string | number): string =>
   typeof key === 'number' ? `${path}[${key}]` : path === '' ? key : `${path}.${key}`
-
-/** True for a plain JSON object. */
-export function isObject(value: unknown): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
-}
 
 /** The members of an array, or none when the value is not one (for lenient reads of upstream answers). */
 export const list = (value: unknown): unknown[] => (Array.isArray(value) ? value : [])

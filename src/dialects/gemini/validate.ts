@@ -1,5 +1,5 @@
 import { invalidField as invalid } from '../../errors.js'
-import { isObject } from '../shared.js'
+import { isObject } from '../../json/value.js'
 
 /** Checks a generate-content body: `contents` must be a non-empty array of objects. */
 export function validateGenerateContent(body: Record<string, unknown>): void {

@@ -1,6 +1,6 @@
 import { invalidField as invalid } from '../../errors.js'
+import { isObject } from '../../json/value.js'
 import type { CallTarget } from '../dialect.js'
-import { isObject } from '../shared.js'
 
 function numberIn(body: Record<string, unknown>, field: string, min: number, max: number): void {
   const value = body[field]

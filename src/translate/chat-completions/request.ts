@@ -1,5 +1,6 @@
 // Chat-completions requests ⇄ hub requests.
 
+import { isObject } from '../../json/value.js'
 import type { CallPlan } from '../format.js'
 import type { HubFunction, HubMessage, HubOutput, HubPart, HubReasoning, HubRequest, HubToolChoice } from '../hub.js'
 import { isEffort } from '../hub.js'
@@ -10,7 +11,6 @@ import {
   boolean,
   inexpressible,
   integer,
-  isObject,
   isStrings,
   type JsonObject,
   number,

@@ -1,5 +1,6 @@
 // Generate-content requests ⇄ hub requests.
 
+import { isObject } from '../../json/value.js'
 import type { HubFunction, HubMessage, HubOutput, HubPart, HubReasoning, HubRequest, HubToolChoice, HubToolOutput } from '../hub.js'
 import { type HubEffort, isEffort, mediaClass } from '../hub.js'
 import {
@@ -9,7 +10,6 @@ import {
   camelKeys,
   inexpressible,
   integer,
-  isObject,
   isStrings,
   type JsonObject,
   number,

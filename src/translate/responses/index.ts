@@ -1,6 +1,7 @@
+import { isObject } from '../../json/value.js'
 import { chatErrorFromHub } from '../chat-completions/response.js'
 import type { ClientFormat } from '../format.js'
-import { isObject, parseJson } from '../result.js'
+import { parseJson } from '../result.js'
 import { responsesRequestToHub } from './request.js'
 import { responsesResponseFromHub } from './response.js'
 import { ResponsesStreamEncoder } from './stream.js'

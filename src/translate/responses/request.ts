@@ -1,5 +1,6 @@
 // Responses requests → hub requests. Responses is a client format only, so there is no way back.
 
+import { isObject } from '../../json/value.js'
 import { parseArguments, signatureOf } from '../chat-completions/response.js'
 import type { HubFunction, HubMessage, HubOutput, HubPart, HubRequest, HubToolChoice } from '../hub.js'
 import { isEffort } from '../hub.js'
@@ -10,7 +11,6 @@ import {
   boolean,
   inexpressible,
   integer,
-  isObject,
   type JsonObject,
   number,
   object,
