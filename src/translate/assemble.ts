@@ -1,6 +1,7 @@
 // A stream assembled into the answer its format gives without streaming: what a recovery record of a stream keeps,
 // so a client that lost the stream reads the same shape it would have got from a non-streaming call.
 
+import { isObject } from '../json/value.js'
 import type { CallPlan, ClientFormat, UpstreamFormat } from './format.js'
 import type { HubChoice, HubPart, HubResponse, HubStreamEvent } from './hub.js'
 
@@ -96,7 +97,7 @@ function parsedArgs(text: string): Record<string, unknown> {
   if (text.trim() === '') return {}
   try {
     const value: unknown = JSON.parse(text)
-    return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : { value }
+    return isObject(value) ? value : { value }
   } catch {
     return { _partial: text }
   }
