@@ -2,7 +2,8 @@
 // moves by tens of percent between rounds (a core's speed changes under the run); an instruction count barely moves
 // within a run, so the ratio of two counts in one run is the steadiest view of how much more work one contestant
 // does per request than another. Between runs counts move too: how many requests each event-loop turn serves, and
-// so the work per request, depends on how fast the machine was. It is not a throughput: syscalls and cache misses cost more than their instruction counts say.
+// so the work per request, depends on how fast the machine was. It is not a throughput: syscalls and cache misses
+// cost more than their instruction counts say.
 // Each contestant runs alone under callgrind, is warmed up uncounted, then counted over a fixed number of requests.
 import { execFileSync } from 'node:child_process'
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
@@ -96,7 +97,7 @@ export async function instructionsPart(ctx) {
   const text = section(
     TITLE,
     [
-      `Each contestant alone under valgrind's callgrind, ${cfg.instructionsWarmup} small chat calls uncounted, then ${cfg.instructionsCount} counted (c=${CONNECTIONS}), every thread included (the JIT's and the garbage collector's too). Within a run a count repeats within a few percent where req/s moves by tens of percent; between runs on a machine whose speed changed, counts of the same code moved by up to 35 % (how many requests an event-loop turn serves changes the work per request), so only ratios within one run compare. A count is work done, not time: a syscall or a cache miss costs more than its instructions.`,
+      `Each contestant alone under valgrind's callgrind, ${cfg.instructionsWarmup} small chat calls uncounted, then ${cfg.instructionsCount} counted (c=${CONNECTIONS}), every thread included (the JIT's and the garbage collector's too). Within a run a count repeats within a few percent where req/s moves by tens of percent; between runs on a machine whose speed changed, counts of the same code moved by tens of percent (how many requests an event-loop turn serves changes the work per request), so only ratios within one run compare. A count is work done, not time: a syscall or a cache miss costs more than its instructions.`,
       'Instructions ÷ the floor’s is the work per request against the floor’s; where it is above 1, part 2’s req/s ratio tends to its inverse.',
     ],
     `${table(
