@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // Checks the house rules a linter does not: no source file over 400 lines, no code outside src/dialects/ that
-// compares wire-format names (the dialect registry maps a configured `type` once), and a src/client/ that browsers
+// compares wire-format names (the dialect registry maps a configured `type` once; the names are the registry's), and a src/client/ that browsers
 // and edge runtimes can load: no `node:` import and nothing from outside src/client/. Import cycles are Biome's.
 import { readdirSync, readFileSync } from 'node:fs'
 import path from 'node:path'
@@ -9,7 +9,25 @@ import ts from 'typescript'
 
 const root = fileURLToPath(new URL('..', import.meta.url))
 const MAX_LINES = 400
-const DIALECT_LITERAL = /(['"`])(openai|gemini)\1/
+
+/** The dialect names, read from the registry's list (`DIALECT_NAMES` in src/dialects/names.ts) by TypeScript's parser. */
+function dialectNames() {
+  const file = path.join(root, 'src', 'dialects', 'names.ts')
+  const source = ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.Latest, true)
+  const names = []
+  const visit = (node) => {
+    if (ts.isVariableDeclaration(node) && node.name.getText(source) === 'DIALECT_NAMES' && node.initializer) {
+      let list = node.initializer
+      while (ts.isAsExpression(list) || ts.isSatisfiesExpression(list)) list = list.expression
+      if (ts.isArrayLiteralExpression(list)) for (const item of list.elements) if (ts.isStringLiteral(item)) names.push(item.text)
+    }
+    ts.forEachChild(node, visit)
+  }
+  visit(source)
+  if (names.length === 0) throw new Error('src/dialects/names.ts: no DIALECT_NAMES list of string literals found')
+  return names
+}
+const DIALECT_LITERAL = new RegExp(`(['"\`])(${dialectNames().join('|')})\\1`)
 const CLIENT_DIR = `src${path.sep}client${path.sep}`
 
 /** What is wrong with `file`'s imports, if it is part of the client: it must run where there is no Node. */

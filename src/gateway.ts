@@ -3,14 +3,10 @@ import type { IncomingMessage, ServerResponse } from 'node:http'
 import { performance } from 'node:perf_hooks'
 import { resolveOptions } from './config/resolve.js'
 import { GatewayError } from './errors.js'
-import { chatCompletionsHandler } from './handlers/chat-completions.js'
-import { countTokensHandler } from './handlers/count-tokens.js'
-import { embeddingsHandler } from './handlers/embeddings.js'
-import { generateContentHandler } from './handlers/generate-content.js'
 import { gatewayStatus, healthHandler } from './handlers/health.js'
+import { serveModelCall } from './handlers/model-call.js'
 import { modelsHandler } from './handlers/models.js'
 import { recoveriesHandler } from './handlers/recoveries.js'
-import { responsesHandler } from './handlers/responses.js'
 import { createCors } from './http/cors.js'
 import { DeadlineSweeper } from './http/deadlines.js'
 import { createDispatch } from './http/dispatch.js'
@@ -132,11 +128,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     {
       ...modelsHandler(rt),
       health: healthHandler(status),
-      chatCompletions: chatCompletionsHandler(rt),
-      responses: responsesHandler(rt),
-      generateContent: generateContentHandler(rt),
-      embeddings: embeddingsHandler(rt),
-      countTokens: countTokensHandler(rt),
+      call: (ex, route) => serveModelCall(rt, ex, route),
       recoveries: recoveriesHandler(rt),
     },
     isClosing,

@@ -1,10 +1,11 @@
+import { assembledAnswer } from '../dialects/index.js'
 import { channels } from '../observe/channels.js'
 import { buildRecord } from '../recovery/record.js'
 import type { StreamLog } from '../recovery/stream/stream-log.js'
 import { writeRecord } from '../recovery/writer.js'
 import type { Runtime } from '../runtime.js'
 import { eventData } from '../sse/parse.js'
-import { assembledAnswer, type CallPlan } from '../translate/index.js'
+import type { CallPlan } from '../translate/index.js'
 import type { CallSpec } from './call-spec.js'
 
 /** An undelivered 2xx response, as the call saw it. */

@@ -1,8 +1,8 @@
 import type { ResolvedModel } from '../config/resolve.js'
-import type { Dialect, OperationFormat } from '../dialects/index.js'
+import { type Dialect, type OperationFormat, translatorFor } from '../dialects/index.js'
 import type { RequestBody } from '../http/read-body.js'
 import { replaceTopLevelString } from '../json/rewrite.js'
-import { type CallPlan, type Translator, translatorFor } from '../translate/index.js'
+import type { CallPlan, Translator } from '../translate/index.js'
 import type { BodyRefusal } from '../upstream/send.js'
 
 /** A call between two formats: the translator and the plan its answer is translated with. */

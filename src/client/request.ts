@@ -1,7 +1,8 @@
+import { MODEL_CALL_PATH_ENDINGS } from './model-paths.js'
 import { type Base, baseOf } from './options.js'
 
-/** The paths of model calls: chat completions, responses, and Gemini's generate-content (streamed or not). */
-const MODEL_CALL = /(?:\/chat\/completions|\/responses|:generateContent|:streamGenerateContent)$/
+/** Whether a path is a model call's (see `MODEL_CALL_PATH_ENDINGS`). */
+const isModelCall = (pathname: string) => MODEL_CALL_PATH_ENDINGS.some((ending) => pathname.endsWith(ending))
 
 /** A model call as every attempt sends it. */
 export interface ModelCall {
@@ -37,7 +38,7 @@ export async function modelCallOf(
   } catch {
     return undefined
   }
-  if (!MODEL_CALL.test(url.pathname)) return undefined
+  if (!isModelCall(url.pathname)) return undefined
   const base = baseOf(bases, url)
   if (base < 0) return undefined
 

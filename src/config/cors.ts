@@ -1,3 +1,4 @@
+import { CLIENT_HEADERS } from '../dialects/index.js'
 import { GatewayError } from '../errors.js'
 import { DEFAULTS } from './defaults.js'
 
@@ -10,21 +11,10 @@ export interface ResolvedCors {
 }
 
 /**
- * Request headers the OpenAI and Google SDKs send from a browser, and the ones the gateway reads (`last-event-id`:
- * model-gateway/client resumes a stream with it).
+ * Request headers each dialect's SDKs send from a browser, and the ones the gateway reads whatever the dialect
+ * (`last-event-id`: model-gateway/client resumes a stream with it).
  */
-const SDK_HEADERS = [
-  'authorization',
-  'content-type',
-  'x-goog-api-key',
-  'x-goog-api-client',
-  'idempotency-key',
-  'last-event-id',
-  'openai-organization',
-  'openai-project',
-  'traceparent',
-  'tracestate',
-]
+const SDK_HEADERS = [...CLIENT_HEADERS, 'content-type', 'idempotency-key', 'last-event-id', 'traceparent', 'tracestate']
 
 /** An HTTP header name (RFC 9110 token). */
 const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/

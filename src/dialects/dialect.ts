@@ -1,5 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http'
 import type { HttpErrorCode } from '../errors.js'
+import type { ClientFormat, UpstreamFormat } from '../translate/format.js'
 import type { Operation, TokenCounts } from '../types.js'
 import type { DialectName } from './names.js'
 
@@ -12,6 +13,15 @@ export interface CallTarget {
 /** One operation of a dialect, as a client asks for it. */
 export interface OperationFormat {
   readonly operation: Operation
+  /** `gen_ai.operation.name` in the OpenTelemetry GenAI conventions (a custom name where they have none). */
+  readonly otelName: string
+  /**
+   * The operation's reader and writer through the hub, as the client's side of a translated call; absent for an
+   * operation that is passthrough only (embeddings, token counts).
+   */
+  readonly hub?: ClientFormat
+  /** Checks the query of a call (Gemini's `alt`) before its body is read; absent where the query means nothing. */
+  checkQuery?(query: URLSearchParams, stream: boolean): void
   /** Whether the model name is a top-level body field (rewritten when the upstream knows the model by another name). */
   readonly modelInBody: boolean
   /**
@@ -65,9 +75,30 @@ export interface ListedModel {
   ownedBy: string
 }
 
+/**
+ * One path a dialect serves model calls on. `path` is fixed (`/v1/chat/completions`), or names the model in a
+ * segment of its own (`/v1beta/models/{model}:generateContent`), which holds anything but `:`.
+ */
+export interface ModelRoute {
+  readonly path: string
+  readonly format: OperationFormat
+  /** Whether the path itself says the call streams (`:streamGenerateContent`); absent: the body's `stream` says. */
+  readonly streams?: boolean
+  /** How the 404 for an unknown path names this route; `false` for an alias of a listed one (Gemini under `/v1`). */
+  readonly listed?: string | false
+}
+
 /** Everything that differs between two wire formats. Nothing outside `src/dialects/` compares dialect names. */
 export interface Dialect {
   readonly name: DialectName
+  /** The model calls this dialect's clients make: the router, the 404's list and the client's path pattern derive from them. */
+  readonly routes: readonly ModelRoute[]
+  /** A path prefix every path under which speaks this dialect (`/v1beta`); elsewhere a shared path goes by `recognises`. */
+  readonly pathPrefix?: string
+  /** Request headers this dialect's SDKs send from a browser: CORS allows them. */
+  readonly clientHeaders: readonly string[]
+  /** How a translated call is written for an upstream of this dialect, and its answers read back into the hub. */
+  readonly upstreamFormat: UpstreamFormat
   /** The provider's name in the OpenTelemetry GenAI conventions (`gen_ai.provider.name`). */
   readonly otelProviderName: string
   /** The API key a client of this format presents. */

@@ -1,18 +1,73 @@
-// The dialect registry: the one place that maps a configured `type` to the code of its wire format.
-import type { Dialect } from './dialect.js'
+// The dialect registry: the one list of the wire formats the gateway speaks. The router, the translators, CORS's
+// allowed headers and the OpenTelemetry operation names are derived from it here; nothing else lists dialects.
+import { assembleStream } from '../translate/assemble.js'
+import type { CallPlan } from '../translate/format.js'
+import { joinFormats, type Translator } from '../translate/index.js'
+import type { Operation } from '../types.js'
+import type { Dialect, ModelRoute, OperationFormat } from './dialect.js'
 import { gemini } from './gemini/index.js'
-import type { DialectName } from './names.js'
+import { DIALECT_NAMES, type DialectName } from './names.js'
 import { openai } from './openai/index.js'
 
 const REGISTRY: Readonly<Record<DialectName, Dialect>> = { openai, gemini }
+
+/** Every dialect, in the registry's order. */
+export const DIALECTS: readonly Dialect[] = DIALECT_NAMES.map((name) => REGISTRY[name])
+
+/** The dialect of a path no dialect claims, and of a client that does not say it speaks another: the first. */
+export const DEFAULT_DIALECT: Dialect = DIALECTS[0] as Dialect
 
 /** The dialect of a configured upstream `type`, or undefined when there is none by that name. */
 export function dialectNamed(name: unknown): Dialect | undefined {
   return typeof name === 'string' && Object.hasOwn(REGISTRY, name) ? REGISTRY[name as DialectName] : undefined
 }
 
-export type { AnswerFacts, CallTarget, Dialect, ErrorFacts, ListedModel, OperationFormat } from './dialect.js'
-export { batchEmbedContents, countTokens, embedContent, gemini, generateContent, googleStatus, validateGeminiAlt } from './gemini/index.js'
+/** A model-call route with the dialect that serves it. */
+export interface RegisteredRoute extends ModelRoute {
+  readonly dialect: Dialect
+}
+
+/** Every model-call route of every dialect. */
+export const MODEL_ROUTES: readonly RegisteredRoute[] = DIALECTS.flatMap((dialect) =>
+  dialect.routes.map((route) => ({ ...route, dialect })),
+)
+
+/** Each operation's format, by its name (operation names are unique across dialects). */
+const OPERATIONS: ReadonlyMap<Operation, OperationFormat> = new Map(MODEL_ROUTES.map((route) => [route.format.operation, route.format]))
+
+/** `gen_ai.operation.name` of each operation. */
+export const OTEL_OPERATION_NAMES: ReadonlyMap<Operation, string> = new Map(
+  [...OPERATIONS].map(([name, format]) => [name, format.otelName]),
+)
+
+/** Request headers some dialect's SDKs send from a browser. */
+export const CLIENT_HEADERS: readonly string[] = [...new Set(DIALECTS.flatMap((dialect) => dialect.clientHeaders))]
+
+/**
+ * The translator from a client's `operation` in its dialect to an upstream's dialect, or undefined when both
+ * dialects are the same (passthrough) or the operation is passthrough only.
+ */
+export function translatorFor(inbound: Dialect, outbound: Dialect, operation: Operation): Translator | undefined {
+  if (inbound === outbound) return undefined
+  const from = OPERATIONS.get(operation)?.hub
+  return from ? joinFormats(from, outbound.upstreamFormat) : undefined
+}
+
+/**
+ * A stream of a client's `operation` (the SSE `data` of its events) assembled into the answer that format gives
+ * without streaming; undefined for an operation without a stream format, or a stream cut before its answer.
+ */
+export function assembledAnswer(operation: Operation, data: readonly string[], plan: CallPlan): object | undefined {
+  const format = OPERATIONS.get(operation)?.hub
+  if (!format) return undefined
+  if (format.assembleStream) return format.assembleStream(data)
+  // A format that is also its dialect's upstream format reads its own events.
+  const reader = DIALECTS.find((dialect) => (dialect.upstreamFormat as object) === format)?.upstreamFormat
+  return reader && assembleStream(reader, format, data, plan)
+}
+
+export type { AnswerFacts, CallTarget, Dialect, ErrorFacts, ListedModel, ModelRoute, OperationFormat } from './dialect.js'
+export { batchEmbedContents, countTokens, embedContent, gemini, generateContent, googleStatus } from './gemini/index.js'
 export { DIALECT_NAMES, type DialectName } from './names.js'
 export { chatCompletions, embeddings, openai, responses } from './openai/index.js'
 export { MAX_CHOICES, MAX_REASON_LENGTH, reasonList } from './shared.js'

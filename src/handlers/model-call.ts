@@ -1,15 +1,19 @@
 import { buildCallSpec } from '../call/call-spec.js'
 import { runCall } from '../call/run-call.js'
-import type { CallTarget, OperationFormat } from '../dialects/index.js'
-import type { Exchange } from '../http/dispatch.js'
+import type { CallRoute, Exchange } from '../http/dispatch.js'
 import { ClientSink } from '../http/sink.js'
 import { idempotencyKeyOf, sdkRetryCountOf } from '../idempotency/headers.js'
 import { traceHeadersOf } from '../observe/channels.js'
 import type { Runtime } from '../runtime.js'
 import { withBody } from './body.js'
 
-/** Reads, validates and runs one model call of `format`; the shared body of the model-call endpoints. */
-export function serveModelCall(rt: Runtime, ex: Exchange, format: OperationFormat, fromPath: CallTarget | undefined): Promise<void> {
+/**
+ * Every model call of every dialect: reads, validates and runs the call of the route's operation. Embeddings and
+ * token counts are passthrough to a model of the client's format (the format refuses a model of another one).
+ */
+export function serveModelCall(rt: Runtime, ex: Exchange, { route: { format }, target: fromPath }: CallRoute): Promise<void> {
+  // A query the format cannot honour is refused before anything is read.
+  if (format.checkQuery && fromPath) format.checkQuery(ex.match.query, fromPath.stream)
   // The sink's delivery watch starts now: a client that leaves while the body is read or the upstream works is seen.
   const client = new ClientSink(ex.res)
   // Read before the body, so a malformed key costs no upload.

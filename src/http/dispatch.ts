@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
-import type { CallTarget, Dialect, OperationFormat } from '../dialects/index.js'
+import type { Dialect } from '../dialects/index.js'
 import { GatewayError, isGatewayError } from '../errors.js'
 import type { Runtime } from '../runtime.js'
 import type { HandleOptions, PreparsedBody } from '../types.js'
@@ -24,24 +24,21 @@ export interface Exchange {
   startedAt: number
 }
 
-/** The routes whose answers come from `runCall`, which writes the request id with its own head. */
-const MODEL_CALLS: ReadonlySet<Route['kind']> = new Set(['chat', 'responses', 'generateContent', 'embeddings', 'countTokens'])
-
 /** The recovery routes, as the router tells them apart. */
 export type RecoveryRoute = Extract<Route, { kind: `recoveries.${string}` }>
 
-/** What the dispatcher hands each route to; one handler per endpoint. */
+/** A model call, as the router matched it. */
+export type CallRoute = Extract<Route, { kind: 'call' }>
+
+/** What the dispatcher hands each route to: the gateway's own endpoints, and one handler for every model call. */
 export interface Handlers {
   models(res: ServerResponse, dialect: Dialect): void
   /** `GET /v1/health`: answered without a key. */
   health(res: ServerResponse): Promise<void>
   /** One model, or a 404 naming it. */
   model(res: ServerResponse, dialect: Dialect, id: string): void
-  chatCompletions(ex: Exchange): Promise<void>
-  responses(ex: Exchange): Promise<void>
-  generateContent(ex: Exchange, target: CallTarget): Promise<void>
-  embeddings(ex: Exchange, format: OperationFormat, target: CallTarget | undefined): Promise<void>
-  countTokens(ex: Exchange, target: CallTarget): Promise<void>
+  /** Every model call of every dialect. */
+  call(ex: Exchange, route: CallRoute): Promise<void>
   recoveries(ex: Exchange, route: RecoveryRoute): Promise<void>
 }
 
@@ -72,7 +69,7 @@ export function createDispatch(rt: Runtime, handlers: Handlers, isClosing: () =>
     }
     if (isClosing()) throw new GatewayError('gateway_closed', 'The gateway is shutting down.')
     // Model calls put the id into their own `writeHead`; every other answer carries it from here.
-    if (!MODEL_CALLS.has(route.kind)) res.setHeader('x-request-id', requestId)
+    if (route.kind !== 'call') res.setHeader('x-request-id', requestId)
     const presented = authenticate(match.dialect.clientKey(req.headers, match.query), req)
     const owner = typeof presented === 'string' ? presented : await presented
     const url = init.path ?? req.url ?? ''
@@ -80,20 +77,8 @@ export function createDispatch(rt: Runtime, handlers: Handlers, isClosing: () =>
     const path = mark === -1 ? url : url.slice(0, mark)
     const ex: Exchange = { req, res, requestId, match, owner, path, preparsed: init.body, startedAt }
     // `return await`: an async function that returns a promise takes two more turns to settle than one that awaits it.
-    switch (route.kind) {
-      case 'chat':
-        return await handlers.chatCompletions(ex)
-      case 'responses':
-        return await handlers.responses(ex)
-      case 'generateContent':
-        return await handlers.generateContent(ex, route.target)
-      case 'embeddings':
-        return await handlers.embeddings(ex, route.format, route.target)
-      case 'countTokens':
-        return await handlers.countTokens(ex, route.target)
-      default:
-        return await handlers.recoveries(ex, route)
-    }
+    if (route.kind === 'call') return await handlers.call(ex, route)
+    return await handlers.recoveries(ex, route)
   }
 
   function fail(res: ServerResponse, match: Match, error: unknown, requestId: string): void {

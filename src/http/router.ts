@@ -1,14 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http'
-import {
-  batchEmbedContents,
-  type CallTarget,
-  type Dialect,
-  embedContent,
-  embeddings,
-  gemini,
-  type OperationFormat,
-  openai,
-} from '../dialects/index.js'
+import { type CallTarget, DEFAULT_DIALECT, DIALECTS, type Dialect, MODEL_ROUTES, type RegisteredRoute } from '../dialects/index.js'
 import { shown } from '../errors.js'
 
 /** What a request asks for, once its path and method are known. */
@@ -16,12 +7,8 @@ export type Route =
   | { kind: 'models' }
   | { kind: 'health' }
   | { kind: 'model'; id: string }
-  | { kind: 'chat' }
-  | { kind: 'responses' }
-  | { kind: 'generateContent'; target: CallTarget }
-  /** OpenAI's `/v1/embeddings` (the model in the body) or Gemini's embedding methods (the model in the path). */
-  | { kind: 'embeddings'; format: OperationFormat; target: CallTarget | undefined }
-  | { kind: 'countTokens'; target: CallTarget }
+  /** A model call of a dialect; `target` is what its path says (the model and streaming), when it says it. */
+  | { kind: 'call'; route: RegisteredRoute; target: CallTarget | undefined }
   | { kind: 'recoveries.list' }
   | { kind: 'recoveries.deleteAll' }
   | { kind: 'recoveries.lookup' }
@@ -29,7 +16,8 @@ export type Route =
   | { kind: 'recoveries.delete'; requestId: string }
   | { kind: 'recoveries.stream'; requestId: string }
   | { kind: 'recoveries.cancel'; requestId: string }
-  | { kind: 'method_not_allowed'; allow: string }
+  /** A path served for other methods; `dialect` is a model call's, whose errors it speaks. */
+  | { kind: 'method_not_allowed'; allow: string; dialect?: Dialect }
   | { kind: 'not_found' }
 
 /** A matched request: the route, the dialect its path speaks (errors, keys) and the parsed query. */
@@ -41,36 +29,42 @@ export interface Match {
   rawQuery: string
 }
 
-// The Gemini methods on a model. `/v1` too: the Google GenAI SDK 3.x calls the stable version by default; both are
-// served alike (upstream v1beta).
-// The model segment is matched raw (never percent-decoded) and may hold `/` for configured ids such as
-// `google/gemini-2.5-flash`; it only ever selects a configured model, so `..`, `%2F` or `%3A` simply name none.
-const GEMINI_PATH = /^\/v1(?:beta)?\/models\/([^:]+):(generateContent|streamGenerateContent|embedContent|batchEmbedContents|countTokens)$/
-
-/** A model under `/v1/models/` or `/v1beta/models/` (a configured id may hold `/`; the method paths hold `:`). */
-const MODEL_PATH = /^\/v1(?:beta)?\/models\/([^:]+)$/
-
 /**
- * Google's format answers everything under `/v1beta` and the Gemini method paths under `/v1`; the model list
- * under `/v1` too when a Google client asks (the Google GenAI SDK 3.x lists `/v1/models`). OpenAI's the rest.
+ * The dialect a request speaks: a model call's own, else the one whose prefix the path is under (`/v1beta`), else,
+ * on the model list shared by every dialect, the one whose client the headers announce; the default otherwise.
  */
-function dialectOfPath(path: string, headers: IncomingHttpHeaders): Dialect {
-  if (path === '/v1beta' || path.startsWith('/v1beta/')) return gemini
-  if (path.startsWith('/v1/models/') && GEMINI_PATH.test(path)) return gemini
-  if ((path === '/v1/models' || path.startsWith('/v1/models/')) && gemini.recognises(headers)) return gemini
-  return openai
+function dialectOfPath(path: string, headers: IncomingHttpHeaders, route: Route): Dialect {
+  if (route.kind === 'call') return route.route.dialect
+  if (route.kind === 'method_not_allowed' && route.dialect) return route.dialect
+  for (const dialect of DIALECTS) {
+    const prefix = dialect.pathPrefix
+    if (prefix !== undefined && (path === prefix || path.startsWith(`${prefix}/`))) return dialect
+  }
+  if (path === '/v1/models' || path.startsWith('/v1/models/')) {
+    for (const dialect of DIALECTS) if (dialect !== DEFAULT_DIALECT && dialect.recognises(headers)) return dialect
+  }
+  return DEFAULT_DIALECT
 }
 
-/** Every route at a mount, for a 404 that says what is served. */
+/** A model route whose path names the model: what comes before `{model}` and what follows it. */
+interface ModelSegment {
+  before: string
+  after: string
+  route: RegisteredRoute
+}
+
+// The route table of model calls, from the dialect registry: fixed paths by path, and paths that name the model.
+const FIXED_CALLS = new Map<string, { POST: Route }>()
+const CALLS_ON_A_MODEL: ModelSegment[] = []
+for (const route of MODEL_ROUTES) {
+  const at = route.path.indexOf('{model}')
+  if (at === -1) FIXED_CALLS.set(route.path, { POST: { kind: 'call', route, target: undefined } })
+  else CALLS_ON_A_MODEL.push({ before: route.path.slice(0, at), after: route.path.slice(at + '{model}'.length), route })
+}
+
+/** Every route at a mount, for a 404 that says what is served: the dialects' model calls, then the gateway's own. */
 const SERVED = [
-  'POST /v1/chat/completions',
-  'POST /v1/responses',
-  'POST /v1beta/models/{model}:generateContent',
-  'POST /v1beta/models/{model}:streamGenerateContent?alt=sse',
-  'POST /v1/embeddings',
-  'POST /v1beta/models/{model}:embedContent',
-  'POST /v1beta/models/{model}:batchEmbedContents',
-  'POST /v1beta/models/{model}:countTokens',
+  ...MODEL_ROUTES.flatMap((route) => (route.listed === false ? [] : [route.listed ?? `POST ${route.path}`])),
   'GET /v1/models',
   'GET /v1/health',
   'GET /v1/models/{model}',
@@ -95,44 +89,46 @@ function byMethod(method: string, allowed: Record<string, Route>): Route {
   return allowed[method] ?? { kind: 'method_not_allowed', allow: Object.keys(allowed).join(', ') }
 }
 
-// The fixed paths' routes, made once: matching is on every request's path, so it allocates as little as it can.
+// The gateway's own fixed paths' routes, made once: matching is on every request's path, so it allocates as little as it can.
 const MODELS: Record<string, Route> = { GET: { kind: 'models' } }
-const CHAT: Record<string, Route> = { POST: { kind: 'chat' } }
-const EMBEDDINGS: Record<string, Route> = { POST: { kind: 'embeddings', format: embeddings, target: undefined } }
-const RESPONSES: Record<string, Route> = { POST: { kind: 'responses' } }
 const RECOVERIES: Record<string, Route> = { GET: { kind: 'recoveries.list' }, DELETE: { kind: 'recoveries.deleteAll' } }
 const LOOKUP: Route = { kind: 'recoveries.lookup' }
 /** Shared by every match without a query: nothing downstream writes to a match's query. */
 const NO_QUERY = new URLSearchParams()
 
-/** The route of a Gemini method on a model, as `GEMINI_PATH` read them. */
-function geminiRoute(method: string, model: string): Route {
-  const target: CallTarget = { model, stream: method === 'streamGenerateContent' }
-  switch (method) {
-    case 'embedContent':
-      return { kind: 'embeddings', format: embedContent, target }
-    case 'batchEmbedContents':
-      return { kind: 'embeddings', format: batchEmbedContents, target }
-    case 'countTokens':
-      return { kind: 'countTokens', target }
-    default:
-      return { kind: 'generateContent', target }
+/** A model call's path asked with another method than `POST`: answered in the call's dialect. */
+function notAllowed(call: Route): Route {
+  return { kind: 'method_not_allowed', allow: 'POST', dialect: call.kind === 'call' ? call.route.dialect : undefined }
+}
+
+/** A model under `/v1/models/` or `/v1beta/models/` (a configured id may hold `/`; the method paths hold `:`). */
+const MODEL_PATH = /^\/v1(?:beta)?\/models\/([^:]+)$/
+
+/**
+ * The call on a model that `path` names (`…/models/{model}:method`), whatever the request's method. The model is read
+ * raw (never percent-decoded) and may hold `/` for configured ids such as `google/gemini-2.5-flash`, but not `:`; it
+ * only ever selects a configured model, so `..`, `%2F` or `%3A` simply name none.
+ */
+function callOnAModel(path: string): Route | undefined {
+  for (const { before, after, route } of CALLS_ON_A_MODEL) {
+    if (!path.startsWith(before)) continue
+    const colon = path.indexOf(':', before.length)
+    if (colon <= before.length || path.length - colon !== after.length || !path.endsWith(after)) continue
+    return { kind: 'call', route, target: { model: path.slice(before.length, colon), stream: route.streams === true } }
   }
+  return undefined
 }
 
 function routeOf(method: string, path: string): Route | undefined {
+  // Model calls first: they are nearly every request.
+  const fixed = FIXED_CALLS.get(path)
+  if (fixed) return method === 'POST' ? fixed.POST : notAllowed(fixed.POST)
   switch (path) {
     case '/v1/models':
     case '/v1beta/models':
       return byMethod(method, MODELS)
     case '/v1/health':
       return byMethod(method, { GET: { kind: 'health' } })
-    case '/v1/chat/completions':
-      return byMethod(method, CHAT)
-    case '/v1/embeddings':
-      return byMethod(method, EMBEDDINGS)
-    case '/v1/responses':
-      return byMethod(method, RESPONSES)
     case '/v1/recoveries':
       return byMethod(method, RECOVERIES)
     case '/v1/recoveries/lookup':
@@ -157,8 +153,8 @@ function routeOf(method: string, path: string): Route | undefined {
       DELETE: { kind: 'recoveries.delete', requestId },
     })
   }
-  const onModel = GEMINI_PATH.exec(path)
-  if (onModel) return byMethod(method, { POST: geminiRoute(onModel[2] as string, onModel[1] as string) })
+  const onModel = callOnAModel(path)
+  if (onModel) return method === 'POST' ? onModel : notAllowed(onModel)
   // Only a read names a model resource; a POST there is a mistyped generate path (`%3A` for `:`), so unknown.
   const model = method === 'GET' ? MODEL_PATH.exec(path) : null
   if (model) {
@@ -187,7 +183,12 @@ export function matchRequest(method: string, url: string, claimUnknown: boolean,
     route = { kind: 'not_found' }
   }
   const rawQuery = mark === -1 ? '' : url.slice(mark + 1)
-  return { route, dialect: dialectOfPath(path, headers), query: rawQuery === '' ? NO_QUERY : new URLSearchParams(rawQuery), rawQuery }
+  return {
+    route,
+    dialect: dialectOfPath(path, headers, route),
+    query: rawQuery === '' ? NO_QUERY : new URLSearchParams(rawQuery),
+    rawQuery,
+  }
 }
 
 /** Normalises a mount prefix: no trailing slash, `''` for the root. */

@@ -30,7 +30,7 @@ import {
 } from '../observe/channels.js'
 import type { Gateway } from '../types.js'
 import { createInstruments } from './instruments.js'
-import { type AttemptShape, attemptShapes, type CallShape, callShapes, OPERATION_NAME } from './shapes.js'
+import { type AttemptShape, attemptShapes, type CallShape, callShapes, operationName } from './shapes.js'
 
 /** Options of `instrumentGateway`. */
 export interface InstrumentOptions {
@@ -218,7 +218,7 @@ export function instrumentGateway(gateway?: Pick<Gateway, 'id'>, options: Instru
     try {
       const message = published as RecordStoredMessage
       if (!ours(message)) return
-      instruments.recoveriesKept.add(1, { 'gen_ai.operation.name': OPERATION_NAME[message.operation] })
+      instruments.recoveriesKept.add(1, { 'gen_ai.operation.name': operationName(message.operation) })
     } catch {}
   }
 

@@ -1,19 +1,9 @@
 import type { Attributes } from '@opentelemetry/api'
+import { OTEL_OPERATION_NAMES } from '../dialects/index.js'
 import type { Operation } from '../types.js'
 
-/**
- * `gen_ai.operation.name` of each gateway operation. The conventions name no operation for OpenAI's Responses API
- * (a turn of a conversation is a chat) nor for counting tokens, hence a custom one.
- */
-export const OPERATION_NAME: Record<Operation, string> = {
-  'chat.completions': 'chat',
-  generateContent: 'generate_content',
-  responses: 'chat',
-  embeddings: 'embeddings',
-  embedContent: 'embeddings',
-  batchEmbedContents: 'embeddings',
-  countTokens: 'count_tokens',
-}
+/** `gen_ai.operation.name` of a gateway operation, as its dialect names it. */
+export const operationName = (operation: Operation): string => OTEL_OPERATION_NAMES.get(operation) ?? operation
 
 /** Past this many shapes (model ids are configured, so it is never reached in practice), new ones are not kept. */
 const MAX_SHAPES = 10_000
@@ -47,7 +37,7 @@ abstract class Shape {
     responseModel: string,
     readonly stream: boolean,
   ) {
-    const name = OPERATION_NAME[operation]
+    const name = operationName(operation)
     this.name = `${name} ${model}`
     this.start = { ...measured(name, provider, model), 'gen_ai.request.stream': stream }
     this.answered = { ...measured(name, provider, model), 'gen_ai.response.model': responseModel }
@@ -57,7 +47,7 @@ abstract class Shape {
   failed(errorType: string): Attributes {
     let set = this.#failed.get(errorType)
     if (set !== undefined) return set
-    set = { ...measured(OPERATION_NAME[this.operation], this.provider, this.model), 'error.type': errorType }
+    set = { ...measured(operationName(this.operation), this.provider, this.model), 'error.type': errorType }
     if (this.#failed.size < MAX_ERROR_TYPES) this.#failed.set(errorType, set)
     return set
   }
@@ -79,7 +69,7 @@ export class CallShape extends Shape {
     stream: boolean,
   ) {
     super(operation, provider, model, upstreamModel, stream)
-    const name = OPERATION_NAME[operation]
+    const name = operationName(operation)
     this.served = measured(name, provider, model)
     const upstream = { ...measured(name, provider, upstreamModel), 'gen_ai.response.model': upstreamModel }
     this.inputTokens = { ...upstream, 'gen_ai.token.type': 'input' }

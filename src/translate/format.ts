@@ -2,7 +2,7 @@
 // Readers throw `Refusal` (caught once by the translator) so the mapping code stays a plain list of fields.
 
 import type { HubError, HubRequest, HubResponse, HubStreamEvent } from './hub.js'
-import type { JsonObject } from './result.js'
+import type { JsonObject } from './readers.js'
 
 /** What a translated call knows besides the bodies, fixed when its request is translated. */
 export interface CallPlan {

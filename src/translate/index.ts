@@ -1,15 +1,16 @@
 /**
  * Translation between wire formats, through a hub.
  *
- * Each format (`chat-completions/`, `generate-content/`) reads its requests, answers, errors and stream events
- * into the neutral model of `hub.ts` and writes them back out of it, so a new format costs one reader and one
- * writer rather than one translator per pair. A `Translator` is a reader of one format joined to a writer of
- * another; same-format calls get none and stay byte-exact passthrough. `responses/` (OpenAI's Responses API) is a
- * client format only: it reads requests and writes answers, and a Responses call to an OpenAI upstream is
- * passthrough, so no upstream ever gets one translated.
+ * Each dialect folder holds its formats' readers and writers (`dialects/openai/chat-completions/`,
+ * `dialects/gemini/generate-content/`): they read requests, answers, errors and stream events into the neutral model
+ * of `hub.ts` and write them back out of it, so a new format costs one reader and one writer rather than one
+ * translator per pair. A `Translator` is a reader of one format joined to a writer of another (`joinFormats`);
+ * same-format calls get none and stay byte-exact passthrough. OpenAI's Responses API is a client format only: it
+ * reads requests and writes answers, and a Responses call to an OpenAI upstream is passthrough, so no upstream ever
+ * gets one translated. This folder holds only the hub and the machinery no dialect owns.
  *
  * Use from the call pipeline:
- * - `translatorFor(inbound, outbound, operation)`: undefined when both are the same dialect.
+ * - `translatorFor(inbound, outbound, operation)` (the dialect registry): undefined when both are the same dialect.
  * - `request(fields, call)`: the upstream body and the call's `CallPlan`, or `{ ok: false, field, message }` for a
  *   400 naming the field (the client's own field path, e.g. `messages[2].tool_call_id`).
  * - `response(body, plan)`: a 2xx upstream answer in the client's format; a failure means the upstream sent
@@ -31,7 +32,7 @@
  * - Usage: Gemini input = promptTokenCount + toolUsePromptTokenCount, output = candidatesTokenCount +
  *   thoughtsTokenCount; chat completion tokens already include reasoning tokens.
  * - Schemas go to Gemini as its OpenAPI subset when that says the same, else whole as JSON Schema
- *   (`parametersJsonSchema`, `responseJsonSchema`); see `schema.ts`.
+ *   (`parametersJsonSchema`, `responseJsonSchema`); see `dialects/gemini/schema.ts`.
  * - Tool call ids: a chat id is kept as the Gemini call's `id`; a Gemini call without one gets
  *   `call_<responseId>_<candidate>_<n>` (in a request, `call_<content>_<part>`), so the same answer always gets
  *   the same ids and a client's history maps each result back to its call. Chat tool messages find their function
@@ -41,19 +42,13 @@
  *   call (where Google's OpenAI-compatible API puts it) and back.
  */
 
-import { type Dialect, gemini, openai } from '../dialects/index.js'
-import type { Operation } from '../types.js'
-import { assembleStream } from './assemble.js'
-import { chatCompletionsFormat } from './chat-completions/index.js'
 import type { CallPlan, ClientFormat, UpstreamFormat } from './format.js'
-import { generateContentFormat } from './generate-content/index.js'
-import { responsesFormat } from './responses/index.js'
-import { attempt, type JsonObject, parseJson, type Translated } from './result.js'
+import { attempt, type JsonObject, parseJson, type Translated } from './readers.js'
 import { StreamTranslator } from './stream.js'
 
 export type { CallPlan } from './format.js'
 export type * from './hub.js'
-export type { Translated } from './result.js'
+export type { Translated } from './readers.js'
 export { StreamTranslator } from './stream.js'
 
 /** A call as the pipeline knows it before its request is translated. */
@@ -86,21 +81,8 @@ export interface Translator {
   stream(plan: CallPlan): StreamTranslator
 }
 
-/** The format a client of each operation speaks. */
-/** The client format of each operation that can be translated; the others are passthrough only. */
-const CLIENT_FORMATS: Readonly<Partial<Record<Operation, ClientFormat>>> = {
-  'chat.completions': chatCompletionsFormat,
-  generateContent: generateContentFormat,
-  responses: responsesFormat,
-}
-
-/** The format a translated call takes to an upstream of each dialect. */
-const UPSTREAM_FORMATS = new Map<Dialect, UpstreamFormat>([
-  [openai, chatCompletionsFormat],
-  [gemini, generateContentFormat],
-])
-
-function join(from: ClientFormat, to: UpstreamFormat): Translator {
+/** The translator that reads a client's requests with `from` and writes them for an upstream with `to`. */
+export function joinFormats(from: ClientFormat, to: UpstreamFormat): Translator {
   return {
     request(fields, call) {
       return attempt(() => {
@@ -127,29 +109,4 @@ function join(from: ClientFormat, to: UpstreamFormat): Translator {
     },
     stream: (plan) => new StreamTranslator(to.streamDecoder(plan), from.streamEncoder(plan)),
   }
-}
-
-/**
-/**
- * A stream of a client's `operation` (the SSE `data` of its events) assembled into the answer that format gives
- * without streaming; undefined for an operation without a stream format, or a stream cut before its answer.
- */
-export function assembledAnswer(operation: Operation, data: readonly string[], plan: CallPlan): object | undefined {
-  const format = CLIENT_FORMATS[operation]
-  if (!format) return undefined
-  if (format.assembleStream) return format.assembleStream(data)
-  // A format that is also an upstream's reads its own events.
-  const reader = [...UPSTREAM_FORMATS.values()].find((upstream) => upstream === (format as unknown))
-  return reader && assembleStream(reader, format, data, plan)
-}
-
-/**
- * The translator from a client's `operation` in its dialect to an upstream's dialect, or undefined when both
- * dialects are the same (passthrough: an OpenAI upstream takes chat completions and Responses alike).
- */
-export function translatorFor(inbound: Dialect, outbound: Dialect, operation: Operation): Translator | undefined {
-  if (inbound === outbound) return undefined
-  const to = UPSTREAM_FORMATS.get(outbound)
-  const from = CLIENT_FORMATS[operation]
-  return to && from ? join(from, to) : undefined
 }

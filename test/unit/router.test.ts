@@ -1,41 +1,64 @@
 import { describe, expect, it } from 'vitest'
-import { batchEmbedContents, embedContent, embeddings, gemini, openai } from '../../src/dialects/index.js'
+import type { CallTarget } from '../../src/dialects/index.js'
+import {
+  batchEmbedContents,
+  chatCompletions,
+  countTokens,
+  embedContent,
+  embeddings,
+  gemini,
+  generateContent,
+  type OperationFormat,
+  openai,
+  responses,
+} from '../../src/dialects/index.js'
 import { matchRequest, normalisePrefix, pathUnderPrefix, unknownPathMessage } from '../../src/http/router.js'
+
+/** A model call of `format`, with what its path says. */
+const call = (format: OperationFormat, target?: CallTarget) => ({ kind: 'call', route: { format }, target })
 
 describe('matchRequest', () => {
   it.each([
     ['GET', '/v1/models', { kind: 'models' }],
-    ['POST', '/v1/chat/completions', { kind: 'chat' }],
-    ['POST', '/v1/responses', { kind: 'responses' }],
+    ['POST', '/v1/chat/completions', call(chatCompletions)],
+    ['POST', '/v1/responses', call(responses)],
     ['GET', '/v1/recoveries', { kind: 'recoveries.list' }],
     ['DELETE', '/v1/recoveries?all=true', { kind: 'recoveries.deleteAll' }],
     ['POST', '/v1/recoveries/lookup', { kind: 'recoveries.lookup' }],
     ['GET', '/v1/recoveries/01ARZ3NDEKTSV4RRFFQ69G5FAV', { kind: 'recoveries.get', requestId: '01ARZ3NDEKTSV4RRFFQ69G5FAV' }],
     ['DELETE', '/v1/recoveries/x', { kind: 'recoveries.delete', requestId: 'x' }],
-    [
-      'POST',
-      '/v1beta/models/gemini-2.5-flash:generateContent',
-      { kind: 'generateContent', target: { model: 'gemini-2.5-flash', stream: false } },
-    ],
+    ['POST', '/v1beta/models/gemini-2.5-flash:generateContent', call(generateContent, { model: 'gemini-2.5-flash', stream: false })],
     [
       'POST',
       '/v1/models/google/gemini-2.5-flash:streamGenerateContent?alt=sse',
-      { kind: 'generateContent', target: { model: 'google/gemini-2.5-flash', stream: true } },
+      call(generateContent, { model: 'google/gemini-2.5-flash', stream: true }),
     ],
-    ['POST', '/v1/embeddings', { kind: 'embeddings', format: embeddings, target: undefined }],
-    ['POST', '/v1beta/models/e:embedContent', { kind: 'embeddings', format: embedContent, target: { model: 'e', stream: false } }],
-    ['POST', '/v1/models/e:batchEmbedContents', { kind: 'embeddings', format: batchEmbedContents, target: { model: 'e', stream: false } }],
-    ['POST', '/v1beta/models/g:countTokens', { kind: 'countTokens', target: { model: 'g', stream: false } }],
+    ['POST', '/v1/embeddings', call(embeddings)],
+    ['POST', '/v1beta/models/e:embedContent', call(embedContent, { model: 'e', stream: false })],
+    ['POST', '/v1/models/e:batchEmbedContents', call(batchEmbedContents, { model: 'e', stream: false })],
+    ['POST', '/v1beta/models/g:countTokens', call(countTokens, { model: 'g', stream: false })],
   ])('%s %s routes to %j', (method, url, route) => {
-    expect(matchRequest(method, url, false)?.route).toEqual(route)
+    const matched = matchRequest(method, url, false)?.route
+    expect(matched).toMatchObject(route)
+    // The route's format is the very one its dialect declares, not a copy.
+    if (matched?.kind === 'call') expect(matched.route.format).toBe((route as ReturnType<typeof call>).route.format)
+  })
+
+  it('reads a model segment up to its first colon only, as a path that names a method on it', () => {
+    expect(matchRequest('POST', '/v1beta/models/:generateContent', false)).toBeUndefined()
+    expect(matchRequest('POST', '/v1beta/models/a:b:generateContent', false)).toBeUndefined()
+    expect(matchRequest('POST', '/v1beta/models/a:generateContentX', false)).toBeUndefined()
+    expect(matchRequest('POST', '/v2/models/a:generateContent', false)).toBeUndefined()
   })
 
   it('answers a known path with the wrong method as method_not_allowed, naming the allowed ones', () => {
     expect(matchRequest('PUT', '/v1/recoveries', false)?.route).toEqual({ kind: 'method_not_allowed', allow: 'GET, DELETE' })
-    expect(matchRequest('GET', '/v1/chat/completions', false)?.route).toEqual({ kind: 'method_not_allowed', allow: 'POST' })
-    expect(matchRequest('GET', '/v1/embeddings', false)?.route).toEqual({ kind: 'method_not_allowed', allow: 'POST' })
-    expect(matchRequest('GET', '/v1beta/models/g:countTokens', false)?.route).toEqual({ kind: 'method_not_allowed', allow: 'POST' })
-    expect(matchRequest('GET', '/v1/responses', false)?.route).toEqual({ kind: 'method_not_allowed', allow: 'POST' })
+    const post = { kind: 'method_not_allowed', allow: 'POST' }
+    expect(matchRequest('GET', '/v1/chat/completions', false)?.route).toEqual({ ...post, dialect: openai })
+    expect(matchRequest('GET', '/v1/embeddings', false)?.route).toEqual({ ...post, dialect: openai })
+    expect(matchRequest('GET', '/v1beta/models/g:countTokens', false)?.route).toEqual({ ...post, dialect: gemini })
+    expect(matchRequest('GET', '/v1/models/g:countTokens', false)?.dialect).toBe(gemini)
+    expect(matchRequest('GET', '/v1/responses', false)?.route).toEqual({ ...post, dialect: openai })
   })
 
   it('names POST /v1/responses among the routes served, and hints at a base URL without /v1', () => {
@@ -62,7 +85,7 @@ describe('matchRequest', () => {
   it('parses the query and never percent-decodes the model segment', () => {
     const match = matchRequest('POST', '/v1beta/models/a%2Fb:generateContent?key=k&alt=json', false)
     expect(match?.query.get('key')).toBe('k')
-    expect(match?.route).toEqual({ kind: 'generateContent', target: { model: 'a%2Fb', stream: false } })
+    expect(match?.route).toMatchObject(call(generateContent, { model: 'a%2Fb', stream: false }))
   })
 })
 

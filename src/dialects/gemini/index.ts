@@ -1,7 +1,9 @@
 import type { IncomingHttpHeaders } from 'node:http'
 import type { Operation } from '../../types.js'
-import type { Dialect, ListedModel } from '../dialect.js'
+import type { Dialect, ListedModel, ModelRoute, OperationFormat } from '../dialect.js'
 import { bearer, choiceReasons, tokenCount } from '../shared.js'
+import { generateContentFormat } from './generate-content/index.js'
+import { batchEmbedContents, countTokens, embedContent, generateContent } from './operations.js'
 import { googleStatus } from './status.js'
 
 /** `x-goog-api-key` (what the Google GenAI SDK sends), then `?key=`, then `Authorization: Bearer`. */
@@ -32,9 +34,35 @@ const METHODS: Partial<Record<Operation, string>> = {
   countTokens: 'countTokens',
 }
 
+/** Each method on a model, by the name its path ends in. */
+const METHODS_ON_A_MODEL: ReadonlyArray<[method: string, format: OperationFormat, streams: boolean, listed: string]> = [
+  ['generateContent', generateContent, false, ':generateContent'],
+  ['streamGenerateContent', generateContent, true, ':streamGenerateContent?alt=sse'],
+  ['embedContent', embedContent, false, ':embedContent'],
+  ['batchEmbedContents', batchEmbedContents, false, ':batchEmbedContents'],
+  ['countTokens', countTokens, false, ':countTokens'],
+]
+
+/**
+ * The methods under `/v1beta`, and under `/v1` too: the Google GenAI SDK 3.x calls the stable version by default, and
+ * both are served alike (upstream v1beta).
+ */
+const ROUTES: ModelRoute[] = ['/v1beta', '/v1'].flatMap((version) =>
+  METHODS_ON_A_MODEL.map(([method, format, streams, listed]) => ({
+    path: `${version}/models/{model}:${method}`,
+    format,
+    streams,
+    listed: version === '/v1beta' ? `POST /v1beta/models/{model}${listed}` : false,
+  })),
+)
+
 /** The Gemini wire format: generate-content, `x-goog-api-key`, `{ error: { code, message, status } }`. */
 export const gemini: Dialect = {
   name: 'gemini',
+  routes: ROUTES,
+  pathPrefix: '/v1beta',
+  clientHeaders: ['x-goog-api-key', 'x-goog-api-client'],
+  upstreamFormat: generateContentFormat,
   otelProviderName: 'gcp.gemini',
   clientKey,
   // The Google GenAI SDKs send their key in `x-goog-api-key` and announce themselves in `x-goog-api-client`.

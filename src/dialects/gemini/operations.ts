@@ -3,7 +3,14 @@
 import { invariant } from '../../errors.js'
 import { type JsonPath, replaceStringsAt } from '../../json/rewrite.js'
 import type { CallTarget, OperationFormat } from '../dialect.js'
-import { validateBatchEmbedContents, validateCountTokens, validateEmbedContent, validateGenerateContent } from './validate.js'
+import { generateContentFormat } from './generate-content/index.js'
+import {
+  validateBatchEmbedContents,
+  validateCountTokens,
+  validateEmbedContent,
+  validateGeminiAlt,
+  validateGenerateContent,
+} from './validate.js'
 
 /** Every method here is routed with its model (and, for generate-content, whether it streams). */
 function fromPathOf(target: CallTarget | undefined): CallTarget {
@@ -26,6 +33,9 @@ function renamer(paths: readonly JsonPath[]): (text: string, from: string, to: s
 /** `POST …/models/{model}:generateContent` and `:streamGenerateContent`: the model and streaming are in the path. */
 export const generateContent: OperationFormat = {
   operation: 'generateContent',
+  otelName: 'generate_content',
+  hub: generateContentFormat,
+  checkQuery: (query, stream) => validateGeminiAlt(stream, query.get('alt')),
   modelInBody: false,
   readFields: new Set(['contents']),
   keepsRecords: true,
@@ -44,6 +54,7 @@ const otherFormatEmbeddings = (model: string) =>
 /** `POST …/models/{model}:embedContent`: one embedding; the body may name the model again in `model`. */
 export const embedContent: OperationFormat = {
   operation: 'embedContent',
+  otelName: 'embeddings',
   modelInBody: false,
   renameInBody: renamer([['model']]),
   readFields: new Set(['content', 'model']),
@@ -59,6 +70,7 @@ export const embedContent: OperationFormat = {
 /** `POST …/models/{model}:batchEmbedContents`: many embeddings, each request naming the model as `models/<id>`. */
 export const batchEmbedContents: OperationFormat = {
   operation: 'batchEmbedContents',
+  otelName: 'embeddings',
   modelInBody: false,
   renameInBody: renamer([['requests', '*', 'model']]),
   readFields: new Set(['requests']),
@@ -75,6 +87,8 @@ export const batchEmbedContents: OperationFormat = {
 /** `POST …/models/{model}:countTokens`: free upstream, so an answer its client left is not kept. */
 export const countTokens: OperationFormat = {
   operation: 'countTokens',
+  // The conventions name no operation for counting tokens.
+  otelName: 'count_tokens',
   modelInBody: false,
   renameInBody: renamer([
     ['generateContentRequest', 'model'],

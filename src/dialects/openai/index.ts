@@ -1,7 +1,8 @@
 import type { Operation, TokenCounts } from '../../types.js'
-import type { Dialect, ListedModel, OperationFormat } from '../dialect.js'
+import type { Dialect, ListedModel } from '../dialect.js'
 import { bearer, choiceReasons, tokenCount } from '../shared.js'
-import { validateChat, validateEmbeddings, validateResponses } from './validate.js'
+import { chatCompletionsFormat } from './chat-completions/index.js'
+import { chatCompletions, embeddings, responses } from './operations.js'
 
 /** Token counts of a `usage` object: chat completions say `prompt_tokens`, Responses say `input_tokens`. */
 function counts(usage: unknown): TokenCounts | undefined {
@@ -34,6 +35,14 @@ const UPSTREAM_PATHS: Partial<Record<Operation, string>> = { embeddings: '/embed
 /** The OpenAI wire format: chat completions and Responses, Bearer keys, `{ error: { message, type, param, code } }`. */
 export const openai: Dialect = {
   name: 'openai',
+  routes: [
+    { path: '/v1/chat/completions', format: chatCompletions },
+    { path: '/v1/responses', format: responses },
+    { path: '/v1/embeddings', format: embeddings },
+  ],
+  clientHeaders: ['authorization', 'openai-organization', 'openai-project'],
+  // A translated call reaches an OpenAI-compatible upstream as chat completions, which every such API serves.
+  upstreamFormat: chatCompletionsFormat,
   otelProviderName: 'openai',
   clientKey: (headers) => bearer(headers.authorization),
   // The default on shared paths: any client that does not say it is another format's.
@@ -60,45 +69,4 @@ export const openai: Dialect = {
   upstreamAuthHeaders: (apiKey) => ({ authorization: `Bearer ${apiKey}` }),
 }
 
-/** `POST /v1/chat/completions`: the model and the stream flag are in the body. */
-export const chatCompletions: OperationFormat = {
-  operation: 'chat.completions',
-  modelInBody: true,
-  readFields: new Set([
-    'model',
-    'messages',
-    'stream',
-    'temperature',
-    'top_p',
-    'presence_penalty',
-    'frequency_penalty',
-    'n',
-    'max_completion_tokens',
-    'max_tokens',
-  ]),
-  elementFields: ['role'],
-  keepsRecords: true,
-  read: (fields) => validateChat(fields),
-}
-
-/** `POST /v1/embeddings`: passthrough to models of OpenAI-compatible upstreams only, never translated. */
-export const embeddings: OperationFormat = {
-  operation: 'embeddings',
-  modelInBody: true,
-  readFields: new Set(['model', 'input']),
-  keepsRecords: true,
-  refuseOtherFormat: (model) =>
-    `The model '${model}' is served by a Gemini upstream, and embeddings are not translated between formats: ` +
-    `POST /v1/embeddings serves models of OpenAI-compatible upstreams only. ` +
-    `Call POST /v1beta/models/${model}:embedContent (or :batchEmbedContents) for this model.`,
-  read: (fields) => validateEmbeddings(fields),
-}
-
-/** `POST /v1/responses`: OpenAI's Responses API; the model and the stream flag are in the body. */
-export const responses: OperationFormat = {
-  operation: 'responses',
-  modelInBody: true,
-  readFields: new Set(['model', 'input', 'stream', 'temperature', 'top_p', 'max_output_tokens']),
-  keepsRecords: true,
-  read: (fields) => validateResponses(fields),
-}
+export { chatCompletions, embeddings, responses } from './operations.js'

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { assembledAnswer, type CallPlan } from '../../../src/translate/index.js'
+import { assembledAnswer } from '../../../src/dialects/index.js'
+import type { CallPlan } from '../../../src/translate/index.js'
 
 const PLAN: CallPlan = {
   model: 'client-model',

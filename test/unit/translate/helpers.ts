@@ -1,6 +1,6 @@
 import { expect } from 'vitest'
-import { gemini, openai } from '../../../src/dialects/index.js'
-import { type CallInfo, type CallPlan, type Translated, type Translator, translatorFor } from '../../../src/translate/index.js'
+import { gemini, openai, translatorFor } from '../../../src/dialects/index.js'
+import type { CallInfo, CallPlan, Translated, Translator } from '../../../src/translate/index.js'
 
 /** An OpenAI client calling a Gemini upstream. */
 export const chatToGemini = translatorFor(openai, gemini, 'chat.completions')!

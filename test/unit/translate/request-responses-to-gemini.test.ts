@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { gemini, openai } from '../../../src/dialects/index.js'
-import type { GeminiRequest } from '../../../src/translate/generate-content/wire.js'
-import { translatorFor } from '../../../src/translate/index.js'
+import type { GeminiRequest } from '../../../src/dialects/gemini/generate-content/wire.js'
+import { gemini, openai, translatorFor } from '../../../src/dialects/index.js'
 import { refusedField, responsesToGemini, upstreamBody } from './helpers.js'
 
 const body = (fields: Record<string, unknown>) => upstreamBody(responsesToGemini, { model: 'm', ...fields }) as GeminiRequest

@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { gemini, openai } from '../../../src/dialects/index.js'
-import { translatorFor } from '../../../src/translate/index.js'
+import { gemini, openai, translatorFor } from '../../../src/dialects/index.js'
 import { chatToGemini, geminiToChat, ok, planOf } from './helpers.js'
 
 const chatPlan = planOf(chatToGemini, { model: 'm', messages: [{ role: 'user', content: 'x' }] })

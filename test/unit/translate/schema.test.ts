@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { Refusal } from '../../../src/translate/result.js'
-import { declaresNothing, fromGeminiSchema, toGeminiSchema } from '../../../src/translate/schema.js'
+import { declaresNothing, fromGeminiSchema, toGeminiSchema } from '../../../src/dialects/gemini/schema.js'
+import { Refusal } from '../../../src/translate/readers.js'
 
 describe('JSON Schema to the Gemini subset', () => {
   it('maps the documented weather function parameters', () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
+import { ResponsesStreamEncoder } from '../../../src/dialects/openai/responses/stream.js'
 import { sseEvent } from '../../../src/sse/write.js'
 import type { SseOut } from '../../../src/translate/format.js'
-import { ResponsesStreamEncoder } from '../../../src/translate/responses/stream.js'
 import { planOf, responsesToGemini, typedFrames } from './helpers.js'
 
 const REQUEST = { model: 'm', input: 'x', stream: true }

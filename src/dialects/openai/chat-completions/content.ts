@@ -1,7 +1,18 @@
 // Chat message content parts ⇄ hub parts.
 
-import { type HubMedia, type HubPart, mediaClass } from '../hub.js'
-import { absent, array, at, inexpressible, type JsonObject, object, onlyKnown, optional, refuse, string } from '../result.js'
+import { type HubMedia, type HubPart, mediaClass } from '../../../translate/hub.js'
+import {
+  absent,
+  array,
+  at,
+  inexpressible,
+  type JsonObject,
+  object,
+  onlyKnown,
+  optional,
+  refuse,
+  string,
+} from '../../../translate/readers.js'
 import type { ChatContentPart } from './wire.js'
 
 const AUDIO_MIME: Readonly<Record<string, string>> = { wav: 'audio/wav', mp3: 'audio/mp3' }

@@ -1,9 +1,9 @@
 // Chat completions, usage, finish reasons and errors ⇄ the hub.
 
-import { isObject } from '../../json/value.js'
-import type { CallPlan } from '../format.js'
-import type { HubChoice, HubError, HubFinish, HubPart, HubResponse, HubUsage } from '../hub.js'
-import { absent, array, at, type JsonObject, object, optional, refuse, string } from '../result.js'
+import { isObject } from '../../../json/value.js'
+import type { CallPlan } from '../../../translate/format.js'
+import type { HubChoice, HubError, HubFinish, HubPart, HubResponse, HubUsage } from '../../../translate/hub.js'
+import { absent, array, at, type JsonObject, object, optional, refuse, string } from '../../../translate/readers.js'
 import type { ChatCompletion, ChatErrorBody, ChatFinishReason, ChatResponseMessage, ChatToolCall, ChatUsage } from './wire.js'
 
 const FINISH_TO_HUB: Readonly<Record<string, HubFinish['reason']>> = {

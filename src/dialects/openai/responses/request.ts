@@ -1,9 +1,8 @@
 // Responses requests → hub requests. Responses is a client format only, so there is no way back.
 
-import { isObject } from '../../json/value.js'
-import { parseArguments, signatureOf } from '../chat-completions/response.js'
-import type { HubFunction, HubMessage, HubOutput, HubPart, HubRequest, HubToolChoice } from '../hub.js'
-import { isEffort } from '../hub.js'
+import { isObject } from '../../../json/value.js'
+import type { HubFunction, HubMessage, HubOutput, HubPart, HubRequest, HubToolChoice } from '../../../translate/hub.js'
+import { isEffort } from '../../../translate/hub.js'
 import {
   absent,
   array,
@@ -18,7 +17,8 @@ import {
   optional,
   refuse,
   string,
-} from '../result.js'
+} from '../../../translate/readers.js'
+import { parseArguments, signatureOf } from '../chat-completions/response.js'
 import { assistantParts, outputText, systemTexts, userParts } from './content.js'
 
 const KNOWN = new Set([

@@ -1,7 +1,7 @@
 // Hub stream events → Responses stream events, each typed (`event:` names its `type`) and numbered.
 
-import type { CallPlan, SseOut, StreamEncoder } from '../format.js'
-import type { HubFinish, HubStreamEvent, HubUsage } from '../hub.js'
+import type { CallPlan, SseOut, StreamEncoder } from '../../../translate/format.js'
+import type { HubFinish, HubStreamEvent, HubUsage } from '../../../translate/hub.js'
 import { functionCallItem, incompleteReason, itemId, messageItem, responseId, responseObject, usageFromHub } from './response.js'
 import type {
   ResponsesFunctionCallItem,

@@ -1,8 +1,8 @@
 // Hub answers → Responses objects: the whole answer, and the parts a stream's events share with it.
 
-import { isObject } from '../../json/value.js'
-import type { CallPlan } from '../format.js'
-import type { HubFinish, HubPart, HubResponse, HubUsage } from '../hub.js'
+import { isObject } from '../../../json/value.js'
+import type { CallPlan } from '../../../translate/format.js'
+import type { HubFinish, HubPart, HubResponse, HubUsage } from '../../../translate/hub.js'
 import type {
   ResponsesEcho,
   ResponsesFunctionCallItem,

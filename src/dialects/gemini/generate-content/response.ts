@@ -1,10 +1,10 @@
 // Generate-content responses, usage, finish reasons and errors ⇄ the hub.
 
-import { googleStatus } from '../../dialects/index.js'
-import { isObject } from '../../json/value.js'
-import type { CallPlan } from '../format.js'
-import type { HubChoice, HubError, HubFinish, HubPart, HubResponse, HubUsage } from '../hub.js'
-import { array, at, type JsonObject, object, optional, string } from '../result.js'
+import { isObject } from '../../../json/value.js'
+import type { CallPlan } from '../../../translate/format.js'
+import type { HubChoice, HubError, HubFinish, HubPart, HubResponse, HubUsage } from '../../../translate/hub.js'
+import { array, at, type JsonObject, object, optional, string } from '../../../translate/readers.js'
+import { googleStatus } from '../status.js'
 import type { GeminiCandidate, GeminiErrorBody, GeminiPart, GeminiResponse, GeminiUsage } from './wire.js'
 
 /** Gemini's reasons for stopping that mean "the content was withheld". */

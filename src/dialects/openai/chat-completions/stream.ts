@@ -1,9 +1,9 @@
 // Chat-completion chunks ⇄ hub stream events, one upstream event at a time.
 
-import { isObject } from '../../json/value.js'
-import type { CallPlan, StreamDecoder, StreamEncoder } from '../format.js'
-import { type HubStreamEvent, type HubUsage, unreadable } from '../hub.js'
-import { type JsonObject, list, parseJson } from '../result.js'
+import { isObject } from '../../../json/value.js'
+import type { CallPlan, StreamDecoder, StreamEncoder } from '../../../translate/format.js'
+import { type HubStreamEvent, type HubUsage, unreadable } from '../../../translate/hub.js'
+import { type JsonObject, list, parseJson } from '../../../translate/readers.js'
 import {
   chatErrorFromHub,
   chatErrorToHub,

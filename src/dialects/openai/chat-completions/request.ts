@@ -1,9 +1,9 @@
 // Chat-completions requests ⇄ hub requests.
 
-import { isObject } from '../../json/value.js'
-import type { CallPlan } from '../format.js'
-import type { HubFunction, HubMessage, HubOutput, HubPart, HubReasoning, HubRequest, HubToolChoice } from '../hub.js'
-import { isEffort } from '../hub.js'
+import { isObject } from '../../../json/value.js'
+import type { CallPlan } from '../../../translate/format.js'
+import type { HubFunction, HubMessage, HubOutput, HubPart, HubReasoning, HubRequest, HubToolChoice } from '../../../translate/hub.js'
+import { isEffort } from '../../../translate/hub.js'
 import {
   absent,
   array,
@@ -20,7 +20,7 @@ import {
   put,
   refuse,
   string,
-} from '../result.js'
+} from '../../../translate/readers.js'
 import { content, text, userParts } from './content.js'
 import { parseArguments, signatureOf } from './response.js'
 import type { ChatMessage, ChatRequest, ChatTool, ChatToolCall, ChatToolChoice } from './wire.js'

@@ -1,8 +1,19 @@
 // Responses message content and tool outputs ⇄ hub parts.
 
+import { type HubPart, mediaClass } from '../../../translate/hub.js'
+import {
+  absent,
+  array,
+  at,
+  inexpressible,
+  type JsonObject,
+  object,
+  onlyKnown,
+  optional,
+  refuse,
+  string,
+} from '../../../translate/readers.js'
 import { imageTypeOfUrl, parseDataUrl } from '../chat-completions/content.js'
-import { type HubPart, mediaClass } from '../hub.js'
-import { absent, array, at, inexpressible, type JsonObject, object, onlyKnown, optional, refuse, string } from '../result.js'
 
 /** A file the client uploaded to its provider: no other upstream can read it. */
 function storedFile(part: JsonObject, path: string): void {

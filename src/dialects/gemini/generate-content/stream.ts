@@ -1,9 +1,9 @@
 // Streamed generate-content responses ⇄ hub stream events, one upstream event at a time.
 
-import { isObject } from '../../json/value.js'
-import type { CallPlan, StreamDecoder, StreamEncoder } from '../format.js'
-import { type HubFinish, type HubStreamEvent, unreadable } from '../hub.js'
-import { list, parseJson } from '../result.js'
+import { isObject } from '../../../json/value.js'
+import type { CallPlan, StreamDecoder, StreamEncoder } from '../../../translate/format.js'
+import { type HubFinish, type HubStreamEvent, unreadable } from '../../../translate/hub.js'
+import { list, parseJson } from '../../../translate/readers.js'
 import {
   answerCallId,
   answerPart,

@@ -1,4 +1,4 @@
-import type { WireFormat } from '../format.js'
+import type { WireFormat } from '../../../translate/format.js'
 import { chatRequestFromHub, chatRequestToHub } from './request.js'
 import { chatErrorFromHub, chatErrorToHub, chatResponseFromHub, chatResponseToHub } from './response.js'
 import { ChatStreamDecoder, ChatStreamEncoder } from './stream.js'

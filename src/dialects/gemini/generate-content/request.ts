@@ -1,8 +1,17 @@
 // Generate-content requests ⇄ hub requests.
 
-import { isObject } from '../../json/value.js'
-import type { HubFunction, HubMessage, HubOutput, HubPart, HubReasoning, HubRequest, HubToolChoice, HubToolOutput } from '../hub.js'
-import { type HubEffort, isEffort, mediaClass } from '../hub.js'
+import { isObject } from '../../../json/value.js'
+import type {
+  HubFunction,
+  HubMessage,
+  HubOutput,
+  HubPart,
+  HubReasoning,
+  HubRequest,
+  HubToolChoice,
+  HubToolOutput,
+} from '../../../translate/hub.js'
+import { type HubEffort, isEffort, mediaClass } from '../../../translate/hub.js'
 import {
   absent,
   array,
@@ -19,7 +28,7 @@ import {
   put,
   refuse,
   string,
-} from '../result.js'
+} from '../../../translate/readers.js'
 import { declaresNothing, fromGeminiSchema, toGeminiSchema } from '../schema.js'
 import type { GeminiContent, GeminiFunctionDeclaration, GeminiGenerationConfig, GeminiPart, GeminiRequest } from './wire.js'
 

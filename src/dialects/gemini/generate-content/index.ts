@@ -1,4 +1,4 @@
-import type { WireFormat } from '../format.js'
+import type { WireFormat } from '../../../translate/format.js'
 import { geminiRequestFromHub, geminiRequestToHub } from './request.js'
 import { geminiErrorFromHub, geminiErrorToHub, geminiResponseFromHub, geminiResponseToHub } from './response.js'
 import { GeminiStreamDecoder, GeminiStreamEncoder } from './stream.js'

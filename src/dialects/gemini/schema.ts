@@ -8,10 +8,10 @@
 // non-recursive `$ref` is inlined; `const` becomes a one-value enum; `additionalProperties: false` is dropped,
 // since Gemini never generates undeclared properties.
 
-import { isObject } from '../json/value.js'
+import { isObject } from '../../json/value.js'
+import type { JsonSchema } from '../../translate/hub.js'
+import { array, at, camelKeys, integer, isStrings, type JsonObject, number, object, refuse, string } from '../../translate/readers.js'
 import type { GeminiSchema } from './generate-content/wire.js'
-import type { JsonSchema } from './hub.js'
-import { array, at, camelKeys, integer, isStrings, type JsonObject, number, object, refuse, string } from './result.js'
 
 const GEMINI_TYPES: Readonly<Record<string, string>> = {
   string: 'STRING',

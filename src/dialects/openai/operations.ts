@@ -1,0 +1,55 @@
+// What an OpenAI client asks of a model: chat completions and Responses (translated for models of other formats),
+// and embeddings, which are passthrough to models of OpenAI-compatible upstreams only.
+import type { OperationFormat } from '../dialect.js'
+import { chatCompletionsFormat } from './chat-completions/index.js'
+import { responsesFormat } from './responses/index.js'
+import { validateChat, validateEmbeddings, validateResponses } from './validate.js'
+
+/** `POST /v1/chat/completions`: the model and the stream flag are in the body. */
+export const chatCompletions: OperationFormat = {
+  operation: 'chat.completions',
+  otelName: 'chat',
+  hub: chatCompletionsFormat,
+  modelInBody: true,
+  readFields: new Set([
+    'model',
+    'messages',
+    'stream',
+    'temperature',
+    'top_p',
+    'presence_penalty',
+    'frequency_penalty',
+    'n',
+    'max_completion_tokens',
+    'max_tokens',
+  ]),
+  elementFields: ['role'],
+  keepsRecords: true,
+  read: (fields) => validateChat(fields),
+}
+
+/** `POST /v1/embeddings`: passthrough to models of OpenAI-compatible upstreams only, never translated. */
+export const embeddings: OperationFormat = {
+  operation: 'embeddings',
+  otelName: 'embeddings',
+  modelInBody: true,
+  readFields: new Set(['model', 'input']),
+  keepsRecords: true,
+  refuseOtherFormat: (model) =>
+    `The model '${model}' is served by a Gemini upstream, and embeddings are not translated between formats: ` +
+    `POST /v1/embeddings serves models of OpenAI-compatible upstreams only. ` +
+    `Call POST /v1beta/models/${model}:embedContent (or :batchEmbedContents) for this model.`,
+  read: (fields) => validateEmbeddings(fields),
+}
+
+/** `POST /v1/responses`: OpenAI's Responses API; the model and the stream flag are in the body. */
+export const responses: OperationFormat = {
+  operation: 'responses',
+  // The conventions name no operation for the Responses API: a turn of a conversation is a chat.
+  otelName: 'chat',
+  hub: responsesFormat,
+  modelInBody: true,
+  readFields: new Set(['model', 'input', 'stream', 'temperature', 'top_p', 'max_output_tokens']),
+  keepsRecords: true,
+  read: (fields) => validateResponses(fields),
+}

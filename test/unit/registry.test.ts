@@ -1,0 +1,52 @@
+import { describe, expect, it } from 'vitest'
+import { MODEL_CALL_PATH_ENDINGS } from '../../src/client/model-paths.js'
+import { resolveCors } from '../../src/config/cors.js'
+import { CLIENT_HEADERS, DIALECTS, MODEL_ROUTES, OTEL_OPERATION_NAMES, translatorFor } from '../../src/dialects/index.js'
+import { matchRequest } from '../../src/http/router.js'
+
+/** How a route's path ends below its version prefix: what the client matches a URL by. */
+const endingOf = (path: string) => {
+  const at = path.indexOf('{model}')
+  return at === -1 ? path.replace(/^\/v1(?:beta)?/, '') : path.slice(at + '{model}'.length)
+}
+
+describe('what derives from the dialect registry', () => {
+  it("the client's path endings are exactly the registry's calls that generate an answer", () => {
+    const generating = new Set(MODEL_ROUTES.filter((route) => route.format.hub !== undefined).map((route) => endingOf(route.path)))
+    expect(new Set(MODEL_CALL_PATH_ENDINGS)).toEqual(generating)
+  })
+
+  it('the router serves every route of every dialect, in that dialect', () => {
+    for (const route of MODEL_ROUTES) {
+      const match = matchRequest('POST', route.path.replace('{model}', 'some-model'), false)
+      expect(match?.route).toMatchObject({ kind: 'call', route: { path: route.path } })
+      expect(match?.dialect).toBe(route.dialect)
+      // Another method on the same path is refused in the call's own dialect.
+      const wrong = matchRequest('GET', route.path.replace('{model}', 'some-model'), false)
+      expect(wrong?.route).toMatchObject({ kind: 'method_not_allowed', allow: 'POST' })
+      expect(wrong?.dialect).toBe(route.dialect)
+    }
+  })
+
+  it("CORS allows every dialect's client headers", () => {
+    const cors = resolveCors({ origins: '*' })
+    for (const dialect of DIALECTS) for (const header of dialect.clientHeaders) expect(cors?.allowHeaders.has(header)).toBe(true)
+    expect(CLIENT_HEADERS.length).toBe(new Set(CLIENT_HEADERS).size)
+  })
+
+  it('every operation has its OpenTelemetry name', () => {
+    for (const route of MODEL_ROUTES) expect(OTEL_OPERATION_NAMES.get(route.format.operation)).toBe(route.format.otelName)
+    expect(OTEL_OPERATION_NAMES.get('chat.completions')).toBe('chat')
+    expect(OTEL_OPERATION_NAMES.get('generateContent')).toBe('generate_content')
+  })
+
+  it('translates an operation with a hub between any two dialects, and only then', () => {
+    for (const route of MODEL_ROUTES) {
+      for (const outbound of DIALECTS) {
+        const translator = translatorFor(route.dialect, outbound, route.format.operation)
+        if (outbound === route.dialect || route.format.hub === undefined) expect(translator).toBeUndefined()
+        else expect(translator).toBeDefined()
+      }
+    }
+  })
+})
