@@ -1,14 +1,15 @@
 import type { ResolvedModel } from '../config/resolve.js'
-import type { CallTarget, Dialect, OperationFormat } from '../dialects/index.js'
-import { GatewayError, invalidField, shown } from '../errors.js'
+import type { Dialect, OperationFormat } from '../dialects/index.js'
 import type { RequestBody } from '../http/read-body.js'
 import type { TraceHeaders } from '../observe/channels.js'
-import { hashOnce } from '../recovery/body-hash.js'
-import type { Runtime } from '../runtime.js'
+import type { CallPlan, Translator } from '../translate/index.js'
 import type { Operation } from '../types.js'
-import { UpstreamBodies } from './upstream-bodies.js'
+import type { BodyRefusal } from '../upstream/send.js'
 
-/** One model call, fully populated before anything goes upstream. */
+/**
+ * One model call, fully populated before anything goes upstream: the second of a call's three shapes, between the
+ * inbound `Exchange` it is built from and the `UpstreamRequest` each attempt sends.
+ */
 export interface CallSpec {
   requestId: string
   /** The owner id (a digest, never the key). */
@@ -33,69 +34,32 @@ export interface CallSpec {
    * The request as each upstream format gets it, and how each one's answers come back: answers are translated by
    * the model that answered (`response.served.model`), which a fallback may have made another than `model`.
    */
-  bodies: UpstreamBodies
+  bodies: CallBodies
   /** `performance.now()` when the call was accepted. */
   startedAt: number
   /** What says this call may be a repeat: its `Idempotency-Key`, and the SDK's retry count. */
-  repeat: RepeatHeaders
+  repeat: { key: string | undefined; sdkRetryCount: number | undefined }
   /** The client's trace context, for diagnostics subscribers. */
   trace: TraceHeaders | undefined
   /** The body's `request_body_hash`, computed once for the call on first ask (a large body's off the event loop). */
   requestHash: () => Promise<string>
 }
 
-/** The headers by which a request says it repeats a call. */
-export interface RepeatHeaders {
-  key: string | undefined
-  sdkRetryCount: number | undefined
+/** A call between two formats: the translator and the plan its answer is translated with. */
+export interface Translation {
+  translator: Translator
+  plan: CallPlan
 }
 
-/** What a handler knows about a model call once its body is read. */
-export interface CallRequest {
-  requestId: string
-  owner: string
-  format: OperationFormat
-  inbound: Dialect
-  path: string
-  body: RequestBody
-  /** What the route read from the URL (generate-content), if anything. */
-  fromPath: CallTarget | undefined
-  startedAt: number
-  repeat: RepeatHeaders
-  trace: TraceHeaders | undefined
+/** The refusal of a field the target format cannot express, with the message the client would get. */
+export interface Refused extends BodyRefusal {
+  message: string
 }
 
-function findModel(rt: Runtime, id: string): ResolvedModel {
-  const model = rt.options.models.get(id)
-  if (!model) throw new GatewayError('model_not_found', `The model '${shown(id)}' does not exist.`, { param: 'model' })
-  return model
-}
-
-/** Validates the body, resolves the model and prepares the upstream bytes; throws the client's 400/404. */
-export function buildCallSpec(rt: Runtime, request: CallRequest): CallSpec {
-  const { format, body } = request
-  const target = format.read(body.fields, request.fromPath)
-  const model = findModel(rt, target.model)
-  const { requestId, inbound } = request
-  const bodies = new UpstreamBodies({ requestId, format, inbound, body, modelId: model.id, stream: target.stream })
-  const upstreamBody = bodies.for(model)
-  // The model asked for cannot take a field: that is the client's 400, by name, before anything goes upstream.
-  if (!Buffer.isBuffer(upstreamBody)) invalidField(upstreamBody.refusedField, upstreamBody.message)
-  return {
-    requestId: request.requestId,
-    owner: request.owner,
-    operation: format.operation,
-    format,
-    inbound: request.inbound,
-    model,
-    stream: target.stream,
-    path: request.path,
-    body,
-    upstreamBody,
-    bodies,
-    startedAt: request.startedAt,
-    repeat: request.repeat,
-    trace: request.trace,
-    requestHash: hashOnce(body),
-  }
+/** The request bodies of one call, one per upstream format, made when a model of that format is asked for. */
+export interface CallBodies {
+  /** The bytes for `model`, or the refusal of a field its format cannot express. */
+  for(model: ResolvedModel): Buffer | Refused
+  /** How an answer of `model` comes back into the client's format; undefined when it speaks the client's format. */
+  translationFor(model: ResolvedModel): Translation | undefined
 }

@@ -1,8 +1,8 @@
 import { GatewayError } from '../errors.js'
 import type { ResponseHead, ResponseSink } from '../http/sink.js'
 import type { StreamTranslator } from '../translate/index.js'
+import type { Translation } from './call-spec.js'
 import { BROKEN_MESSAGE } from './stream-sinks.js'
-import type { Translation } from './upstream-bodies.js'
 
 /** A whole answer as the client receives it. */
 export interface ClientAnswer {

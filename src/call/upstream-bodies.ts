@@ -2,27 +2,13 @@ import type { ResolvedModel } from '../config/resolve.js'
 import { type Dialect, type OperationFormat, translatorFor } from '../dialects/index.js'
 import type { RequestBody } from '../http/read-body.js'
 import { replaceTopLevelString } from '../json/rewrite.js'
-import type { CallPlan, Translator } from '../translate/index.js'
-import type { BodyRefusal } from '../upstream/send.js'
+import type { CallBodies, CallSpec, Refused, Translation } from './call-spec.js'
 
-/** A call between two formats: the translator and the plan its answer is translated with. */
-export interface Translation {
-  translator: Translator
-  plan: CallPlan
-}
-
-/** What the request bodies of one call are made from. */
-export interface BodySource {
-  requestId: string
-  format: OperationFormat
-  /** The format the client speaks. */
-  inbound: Dialect
-  /** The request body as received. */
-  body: RequestBody
-  /** The model id the client asked for: what its body names, and what translated answers report. */
-  modelId: string
-  stream: boolean
-}
+/**
+ * What a call's bodies are made from: its spec's own members, known before the spec is (`model` is the one the
+ * client asked for: its id is what its body names, and what translated answers report).
+ */
+type BodySource = Pick<CallSpec, 'requestId' | 'format' | 'inbound' | 'body' | 'model' | 'stream'>
 
 /** The request as one upstream format gets it, prepared for the first model of that format asked for. */
 interface Prepared {
@@ -33,11 +19,6 @@ interface Prepared {
   modelInBody: boolean
   /** The upstream model name `bytes` carry. */
   named: string
-}
-
-/** The refusal of a field the target format cannot express, with the message the client would get. */
-export interface Refused extends BodyRefusal {
-  message: string
 }
 
 const isRefused = (entry: Prepared | Refused): entry is Refused => 'refusedField' in entry
@@ -65,7 +46,7 @@ function renamed(format: OperationFormat, body: RequestBody, id: string, upstrea
  * format is asked for (the primary, or a fallback). A format that cannot express a field of the request gets a
  * refusal naming it instead.
  */
-export class UpstreamBodies {
+export class UpstreamBodies implements CallBodies {
   readonly #source: BodySource
   // Most calls only ever need one format: no map until a second one is asked for.
   #first: { dialect: Dialect; entry: Prepared | Refused } | undefined
@@ -82,8 +63,8 @@ export class UpstreamBodies {
     if (isRefused(entry)) return entry
     if (!entry.modelInBody || entry.named === model.upstreamModel) return entry.bytes
     if (entry.translation) return Buffer.from(replaceTopLevelString(entry.bytes.toString('utf8'), 'model', model.upstreamModel))
-    const { format, body, modelId } = this.#source
-    return renamed(format, body, modelId, model.upstreamModel)
+    const { format, body } = this.#source
+    return renamed(format, body, this.#source.model.id, model.upstreamModel)
   }
 
   /** How an answer of `model` comes back into the client's format; undefined when it speaks the client's format. */
@@ -110,7 +91,8 @@ export class UpstreamBodies {
   }
 
   #prepare(model: ResolvedModel): Prepared | Refused {
-    const { format, body, inbound, modelId, stream, requestId } = this.#source
+    const { format, body, inbound, stream, requestId } = this.#source
+    const modelId = this.#source.model.id
     const modelInBody = format.modelInBody || format.renameInBody !== undefined
     const named = model.upstreamModel
     if (inbound === model.upstream.dialect)

@@ -51,17 +51,8 @@ export type * from './hub.js'
 export type { Translated } from './readers.js'
 export { StreamTranslator } from './stream.js'
 
-/** A call as the pipeline knows it before its request is translated. */
-export interface CallInfo {
-  /** The model as the client named it. */
-  model: string
-  /** The model name the upstream knows. */
-  upstreamModel: string
-  stream: boolean
-  requestId: string
-  /** Unix seconds; defaults to now. */
-  created?: number
-}
+/** A call as the pipeline knows it before its request is translated: its plan's own members, `created` defaulting to now. */
+export type CallInfo = Pick<CallPlan, 'model' | 'upstreamModel' | 'stream' | 'requestId'> & Partial<Pick<CallPlan, 'created'>>
 
 /** A translated request: the body to send upstream (serialise it as JSON) and the plan the answer is translated with. */
 export interface TranslatedRequest {

@@ -1,0 +1,48 @@
+import type { ResolvedModel } from '../config/resolve.js'
+import { GatewayError, invalidField, shown } from '../errors.js'
+import type { CallRoute, Exchange } from '../http/dispatch.js'
+import type { RequestBody } from '../http/read-body.js'
+import { traceHeadersOf } from '../observe/channels.js'
+import { hashOnce } from '../recovery/body-hash.js'
+import type { Runtime } from '../runtime.js'
+import type { CallSpec } from './call-spec.js'
+import { UpstreamBodies } from './upstream-bodies.js'
+
+function findModel(rt: Runtime, id: string): ResolvedModel {
+  const model = rt.options.models.get(id)
+  if (!model) throw new GatewayError('model_not_found', `The model '${shown(id)}' does not exist.`, { param: 'model' })
+  return model
+}
+
+/**
+ * The call an exchange asks for once its body is read: validates the body, resolves the model and prepares the
+ * upstream bytes; throws the client's 400/404.
+ */
+export function buildCallSpec(rt: Runtime, ex: Exchange, call: CallRoute, body: RequestBody, repeat: CallSpec['repeat']): CallSpec {
+  const { format } = call.route
+  const { requestId } = ex
+  const inbound = ex.match.dialect
+  const target = format.read(body.fields, call.target)
+  const model = findModel(rt, target.model)
+  const bodies = new UpstreamBodies({ requestId, format, inbound, body, model, stream: target.stream })
+  const upstreamBody = bodies.for(model)
+  // The model asked for cannot take a field: that is the client's 400, by name, before anything goes upstream.
+  if (!Buffer.isBuffer(upstreamBody)) invalidField(upstreamBody.refusedField, upstreamBody.message)
+  return {
+    requestId,
+    owner: ex.owner,
+    operation: format.operation,
+    format,
+    inbound,
+    model,
+    stream: target.stream,
+    path: ex.path,
+    body,
+    upstreamBody,
+    bodies,
+    startedAt: ex.startedAt,
+    repeat,
+    trace: traceHeadersOf(ex.req.headers),
+    requestHash: hashOnce(body),
+  }
+}
