@@ -23,7 +23,7 @@ import { createUpstreamAgent } from './upstream/agent.js'
 import { attemptEvents } from './upstream/interceptors/attempt-events.js'
 import { attemptLog } from './upstream/interceptors/attempt-log.js'
 import { circuitBreaker } from './upstream/interceptors/circuit.js'
-import { compose } from './upstream/interceptors/compose.js'
+import { outermostFirst } from './upstream/interceptors/compose.js'
 import { fallbacks } from './upstream/interceptors/fallback.js'
 import { keyPool } from './upstream/interceptors/key-pool.js'
 import { KeyRedaction } from './upstream/redact.js'
@@ -84,9 +84,9 @@ export function createGateway(options: GatewayOptions): Gateway {
     id,
     options: resolved,
     agent,
-    // Outermost first: fallbacks try other models, the pool other keys of one upstream, and each real attempt is
-    // logged and published.
-    send: compose(
+    // Fallbacks try other models, each behind its upstream's circuit; the pool tries other keys of one upstream; each
+    // real attempt is logged and published.
+    send: outermostFirst(
       [fallbacks(resolved.logger), circuits.interceptor, keyPool(), attemptLog(resolved.logger), attemptEvents(id)],
       createSend(agent),
     ),

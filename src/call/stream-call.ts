@@ -1,4 +1,4 @@
-import type { ClientSink, ResponseSink } from '../http/sink.js'
+import type { ClientSink } from '../http/sink.js'
 import type { CallLease } from '../idempotency/lease.js'
 import { CLAIM_MARGIN_MS } from '../idempotency/lease.js'
 import { channels } from '../observe/channels.js'
@@ -27,11 +27,9 @@ import {
 import { NO_USAGE } from './answer-facts.js'
 import type { CallSpec } from './call-spec.js'
 import { keepStream } from './capture.js'
-import { redactingSink } from './redacting-sink.js'
 import { relay } from './relay.js'
-import { brokenStreamEvent, cancelledStreamEvent, endingWithError, numberingSink } from './stream-sinks.js'
-import { tee } from './tee.js'
-import { translatingSink } from './translation.js'
+import { buildStreamSinks } from './sink-stack.js'
+import { brokenStreamEvent, cancelledStreamEvent } from './stream-sinks.js'
 
 /** The journal of one call, for `Journal`. */
 export function journalOptions(rt: Runtime, spec: CallSpec, call: { stream: boolean; cancel: () => void }): JournalOptions {
@@ -135,13 +133,15 @@ async function relayStream(
   // Translated by the model that answered: a fallback may speak another format than the model asked for.
   const { served } = response
   const translation = spec.bodies.translationFor(served.model)
-  // The client and whoever shares its answer get the client's format (numbered when resumable); the tail reads the upstream's.
-  let inClientTerms: ResponseSink = tee(client, lease ? [lease.shared] : [])
-  if (resumable) inClientTerms = numberingSink(inClientTerms, resumable.log, lastEvent)
-  else if (!translation) inClientTerms = endingWithError(inClientTerms, brokenEvent)
-  if (translation) inClientTerms = translatingSink(inClientTerms, translation.translator.stream(translation.plan))
-  const fanned = tee(inClientTerms, tail ? [tail] : [])
-  const sink = rt.redaction.active ? redactingSink(fanned, rt.redaction) : fanned
+  const sink = buildStreamSinks({
+    client,
+    sharers: lease ? [lease.shared] : [],
+    resumable: resumable && { log: resumable.log, lastEvent },
+    brokenEvent,
+    translation: translation?.translator.stream(translation.plan),
+    tail,
+    redaction: rt.redaction.active ? rt.redaction : undefined,
+  })
   const type = translation ? 'text/event-stream' : (headerText(rt, response, 'content-type') ?? 'text/event-stream')
   const headers = { 'content-type': type, 'cache-control': 'no-cache', 'x-accel-buffering': 'no', 'x-request-id': spec.requestId }
   sink.open({ status, headers: passDown(rt, response, headers) })
