@@ -1,5 +1,5 @@
 import { hash as sha } from 'node:crypto'
-import type { Operation } from '../types.js'
+import type { CallSpec } from '../call/call-spec.js'
 
 /** What makes two model calls the same call: owner, operation, model and the canonical hash of the body. */
 export interface Fingerprint {
@@ -9,20 +9,8 @@ export interface Fingerprint {
   bodyHash: string
 }
 
-/**
- * What a fingerprint is made of; a `CallSpec` is one. Named here rather than imported, so that what the runtime
- * holds (running calls, by fingerprint) does not lead back to the call types that hold the runtime.
- */
-export interface FingerprintedCall {
-  owner: string
-  operation: Operation
-  model: { id: string }
-  /** The canonical hash of the body, computed once per call. */
-  requestHash: () => Promise<string>
-}
-
 /** The fingerprint of a call; hashing a large body happens off the event loop. */
-export async function fingerprintOf(spec: FingerprintedCall): Promise<Fingerprint> {
+export async function fingerprintOf(spec: CallSpec): Promise<Fingerprint> {
   const hash = await spec.requestHash()
   // JSON keeps the parts apart whatever characters a model id holds.
   const id = sha('sha256', JSON.stringify([spec.owner, spec.operation, spec.model.id, hash]), 'hex')
