@@ -36,13 +36,16 @@ export function upstreamRequest(spec: CallSpec, abort: { hook: AbortHook; wholeB
   return {
     requestId: spec.requestId,
     model: spec.model,
-    operation: spec.operation,
+    operation: spec.bodies.operationFor(spec.model),
     stream: spec.stream,
     attempt: 1,
     body: spec.upstreamBody,
     abortHook: abort.hook,
     wholeBodyLimit: abort.wholeBodyLimit,
-    bodyFor: (model) => spec.bodies.for(model),
+    attemptFor: (model) => {
+      const body = spec.bodies.for(model)
+      return Buffer.isBuffer(body) ? { body, operation: spec.bodies.operationFor(model) } : body
+    },
     // Present from the start, so every request has one shape whether or not an interceptor sets them.
     key: undefined,
     headers: undefined,

@@ -62,4 +62,6 @@ export interface CallBodies {
   for(model: ResolvedModel): Buffer | Refused
   /** How an answer of `model` comes back into the client's format; undefined when it speaks the client's format. */
   translationFor(model: ResolvedModel): Translation | undefined
+  /** The operation `model`'s upstream is asked: the client's own, or the one a translated call becomes. */
+  operationFor(model: ResolvedModel): Operation
 }

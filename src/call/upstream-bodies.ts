@@ -2,6 +2,7 @@ import type { ResolvedModel } from '../config/resolve.js'
 import { type Dialect, type OperationFormat, translatorFor } from '../dialects/index.js'
 import type { RequestBody } from '../http/read-body.js'
 import { replaceTopLevelString } from '../json/rewrite.js'
+import type { Operation } from '../types.js'
 import type { CallBodies, CallSpec, Refused, Translation } from './call-spec.js'
 
 /**
@@ -71,6 +72,11 @@ export class UpstreamBodies implements CallBodies {
   translationFor(model: ResolvedModel): Translation | undefined {
     const entry = this.#prepared(model)
     return isRefused(entry) ? undefined : entry.translation
+  }
+
+  operationFor(model: ResolvedModel): Operation {
+    const dialect = model.upstream.dialect
+    return dialect === this.#source.inbound ? this.#source.format.operation : dialect.translatedOperation
   }
 
   #prepared(model: ResolvedModel): Prepared | Refused {

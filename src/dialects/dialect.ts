@@ -99,6 +99,8 @@ export interface Dialect {
   readonly clientHeaders: readonly string[]
   /** How a translated call is written for an upstream of this dialect, and its answers read back into the hub. */
   readonly upstreamFormat: UpstreamFormat
+  /** The operation a translated call is to an upstream of this dialect (what `upstreamFormat` writes). */
+  readonly translatedOperation: Operation
   /** The provider's name in the OpenTelemetry GenAI conventions (`gen_ai.provider.name`). */
   readonly otelProviderName: string
   /** The API key a client of this format presents. */

@@ -13,6 +13,7 @@ export interface UpstreamRequest {
   /** The gateway's request id, for logs and diagnostics. */
   requestId: string
   model: ResolvedModel
+  /** The operation as the upstream is asked it: the client's own, or its dialect's `translatedOperation`. */
   operation: Operation
   stream: boolean
   /** 1 for the first attempt of a call; interceptors that try again count up. */
@@ -26,13 +27,16 @@ export interface UpstreamRequest {
   /** The key of `model.upstream` this attempt sends; the key pool sets it, else the upstream's first key. */
   key?: UpstreamKey
   /**
-   * The bytes for another model (a fallback): renamed for one of the same format, translated for one of another;
-   * a refusal when that model's format cannot express a field of the request.
+   * The bytes and operation for another model (a fallback): renamed for one of the same format, translated for one of
+   * another; a refusal when that model's format cannot express a field of the request.
    */
-  bodyFor?: (model: ResolvedModel) => Buffer | BodyRefusal
+  attemptFor?: (model: ResolvedModel) => UpstreamAttempt | BodyRefusal
   /** Headers for this attempt only (trace context), as a flat `[name, value, …]` list; set by the attempt-events interceptor. */
   headers?: readonly string[]
 }
+
+/** What an upstream request sends to one model: its bytes, and the operation they ask of it. */
+export type UpstreamAttempt = Pick<UpstreamRequest, 'body' | 'operation'>
 
 /** Why a model cannot be sent a call's request: the field its format cannot express (a path in the client's body). */
 export interface BodyRefusal {

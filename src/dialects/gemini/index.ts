@@ -63,6 +63,7 @@ export const gemini: Dialect = {
   pathPrefix: '/v1beta',
   clientHeaders: ['x-goog-api-key', 'x-goog-api-client'],
   upstreamFormat: generateContentFormat,
+  translatedOperation: 'generateContent',
   otelProviderName: 'gcp.gemini',
   clientKey,
   // The Google GenAI SDKs send their key in `x-goog-api-key` and announce themselves in `x-goog-api-client`.

@@ -43,6 +43,7 @@ export const openai: Dialect = {
   clientHeaders: ['authorization', 'openai-organization', 'openai-project'],
   // A translated call reaches an OpenAI-compatible upstream as chat completions, which every such API serves.
   upstreamFormat: chatCompletionsFormat,
+  translatedOperation: 'chat.completions',
   otelProviderName: 'openai',
   clientKey: (headers) => bearer(headers.authorization),
   // The default on shared paths: any client that does not say it is another format's.

@@ -48,18 +48,20 @@ type Failed = { response: UpstreamResponse } | { error: unknown }
 function nextFallback(
   current: UpstreamRequest,
   pending: Iterator<ResolvedModel>,
-  bodyFor: NonNullable<UpstreamRequest['bodyFor']>,
+  attemptFor: NonNullable<UpstreamRequest['attemptFor']>,
   logger: GatewayLogger,
 ): UpstreamRequest | undefined {
   for (let item = pending.next(); !item.done; item = pending.next()) {
     const model = item.value
-    const body = bodyFor(model)
-    if (Buffer.isBuffer(body)) return { ...current, model, body, key: undefined, attempt: current.attempt + 1 }
+    const attempt = attemptFor(model)
+    if (!('refusedField' in attempt)) {
+      return { ...current, model, body: attempt.body, operation: attempt.operation, key: undefined, attempt: current.attempt + 1 }
+    }
     logger.warn('model-gateway: fallback skipped: its format cannot express a field of the request', {
       requestId: current.requestId,
       model: model.id,
       upstream: model.upstream.name,
-      field: body.refusedField,
+      field: attempt.refusedField,
     })
   }
   return undefined
@@ -74,7 +76,7 @@ function nextFallback(
  */
 export function fallbacks(logger: GatewayLogger): UpstreamInterceptor {
   return (next) => {
-    const withFallbacks = async (request: UpstreamRequest, bodyFor: NonNullable<UpstreamRequest['bodyFor']>) => {
+    const withFallbacks = async (request: UpstreamRequest, attemptFor: NonNullable<UpstreamRequest['attemptFor']>) => {
       const pending = request.model.fallbacks[Symbol.iterator]()
       let current = request
       for (;;) {
@@ -87,7 +89,7 @@ export function fallbacks(logger: GatewayLogger): UpstreamInterceptor {
           if (!neverSent(error)) throw error
           failed = { error }
         }
-        const following = nextFallback(current, pending, bodyFor, logger)
+        const following = nextFallback(current, pending, attemptFor, logger)
         if (following === undefined) {
           if ('error' in failed) throw failed.error
           return failed.response
@@ -98,9 +100,9 @@ export function fallbacks(logger: GatewayLogger): UpstreamInterceptor {
     }
     // A model without fallbacks goes straight through: no async frame, no promise turn of this interceptor's.
     return (request) => {
-      const { bodyFor } = request
-      if (request.model.fallbacks.length === 0 || bodyFor === undefined) return next(request)
-      return withFallbacks(request, bodyFor)
+      const { attemptFor } = request
+      if (request.model.fallbacks.length === 0 || attemptFor === undefined) return next(request)
+      return withFallbacks(request, attemptFor)
     }
   }
 }

@@ -3,7 +3,7 @@ import type { ResolvedModel } from '../../../src/config/resolve.js'
 import { GatewayError } from '../../../src/errors.js'
 import { CIRCUIT_OPEN } from '../../../src/upstream/interceptors/circuit.js'
 import { fallbacks, neverSent } from '../../../src/upstream/interceptors/fallback.js'
-import type { BodyRefusal, UpstreamRequest } from '../../../src/upstream/send.js'
+import type { BodyRefusal, UpstreamAttempt, UpstreamRequest } from '../../../src/upstream/send.js'
 import { modelsOf, openBody, recordingLogger, requestFor, scriptedNext, sendFailures, trackedBody } from '../../support/fake-send.js'
 
 // `main` falls back to `spare` (same format, another upstream), then `other` (another format).
@@ -22,13 +22,21 @@ const models = modelsOf({
 })
 const main = models.get('main')!
 
-/** Each model's bytes, as the call's bodies would give them; `refused` models cannot express `field`. */
+/**
+ * Each model's bytes and operation, as the call's bodies would give them (a model of another upstream is asked the
+ * call translated: `generateContent` here); `refused` models cannot express `field`.
+ */
 function bodies(refused: string[] = [], field = 'messages[0].content[1]') {
-  return (model: ResolvedModel): Buffer | BodyRefusal =>
-    refused.includes(model.id) ? { refusedField: field } : Buffer.from(`for ${model.id}`)
+  return (model: ResolvedModel): UpstreamAttempt | BodyRefusal =>
+    refused.includes(model.id)
+      ? { refusedField: field }
+      : {
+          body: Buffer.from(`for ${model.id}`),
+          operation: model.upstream.dialect === main.upstream.dialect ? 'chat.completions' : 'generateContent',
+        }
 }
 
-const call = (overrides: Partial<UpstreamRequest> = {}) => requestFor(main, { bodyFor: bodies(), attempt: 1, ...overrides })
+const call = (overrides: Partial<UpstreamRequest> = {}) => requestFor(main, { attemptFor: bodies(), attempt: 1, ...overrides })
 const modelIds = (next: { calls: UpstreamRequest[] }) => next.calls.map((request) => request.model.id)
 
 describe('fallbacks: when the upstream cannot have started billable work', () => {
@@ -85,6 +93,8 @@ describe('fallbacks: when the upstream cannot have started billable work', () =>
     expect(modelIds(next)).toEqual(['main', 'spare', 'other'])
     expect(next.calls.map((request) => request.attempt)).toEqual([1, 2, 3])
     expect(next.calls[2]?.body.toString()).toBe('for other')
+    // Each attempt asks its upstream the operation its bytes are: the fallback of another format, the translated one.
+    expect(next.calls.map((request) => request.operation)).toEqual(['chat.completions', 'chat.completions', 'generateContent'])
   })
 
   it("answers with the last model's failure when every model failed: its answer, or its error", async () => {
@@ -148,7 +158,7 @@ describe('fallbacks whose format cannot express the request', () => {
   it('are skipped, each with a warn line naming the field', async () => {
     const { logger, lines } = recordingLogger()
     const next = scriptedNext({ status: 503 }, { status: 200 })
-    const response = await fallbacks(logger)(next)(call({ bodyFor: bodies(['spare'], 'tools[0]') }))
+    const response = await fallbacks(logger)(next)(call({ attemptFor: bodies(['spare'], 'tools[0]') }))
     expect(response.served.model.id).toBe('other')
     expect(modelIds(next)).toEqual(['main', 'other'])
     expect(lines).toEqual([
@@ -164,7 +174,7 @@ describe('fallbacks whose format cannot express the request', () => {
     const { logger, lines } = recordingLogger()
     const failure = sendFailures.refused()
     const next = scriptedNext({ error: failure })
-    await expect(fallbacks(logger)(next)(call({ bodyFor: bodies(['spare', 'other']) }))).rejects.toBe(failure)
+    await expect(fallbacks(logger)(next)(call({ attemptFor: bodies(['spare', 'other']) }))).rejects.toBe(failure)
     expect(modelIds(next)).toEqual(['main'])
     expect(lines.map((line) => line.meta?.model)).toEqual(['spare', 'other'])
   })
@@ -172,7 +182,7 @@ describe('fallbacks whose format cannot express the request', () => {
 
 describe('a call with nowhere to fall back to', () => {
   it.each([
-    ['a model without fallbacks', () => requestFor(models.get('alone')!, { bodyFor: bodies() })],
+    ['a model without fallbacks', () => requestFor(models.get('alone')!, { attemptFor: bodies() })],
     ['a request without bodies for other models', () => requestFor(main)],
   ])('%s goes straight through, its failure its own', async (_, request) => {
     const sent = request()
