@@ -7,16 +7,16 @@ import { gatewayStatus, healthHandler } from './handlers/health.js'
 import { serveModelCall } from './handlers/model-call.js'
 import { modelsHandler } from './handlers/models.js'
 import { recoveriesHandler } from './handlers/recoveries.js'
+import { BodyBudget } from './http/body-budget.js'
 import { createCors } from './http/cors.js'
 import { DeadlineSweeper } from './http/deadlines.js'
 import { createDispatch } from './http/dispatch.js'
-import { InFlightBudget } from './http/in-flight.js'
 import { type Match, matchRequest } from './http/router.js'
+import { JoinableCalls } from './idempotency/joinable-calls.js'
 import { RecentAnswers } from './idempotency/recent-answers.js'
-import { RunningCalls } from './idempotency/running-calls.js'
 import { subscribeUsage } from './observe/usage.js'
 import { createRecoveryStore } from './recovery/store/recovery-store.js'
-import { LiveCalls } from './recovery/stream/live-calls.js'
+import { FollowableCalls } from './recovery/stream/followable-calls.js'
 import type { Runtime } from './runtime.js'
 import type { Gateway, GatewayLogger, GatewayOptions, HandleOptions } from './types.js'
 import { createUpstreamAgent } from './upstream/agent.js'
@@ -103,22 +103,22 @@ export function createGateway(options: GatewayOptions): Gateway {
       maxDepth: resolved.limits.maxJsonDepth,
       deadline: new DeadlineSweeper(resolved.timeouts.requestBodyMs),
     },
-    inFlight: new InFlightBudget({
+    bodyBudget: new BodyBudget({
       total: resolved.limits.maxInFlightRequestBytes,
       perOwner: resolved.limits.maxInFlightRequestBytesPerOwner,
     }),
     redaction: new KeyRedaction([...resolved.upstreams.values()].flatMap((upstream) => upstream.secrets)),
     circuits: () => circuits.states(resolved.upstreams.values()),
-    live: new LiveCalls(),
+    followable: new FollowableCalls(),
     repeats: {
-      running: new RunningCalls(),
+      joinable: new JoinableCalls(),
       recent: new RecentAnswers({ ttlMs: resolved.idempotency.recentMs, maxBytes: resolved.idempotency.recentMaxBytes }),
     },
   }
   const cors = resolved.cors ? createCors(resolved.cors) : undefined
   const unsubscribeUsage = resolved.onUsage ? subscribeUsage(id, resolved.onUsage, resolved.logger) : undefined
-  // A count, not a set of promises: close() only needs to know when it reaches zero.
-  let inFlight = 0
+  // A count of the requests being served, not a set of promises: close() only needs to know when it reaches zero.
+  let serving = 0
   let drained: (() => void) | undefined
   let closing: Promise<void> | undefined
   const isClosing = () => closing !== undefined
@@ -136,11 +136,11 @@ export function createGateway(options: GatewayOptions): Gateway {
 
   // `dispatch` never rejects, so one reaction counts the call out: no async frame of its own per request.
   const finished = (): true => {
-    if (--inFlight === 0) drained?.()
+    if (--serving === 0) drained?.()
     return true
   }
   function serve(req: IncomingMessage, res: ServerResponse, init: HandleOptions, match: Match): Promise<true> {
-    inFlight++
+    serving++
     return dispatch(req, res, match, init, performance.now()).then(finished)
   }
 
@@ -163,10 +163,13 @@ export function createGateway(options: GatewayOptions): Gateway {
       }
       closing ??= (async () => {
         let aborted = false
-        if (inFlight > 0) {
+        if (serving > 0) {
           const allDrained = new Promise<void>((resolve) => (drained = resolve))
           if (!(await within(allDrained, timeoutMs))) {
-            resolved.logger.warn('model-gateway: close() timed out; aborting the upstream calls still running', { inFlight, timeoutMs })
+            resolved.logger.warn('model-gateway: close() timed out; aborting the upstream calls still running', {
+              inFlight: serving,
+              timeoutMs,
+            })
             // Destroying the pool aborts every upstream call: streams end, whole calls fail, handlers return.
             aborted = true
             await agent.destroy()

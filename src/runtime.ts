@@ -1,11 +1,11 @@
 import type { Agent } from 'undici'
 import type { ResolvedOptions } from './config/resolve.js'
-import type { InFlightBudget } from './http/in-flight.js'
+import type { BodyBudget } from './http/body-budget.js'
 import type { BodyLimits } from './http/read-body.js'
+import type { JoinableCalls } from './idempotency/joinable-calls.js'
 import type { RecentAnswers } from './idempotency/recent-answers.js'
-import type { RunningCalls } from './idempotency/running-calls.js'
 import type { RecoveryStore } from './recovery/store/recovery-store.js'
-import type { LiveCalls } from './recovery/stream/live-calls.js'
+import type { FollowableCalls } from './recovery/stream/followable-calls.js'
 import type { KeyRedaction } from './upstream/redact.js'
 import type { Send } from './upstream/send.js'
 
@@ -24,11 +24,11 @@ export interface Runtime {
   /** How request bodies are bounded, from `limits` and `timeouts`. */
   readonly bodyLimits: BodyLimits
   /** Request-body bytes held at once, gateway-wide and per owner. */
-  readonly inFlight: InFlightBudget
+  readonly bodyBudget: BodyBudget
   /** Each upstream's circuit state, by name. */
   readonly circuits: () => Record<string, 'closed' | 'open' | 'half-open'>
   /** What repeated calls are served from: the calls running here, and recent answers. */
-  readonly repeats: { readonly running: RunningCalls; readonly recent: RecentAnswers }
+  readonly repeats: { readonly joinable: JoinableCalls; readonly recent: RecentAnswers }
   /** The calls of this process a resume can follow or a cancel can stop, by request id. */
-  readonly live: LiveCalls
+  readonly followable: FollowableCalls
 }

@@ -5,8 +5,8 @@ import { admitCall, mayBeRepeated } from '../idempotency/admit.js'
 import type { CallLease } from '../idempotency/lease.js'
 import { callStartMessage } from '../observe/call-message.js'
 import { type CallEndMessage, channels } from '../observe/channels.js'
+import { type FollowableCall, followableCall } from '../recovery/stream/followable-calls.js'
 import { Journal } from '../recovery/stream/journal.js'
-import { type LiveCall, liveCall } from '../recovery/stream/live-calls.js'
 import type { Runtime } from '../runtime.js'
 import { type AbortHook, abortWith, type UpstreamResponse } from '../upstream/send.js'
 import {
@@ -22,7 +22,7 @@ import {
 } from './answer.js'
 import { factsOfBody, NO_USAGE } from './answer-facts.js'
 import type { CallSpec } from './call-spec.js'
-import { keepRecord } from './capture.js'
+import { keepRecord } from './keep-record.js'
 import { journalOptions, streamCall } from './stream-call.js'
 
 /**
@@ -56,9 +56,9 @@ export async function runCall(rt: Runtime, spec: CallSpec, client: ClientSink): 
  * What a whole call does once its client left: it becomes cancellable here by its request id, and its journal
  * head tells other processes it runs (and carries a cancel asked for there). Nothing of this while the client stays.
  */
-function whenClientLeaves(rt: Runtime, spec: CallSpec, hook: AbortHook): { live: LiveCall; journal: Journal } {
-  const live = liveCall(spec.owner, spec.requestId, undefined, () => abortWith(hook, cancelledError()))
-  rt.live.add(live)
+function whenClientLeaves(rt: Runtime, spec: CallSpec, hook: AbortHook): { live: FollowableCall; journal: Journal } {
+  const live = followableCall(spec.owner, spec.requestId, undefined, () => abortWith(hook, cancelledError()))
+  rt.followable.add(live)
   const journal = new Journal(journalOptions(rt, spec, { stream: false, cancel: () => live.cancel() }))
   return { live, journal }
 }
@@ -66,7 +66,7 @@ function whenClientLeaves(rt: Runtime, spec: CallSpec, hook: AbortHook): { live:
 /** A non-streaming call: the upstream call runs to its end even when the client leaves, so the answer can be kept. */
 async function wholeCall(rt: Runtime, spec: CallSpec, client: ClientSink, lease: CallLease | undefined): Promise<CallOutcome> {
   const hook: AbortHook = {}
-  let left: { live: LiveCall; journal: Journal } | undefined
+  let left: { live: FollowableCall; journal: Journal } | undefined
   const stopWatching = client.watch.onGone(() => {
     // A process killed before the answer arrives loses it: this line lets an operator reconcile such calls.
     if (spec.format.keepsRecords) {
@@ -88,7 +88,7 @@ async function wholeCall(rt: Runtime, spec: CallSpec, client: ClientSink, lease:
     throw error
   } finally {
     stopWatching()
-    if (left) rt.live.remove(left.live)
+    if (left) rt.followable.remove(left.live)
   }
   // Its journal goes while the answer is read and kept: a store round trip that need not come first.
   const journalDone = left?.journal.finish('done')

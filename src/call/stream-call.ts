@@ -2,8 +2,8 @@ import type { ClientSink } from '../http/sink.js'
 import type { CallLease } from '../idempotency/lease.js'
 import { CLAIM_MARGIN_MS } from '../idempotency/lease.js'
 import { channels } from '../observe/channels.js'
+import { type FollowableCall, followableCall } from '../recovery/stream/followable-calls.js'
 import { Journal, type JournalOptions } from '../recovery/stream/journal.js'
-import { type LiveCall, liveCall } from '../recovery/stream/live-calls.js'
 import { StreamLog } from '../recovery/stream/stream-log.js'
 import type { Runtime } from '../runtime.js'
 import { StreamTail } from '../sse/tail.js'
@@ -26,7 +26,7 @@ import {
 } from './answer.js'
 import { NO_USAGE } from './answer-facts.js'
 import type { CallSpec } from './call-spec.js'
-import { keepStream } from './capture.js'
+import { keepStream } from './keep-record.js'
 import { relay } from './relay.js'
 import { buildStreamSinks } from './sink-stack.js'
 import { brokenStreamEvent, cancelledStreamEvent } from './stream-sinks.js'
@@ -57,7 +57,7 @@ const isResumable = (rt: Runtime, spec: CallSpec) => spec.repeat.key !== undefin
 /** The parts of a resumable stream: its log and its entry among the live calls; the journal once its client left. */
 interface Resumable {
   log: StreamLog
-  live: LiveCall
+  live: FollowableCall
   journal: Journal | undefined
 }
 
@@ -72,8 +72,8 @@ export async function streamCall(rt: Runtime, spec: CallSpec, client: ClientSink
   let resumable: Resumable | undefined
   if (isResumable(rt, spec)) {
     const log = new StreamLog((event, id) => spec.inbound.numberedEvent(event, id), rt.options.limits.maxResponseBytes)
-    const live = liveCall(spec.owner, spec.requestId, log, () => abortWith(stop, cancelledError()))
-    rt.live.add(live)
+    const live = followableCall(spec.owner, spec.requestId, log, () => abortWith(stop, cancelledError()))
+    rt.followable.add(live)
     resumable = { log, live, journal: undefined }
   }
   const stopWatching = client.watch.onGone(() => {
@@ -94,7 +94,7 @@ export async function streamCall(rt: Runtime, spec: CallSpec, client: ClientSink
     return await relayStream(rt, spec, client, lease, stop, resumable)
   } finally {
     stopWatching()
-    if (resumable) rt.live.remove(resumable.live)
+    if (resumable) rt.followable.remove(resumable.live)
   }
 }
 

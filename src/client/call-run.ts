@@ -1,5 +1,5 @@
+import type { Failure } from './attempt.js'
 import { RecoveringFetchError } from './errors.js'
-import type { Failure } from './exchange.js'
 import { atBase, type Base, type ClientConfig, type RecoveringFetchStep } from './options.js'
 import type { ModelCall } from './request.js'
 import { backoffMs, sleep } from './wait.js'

@@ -1,5 +1,5 @@
+import { discard, exchange, type Failure, isEventStream, rebuilt } from './attempt.js'
 import type { CallRun } from './call-run.js'
-import { discard, exchange, type Failure, isEventStream, rebuilt } from './exchange.js'
 import { sendCancel } from './recoveries.js'
 import { splicedResponse } from './spliced-stream.js'
 import { verdictOf } from './wait.js'

@@ -1,6 +1,6 @@
+import { discard, exchange, type Failure, isEventStream, rebuilt } from './attempt.js'
 import type { CallRun } from './call-run.js'
 import { EventSplicer } from './event-splicer.js'
-import { discard, exchange, type Failure, isEventStream, rebuilt } from './exchange.js'
 import type { Base } from './options.js'
 import { recoveriesHeaders, recoveriesUrl, sendCancel } from './recoveries.js'
 import { verdictOf } from './wait.js'

@@ -3,7 +3,7 @@ import { type BodyRead, declaredLength, type RequestBody, readJsonBody } from '.
 import type { Runtime } from '../runtime.js'
 
 /**
- * Reads a request's JSON body within the in-flight budget and runs `work` with it; the body's bytes count against
+ * Reads a request's JSON body within the body budget and runs `work` with it; the body's bytes count against
  * the gateway's and the owner's budgets until `work` is done (they are forwarded, and maybe kept, until then).
  */
 export async function withBody<T>(
@@ -13,7 +13,7 @@ export async function withBody<T>(
   work: (body: RequestBody) => Promise<T>,
 ): Promise<T> {
   const read: BodyRead = { preparsed: ex.preparsed, ...needs, reservation: undefined }
-  const reservation = rt.inFlight.reserve(ex.owner, declaredLength(ex.req, read, rt.bodyLimits))
+  const reservation = rt.bodyBudget.reserve(ex.owner, declaredLength(ex.req, read, rt.bodyLimits))
   read.reservation = reservation
   try {
     return await work(await readJsonBody(ex.req, rt.bodyLimits, read))

@@ -40,7 +40,7 @@ export async function resumeStream(rt: Runtime, ex: Exchange, requestId: string)
   const sink = new ClientSink(ex.res)
   const giveUpAt = Date.now() + FIND_WAIT_MS
   for (;;) {
-    const log = rt.live.get(owner, requestId)?.log
+    const log = rt.followable.get(owner, requestId)?.log
     if (log?.events) {
       sink.open(streamHead())
       return followLog(log, after, sink)
@@ -75,7 +75,7 @@ export async function cancelCall(rt: Runtime, ex: Exchange, requestId: string): 
   let askedAt: number | undefined
   const giveUpAt = Date.now() + FIND_WAIT_MS
   for (;;) {
-    const live = rt.live.get(owner, requestId)
+    const live = rt.followable.get(owner, requestId)
     if (live) {
       const already = live.cancelled
       live.cancel()

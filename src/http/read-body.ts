@@ -1,12 +1,12 @@
 import type { IncomingMessage } from 'node:http'
 import { GatewayError } from '../errors.js'
 import { inspectJson } from '../json/inspect.js'
-import { scanJsonBody } from '../json/scan.js'
+import { scanJsonBody } from '../json/scan-body.js'
 import { invalidUtf8At, invalidUtf8AtInSlices } from '../json/utf8.js'
 import type { PreparsedBody } from '../types.js'
+import { overloaded, type Reservation } from './body-budget.js'
 import { collectBody } from './collect-body.js'
 import type { DeadlineSweeper } from './deadlines.js'
-import { overloaded, type Reservation } from './in-flight.js'
 
 /** A request body as the gateway forwards and stores it. */
 export interface RequestBody {
@@ -73,7 +73,7 @@ export interface BodyRead {
    * checked without building what validation would read. @default true
    */
   readsMembers?: boolean
-  /** Counts a body of undeclared length against the in-flight budget as it arrives (a declared one is reserved before). */
+  /** Counts a body of undeclared length against the body budget as it arrives (a declared one is reserved before). */
   reservation?: Reservation
 }
 

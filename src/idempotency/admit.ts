@@ -6,11 +6,11 @@ import { type CallServedMessage, channels } from '../observe/channels.js'
 import { followJournal, journalRunning, streamHead } from '../recovery/stream/follow.js'
 import type { Runtime } from '../runtime.js'
 import { type Fingerprint, fingerprintOf, keyDigest } from './fingerprint.js'
-import { findKeptRecord } from './kept-record.js'
+import type { JoinableCall } from './joinable-calls.js'
 import { decodeKeyState, encodeKeyState } from './key-state.js'
 import { CallLease, CLAIM_MARGIN_MS, keyName, runName } from './lease.js'
 import type { KeptAnswer } from './recent-answers.js'
-import type { RunningCall } from './running-calls.js'
+import { findRecordedAnswer } from './recorded-answer.js'
 import { replayedHead } from './shared-response.js'
 
 /** What admission decided: the request was answered already, or it runs (with a lease when it may be repeated). */
@@ -59,7 +59,7 @@ export async function admitCall(rt: Runtime, spec: CallSpec, client: ClientSink)
 
 /** An SDK retry: the same call running here, its answer in memory, the call running elsewhere, or its recovery record. */
 async function serveRetry(rt: Runtime, spec: CallSpec, client: ClientSink, fingerprint: Fingerprint): Promise<boolean> {
-  const running = rt.repeats.running.withFingerprint(fingerprint.id)
+  const running = rt.repeats.joinable.withFingerprint(fingerprint.id)
   if (running?.shared.joinable) {
     await joinRunning(rt, spec, client, running)
     return true
@@ -67,7 +67,7 @@ async function serveRetry(rt: Runtime, spec: CallSpec, client: ClientSink, finge
   const kept =
     rt.repeats.recent.get(fingerprint.id) ??
     (await awaitElsewhere(rt, spec, client, fingerprint)) ??
-    (await findKeptRecord(rt, spec, fingerprint).catch((error: unknown) => {
+    (await findRecordedAnswer(rt, spec, fingerprint).catch((error: unknown) => {
       rt.options.logger.warn('model-gateway: could not look for the answer of a retried call; it goes upstream again', {
         requestId: spec.requestId,
         error: String(error),
@@ -101,7 +101,7 @@ async function pause(client: ClientSink, waitUntil: number): Promise<void> {
 }
 
 async function admitKeyed(rt: Runtime, spec: CallSpec, client: ClientSink, fingerprint: Fingerprint, digest: string): Promise<Admission> {
-  const local = rt.repeats.running.withKey(spec.owner, digest)
+  const local = rt.repeats.joinable.withKey(spec.owner, digest)
   if (local) {
     if (local.fingerprint.id !== fingerprint.id) throw keyReused()
     // A stream too long to have been kept whole cannot be replayed from its start.
@@ -211,7 +211,7 @@ function replay(rt: Runtime, spec: CallSpec, client: ClientSink, answer: KeptAns
   publishServed(rt, spec, answer.requestId, 'replay')
 }
 
-async function joinRunning(rt: Runtime, spec: CallSpec, client: ClientSink, running: RunningCall): Promise<void> {
+async function joinRunning(rt: Runtime, spec: CallSpec, client: ClientSink, running: JoinableCall): Promise<void> {
   publishServed(rt, spec, running.requestId, 'join')
   await running.shared.join(client)
 }

@@ -1,9 +1,9 @@
 import type { CallSpec } from '../call/call-spec.js'
 import type { Runtime } from '../runtime.js'
 import type { Fingerprint } from './fingerprint.js'
+import type { JoinableCall } from './joinable-calls.js'
 import { encodeKeyState } from './key-state.js'
 import type { KeptAnswer } from './recent-answers.js'
-import type { RunningCall } from './running-calls.js'
 import { SharedResponse } from './shared-response.js'
 
 /** How a call that may be repeated ended, for what is kept of it. */
@@ -27,7 +27,7 @@ export const CLAIM_MARGIN_MS = 60_000
  */
 export class CallLease {
   readonly shared: SharedResponse
-  readonly #call: RunningCall
+  readonly #call: JoinableCall
   /** Whether this call holds its key's claim in the store (so it must settle or free it). */
   claimed = false
   /** The running mark of an unkeyed call whose client left, once written (see `clientLeft`). */
@@ -41,7 +41,7 @@ export class CallLease {
   ) {
     this.shared = new SharedResponse(rt.options.limits.maxResponseBytes)
     this.#call = { requestId: spec.requestId, owner: spec.owner, fingerprint, keyDigest, shared: this.shared }
-    rt.repeats.running.add(this.#call)
+    rt.repeats.joinable.add(this.#call)
   }
 
   /**
@@ -97,7 +97,7 @@ export class CallLease {
 
   /** Leaves the registry without touching the store: this request did not run the call. */
   withdraw(): void {
-    this.rt.repeats.running.remove(this.#call)
+    this.rt.repeats.joinable.remove(this.#call)
   }
 
   #streamAnswer(outcome: LeaseOutcome): KeptAnswer | undefined {

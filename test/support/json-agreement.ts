@@ -5,7 +5,7 @@ import { validateGenerateContent } from '../../src/dialects/gemini/validate.js'
 import { chatCompletions } from '../../src/dialects/openai/index.js'
 import { validateChat } from '../../src/dialects/openai/validate.js'
 import { GatewayError } from '../../src/errors.js'
-import { BIG_STRING, type ScanOptions, scanJsonObject } from '../../src/json/scan.js'
+import { BIG_STRING, type ScanOptions, scanJsonObject } from '../../src/json/scan-body.js'
 
 /** Scans as the chat route does: elements of big arrays summed up by the members chat validation reads. */
 export function scanChat(bytes: Buffer, options?: ScanOptions): Promise<Record<string, unknown>> {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { isGatewayError } from '../../src/errors.js'
 import { inspectJson, type JsonRules } from '../../src/json/inspect.js'
-import { scanJsonObject } from '../../src/json/scan.js'
+import { scanJsonObject } from '../../src/json/scan-body.js'
 
 const rules: JsonRules = { maxDepth: 5, singleKeys: new Set(['model', 'stream']) }
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { isGatewayError } from '../../src/errors.js'
-import { BIG_STRING, scanJsonObject } from '../../src/json/scan.js'
+import { BIG_STRING, scanJsonObject } from '../../src/json/scan-body.js'
 
 describe('scanJsonObject exactStrings', () => {
   const bigModel = Buffer.from(JSON.stringify({ model: 'm'.repeat(100), messages: [{ role: 'user', content: 'x'.repeat(200) }] }))

@@ -7,7 +7,7 @@ import type { KeptAnswer } from './recent-answers.js'
  * The answer of the same call kept as a recovery record within `idempotency.retryWindowMs`, newest first: an SDK
  * retry after its first attempt's connection broke. Only a retry pays for this lookup.
  */
-export async function findKeptRecord(rt: Runtime, spec: CallSpec, fingerprint: Fingerprint): Promise<KeptAnswer | undefined> {
+export async function findRecordedAnswer(rt: Runtime, spec: CallSpec, fingerprint: Fingerprint): Promise<KeptAnswer | undefined> {
   const since = (Date.now() - rt.options.idempotency.retryWindowMs) / 1000
   const summaries = await rt.store.lookup(spec.owner, fingerprint.bodyHash)
   for (const summary of summaries) {

@@ -1,7 +1,7 @@
 import type { StreamLog } from './stream-log.js'
 
 /** A call of this process that a resume can follow or a cancel can stop, by its request id. */
-export interface LiveCall {
+export interface FollowableCall {
   readonly owner: string
   readonly requestId: string
   /** The events so far, for a resumable stream; undefined for a whole call. */
@@ -13,7 +13,7 @@ export interface LiveCall {
 }
 
 /** A live call whose `cancel` runs `stop` once. */
-export function liveCall(owner: string, requestId: string, log: StreamLog | undefined, stop: () => void): LiveCall {
+export function followableCall(owner: string, requestId: string, log: StreamLog | undefined, stop: () => void): FollowableCall {
   let cancelled = false
   return {
     owner,
@@ -34,20 +34,20 @@ export function liveCall(owner: string, requestId: string, log: StreamLog | unde
  * The calls of this process that can be resumed or cancelled: resumable streams from their first byte, whole calls
  * once their client left. One map entry per such call, nothing in the store.
  */
-export class LiveCalls {
-  readonly #calls = new Map<string, LiveCall>()
+export class FollowableCalls {
+  readonly #calls = new Map<string, FollowableCall>()
 
-  add(call: LiveCall): void {
+  add(call: FollowableCall): void {
     this.#calls.set(`${call.owner}:${call.requestId}`, call)
   }
 
-  remove(call: LiveCall): void {
+  remove(call: FollowableCall): void {
     const key = `${call.owner}:${call.requestId}`
     if (this.#calls.get(key) === call) this.#calls.delete(key)
   }
 
   /** An owner's live call; another owner's is never found. */
-  get(owner: string, requestId: string): LiveCall | undefined {
+  get(owner: string, requestId: string): FollowableCall | undefined {
     return this.#calls.get(`${owner}:${requestId}`)
   }
 }

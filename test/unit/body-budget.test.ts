@@ -1,11 +1,11 @@
 import { PassThrough } from 'node:stream'
 import { describe, expect, it } from 'vitest'
+import { BodyBudget } from '../../src/http/body-budget.js'
 import { collectBody, PREALLOCATE_BYTES } from '../../src/http/collect-body.js'
-import { InFlightBudget } from '../../src/http/in-flight.js'
 
-describe('InFlightBudget', () => {
+describe('BodyBudget', () => {
   it('counts reservations per owner and in total, refuses past either, and gives everything back once', () => {
-    const budget = new InFlightBudget({ total: 100, perOwner: 60 })
+    const budget = new BodyBudget({ total: 100, perOwner: 60 })
     const a = budget.reserve('a', 50)
     expect(() => budget.reserve('a', 20)).toThrow(expect.objectContaining({ code: 'overloaded', retryAfterSeconds: 1 }))
     const b = budget.reserve('b', 40)

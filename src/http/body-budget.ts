@@ -8,8 +8,8 @@ export interface Reservation {
   release(): void
 }
 
-/** What `InFlightBudget` allows. */
-export interface InFlightLimits {
+/** What `BodyBudget` allows. */
+export interface BodyBudgetLimits {
   /** All request bodies held at once, gateway-wide. */
   total: number
   /** Request bodies held at once by one owner. */
@@ -21,11 +21,11 @@ export interface InFlightLimits {
  * connections that only declare large bodies) answers 503 instead of exhausting memory, and one owner cannot
  * take the whole budget from the others.
  */
-export class InFlightBudget {
+export class BodyBudget {
   private total = 0
   private readonly byOwner = new Map<string, number>()
 
-  constructor(private readonly limits: InFlightLimits) {}
+  constructor(private readonly limits: BodyBudgetLimits) {}
 
   /** A reservation of `bytes` (the declared length, or 0 for a body of unknown length), or a 503 to answer with. */
   reserve(owner: string, bytes: number): Reservation {
@@ -64,7 +64,7 @@ class Held implements Reservation {
   private bytes = 0
 
   constructor(
-    private readonly budget: InFlightBudget,
+    private readonly budget: BodyBudget,
     private readonly owner: string,
   ) {}
 
@@ -81,7 +81,7 @@ class Held implements Reservation {
   }
 }
 
-/** The 503 for a body that does not fit the in-flight budget right now; the client may try again shortly. */
+/** The 503 for a body that does not fit the body budget right now; the client may try again shortly. */
 export function overloaded(): GatewayError {
   return new GatewayError('overloaded', 'The gateway is holding as many request bytes as it allows; try again shortly.', {
     retryAfterSeconds: 1,

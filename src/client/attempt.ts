@@ -12,7 +12,7 @@ export interface Failure {
 }
 
 /** One request's outcome: its response head (the body still to read), or why there was none. */
-export type Exchange = { response: Response; controller: AbortController } | { failure: Failure }
+export type AttemptOutcome = { response: Response; controller: AbortController } | { failure: Failure }
 
 /** The error an attempt is aborted with when its headers took longer than `attemptTimeoutMs`. */
 function timeoutError(ms: number): Error {
@@ -32,7 +32,7 @@ export async function exchange(
   url: string,
   init: RequestInit,
   late?: (pending: Promise<Response>, controller: AbortController) => void,
-): Promise<Exchange> {
+): Promise<AttemptOutcome> {
   if (app?.aborted) throw app.reason
   const controller = new AbortController()
   const ms = cfg.attemptTimeoutMs

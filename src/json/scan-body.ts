@@ -1,6 +1,7 @@
-// The body scanner's entry points; the byte state machine is in scanner.ts, what it keeps in skeleton.ts.
+// The body scanner's entry points; the byte state machine is in grammar.ts, what it keeps in skeleton.ts.
+
+import { Scanner } from './grammar.js'
 import type { JsonRules } from './inspect.js'
-import { Scanner } from './scanner.js'
 
 /** Re-exported so importers need not know which part of the scanner defines it. */
 export { BIG_STRING } from './skeleton.js'

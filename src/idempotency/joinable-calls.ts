@@ -2,7 +2,7 @@ import type { Fingerprint } from './fingerprint.js'
 import type { SharedResponse } from './shared-response.js'
 
 /** A call running in this process that a retry or a repeated key can join. */
-export interface RunningCall {
+export interface JoinableCall {
   requestId: string
   owner: string
   fingerprint: Fingerprint
@@ -15,27 +15,27 @@ export interface RunningCall {
  * The calls of this process that may be joined, by fingerprint and by idempotency key (the in-flight map of
  * request coalescing). Only calls that can be repeated are here: SDK calls and keyed calls.
  */
-export class RunningCalls {
-  readonly #byFingerprint = new Map<string, RunningCall>()
-  readonly #byKey = new Map<string, RunningCall>()
+export class JoinableCalls {
+  readonly #byFingerprint = new Map<string, JoinableCall>()
+  readonly #byKey = new Map<string, JoinableCall>()
 
   /** The running call with this fingerprint (the fingerprint names the owner). */
-  withFingerprint(id: string): RunningCall | undefined {
+  withFingerprint(id: string): JoinableCall | undefined {
     return this.#byFingerprint.get(id)
   }
 
   /** The running call of an owner's idempotency key. */
-  withKey(owner: string, keyDigest: string): RunningCall | undefined {
+  withKey(owner: string, keyDigest: string): JoinableCall | undefined {
     return this.#byKey.get(`${owner}:${keyDigest}`)
   }
 
   /** Registers a call; the first of several identical unkeyed calls stays the one retries join. */
-  add(call: RunningCall): void {
+  add(call: JoinableCall): void {
     if (!this.#byFingerprint.has(call.fingerprint.id)) this.#byFingerprint.set(call.fingerprint.id, call)
     if (call.keyDigest !== undefined) this.#byKey.set(`${call.owner}:${call.keyDigest}`, call)
   }
 
-  remove(call: RunningCall): void {
+  remove(call: JoinableCall): void {
     if (this.#byFingerprint.get(call.fingerprint.id) === call) this.#byFingerprint.delete(call.fingerprint.id)
     const key = `${call.owner}:${call.keyDigest}`
     if (call.keyDigest !== undefined && this.#byKey.get(key) === call) this.#byKey.delete(key)
