@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest'
-import { freePort } from '../support/free-port.mjs'
+import { freePort } from '../../bench/lib/free-port.mjs'
 import { ensureBuilt, type GatewayProcessEnv, startGatewayProcess, stopAllGatewayProcesses } from '../support/gateway-process.js'
 import { startMockUpstream } from '../support/mock-upstream/index.mjs'
 import { describeWithPrograms, keysMatching, killAllOwnRedis, startOwnRedis } from '../support/redis.js'
