@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest'
 import { freePort } from '../../bench/lib/free-port.mjs'
+import { startMockUpstream } from '../../src/testing/index.js'
 import { ensureBuilt, type GatewayProcessEnv, startGatewayProcess, stopAllGatewayProcesses } from '../support/gateway-process.js'
-import { startMockUpstream } from '../support/mock-upstream/index.mjs'
 import { describeWithPrograms, keysMatching, killAllOwnRedis, startOwnRedis } from '../support/redis.js'
 import { type OwnCluster, onNode, startOwnCluster } from '../support/redis-cluster.js'
 import { KEY, twoProcessStorm } from '../support/redis-storm.js'
