@@ -8,6 +8,7 @@ export default defineConfig({
     koa: 'adapters/koa.ts',
     otel: 'src/otel/index.ts',
     client: 'src/client/index.ts',
+    testing: 'src/testing/index.ts',
   },
   format: ['esm', 'cjs'],
   dts: true,

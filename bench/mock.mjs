@@ -1,12 +1,14 @@
-// The upstream of every benchmark: the project's mock upstream in its own process, with three
-// bench-only behaviours steered over IPC by the harness:
+// The upstream of every benchmark: the project's mock upstream (the `model-gateway/testing` entry,
+// imported from dist/ like the contestants' entries, as bench/ is a package of its own; bench/run.mjs
+// keeps the build current) in its own process, with three bench-only behaviours steered over IPC by
+// the harness:
 // - default controls spliced into every request body, so contestants that rebuild the body from
 //   the parameters they know (and drop the `mock` field) still get the same stream shape;
 // - bodies above a threshold are drained and answered with a fixed completion, so parsing 20 MB in
 //   the mock does not compete for the core the load generator shares with it;
 // - hold/release: requests are parked until released together, to land a burst of responses at once.
 import { EventEmitter } from 'node:events'
-import { startMockUpstream } from '../test/support/mock-upstream/index.mjs'
+import { startMockUpstream } from '../dist/testing.js'
 
 const mock = await startMockUpstream({ port: 0, record: false })
 const [original] = mock.server.listeners('request')

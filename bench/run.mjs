@@ -15,7 +15,7 @@ import { spawnSync } from 'node:child_process'
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
 import { fileURLToPath } from 'node:url'
-import { freePort } from '../test/support/free-port.mjs'
+import { freePort } from './lib/free-port.mjs'
 import { loadGenerator } from './lib/load.mjs'
 import { pin, planCores, startChild, startForeign } from './lib/proc.mjs'
 import { verdictTable } from './lib/report.mjs'
@@ -176,7 +176,8 @@ function newestUnder(dir) {
 }
 
 function ensureBuilt() {
-  const built = [`${ROOT}dist/index.js`, `${ROOT}dist/node.js`]
+  // dist/testing.js is the mock upstream (model-gateway/testing) that bench/mock.mjs runs.
+  const built = [`${ROOT}dist/index.js`, `${ROOT}dist/node.js`, `${ROOT}dist/testing.js`]
   // A build older than the source would measure code that is no longer there (and miss routes it now has).
   if (built.every(existsSync) && Math.min(...built.map((f) => statSync(f).mtimeMs)) >= newestUnder(`${ROOT}src`)) return
   log('dist/ is missing or older than src/: npm run build')

@@ -3,7 +3,7 @@
 import http from 'node:http'
 import { createGateway } from 'model-gateway'
 import { nodeHandler } from 'model-gateway/node'
-import { startMockUpstream } from './mock-upstream.mjs'
+import { startMockUpstream } from 'model-gateway/testing'
 
 const port = Number(process.env.PORT ?? 8080)
 const demoKey = process.env.GATEWAY_KEY ?? 'sk-demo-key'

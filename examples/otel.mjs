@@ -12,7 +12,7 @@ import { ConsoleSpanExporter, NodeTracerProvider, SimpleSpanProcessor } from '@o
 import { createGateway } from 'model-gateway'
 import { nodeHandler } from 'model-gateway/node'
 import { instrumentGateway } from 'model-gateway/otel'
-import { startMockUpstream } from './mock-upstream.mjs'
+import { startMockUpstream } from 'model-gateway/testing'
 
 // The SDK first: `register()` installs the global tracer provider, the W3C trace-context propagator (which reads
 // the client's `traceparent` and writes the upstream's) and the async context manager.

@@ -2,6 +2,8 @@
 // Checks the house rules a linter does not: no source file over 400 lines, no code outside src/dialects/ that
 // compares wire-format names (the dialect registry maps a configured `type` once; the names are the registry's), and a src/client/ that browsers
 // and edge runtimes can load: no `node:` import and nothing from outside src/client/. Import cycles are Biome's.
+// src/testing/ (the mock upstream, model-gateway/testing) may name the formats too: it is per-format code itself,
+// one fake upstream per wire format, and never reads a configured `type`.
 import { readdirSync, readFileSync } from 'node:fs'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -29,6 +31,8 @@ function dialectNames() {
 }
 const DIALECT_LITERAL = new RegExp(`(['"\`])(${dialectNames().join('|')})\\1`)
 const CLIENT_DIR = `src${path.sep}client${path.sep}`
+/** The directories whose code may name the wire formats: the dialects, and the mock upstream's fakes of them. */
+const FORMAT_DIRS = [`src${path.sep}dialects${path.sep}`, `src${path.sep}testing${path.sep}`]
 
 /** What is wrong with `file`'s imports, if it is part of the client: it must run where there is no Node. */
 function clientImportProblems(file, text) {
@@ -56,10 +60,10 @@ for (const file of [...sources('src'), ...sources('adapters')]) {
   const lines = text.split('\n')
   if (file.startsWith(CLIENT_DIR)) problems.push(...clientImportProblems(file, text))
   if (lines.length > MAX_LINES) problems.push(`${file}: ${lines.length} lines (at most ${MAX_LINES}; split it by concern)`)
-  if (file.startsWith(`src${path.sep}dialects${path.sep}`)) continue
+  if (FORMAT_DIRS.some((dir) => file.startsWith(dir))) continue
   lines.forEach((line, i) => {
     const code = /^\s*(\/\/|\/\*|\*)/.test(line) ? '' : line.replace(/\/\/.*$/, '')
-    if (DIALECT_LITERAL.test(code)) problems.push(`${file}:${i + 1}: a dialect name outside src/dialects/: ${line.trim()}`)
+    if (DIALECT_LITERAL.test(code)) problems.push(`${file}:${i + 1}: a dialect name outside src/dialects/ and src/testing/: ${line.trim()}`)
   })
 }
 if (problems.length > 0) {

@@ -3,7 +3,7 @@
 // small message objects whose keys are not in canonical order, as real clients send them. The seeded
 // source is the tests' one, so every run and every process builds the same bytes.
 
-import { mulberry32 } from '../../test/support/random.mjs'
+import { mulberry32 } from './random.mjs'
 
 export const SMALL_BODY = JSON.stringify({
   model: 'gpt-4o-mini',

@@ -3,8 +3,8 @@
 // connections (every call fails over to its fallback: the added latency of a failover; then to a fallback of the
 // other format, where translation adds its own cost), in interleaved rounds.
 
-import { freePort } from '../../test/support/free-port.mjs'
 import { SMALL_BODY } from '../lib/bodies.mjs'
+import { freePort } from '../lib/free-port.mjs'
 import { latencySamples, saturate } from '../lib/load.mjs'
 import { startChild } from '../lib/proc.mjs'
 import { num, ratio, section, table } from '../lib/report.mjs'

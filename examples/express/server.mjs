@@ -4,7 +4,7 @@
 import express from 'express'
 import { createGateway } from 'model-gateway'
 import { expressMiddleware } from 'model-gateway/express'
-import { startMockUpstream } from '../mock-upstream.mjs'
+import { startMockUpstream } from 'model-gateway/testing'
 
 const port = Number(process.env.PORT ?? 8080)
 const demoKey = process.env.GATEWAY_KEY ?? 'sk-demo-key'

@@ -5,7 +5,7 @@ import { bodyParser } from '@koa/bodyparser'
 import Koa from 'koa'
 import { createGateway } from 'model-gateway'
 import { koaMiddleware } from 'model-gateway/koa'
-import { startMockUpstream } from '../mock-upstream.mjs'
+import { startMockUpstream } from 'model-gateway/testing'
 
 const port = Number(process.env.PORT ?? 8080)
 const demoKey = process.env.GATEWAY_KEY ?? 'sk-demo-key'

@@ -3,11 +3,11 @@ import type KeyvRedis from '@keyv/redis'
 import { createClient } from '@keyv/redis'
 import type Keyv from 'keyv'
 import { afterAll, beforeAll, expect, it } from 'vitest'
+import { freePort } from '../../bench/lib/free-port.mjs'
 import { isGatewayError } from '../../src/errors.js'
 import { outcomeUnknown } from '../../src/recovery/store/guard.js'
 import { newestFirst, splitRecord } from '../../src/recovery/store/layout.js'
 import { createRecoveryStore, type RecoveryStore } from '../../src/recovery/store/recovery-store.js'
-import { freePort } from '../support/free-port.mjs'
 import {
   type AdminClient,
   commandCalls,

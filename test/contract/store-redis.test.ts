@@ -1,9 +1,9 @@
 import { setTimeout as sleep } from 'node:timers/promises'
 import KeyvRedis, { createClient, createKeyv, Keyv } from '@keyv/redis'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { freePort } from '../../bench/lib/free-port.mjs'
 import { isGatewayError } from '../../src/errors.js'
 import { createRecoveryStore, type RecoveryStore } from '../../src/recovery/store/recovery-store.js'
-import { freePort } from '../support/free-port.mjs'
 import {
   type AdminClient,
   describeWithRedis,

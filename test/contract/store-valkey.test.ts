@@ -1,8 +1,8 @@
 import type KeyvRedis from '@keyv/redis'
 import type Keyv from 'keyv'
 import { afterAll, beforeAll } from 'vitest'
+import { freePort } from '../../bench/lib/free-port.mjs'
 import { createRecoveryStore, type RecoveryStore } from '../../src/recovery/store/recovery-store.js'
-import { freePort } from '../support/free-port.mjs'
 import { describeWithPrograms, killAllOwnRedis, recommendedKeyv, refuseSetsInTransactions, startOwnRedis } from '../support/redis.js'
 import { describeStoreContract } from './store-contract.js'
 

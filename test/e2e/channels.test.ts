@@ -1,10 +1,10 @@
 import diagnosticsChannel from 'node:diagnostics_channel'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { freePort } from '../../bench/lib/free-port.mjs'
 import { gatewayChannels } from '../../src/index.js'
 import type { Gateway, GatewayOptions, UsageEvent } from '../../src/types.js'
 import { chatBody } from '../support/bodies.js'
 import { bearer, type Fixture, KEY_A, startFixture, UPSTREAM_KEY } from '../support/fixture.js'
-import { freePort } from '../support/free-port.mjs'
 import { call, eventually, sendThenAbort } from '../support/http.js'
 import { NODE_KINDS } from '../support/servers.js'
 

@@ -1,10 +1,10 @@
 import http from 'node:http'
 import { gzipSync } from 'node:zlib'
 import { afterAll, beforeAll, expect, it } from 'vitest'
+import { freePort } from '../../bench/lib/free-port.mjs'
 import { REQUEST_ID_PATTERN } from '../../src/http/request-id.js'
 import { chatBody } from '../support/bodies.js'
 import { bearer, type Fixture, KEY_A, startFixture, UPSTREAM_KEY, useFixture } from '../support/fixture.js'
-import { freePort } from '../support/free-port.mjs'
 import { call } from '../support/http.js'
 import { describeMatrix, describeOnce, forwardedBody } from '../support/servers.js'
 

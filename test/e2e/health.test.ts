@@ -1,7 +1,7 @@
 import type Keyv from 'keyv'
 import { afterAll, describe, expect, it } from 'vitest'
+import { freePort } from '../../bench/lib/free-port.mjs'
 import { type Fixture, startFixture } from '../support/fixture.js'
-import { freePort } from '../support/free-port.mjs'
 import { call, eventually } from '../support/http.js'
 import { describeWithRedis, killAllOwnRedis, killOwnRedis, recommendedKeyv, startOwnRedis } from '../support/redis.js'
 import { NODE_KINDS } from '../support/servers.js'

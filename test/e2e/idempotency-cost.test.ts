@@ -1,12 +1,12 @@
 import { createClient } from '@keyv/redis'
 import { afterAll, beforeAll, expect, it } from 'vitest'
 import { nodeHandler } from '../../adapters/node.js'
+import { freePort } from '../../bench/lib/free-port.mjs'
 import { createGateway, type Gateway } from '../../src/gateway.js'
+import { type MockUpstream, startMockUpstream } from '../../src/testing/index.js'
 import { chatBody } from '../support/bodies.js'
 import { bearer, KEY_A } from '../support/fixture.js'
-import { freePort } from '../support/free-port.mjs'
 import { call, type MountedServer } from '../support/http.js'
-import { type MockUpstream, startMockUpstream } from '../support/mock-upstream-harness.js'
 import {
   type AdminClient,
   describeWithRedis,

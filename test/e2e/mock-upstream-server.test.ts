@@ -1,19 +1,7 @@
-import { spawn } from 'node:child_process'
 import { describe, expect, it } from 'vitest'
+import { startMockUpstream } from '../../src/testing/index.js'
 import { call } from '../support/http.js'
-import {
-  chat,
-  GEN,
-  gemini,
-  mock,
-  post,
-  postOpen,
-  SCRIPT,
-  STREAM_SSE,
-  startExtra,
-  startMockUpstream,
-  useFreshMock,
-} from '../support/mock-upstream-harness.js'
+import { chat, GEN, gemini, mock, post, postOpen, STREAM_SSE, startExtra, useFreshMock } from '../support/mock-upstream-harness.js'
 
 useFreshMock()
 
@@ -204,28 +192,5 @@ describe('lifecycle', () => {
     await m.close()
     expect(Date.now() - t0).toBeLessThan(1000)
     await expect(p).rejects.toThrow()
-  })
-
-  it('runs as a script on MOCK_PORT and prints its URL', async () => {
-    const child = spawn(process.execPath, [SCRIPT], { env: { ...process.env, MOCK_PORT: '0' }, stdio: ['ignore', 'pipe', 'pipe'] })
-    try {
-      const url = await new Promise<string>((resolve, reject) => {
-        let out = ''
-        const timer = setTimeout(() => reject(new Error(`no URL printed: ${out}`)), 10_000)
-        child.stdout!.on('data', (d: Buffer) => {
-          out += d.toString()
-          const m = /http:\/\/127\.0\.0\.1:(\d+)/.exec(out)
-          if (m && Number(m[1]) > 0) {
-            clearTimeout(timer)
-            resolve(m[0])
-          }
-        })
-        child.once('exit', (code) => reject(new Error(`exited with ${code}: ${out}`)))
-      })
-      const res = await post('/v1/chat/completions', chat({}, 'script'), {}, url)
-      expect(res.json.choices[0].message.content).toBe('Echo: script')
-    } finally {
-      child.kill('SIGTERM')
-    }
   })
 })

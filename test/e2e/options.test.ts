@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest'
 import { nodeHandler } from '../../adapters/node.js'
 import { createGateway } from '../../src/gateway.js'
+import { startMockUpstream } from '../../src/testing/index.js'
 import { call } from '../support/http.js'
-import { startMockUpstream } from '../support/mock-upstream/index.mjs'
 import { serve } from '../support/servers.js'
 
 // The one options case that can only be seen through a running gateway: where a call really goes.

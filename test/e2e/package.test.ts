@@ -19,6 +19,7 @@ const ENTRIES = [
   'model-gateway/koa',
   'model-gateway/otel',
   'model-gateway/client',
+  'model-gateway/testing',
 ]
 
 let tmp: string
@@ -53,8 +54,8 @@ beforeAll(async () => {
   await run('npm', ['run', 'build', '--', '--out-dir', path.join(pkgDir, 'dist')], { cwd: root })
   await cp(path.join(root, 'package.json'), path.join(pkgDir, 'package.json'))
   await cp(path.join(root, 'README.md'), path.join(pkgDir, 'README.md'))
-  // The examples' mock upstream re-exports the tests' one, which comes along at the same relative path.
-  for (const part of ['examples/mock-upstream.mjs', 'examples/express', 'examples/koa', 'test/support/mock-upstream']) {
+  // The examples import the package by name, the mock upstream from `model-gateway/testing` included.
+  for (const part of ['examples/mock-upstream.mjs', 'examples/express', 'examples/koa']) {
     await cp(path.join(root, part), path.join(pkgDir, part), { recursive: true })
   }
   // Dependencies (and the frameworks the examples use) as installed for the repo.
@@ -83,6 +84,7 @@ describe('the built package', () => {
     'model-gateway/koa': { koaMiddleware: 'function' },
     'model-gateway/otel': { instrumentGateway: 'function' },
     'model-gateway/client': { createRecoveringFetch: 'function', RecoveringFetchError: 'function', findRecoveringFetchError: 'function' },
+    'model-gateway/testing': { startMockUpstream: 'function' },
   }
 
   it('imports every entry through the exports map as ESM', async () => {
@@ -196,6 +198,7 @@ describe('the built package', () => {
       './node',
       './otel',
       './package.json',
+      './testing',
     ])
     expect(result.problems).toEqual({})
   })
@@ -211,7 +214,7 @@ describe('the example apps', () => {
   function start(script: string): Promise<{ base: string; proc: ChildProcess }> {
     const proc = spawn(process.execPath, [script], {
       cwd: pkgDir,
-      env: { ...process.env, PORT: '0', MOCK_DELAY_MS: '0' },
+      env: { ...process.env, PORT: '0', MOCK_PORT: '0', MOCK_DELAY_MS: '0' },
       stdio: ['ignore', 'pipe', 'inherit'],
     })
     children.push(proc)
@@ -248,4 +251,14 @@ describe('the example apps', () => {
       expect(await exited).toBe(0)
     })
   }
+
+  it('node examples/mock-upstream.mjs runs the mock of model-gateway/testing on MOCK_PORT, and stops on SIGTERM', async () => {
+    const { base, proc } = await start('examples/mock-upstream.mjs')
+    const res = await call(`${base}/v1/chat/completions`, { body: chatBody('script') })
+    expect(res.status).toBe(200)
+    expect(res.json.choices[0].message.content).toBe('Echo: script')
+    const exited = new Promise((resolve) => proc.once('exit', resolve))
+    proc.kill('SIGTERM')
+    expect(await exited).toBe(0)
+  })
 })

@@ -1,11 +1,11 @@
 import { createClient } from '@keyv/redis'
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest'
+import { freePort } from '../../bench/lib/free-port.mjs'
+import { startMockUpstream } from '../../src/testing/index.js'
 import { chatBody } from '../support/bodies.js'
 import { bearer } from '../support/fixture.js'
-import { freePort } from '../support/free-port.mjs'
 import { ensureBuilt, startGatewayProcess, stopAllGatewayProcesses } from '../support/gateway-process.js'
 import { call, eventually, type TestResponse } from '../support/http.js'
-import { startMockUpstream } from '../support/mock-upstream/index.mjs'
 import {
   type AdminClient,
   describeWithRedis,

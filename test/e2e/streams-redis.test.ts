@@ -1,13 +1,13 @@
 import { createClient } from '@keyv/redis'
 import { expect, it } from 'vitest'
 import { nodeHandler } from '../../adapters/node.js'
+import { freePort } from '../../bench/lib/free-port.mjs'
 import { createGateway } from '../../src/gateway.js'
+import { startMockUpstream } from '../../src/testing/index.js'
 import { chatBody } from '../support/bodies.js'
 import { bearer, KEY_A } from '../support/fixture.js'
-import { freePort } from '../support/free-port.mjs'
 import { type GatewayProcess, startGatewayProcess, useProcessesOnRedis } from '../support/gateway-process.js'
 import { call, eventually, open, readResponse, sendThenAbort } from '../support/http.js'
-import { startMockUpstream } from '../support/mock-upstream-harness.js'
 import {
   type AdminClient,
   describeWithRedis,

@@ -1,8 +1,8 @@
 import { createClient } from '@keyv/redis'
 import { afterAll, beforeAll } from 'vitest'
+import { type MockUpstream, startMockUpstream } from '../../src/testing/index.js'
 import { type Chooser, type CuttingProxy, type Fate, startCuttingProxy } from './cutting-proxy.js'
 import { ensureBuilt, type GatewayProcess, startGatewayProcess, stopAllGatewayProcesses } from './gateway-process.js'
-import { type MockUpstream, startMockUpstream } from './mock-upstream-harness.js'
 import { type AdminClient, keysMatching, REDIS_URL } from './redis.js'
 
 /** The client's key at the gateways. */

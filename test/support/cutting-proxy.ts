@@ -1,6 +1,6 @@
 import http from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { mulberry32 } from './random.mjs'
+import { mulberry32 } from '../../bench/lib/random.mjs'
 
 /** What the proxy does with one request, the way a CDN or a flaky network treats a connection. */
 export type Fate =

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll } from 'vitest'
 import { createGateway, type Gateway } from '../../src/gateway.js'
+import { type MockUpstream, startMockUpstream } from '../../src/testing/index.js'
 import type { GatewayOptions } from '../../src/types.js'
-import { startMockUpstream } from './mock-upstream/index.mjs'
 import type { ServerKind } from './servers.js'
 
 /** Keys of two clients, and the gateway's own key for the mock upstream. */
@@ -16,7 +16,7 @@ export const bearer = (key: string) => ({ authorization: `Bearer ${key}` })
 export interface Fixture {
   url: string
   gateway: Gateway
-  mock: Awaited<ReturnType<typeof startMockUpstream>>
+  mock: MockUpstream
   logs: Array<{ level: 'info' | 'warn' | 'error'; message: string; meta?: Record<string, unknown> }>
   close(): Promise<void>
 }

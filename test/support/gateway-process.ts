@@ -7,8 +7,8 @@ import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import { createClient } from '@keyv/redis'
 import { afterAll, afterEach, beforeAll } from 'vitest'
+import { type MockUpstream, startMockUpstream } from '../../src/testing/index.js'
 import { eventually } from './http.js'
-import { type MockUpstream, startMockUpstream } from './mock-upstream-harness.js'
 import { type AdminClient, keysMatching, REDIS_URL } from './redis.js'
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url))

@@ -1,6 +1,6 @@
 // Seeded generator of JSON texts (written by hand, not by JSON.stringify, to vary whitespace, escapes and numbers)
 
-import { mulberry32 } from './random.mjs'
+import { mulberry32 } from '../../bench/lib/random.mjs'
 
 /** A seeded source of random choices, so every run builds the same corpus. */
 export class Gen {

@@ -1,47 +1,9 @@
 import { once } from 'node:events'
-import type http from 'node:http'
-import { fileURLToPath } from 'node:url'
 import type { Dispatcher } from 'undici'
 import { afterEach, beforeEach, expect } from 'vitest'
+import { type MockUpstream, type MockUpstreamOptions, startMockUpstream } from '../../src/testing/index.js'
 import { chatBody, geminiBody } from './bodies.js'
 import { type CallOptions, call, open, type TestResponse } from './http.js'
-import { startMockUpstream as startMockUntyped } from './mock-upstream/index.mjs'
-
-/** A request as the mock recorded it. */
-export interface RecordedRequest {
-  method: string
-  path: string
-  headers: http.IncomingHttpHeaders
-  body: string
-  /** The body the mock answered with, as written so far. */
-  response: string
-}
-/** The running mock, as its tests see it. */
-export interface MockUpstream {
-  url: string
-  port: number
-  requests: RecordedRequest[]
-  abortedStreams: number
-  completedCalls: number
-  abortedCalls: number
-  resetRequests(): void
-  steer(marker: string, controls: Record<string, unknown> | undefined): void
-  waitFor(predicate: () => boolean, timeoutMs?: number): Promise<void>
-  close(): Promise<void>
-}
-/** What `startMockUpstream` accepts. */
-export interface MockUpstreamOptions {
-  port?: number
-  host?: string
-  delayMs?: number
-  apiKey?: string
-  record?: boolean
-}
-/** `startMockUpstream`, typed as its tests rely on it. */
-export const startMockUpstream = startMockUntyped as (options?: MockUpstreamOptions) => Promise<MockUpstream>
-
-/** The runnable mock the examples ship, to run it as a script. */
-export const SCRIPT = fileURLToPath(new URL('../../examples/mock-upstream.mjs', import.meta.url))
 
 /** The current test's mock: a live binding, so test bodies always read the one `useFreshMock` started for them. */
 export let mock: MockUpstream

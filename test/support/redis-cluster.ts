@@ -6,7 +6,7 @@ import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { promisify } from 'node:util'
 import KeyvRedis, { createClient, Keyv } from '@keyv/redis'
-import { freePort } from './free-port.mjs'
+import { freePort } from '../../bench/lib/free-port.mjs'
 import { type AdminClient, killOwnRedis, startOwnRedis } from './redis.js'
 
 /** Which server family a test starts: its server and its command-line client. */

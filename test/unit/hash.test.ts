@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto'
 import { describe, expect, it } from 'vitest'
+import { mulberry32 } from '../../bench/lib/random.mjs'
 import { isGatewayError } from '../../src/errors.js'
 import { canonicalJson, hashCanonical, requestBodyHash } from '../../src/json/hash.js'
-import { mulberry32 } from '../support/random.mjs'
 
 // The obviously-correct definition the fast implementation must match: recursive, no tricks.
 function reference(value: unknown): string {

@@ -1,8 +1,20 @@
 // The OpenAI chat-completions wire format: model list, error bodies, replies and their SSE stream.
 
-import { send, stream } from './respond.mjs'
-import { imageNote, sampleOf, toolArguments, toolReply } from './schema.mjs'
-import { chunkCount, controlledText, DEFAULT_DIMENSIONS, embeddingOf, isObject, JSON_TYPE, num, splitText, tokens } from './shared.mjs'
+import type { ServerResponse } from 'node:http'
+import { isObject } from '../json/value.js'
+import { type State, send, stream } from './respond.js'
+import { imageNote, sampleOf, toolArguments, toolReply } from './schema.js'
+import {
+  chunkCount,
+  controlledText,
+  DEFAULT_DIMENSIONS,
+  embeddingOf,
+  JSON_TYPE,
+  type JsonObject,
+  num,
+  splitText,
+  tokens,
+} from './shared.js'
 
 const SSE_TYPE_OPENAI = 'text/event-stream; charset=utf-8'
 
@@ -21,16 +33,14 @@ export const OPENAI_AUTH_ERROR = JSON.stringify({
   error: { message: 'Incorrect API key provided', type: 'invalid_request_error', code: 'invalid_api_key' },
 })
 
-/** @param {number} status */
-function openaiErrorType(status) {
+function openaiErrorType(status: number): string {
   if (status === 401) return 'invalid_request_error'
   if (status === 429) return 'rate_limit_exceeded'
   if (status >= 500) return 'server_error'
   return 'invalid_request_error'
 }
 
-/** @param {number} status @param {string} message @param {string | null} [code] */
-function openaiError(status, message, code = null) {
+function openaiError(status: number, message: string, code: string | null = null) {
   return { error: { message, type: openaiErrorType(status), param: null, code } }
 }
 
@@ -42,12 +52,8 @@ export const OPENAI_BAD_JSON = JSON.stringify(
   ),
 )
 
-/**
- * Answer an error in OpenAI's shape.
- * @param {import('node:http').ServerResponse} res @param {import('./respond.mjs').State} st
- * @param {number} status @param {string} message @param {string | null} [code]
- */
-export function sendOpenaiError(res, st, status, message, code = null) {
+/** Answer an error in OpenAI's shape. */
+export function sendOpenaiError(res: ServerResponse, st: State, status: number, message: string, code: string | null = null): void {
   send(res, st, status, JSON_TYPE, JSON.stringify(openaiError(status, message, code)))
 }
 
@@ -91,8 +97,21 @@ const KNOWN_FIELDS = new Set([
   'mock',
 ])
 
-/** OpenAI's message for unknown top-level fields, or undefined when there are none. @param {Record<string, any>} body */
-function unrecognized(body) {
+/** A chat-completions body with the two fields every request needs. */
+type ChatRequest = JsonObject & { model: string; messages: unknown[] }
+
+/** A declared tool with a function definition. */
+type FunctionTool = JsonObject & { function: JsonObject }
+
+/** What the model answers: text, or a call of one function with its arguments' JSON text. */
+type ChatAnswer = { content: string } | { call: { name: string; arguments: string } }
+
+const isChatRequest = (body: JsonObject): body is ChatRequest => typeof body.model === 'string' && Array.isArray(body.messages)
+
+const isFunctionTool = (t: unknown): t is FunctionTool => isObject(t) && isObject(t.function)
+
+/** OpenAI's message for unknown top-level fields, or undefined when there are none. */
+function unrecognized(body: JsonObject): string | undefined {
   const unknown = Object.keys(body).filter((k) => !KNOWN_FIELDS.has(k))
   if (unknown.length === 0) return undefined
   return unknown.length === 1
@@ -100,8 +119,8 @@ function unrecognized(body) {
     : `Unrecognized request arguments supplied: ${unknown.join(', ')}`
 }
 
-/** Text of an OpenAI message content (string or array of parts). @param {unknown} content */
-function openaiText(content) {
+/** Text of an OpenAI message content (string or array of parts). */
+function openaiText(content: unknown): string {
   if (typeof content === 'string') return content
   if (!Array.isArray(content)) return ''
   let s = ''
@@ -111,18 +130,15 @@ function openaiText(content) {
 
 /**
  * Answer a chat-completions request: 400 for a field OpenAI does not know or without `model` or `messages`, else the
- * completion, whole or streamed.
- * @param {Record<string, any>} body @param {Record<string, any>} ctl
- * @param {import('node:http').ServerResponse} res @param {import('./respond.mjs').State} st
- * @param {() => number} nextSeq Numbers ids uniquely per server; called only for a reply.
+ * completion, whole or streamed. `nextSeq` numbers ids uniquely per server; it is called only for a reply.
  */
-export function answerChat(body, ctl, res, st, nextSeq) {
+export function answerChat(body: JsonObject, ctl: JsonObject, res: ServerResponse, st: State, nextSeq: () => number): void {
   const refused = unrecognized(body)
   if (refused !== undefined) {
     sendOpenaiError(res, st, 400, refused)
     return
   }
-  if (typeof body.model !== 'string' || !Array.isArray(body.messages)) {
+  if (!isChatRequest(body)) {
     const msg = typeof body.model !== 'string' ? 'you must provide a model parameter' : "Missing required parameter: 'messages'."
     sendOpenaiError(res, st, 400, msg)
     return
@@ -130,8 +146,8 @@ export function answerChat(body, ctl, res, st, nextSeq) {
   openaiCompletion(body, ctl, res, st, nextSeq())
 }
 
-/** Number of image parts in a message content. @param {unknown} content */
-function imageCount(content) {
+/** Number of image parts in a message content. */
+function imageCount(content: unknown): number {
   return Array.isArray(content) ? content.filter((p) => isObject(p) && p.type === 'image_url').length : 0
 }
 
@@ -139,10 +155,8 @@ function imageCount(content) {
  * What the model answers: the text a control sets; a call to the function `tool_choice` names, else the first
  * declared, when the user spoke last; `Tool said: …` after tool results; JSON built from a `json_schema` response
  * format; else the echo of the last user message, with the images it carried counted.
- * @param {Record<string, any>} body @param {Record<string, any>} ctl @param {string} lastUser @param {number} images
- * @returns {{ content: string } | { call: { name: string, arguments: string } }}
  */
-function answerOf(body, ctl, lastUser, images) {
+function answerOf(body: ChatRequest, ctl: JsonObject, lastUser: string, images: number): ChatAnswer {
   const controlled = controlledText(ctl)
   if (controlled !== undefined) return { content: controlled }
   const messages = body.messages.filter(isObject)
@@ -154,7 +168,7 @@ function answerOf(body, ctl, lastUser, images) {
   }
   // The function `tool_choice` names, else the first declared.
   const named = isObject(body.tool_choice) && isObject(body.tool_choice.function) ? body.tool_choice.function.name : undefined
-  const tools = Array.isArray(body.tools) ? body.tools.filter((t) => isObject(t) && isObject(t.function)) : []
+  const tools = Array.isArray(body.tools) ? body.tools.filter(isFunctionTool) : []
   const fn = tools.find((t) => t.function.name === named) ?? tools[0]
   if (fn !== undefined && last?.role === 'user' && body.tool_choice !== 'none') {
     const name = typeof fn.function.name === 'string' ? fn.function.name : 'function'
@@ -168,8 +182,7 @@ function answerOf(body, ctl, lastUser, images) {
   return { content: `Echo: ${lastUser}${imageNote(images)}` }
 }
 
-/** @param {Record<string, any>} body @param {Record<string, any>} ctl @param {import('node:http').ServerResponse} res @param {import('./respond.mjs').State} st @param {number} seq */
-function openaiCompletion(body, ctl, res, st, seq) {
+function openaiCompletion(body: ChatRequest, ctl: JsonObject, res: ServerResponse, st: State, seq: number): void {
   const id = `chatcmpl-mock-${seq}`
   const created = Math.floor(Date.now() / 1000)
   const model = body.model
@@ -210,7 +223,7 @@ function openaiCompletion(body, ctl, res, st, seq) {
     const message = call
       ? { role: 'assistant', content: null, tool_calls: [call], refusal: null, annotations: [] }
       : { role: 'assistant', content, refusal: null, annotations: [] }
-    const choices = []
+    const choices: JsonObject[] = []
     for (let i = 0; i < n; i++) choices.push({ index: i, message, logprobs: null, finish_reason: finish })
     const out = {
       id,
@@ -227,10 +240,8 @@ function openaiCompletion(body, ctl, res, st, seq) {
   }
 
   const includeUsage = isObject(body.stream_options) && body.stream_options.include_usage === true
-  /** @param {unknown[]} choices @param {unknown} [u] */
-  const frame = (choices, u) => {
-    /** @type {Record<string, unknown>} */
-    const c = {
+  const frame = (choices: unknown[], u?: unknown): string => {
+    const c: JsonObject = {
       id,
       object: 'chat.completion.chunk',
       created,
@@ -242,9 +253,9 @@ function openaiCompletion(body, ctl, res, st, seq) {
     if (includeUsage) c.usage = u ?? null
     return `data: ${JSON.stringify(c)}\n\n`
   }
-  /** @param {number} i @param {Record<string, unknown>} delta @param {string | null} [reason] */
-  const step = (i, delta, reason = null) => frame([{ index: i, delta, logprobs: null, finish_reason: reason }])
-  const frames = []
+  const step = (i: number, delta: JsonObject, reason: string | null = null) =>
+    frame([{ index: i, delta, logprobs: null, finish_reason: reason }])
+  const frames: string[] = []
   if (call) {
     // A tool call streams like OpenAI's: its id and name first, then the arguments' JSON text in pieces.
     const head = { index: 0, id: call.id, type: 'function', function: { name: call.function.name, arguments: '' } }
@@ -267,35 +278,31 @@ function openaiCompletion(body, ctl, res, st, seq) {
 /** The documented embeddings request fields, and the mock's own `mock`. */
 const EMBEDDING_FIELDS = new Set(['input', 'model', 'encoding_format', 'dimensions', 'user', 'mock'])
 
-/** @param {unknown} v */
-const isTokenArray = (v) => Array.isArray(v) && v.length > 0 && v.every((t) => Number.isInteger(t) && t >= 0)
+const isTokenArray = (v: unknown): v is number[] => Array.isArray(v) && v.length > 0 && v.every((t) => Number.isInteger(t) && t >= 0)
 
 /**
  * The inputs of an embeddings request (a string, strings, a token array or token arrays), each as a text to embed
  * and its token count; undefined when `input` has none of those shapes (OpenAI's 400).
- * @param {unknown} input @returns {{ text: string, tokens: number }[] | undefined}
  */
-function embeddingInputs(input) {
+function embeddingInputs(input: unknown): { text: string; tokens: number }[] | undefined {
   if (typeof input === 'string') return input === '' ? undefined : [{ text: input, tokens: tokens(input.length) }]
   if (!Array.isArray(input) || input.length === 0) return undefined
   if (isTokenArray(input)) return [{ text: input.join(','), tokens: input.length }]
-  if (input.every((s) => typeof s === 'string' && s !== '')) return input.map((s) => ({ text: s, tokens: tokens(s.length) }))
+  if (input.every((s): s is string => typeof s === 'string' && s !== '')) return input.map((s) => ({ text: s, tokens: tokens(s.length) }))
   if (input.every(isTokenArray)) return input.map((a) => ({ text: a.join(','), tokens: a.length }))
   return undefined
 }
 
-/** A vector as OpenAI encodes it: numbers, or the little-endian float32 bytes in base64. @param {number[]} v @param {string} encoding */
-function encoded(v, encoding) {
+/** A vector as OpenAI encodes it: numbers, or the little-endian float32 bytes in base64. */
+function encoded(v: number[], encoding: string): number[] | string {
   return encoding === 'base64' ? Buffer.from(new Float32Array(v).buffer).toString('base64') : v
 }
 
 /**
  * Answer an embeddings request: 400 for a field OpenAI does not know, without `model`, or with an `input`,
  * `encoding_format` or `dimensions` it refuses; else one deterministic vector per input, with usage.
- * @param {Record<string, any>} body @param {Record<string, any>} ctl
- * @param {import('node:http').ServerResponse} res @param {import('./respond.mjs').State} st
  */
-export function answerEmbeddings(body, ctl, res, st) {
+export function answerEmbeddings(body: JsonObject, ctl: JsonObject, res: ServerResponse, st: State): void {
   const unknown = Object.keys(body).filter((k) => !EMBEDDING_FIELDS.has(k))
   if (unknown.length > 0) {
     sendOpenaiError(res, st, 400, `Unrecognized request argument supplied: ${unknown.join(', ')}`)
@@ -315,11 +322,12 @@ export function answerEmbeddings(body, ctl, res, st) {
     sendOpenaiError(res, st, 400, `Invalid value for 'encoding_format': '${encoding}'. Supported values are: 'float' and 'base64'.`)
     return
   }
-  if (body.dimensions !== undefined && !(Number.isInteger(body.dimensions) && body.dimensions >= 1)) {
+  const dimensions = body.dimensions
+  if (dimensions !== undefined && !(typeof dimensions === 'number' && Number.isInteger(dimensions) && dimensions >= 1)) {
     sendOpenaiError(res, st, 400, "Invalid value for 'dimensions': it must be an integer of at least 1.")
     return
   }
-  const dims = body.dimensions ?? DEFAULT_DIMENSIONS
+  const dims = dimensions ?? DEFAULT_DIMENSIONS
   const data = inputs.map((input, index) => ({ object: 'embedding', index, embedding: encoded(embeddingOf(input.text, dims), encoding) }))
   const prompt = inputs.reduce((sum, input) => sum + input.tokens, 0)
   const usage = { prompt_tokens: prompt, total_tokens: prompt }

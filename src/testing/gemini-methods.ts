@@ -1,6 +1,8 @@
 // The Gemini methods besides generate-content: embedContent, batchEmbedContents and countTokens, as strict as the
 // real API about the fields they take and the model a body names.
 
+import type { ServerResponse } from 'node:http'
+import { isObject } from '../json/value.js'
 import {
   badRequestBody,
   bothSpellings,
@@ -11,9 +13,10 @@ import {
   sendGoogleError,
   unknownFields,
   unknownNames,
-} from './gemini.mjs'
-import { send } from './respond.mjs'
-import { DEFAULT_DIMENSIONS, embeddingOf, isObject, JSON_TYPE, tokens } from './shared.mjs'
+  type Violation,
+} from './gemini.js'
+import { type State, send } from './respond.js'
+import { DEFAULT_DIMENSIONS, embeddingOf, JSON_TYPE, type JsonObject, tokens } from './shared.js'
 
 /** The fields of an EmbedContentRequest. */
 const EMBED_FIELDS = bothSpellings(['model', 'content', 'taskType', 'title', 'outputDimensionality'])
@@ -34,22 +37,21 @@ const TASK_TYPES = new Set([
   'CODE_RETRIEVAL_QUERY',
 ])
 
-/** The model a path names, percent-decoded as Google reads it. @param {RegExpExecArray} route */
-function pathModel(route) {
+/** The model a path names, percent-decoded as Google reads it. */
+function pathModel(route: RegExpExecArray): string {
+  const model = route[1] ?? ''
   try {
-    return decodeURIComponent(/** @type {string} */ (route[1]))
+    return decodeURIComponent(model)
   } catch {
-    return /** @type {string} */ (route[1])
+    return model
   }
 }
 
 /**
  * What is wrong with one embedding request (`at` names it inside a batch): unknown fields, no content with parts, a
  * model other than the path's (Google requires the same, spelt `models/<model>`), a bad task type or dimensionality.
- * @param {Record<string, any>} request @param {string} model @param {string | undefined} at @param {boolean} modelRequired
- * @returns {{ field?: string, description: string }[]}
  */
-function embedViolations(request, model, at, modelRequired) {
+function embedViolations(request: JsonObject, model: string, at: string | undefined, modelRequired: boolean): Violation[] {
   const violations = unknownNames(request, at === undefined ? new Set([...EMBED_FIELDS, 'mock']) : EMBED_FIELDS, at)
   const where = at === undefined ? '' : `${at}.`
   const content = field(request, 'content')
@@ -64,28 +66,27 @@ function embedViolations(request, model, at, modelRequired) {
     })
   }
   const task = field(request, 'taskType')
-  if (task !== undefined && !TASK_TYPES.has(task)) {
+  if (task !== undefined && !(typeof task === 'string' && TASK_TYPES.has(task))) {
     violations.push({ field: `${where}task_type`, description: `Invalid value at '${where}task_type': "${task}"` })
   }
   const dims = field(request, 'outputDimensionality')
-  if (dims !== undefined && !(Number.isInteger(dims) && dims >= 1)) {
+  if (dims !== undefined && !(typeof dims === 'number' && Number.isInteger(dims) && dims >= 1)) {
     violations.push({ field: `${where}output_dimensionality`, description: `Invalid value at '${where}output_dimensionality'` })
   }
   return violations
 }
 
-/** The embedding of one (valid) request. @param {Record<string, any>} request */
-const embeddingFor = (request) => ({
-  values: embeddingOf(geminiText(field(request, 'content')), field(request, 'outputDimensionality') ?? DEFAULT_DIMENSIONS),
-})
+/** The embedding of one (valid) request: its dimensionality, when given, is a positive integer. */
+function embeddingFor(request: JsonObject): { values: number[] } {
+  const dims = field(request, 'outputDimensionality')
+  return { values: embeddingOf(geminiText(field(request, 'content')), typeof dims === 'number' ? dims : DEFAULT_DIMENSIONS) }
+}
 
 /**
  * Answer `:embedContent` (`{ embedding }`) or `:batchEmbedContents` (`{ embeddings }`, one per request, in order).
- * Neither carries usage, as Google's do not.
- * @param {RegExpExecArray} route A match of `GEMINI_PATH`. @param {Record<string, any>} body
- * @param {import('node:http').ServerResponse} res @param {import('./respond.mjs').State} st
+ * Neither carries usage, as Google's do not. `route` is a match of `GEMINI_PATH`.
  */
-export function answerEmbed(route, body, res, st) {
+export function answerEmbed(route: RegExpExecArray, body: JsonObject, res: ServerResponse, st: State): void {
   const model = pathModel(route)
   if (route[2] === 'embedContent') {
     const refused = badRequestBody(embedViolations(body, model, undefined, false))
@@ -95,26 +96,28 @@ export function answerEmbed(route, body, res, st) {
   }
   const violations = unknownNames(body, BATCH_FIELDS)
   const requests = body.requests
+  // Without violations, every request is an object and `embeddable` holds them all, in order.
+  const embeddable: JsonObject[] = []
   if (!Array.isArray(requests) || requests.length === 0) {
     violations.push({ field: 'requests', description: '* BatchEmbedContentsRequest.requests: requests is not specified' })
   } else {
     requests.forEach((request, i) => {
-      if (isObject(request)) violations.push(...embedViolations(request, model, `requests[${i}]`, true))
-      else violations.push({ field: `requests[${i}]`, description: `Invalid value at 'requests[${i}]'` })
+      if (isObject(request)) {
+        violations.push(...embedViolations(request, model, `requests[${i}]`, true))
+        embeddable.push(request)
+      } else violations.push({ field: `requests[${i}]`, description: `Invalid value at 'requests[${i}]'` })
     })
   }
   const refused = badRequestBody(violations)
   if (refused !== undefined) send(res, st, 400, GEMINI_JSON_TYPE, refused)
-  else send(res, st, 200, JSON_TYPE, JSON.stringify({ embeddings: requests.map(embeddingFor) }))
+  else send(res, st, 200, JSON_TYPE, JSON.stringify({ embeddings: embeddable.map(embeddingFor) }))
 }
 
 /**
  * Answer `:countTokens`: `contents`, or a whole `generateContentRequest` naming the path's model (never both), counted
- * as generate-content would count its prompt (system instruction included).
- * @param {RegExpExecArray} route A match of `GEMINI_PATH`. @param {Record<string, any>} body
- * @param {import('node:http').ServerResponse} res @param {import('./respond.mjs').State} st
+ * as generate-content would count its prompt (system instruction included). `route` is a match of `GEMINI_PATH`.
  */
-export function answerCountTokens(route, body, res, st) {
+export function answerCountTokens(route: RegExpExecArray, body: JsonObject, res: ServerResponse, st: State): void {
   const model = pathModel(route)
   const unknown = badRequestBody(unknownNames(body, COUNT_FIELDS))
   if (unknown !== undefined) {
@@ -126,8 +129,7 @@ export function answerCountTokens(route, body, res, st) {
     sendGoogleError(res, st, 400, 'contents and generate_content_request are mutually exclusive.')
     return
   }
-  /** @type {Record<string, any>} */
-  let prompt = body
+  let prompt: JsonObject = body
   if (request !== undefined) {
     const refused = isObject(request) ? unknownFields(request, new Set([...REQUEST_FIELDS, 'model'])) : undefined
     if (refused !== undefined) {
@@ -140,12 +142,13 @@ export function answerCountTokens(route, body, res, st) {
     }
     prompt = request
   }
-  if (!Array.isArray(prompt.contents)) {
+  const contents = prompt.contents
+  if (!Array.isArray(contents)) {
     sendGoogleError(res, st, 400, '* CountTokensRequest.contents: contents is not specified')
     return
   }
   let length = geminiText(field(prompt, 'systemInstruction')).length
-  for (const content of prompt.contents) length += geminiText(content).length
+  for (const content of contents) length += geminiText(content).length
   const total = tokens(length)
   send(res, st, 200, JSON_TYPE, JSON.stringify({ totalTokens: total, promptTokensDetails: [{ modality: 'TEXT', tokenCount: total }] }))
 }

@@ -1,8 +1,10 @@
 // The Gemini generate-content wire format: routes, key errors, replies, and both stream framings.
 
-import { send, stream } from './respond.mjs'
-import { imageNote, sampleOf, toolArguments, toolReply } from './schema.mjs'
-import { chunkCount, controlledText, isObject, JSON_TYPE, splitText, tokens } from './shared.mjs'
+import type { ServerResponse } from 'node:http'
+import { isObject } from '../json/value.js'
+import { type State, send, stream } from './respond.js'
+import { imageNote, sampleOf, toolArguments, toolReply } from './schema.js'
+import { chunkCount, controlledText, JSON_TYPE, type JsonObject, splitText, tokens } from './shared.js'
 
 const SSE_TYPE_GEMINI = 'text/event-stream'
 
@@ -13,7 +15,7 @@ export const GEMINI_JSON_TYPE = 'application/json; charset=UTF-8'
 export const GEMINI_PATH =
   /^\/v1beta\/models\/([^/:]+):(generateContent|streamGenerateContent|embedContent|batchEmbedContents|countTokens)$/
 
-const GOOGLE_STATUS = /** @type {Record<number, string>} */ ({
+const GOOGLE_STATUS: Record<number, string> = {
   400: 'INVALID_ARGUMENT',
   401: 'UNAUTHENTICATED',
   403: 'PERMISSION_DENIED',
@@ -25,10 +27,15 @@ const GOOGLE_STATUS = /** @type {Record<number, string>} */ ({
   501: 'NOT_IMPLEMENTED',
   503: 'UNAVAILABLE',
   504: 'DEADLINE_EXCEEDED',
-})
+}
 
-/** @param {number} status @param {string} message */
-function googleError(status, message) {
+/** One violation of a request's fields, as Google's `BadRequest` details list them. */
+export interface Violation {
+  field?: string
+  description: string
+}
+
+function googleError(status: number, message: string) {
   return { error: { code: status, message, status: GOOGLE_STATUS[status] ?? (status >= 500 ? 'INTERNAL' : 'FAILED_PRECONDITION') } }
 }
 
@@ -60,19 +67,15 @@ export const GOOGLE_BAD_KEY = JSON.stringify({
 /** Body Google answers a request body that is not a JSON object with. */
 export const GOOGLE_BAD_JSON = JSON.stringify(googleError(400, 'Invalid JSON payload received.'))
 
-/**
- * Answer an error in Google's shape.
- * @param {import('node:http').ServerResponse} res @param {import('./respond.mjs').State} st @param {number} status @param {string} message
- */
-export function sendGoogleError(res, st, status, message) {
+/** Answer an error in Google's shape. */
+export function sendGoogleError(res: ServerResponse, st: State, status: number, message: string): void {
   send(res, st, status, GEMINI_JSON_TYPE, JSON.stringify(googleError(status, message)))
 }
 
-/** @type {Map<string, string>} */
-const snakeNames = new Map()
+const snakeNames = new Map<string, string>()
 
-/** lowerCamelCase to snake_case: Google's JSON parser takes a field by either name. @param {string} name */
-function snake(name) {
+/** lowerCamelCase to snake_case: Google's JSON parser takes a field by either name. */
+function snake(name: string): string {
   let out = snakeNames.get(name)
   if (out === undefined) {
     // Cached: the mock shares a core with the benchmarks' load generator.
@@ -82,8 +85,8 @@ function snake(name) {
   return out
 }
 
-/** A set of field names under both spellings Google's JSON parser takes. @param {string[]} names */
-export const bothSpellings = (names) => new Set(names.flatMap((n) => [n, snake(n)]))
+/** A set of field names under both spellings Google's JSON parser takes. */
+export const bothSpellings = (names: string[]): Set<string> => new Set(names.flatMap((n) => [n, snake(n)]))
 
 /** The fields of a GenerateContentRequest, and the mock's own `mock`: anything else is refused, as Google does. */
 export const REQUEST_FIELDS = bothSpellings([
@@ -122,15 +125,11 @@ const CONFIG_FIELDS = bothSpellings([
   'mediaResolution',
 ])
 
-/** A field under either of its names. @param {Record<string, any>} obj @param {string} name */
-export const field = (obj, name) => obj[name] ?? obj[snake(name)]
+/** A field under either of its names. */
+export const field = (obj: JsonObject, name: string): unknown => obj[name] ?? obj[snake(name)]
 
-/**
- * One violation per field of `obj` that `known` does not hold, as Google words them (`at` names the nested message).
- * @param {Record<string, any>} obj @param {Set<string>} known @param {string} [at]
- * @returns {{ field?: string, description: string }[]}
- */
-export function unknownNames(obj, known, at) {
+/** One violation per field of `obj` that `known` does not hold, as Google words them (`at` names the nested message). */
+export function unknownNames(obj: JsonObject, known: Set<string>, at?: string): Violation[] {
   return Object.keys(obj)
     .filter((k) => !known.has(k))
     .map((k) =>
@@ -140,8 +139,8 @@ export function unknownNames(obj, known, at) {
     )
 }
 
-/** Google's 400 for invalid fields, as a body, or undefined when there are none. @param {{ field?: string, description: string }[]} violations */
-export function badRequestBody(violations) {
+/** Google's 400 for invalid fields, as a body, or undefined when there are none. */
+export function badRequestBody(violations: Violation[]): string | undefined {
   if (violations.length === 0) return undefined
   const error = {
     code: 400,
@@ -152,56 +151,70 @@ export function badRequestBody(violations) {
   return JSON.stringify({ error })
 }
 
-/**
- * Google's 400 for fields it does not know (one violation per field), or undefined when there are none.
- * @param {Record<string, any>} body @param {Set<string>} [known] The request's own fields.
- */
-export function unknownFields(body, known = REQUEST_FIELDS) {
+/** Google's 400 for fields it does not know (one violation per field), or undefined; `known` is the request's own fields. */
+export function unknownFields(body: JsonObject, known: Set<string> = REQUEST_FIELDS): string | undefined {
   const violations = unknownNames(body, known)
   const config = field(body, 'generationConfig')
   if (isObject(config)) violations.push(...unknownNames(config, CONFIG_FIELDS, 'generation_config'))
   return badRequestBody(violations)
 }
 
-/** Text of a Gemini content object's parts. @param {unknown} content */
-export function geminiText(content) {
+/** Text of a Gemini content object's parts. */
+export function geminiText(content: unknown): string {
   if (!isObject(content) || !Array.isArray(content.parts)) return ''
   let s = ''
   for (const p of content.parts) if (isObject(p) && typeof p.text === 'string') s += p.text
   return s
 }
 
+/** A generate-content body with the field every request needs. */
+type GenerateRequest = JsonObject & { contents: unknown[] }
+
+/** The two generate-content methods: whole, or streamed. */
+type GenerateMethod = 'generateContent' | 'streamGenerateContent'
+
+/** What the model answers: text, or a call of one function with its arguments. */
+type GenerateAnswer = { text: string } | { call: { name: string; args: JsonObject } }
+
+const isGenerateRequest = (body: JsonObject): body is GenerateRequest => Array.isArray(body.contents)
+
 /**
  * Answer a generate-content request: 400 for a field Google does not know or without `contents`, else the reply,
- * whole or streamed.
- * @param {RegExpExecArray} route A match of `GEMINI_PATH`. @param {URLSearchParams | null} params The query.
- * @param {Record<string, any>} body @param {Record<string, any>} ctl
- * @param {import('node:http').ServerResponse} res @param {import('./respond.mjs').State} st
- * @param {() => number} nextSeq Numbers ids uniquely per server; called only for a reply.
+ * whole or streamed. `route` is a match of `GEMINI_PATH`, `params` the query; `nextSeq` numbers ids uniquely per
+ * server and is called only for a reply.
  */
-export function answerGenerate(route, params, body, ctl, res, st, nextSeq) {
+export function answerGenerate(
+  route: RegExpExecArray,
+  params: URLSearchParams | null,
+  body: JsonObject,
+  ctl: JsonObject,
+  res: ServerResponse,
+  st: State,
+  nextSeq: () => number,
+): void {
   const refused = unknownFields(body)
   if (refused !== undefined) {
     send(res, st, 400, GEMINI_JSON_TYPE, refused)
     return
   }
-  if (!Array.isArray(body.contents)) {
+  if (!isGenerateRequest(body)) {
     sendGoogleError(res, st, 400, '* GenerateContentRequest.contents: contents is not specified\n')
     return
   }
-  let model = /** @type {string} */ (route[1])
+  let model = route[1] ?? ''
   try {
     model = decodeURIComponent(model)
   } catch {}
-  const method = /** @type {'generateContent' | 'streamGenerateContent'} */ (route[2])
+  const method: GenerateMethod = route[2] === 'generateContent' ? 'generateContent' : 'streamGenerateContent'
   geminiGenerate(model, method, params?.get('alt') === 'sse', body, ctl, res, st, nextSeq())
 }
 
-/** The parts of a content object. @param {unknown} content @returns {Record<string, any>[]} */
-const partsOf = (content) => (isObject(content) && Array.isArray(content.parts) ? content.parts.filter(isObject) : [])
+/** The parts of a content object. */
+const partsOf = (content: unknown): JsonObject[] =>
+  isObject(content) && Array.isArray(content.parts) ? content.parts.filter(isObject) : []
 
-/** Image parts: inline bytes or a file of an image type (a file without a type is taken for one). @param {unknown} content */
-function imageCount(content) {
+/** Image parts: inline bytes or a file of an image type (a file without a type is taken for one). */
+function imageCount(content: unknown): number {
   return partsOf(content).filter((p) => {
     const inline = field(p, 'inlineData')
     if (isObject(inline)) return String(field(inline, 'mimeType')).startsWith('image/')
@@ -212,19 +225,21 @@ function imageCount(content) {
   }).length
 }
 
-/**
- * The first function the request declares among the `allowed` names (any, without names), with its parameters' schema.
- * @param {Record<string, any>} body @param {unknown[] | undefined} allowed
- */
-function firstFunction(body, allowed) {
+/** A function declaration with a name. */
+type Declaration = JsonObject & { name: string }
+
+const isDeclaration = (d: unknown): d is Declaration => isObject(d) && typeof d.name === 'string'
+
+/** The first function the request declares among the `allowed` names (any, without names), with its parameters' schema. */
+function firstFunction(body: JsonObject, allowed: unknown[] | undefined): { name: string; schema: unknown } | undefined {
   const tools = field(body, 'tools')
   if (!Array.isArray(tools)) return undefined
-  const decls = tools.flatMap((tool) => {
+  const decls = tools.flatMap((tool): Declaration[] => {
     const list = isObject(tool) ? field(tool, 'functionDeclarations') : undefined
-    return Array.isArray(list) ? list.filter((d) => isObject(d) && typeof d.name === 'string') : []
+    return Array.isArray(list) ? list.filter(isDeclaration) : []
   })
   const fn = decls.find((d) => allowed?.includes(d.name)) ?? decls[0]
-  return fn && { name: /** @type {string} */ (fn.name), schema: field(fn, 'parameters') ?? field(fn, 'parametersJsonSchema') }
+  return fn && { name: fn.name, schema: field(fn, 'parameters') ?? field(fn, 'parametersJsonSchema') }
 }
 
 /**
@@ -232,10 +247,8 @@ function firstFunction(body, allowed) {
  * a call to the first declared function (the first allowed one, when the tool config names some) when the user
  * spoke last; JSON built from the response schema when JSON is asked for; else the echo of the last user text,
  * with the images it carried counted.
- * @param {Record<string, any>} body @param {Record<string, any>} ctl @param {string} lastUser
- * @returns {{ text: string } | { call: { name: string, args: Record<string, unknown> } }}
  */
-function answerOf(body, ctl, lastUser) {
+function answerOf(body: GenerateRequest, ctl: JsonObject, lastUser: string): GenerateAnswer {
   const controlled = controlledText(ctl)
   if (controlled !== undefined) return { text: controlled }
   const last = body.contents.at(-1)
@@ -259,12 +272,16 @@ function answerOf(body, ctl, lastUser) {
   return { text: `Echo: ${lastUser}${imageNote(lastIsUser ? imageCount(last) : 0)}` }
 }
 
-/**
- * @param {string} model @param {'generateContent' | 'streamGenerateContent'} method @param {boolean} sse
- * @param {Record<string, any>} body @param {Record<string, any>} ctl
- * @param {import('node:http').ServerResponse} res @param {import('./respond.mjs').State} st @param {number} seq
- */
-function geminiGenerate(model, method, sse, body, ctl, res, st, seq) {
+function geminiGenerate(
+  model: string,
+  method: GenerateMethod,
+  sse: boolean,
+  body: GenerateRequest,
+  ctl: JsonObject,
+  res: ServerResponse,
+  st: State,
+  seq: number,
+): void {
   const responseId = `mock-resp-${seq}`
   let promptLen = geminiText(field(body, 'systemInstruction')).length
   let lastUser = ''
@@ -300,13 +317,11 @@ function geminiGenerate(model, method, sse, body, ctl, res, st, seq) {
     return
   }
 
-  const events = pieces ? [pieces] : splitText(text, Math.max(1, chunkCount(ctl))).map((piece) => [{ text: piece }])
+  const events: JsonObject[][] = pieces ? [pieces] : splitText(text, Math.max(1, chunkCount(ctl))).map((piece) => [{ text: piece }])
   const last = events.length - 1
   const frames = events.map((parts, i) => {
-    /** @type {Record<string, unknown>} */
-    const cand = { content: { parts, role: 'model' }, index: 0 }
-    /** @type {Record<string, unknown>} */
-    const obj = { candidates: [cand] }
+    const cand: JsonObject = { content: { parts, role: 'model' }, index: 0 }
+    const obj: JsonObject = { candidates: [cand] }
     if (i === last) {
       cand.finishReason = 'STOP'
       obj.usageMetadata = usageMetadata

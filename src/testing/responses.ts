@@ -1,9 +1,11 @@
 // OpenAI's Responses wire format (`POST /v1/responses`): the response object, whole or as typed, numbered events.
 
-import { sendOpenaiError } from './openai.mjs'
-import { send, stream } from './respond.mjs'
-import { imageNote, sampleOf, toolArguments, toolReply } from './schema.mjs'
-import { chunkCount, controlledText, isObject, JSON_TYPE, num, splitText, tokens } from './shared.mjs'
+import type { ServerResponse } from 'node:http'
+import { isObject } from '../json/value.js'
+import { sendOpenaiError } from './openai.js'
+import { type State, send, stream } from './respond.js'
+import { imageNote, sampleOf, toolArguments, toolReply } from './schema.js'
+import { chunkCount, controlledText, JSON_TYPE, type JsonObject, num, splitText, tokens } from './shared.js'
 
 const SSE_TYPE = 'text/event-stream; charset=utf-8'
 
@@ -41,8 +43,16 @@ const KNOWN_FIELDS = new Set([
   'mock',
 ])
 
-/** Text of a message content: a string, or its `input_text`/`output_text` parts. @param {unknown} content */
-function contentText(content) {
+/** A Responses body with the field every request needs. */
+type ResponsesRequest = JsonObject & { model: string }
+
+const isResponsesRequest = (body: JsonObject): body is ResponsesRequest => typeof body.model === 'string'
+
+/** What the model answers: text, or a call of one function with its arguments' JSON text. */
+type ResponsesAnswer = { content: string } | { call: { name: string; arguments: string } }
+
+/** Text of a message content: a string, or its `input_text`/`output_text` parts. */
+function contentText(content: unknown): string {
   if (typeof content === 'string') return content
   if (!Array.isArray(content)) return ''
   let s = ''
@@ -50,26 +60,27 @@ function contentText(content) {
   return s
 }
 
-/** Text of a function output: a string, or its text parts. @param {unknown} output */
-const outputText = (output) => contentText(output)
+/** Text of a function output: a string, or its text parts. */
+const outputText = (output: unknown): string => contentText(output)
 
-/** The input as items: a string is one user message. @param {Record<string, any>} body @returns {Record<string, any>[]} */
-function itemsOf(body) {
+/** The input as items: a string is one user message. */
+function itemsOf(body: JsonObject): JsonObject[] {
   if (typeof body.input === 'string') return [{ role: 'user', content: body.input }]
   return Array.isArray(body.input) ? body.input.filter(isObject) : []
 }
 
-/** A message item (its `type` may be left out). @param {Record<string, any>} item */
-const isMessage = (item) => item.type === 'message' || (item.type === undefined && typeof item.role === 'string')
+/** A message item (its `type` may be left out). */
+const isMessage = (item: JsonObject): boolean => item.type === 'message' || (item.type === undefined && typeof item.role === 'string')
+
+/** A declared function tool. */
+const isFunctionTool = (t: unknown): t is JsonObject => isObject(t) && t.type === 'function'
 
 /**
  * What the model answers: the text a control sets; `Tool said: …` after function outputs; a call to the function
  * `tool_choice` names, else the first declared, when the user spoke last; JSON built from a `json_schema` text
  * format; else the echo of the last user message, with the images it carried counted.
- * @param {Record<string, any>} body @param {Record<string, any>} ctl @param {Record<string, any>[]} items
- * @returns {{ content: string } | { call: { name: string, arguments: string } }}
  */
-function answerOf(body, ctl, items) {
+function answerOf(body: JsonObject, ctl: JsonObject, items: JsonObject[]): ResponsesAnswer {
   const controlled = controlledText(ctl)
   if (controlled !== undefined) return { content: controlled }
   const last = items.at(-1)
@@ -81,7 +92,7 @@ function answerOf(body, ctl, items) {
   const users = items.filter((item) => isMessage(item) && item.role === 'user')
   const lastUser = users.at(-1)
   const named = isObject(body.tool_choice) && body.tool_choice.type === 'function' ? body.tool_choice.name : undefined
-  const tools = Array.isArray(body.tools) ? body.tools.filter((t) => isObject(t) && t.type === 'function') : []
+  const tools = Array.isArray(body.tools) ? body.tools.filter(isFunctionTool) : []
   const fn = tools.find((t) => t.name === named) ?? tools[0]
   if (fn !== undefined && last !== undefined && last === lastUser && body.tool_choice !== 'none') {
     const name = typeof fn.name === 'string' ? fn.name : 'function'
@@ -91,25 +102,23 @@ function answerOf(body, ctl, items) {
   const format = isObject(body.text) && isObject(body.text.format) ? body.text.format : undefined
   if (format?.type === 'json_schema') return { content: JSON.stringify(sampleOf(format.schema)) }
   if (format?.type === 'json_object') return { content: JSON.stringify({ echo: text }) }
-  const images = Array.isArray(lastUser?.content) ? lastUser.content.filter((p) => isObject(p) && p.type === 'input_image').length : 0
+  const content = lastUser?.content
+  const images = Array.isArray(content) ? content.filter((p) => isObject(p) && p.type === 'input_image').length : 0
   return { content: `Echo: ${text}${imageNote(images)}` }
 }
 
 /**
  * Answer a Responses request: 400 for a field OpenAI does not know or without `model`, else the response, whole or
- * as its event stream.
- * @param {Record<string, any>} body @param {Record<string, any>} ctl
- * @param {import('node:http').ServerResponse} res @param {import('./respond.mjs').State} st
- * @param {() => number} nextSeq Numbers ids uniquely per server; called only for a reply.
+ * as its event stream. `nextSeq` numbers ids uniquely per server; it is called only for a reply.
  */
-export function answerResponses(body, ctl, res, st, nextSeq) {
+export function answerResponses(body: JsonObject, ctl: JsonObject, res: ServerResponse, st: State, nextSeq: () => number): void {
   const unknown = Object.keys(body).find((k) => !KNOWN_FIELDS.has(k))
   if (unknown !== undefined) {
     const error = { message: `Unknown parameter: '${unknown}'.`, type: 'invalid_request_error', param: unknown, code: 'unknown_parameter' }
     send(res, st, 400, JSON_TYPE, JSON.stringify({ error }))
     return
   }
-  if (typeof body.model !== 'string') {
+  if (!isResponsesRequest(body)) {
     sendOpenaiError(res, st, 400, "Missing required parameter: 'model'.")
     return
   }
@@ -120,8 +129,8 @@ export function answerResponses(body, ctl, res, st, nextSeq) {
   respond(body, ctl, res, st, nextSeq())
 }
 
-/** The response object with everything but its status, output and usage, as OpenAI echoes the request. @param {Record<string, any>} body @param {number} seq */
-function skeleton(body, seq) {
+/** The response object with everything but its status, output and usage, as OpenAI echoes the request. */
+function skeleton(body: ResponsesRequest, seq: number) {
   return {
     id: `resp_mock_${seq}`,
     object: 'response',
@@ -134,7 +143,7 @@ function skeleton(body, seq) {
     max_output_tokens: num(body.max_output_tokens) ?? null,
     max_tool_calls: null,
     model: body.model,
-    output: /** @type {unknown[]} */ ([]),
+    output: [],
     parallel_tool_calls: body.parallel_tool_calls !== false,
     previous_response_id: typeof body.previous_response_id === 'string' ? body.previous_response_id : null,
     prompt_cache_key: null,
@@ -149,14 +158,13 @@ function skeleton(body, seq) {
     top_logprobs: 0,
     top_p: num(body.top_p) ?? 1,
     truncation: 'disabled',
-    usage: /** @type {unknown} */ (null),
+    usage: null,
     user: null,
     metadata: isObject(body.metadata) ? body.metadata : {},
   }
 }
 
-/** @param {Record<string, any>} body @param {Record<string, any>} ctl @param {import('node:http').ServerResponse} res @param {import('./respond.mjs').State} st @param {number} seq */
-function respond(body, ctl, res, st, seq) {
+function respond(body: ResponsesRequest, ctl: JsonObject, res: ServerResponse, st: State, seq: number): void {
   const items = itemsOf(body)
   let promptLen = typeof body.instructions === 'string' ? body.instructions.length : 0
   for (const item of items) promptLen += contentText(isMessage(item) ? item.content : item.output).length
@@ -188,8 +196,8 @@ function respond(body, ctl, res, st, seq) {
     return
   }
   let sequence = 0
-  /** @param {string} type @param {Record<string, unknown>} fields */
-  const event = (type, fields) => `event: ${type}\ndata: ${JSON.stringify({ type, sequence_number: sequence++, ...fields })}\n\n`
+  const event = (type: string, fields: JsonObject): string =>
+    `event: ${type}\ndata: ${JSON.stringify({ type, sequence_number: sequence++, ...fields })}\n\n`
   const frames = [event('response.created', { response }), event('response.in_progress', { response })]
   const where = { item_id: item.id, output_index: 0 }
   if ('call' in answer) {
@@ -212,5 +220,5 @@ function respond(body, ctl, res, st, seq) {
   stream(res, st, SSE_TYPE, frames, ctl)
 }
 
-/** @param {string} text */
-const textPart = (text) => ({ type: 'output_text', annotations: [], logprobs: [], text })
+/** An `output_text` content part. */
+const textPart = (text: string) => ({ type: 'output_text', annotations: [], logprobs: [], text })

@@ -1,10 +1,11 @@
 // Values built from a schema, so a model's tool call and JSON answer are valid against what the request declared.
 // Reads JSON Schema and Gemini's OpenAPI subset alike (Gemini spells its types in capitals).
 
-import { isObject } from './shared.mjs'
+import { isObject } from '../json/value.js'
+import type { JsonObject } from './shared.js'
 
-/** The schema's type, lower-cased; the first non-null one of a type list. @param {Record<string, any>} schema */
-function typeOf(schema) {
+/** The schema's type, lower-cased; the first non-null one of a type list. */
+function typeOf(schema: JsonObject): string | undefined {
   const t = schema.type
   if (typeof t === 'string') return t.toLowerCase()
   if (Array.isArray(t)) {
@@ -20,9 +21,8 @@ function typeOf(schema) {
  * A value valid against `schema`: `const` or the first `enum` value when given, the first alternative of
  * `anyOf`/`oneOf`, an object with each required property (every property when none is marked required), an
  * array of one item, and `'text'`, `1`, `1.5`, `true` for the scalars.
- * @param {unknown} schema @param {number} [depth] @returns {unknown}
  */
-export function sampleOf(schema, depth = 0) {
+export function sampleOf(schema: unknown, depth = 0): unknown {
   if (!isObject(schema) || depth > 16) return null
   if ('const' in schema) return schema.const
   if (Array.isArray(schema.enum) && schema.enum.length > 0) return schema.enum[0]
@@ -38,10 +38,11 @@ export function sampleOf(schema, depth = 0) {
   }
   switch (typeOf(schema)) {
     case 'object': {
-      const props = isObject(schema.properties) ? schema.properties : {}
-      const required = Array.isArray(schema.required) ? schema.required.filter((k) => typeof k === 'string') : Object.keys(props)
-      /** @type {Record<string, unknown>} */
-      const out = {}
+      const props: JsonObject = isObject(schema.properties) ? schema.properties : {}
+      const required = Array.isArray(schema.required)
+        ? schema.required.filter((k): k is string => typeof k === 'string')
+        : Object.keys(props)
+      const out: JsonObject = {}
       for (const key of required) out[key] = sampleOf(props[key], depth + 1)
       return out
     }
@@ -64,18 +65,18 @@ export function sampleOf(schema, depth = 0) {
   }
 }
 
-/** `mock.tool_arguments` when it is an object, else arguments built from `schema`. @param {Record<string, any>} ctl @param {unknown} schema */
-export function toolArguments(ctl, schema) {
+/** `mock.tool_arguments` when it is an object, else arguments built from `schema`. */
+export function toolArguments(ctl: JsonObject, schema: unknown): JsonObject {
   if (isObject(ctl.tool_arguments)) return ctl.tool_arguments
   const args = sampleOf(schema)
   return isObject(args) ? args : {}
 }
 
-/** What the echo adds for the images a request carried: '' for none. @param {number} n */
-export function imageNote(n) {
+/** What the echo adds for the images a request carried: '' for none. */
+export function imageNote(n: number): string {
   if (n === 0) return ''
   return n === 1 ? ' (1 image received)' : ` (${n} images received)`
 }
 
-/** The reply to tool results: `Tool said: <each result>`, joined by '; '. @param {string[]} results */
-export const toolReply = (results) => `Tool said: ${results.join('; ')}`
+/** The reply to tool results: `Tool said: <each result>`, joined by '; '. */
+export const toolReply = (results: string[]): string => `Tool said: ${results.join('; ')}`

@@ -1,0 +1,72 @@
+// Writing answers: whole bodies, delays that a departed client cancels, and streams paced frame by frame.
+
+import type { ServerResponse } from 'node:http'
+import { type JsonObject, num } from './shared.js'
+
+/** Per-request state; `recorded` is the request's recording, whose `response` gathers what is written. */
+export interface State {
+  timer: NodeJS.Timeout | null
+  closed: boolean
+  stream: boolean
+  selfDestroyed: boolean
+  headers: JsonObject | undefined
+  recorded?: { response: string } | undefined
+}
+
+/** Answer with one complete body (and any `mock.headers`). */
+export function send(res: ServerResponse, st: State, status: number, type: string, body: string): void {
+  const h: Record<string, string | number> = { 'content-type': type, 'content-length': Buffer.byteLength(body) }
+  if (st.headers) Object.assign(h, st.headers)
+  res.writeHead(status, h)
+  if (st.recorded) st.recorded.response = body
+  res.end(body)
+}
+
+/** Run `fn` after `ms` (synchronously when 0), cancelled if the client goes away. */
+export function after(st: State, ms: number, fn: () => void): void {
+  if (ms > 0) {
+    st.timer = setTimeout(() => {
+      st.timer = null
+      if (!st.closed) fn()
+    }, ms)
+  } else fn()
+}
+
+/** Write `frames` one by one (honouring backpressure and `frameDelay`), then end. */
+function pump(res: ServerResponse, st: State, frames: string[], frameDelay: number, destroyAfter: number | undefined): void {
+  let i = 0
+  const step = () => {
+    st.timer = null
+    while (i < frames.length) {
+      if (st.closed) return
+      const frame = frames[i++] ?? ''
+      if (st.recorded) st.recorded.response += frame
+      if (destroyAfter !== undefined && i >= destroyAfter) {
+        st.selfDestroyed = true
+        res.write(frame, () => res.socket?.destroy())
+        return
+      }
+      const ok = res.write(frame)
+      if (i === frames.length) break
+      if (frameDelay > 0) {
+        st.timer = setTimeout(step, frameDelay)
+        return
+      }
+      if (!ok) {
+        res.once('drain', step)
+        return
+      }
+    }
+    if (!st.closed) res.end()
+  }
+  step()
+}
+
+/** Answer 200 with `frames` streamed as `mock.chunk_delay_ms` and `mock.destroy_after_frames` say. */
+export function stream(res: ServerResponse, st: State, type: string, frames: string[], ctl: JsonObject): void {
+  const h: Record<string, string> = { 'content-type': type, 'cache-control': 'no-cache' }
+  if (st.headers) Object.assign(h, st.headers)
+  res.writeHead(200, h)
+  const da = num(ctl.destroy_after_frames)
+  pump(res, st, frames, num(ctl.chunk_delay_ms) ?? 0, da === undefined ? undefined : Math.max(1, Math.floor(da)))
+}

@@ -1,0 +1,231 @@
+// The mock upstream's server: it routes, authenticates, records and applies the per-request controls (the `mock`
+// body field, see MockControls); the wire formats live in openai.ts, responses.ts, gemini.ts and gemini-methods.ts
+// beside it. Node built-ins only; no logging on the hot path.
+
+import http, { type IncomingMessage, type ServerResponse } from 'node:http'
+import type { AddressInfo, Socket } from 'node:net'
+import { isObject } from '../json/value.js'
+import {
+  answerGenerate,
+  GEMINI_JSON_TYPE,
+  GEMINI_PATH,
+  GOOGLE_BAD_JSON,
+  GOOGLE_BAD_KEY,
+  GOOGLE_MISSING_KEY,
+  sendGoogleError,
+} from './gemini.js'
+import { answerCountTokens, answerEmbed } from './gemini-methods.js'
+import { answerChat, answerEmbeddings, MODELS_BODY, OPENAI_AUTH_ERROR, OPENAI_BAD_JSON, sendOpenaiError } from './openai.js'
+import { after, type State, send } from './respond.js'
+import { answerResponses } from './responses.js'
+import { JSON_TYPE, type JsonObject, num } from './shared.js'
+import type { MockControls, MockUpstream, MockUpstreamOptions, RecordedRequest } from './types.js'
+
+function noop() {}
+
+/** The parsed body, or undefined when it is not JSON. */
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text)
+  } catch {
+    return undefined
+  }
+}
+
+/** Start the mock upstream; resolves once it listens. */
+export function startMockUpstream(options: MockUpstreamOptions = {}): Promise<MockUpstream> {
+  const { port = 0, host = '127.0.0.1', delayMs = 0, apiKey, record = true } = options
+  const defaultDelay = num(delayMs) ?? 0
+  const bearer = apiKey === undefined ? undefined : `Bearer ${apiKey}`
+  let counter = 0
+  const nextSeq = () => ++counter
+  const sockets = new Set<Socket>()
+  const steering = new Map<string, MockControls>()
+
+  function handle(req: IncomingMessage, res: ServerResponse, buf: Buffer): void {
+    const method = req.method ?? 'GET'
+    const target = req.url ?? '/'
+    const text = buf.length === 0 ? '' : buf.toString('utf8')
+    const recorded: RecordedRequest | undefined = record
+      ? { method, path: target, headers: req.headers, body: text, response: '' }
+      : undefined
+    if (recorded) mock.requests.push(recorded)
+
+    const st: State = { timer: null, closed: false, stream: false, selfDestroyed: false, headers: undefined, recorded }
+    res.on('error', noop)
+    res.on('close', () => {
+      st.closed = true
+      if (st.timer) {
+        clearTimeout(st.timer)
+        st.timer = null
+      }
+      if (res.writableFinished) mock.completedCalls++
+      else if (st.stream && !st.selfDestroyed) mock.abortedStreams++
+      else if (!st.stream && !st.selfDestroyed) mock.abortedCalls++
+    })
+
+    const q = target.indexOf('?')
+    const pathname = q === -1 ? target : target.slice(0, q)
+    const query = q === -1 ? '' : target.slice(q + 1)
+
+    let family: 'openai' | 'gemini'
+    const gm = method === 'POST' ? GEMINI_PATH.exec(pathname) : null
+    const embeddings = pathname === '/v1/embeddings' && method === 'POST'
+    const responsesApi = pathname === '/v1/responses' && method === 'POST'
+    if ((pathname === '/v1/chat/completions' && method === 'POST') || embeddings || responsesApi) family = 'openai'
+    else if (pathname === '/v1/models' && method === 'GET') {
+      if (bearer !== undefined && req.headers.authorization !== bearer) {
+        send(res, st, 401, JSON_TYPE, OPENAI_AUTH_ERROR)
+        return
+      }
+      send(res, st, 200, JSON_TYPE, MODELS_BODY)
+      return
+    } else if (gm !== null) family = 'gemini'
+    else {
+      if (pathname.startsWith('/v1beta/')) {
+        sendGoogleError(res, st, 404, `Route ${method} ${pathname} not found.`)
+      } else {
+        sendOpenaiError(res, st, 404, `Unknown request URL: ${method} ${pathname}.`, 'unknown_url')
+      }
+      return
+    }
+
+    const params = query === '' ? null : new URLSearchParams(query)
+
+    // Authentication (before the body is looked at, like the real APIs).
+    if (apiKey !== undefined) {
+      if (family === 'openai') {
+        if (req.headers.authorization !== bearer) {
+          send(res, st, 401, JSON_TYPE, OPENAI_AUTH_ERROR)
+          return
+        }
+      } else {
+        const h = req.headers['x-goog-api-key']
+        const key = typeof h === 'string' ? h : (params?.get('key') ?? undefined)
+        if (key === undefined || key === '') {
+          send(res, st, 401, GEMINI_JSON_TYPE, GOOGLE_MISSING_KEY)
+          return
+        }
+        if (key !== apiKey) {
+          send(res, st, 400, GEMINI_JSON_TYPE, GOOGLE_BAD_KEY)
+          return
+        }
+      }
+    }
+
+    const body = parseJson(text)
+    if (!isObject(body)) {
+      if (family === 'openai') send(res, st, 400, JSON_TYPE, OPENAI_BAD_JSON)
+      else send(res, st, 400, GEMINI_JSON_TYPE, GOOGLE_BAD_JSON)
+      return
+    }
+
+    let ctl: JsonObject = isObject(body.mock) ? body.mock : {}
+    for (const [marker, controls] of steering) if (text.includes(marker)) ctl = { ...controls, ...ctl }
+    if (isObject(ctl.headers)) st.headers = ctl.headers
+    st.stream = family === 'openai' ? body.stream === true && !embeddings : gm?.[2] === 'streamGenerateContent'
+
+    if (ctl.hang === true) return // never answer
+
+    after(st, num(ctl.delay_ms) ?? defaultDelay, () => {
+      if (ctl.destroy === true) {
+        st.selfDestroyed = true
+        req.socket.destroy()
+        return
+      }
+      const status = num(ctl.status)
+      if (status !== undefined) {
+        const eb = ctl.error_body
+        if (eb !== undefined) {
+          const isStr = typeof eb === 'string'
+          send(res, st, status, isStr ? 'text/plain; charset=utf-8' : JSON_TYPE, isStr ? eb : JSON.stringify(eb))
+        } else if (family === 'openai') {
+          sendOpenaiError(res, st, status, `Mock upstream error (status ${status}).`)
+        } else {
+          sendGoogleError(res, st, status, `Mock upstream error (status ${status}).`)
+        }
+        return
+      }
+      if (embeddings) answerEmbeddings(body, ctl, res, st)
+      else if (responsesApi) answerResponses(body, ctl, res, st, nextSeq)
+      // Past the two above, a route without a Gemini match is chat completions.
+      else if (gm === null) answerChat(body, ctl, res, st, nextSeq)
+      else if (gm[2] === 'embedContent' || gm[2] === 'batchEmbedContents') answerEmbed(gm, body, res, st)
+      else if (gm[2] === 'countTokens') answerCountTokens(gm, body, res, st)
+      else answerGenerate(gm, params, body, ctl, res, st, nextSeq)
+    })
+  }
+
+  const server = http.createServer({ noDelay: true }, (req, res) => {
+    const chunks: Buffer[] = []
+    let size = 0
+    req.on('data', (c: Buffer) => {
+      chunks.push(c)
+      size += c.length
+    })
+    req.on('end', () => {
+      const [only] = chunks
+      handle(req, res, chunks.length === 1 && only !== undefined ? only : Buffer.concat(chunks, size))
+    })
+    req.on('error', noop)
+  })
+  server.on('connection', (socket) => {
+    sockets.add(socket)
+    socket.once('close', () => sockets.delete(socket))
+  })
+  server.on('clientError', (_err, socket) => socket.destroy())
+
+  const mock: MockUpstream = {
+    url: '',
+    port: 0,
+    server,
+    requests: [],
+    abortedStreams: 0,
+    completedCalls: 0,
+    abortedCalls: 0,
+    resetRequests() {
+      mock.requests.length = 0
+    },
+    steer(marker, controls) {
+      if (controls === undefined) steering.delete(marker)
+      else steering.set(marker, controls)
+    },
+    waitFor(predicate, timeoutMs = 5000) {
+      return new Promise((resolve, reject) => {
+        const deadline = Date.now() + timeoutMs
+        const tick = () => {
+          let ok: boolean
+          try {
+            ok = predicate()
+          } catch (err) {
+            reject(err)
+            return
+          }
+          if (ok) resolve()
+          else if (Date.now() >= deadline) reject(new Error(`waitFor: condition not met within ${timeoutMs} ms`))
+          else setTimeout(tick, 5)
+        }
+        tick()
+      })
+    },
+    close() {
+      return new Promise((resolve) => {
+        server.close(() => resolve())
+        for (const s of sockets) s.destroy()
+        sockets.clear()
+      })
+    },
+  }
+
+  return new Promise((resolve, reject) => {
+    server.once('error', reject)
+    server.listen(port, host, () => {
+      server.off('error', reject)
+      const addr = server.address() as AddressInfo
+      mock.port = addr.port
+      const h = host.includes(':') ? `[${host}]` : host
+      mock.url = `http://${h}:${addr.port}`
+      resolve(mock)
+    })
+  })
+}

@@ -1,0 +1,89 @@
+// The mock upstream's public types: its options, its per-request controls, what it records and what it hands back.
+
+import type { IncomingHttpHeaders, Server } from 'node:http'
+
+/** What `startMockUpstream` accepts; every field is optional. */
+export interface MockUpstreamOptions {
+  /** Port to listen on (default 0: a free port). */
+  port?: number
+  /** Interface to listen on (default `'127.0.0.1'`). */
+  host?: string
+  /** Default delay in ms before response headers, before the first frame for streams (default 0). */
+  delayMs?: number
+  /** A key every request must carry (`Authorization: Bearer`, `x-goog-api-key` or `?key=`), else rejected like the real APIs. */
+  apiKey?: string | undefined
+  /** Record every request in `requests` (default true; turn it off for benchmarks). */
+  record?: boolean
+}
+
+/** A request as the mock received it, and what it answered. */
+export interface RecordedRequest {
+  /** The request method. */
+  method: string
+  /** The request target as received, including the query string. */
+  path: string
+  /** The request headers, names lower-cased. */
+  headers: IncomingHttpHeaders
+  /** The body decoded as UTF-8 (`''` when empty). */
+  body: string
+  /** The body the mock answered with, as written so far (stream frames included). */
+  response: string
+}
+
+/** Controls accepted in the optional top-level body field `mock` (or given to `steer`). */
+export interface MockControls {
+  /** Wait this many ms before sending headers (streams: before the first frame); default: the server's `delayMs`. */
+  delay_ms?: number
+  /** Answer with this status and `error_body` (default: an error in the route's family shape). */
+  status?: number
+  /** Body for `status`: an object or array is sent as JSON, a string as is. */
+  error_body?: unknown
+  /** Extra response headers (e.g. `retry-after`). */
+  headers?: Record<string, string>
+  /** Number of content deltas in a stream (default 5). */
+  chunks?: number
+  /** Delay in ms between stream frames (default 0). */
+  chunk_delay_ms?: number
+  /** Exact reply text. */
+  content?: string
+  /** Reply text of exactly this many bytes (ASCII filler); wins over `content`. */
+  content_bytes?: number
+  /** Shallow-merged into `usage` / `usageMetadata` (nothing is recomputed). */
+  usage?: Record<string, unknown>
+  /** Never answer: the request stays open until the client leaves or the server closes. */
+  hang?: boolean
+  /** Destroy the socket without answering (after `delay_ms`, if any). */
+  destroy?: boolean
+  /** Streams only: destroy the socket right after this many frames were flushed. */
+  destroy_after_frames?: number
+  /** The arguments of the tool call the model makes (default: built from the function's parameter schema). */
+  tool_arguments?: Record<string, unknown>
+  /** Gemini only: the `thoughtSignature` of the function call part, as thinking models send it. */
+  thought_signature?: string
+}
+
+/** A running mock upstream. */
+export interface MockUpstream {
+  /** Base URL, e.g. `http://127.0.0.1:PORT` (no trailing slash). */
+  url: string
+  /** The port actually listened on. */
+  port: number
+  /** The underlying server. */
+  server: Server
+  /** Every request received (when recording is on), oldest first. */
+  requests: RecordedRequest[]
+  /** Streaming requests whose client went away before the stream ended. */
+  abortedStreams: number
+  /** Requests whose response was fully written. */
+  completedCalls: number
+  /** Non-streaming requests whose client went away before their answer was written. */
+  abortedCalls: number
+  /** Empty `requests` (in place). */
+  resetRequests(): void
+  /** Answer bodies containing `marker` as if they carried `mock: controls` (their own win); `undefined` removes it. */
+  steer(marker: string, controls: MockControls | undefined): void
+  /** Poll `predicate` until it returns true; rejects after `timeoutMs` (default 5000). */
+  waitFor(predicate: () => boolean, timeoutMs?: number): Promise<void>
+  /** Stop listening and destroy every open socket. */
+  close(): Promise<void>
+}
