@@ -1,24 +1,9 @@
 // Every public type of the package. Runtime code lives elsewhere; this file only describes.
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type Keyv from 'keyv'
-import type { DialectName } from './dialects/names.js'
+import type { DialectName, Operation } from './dialects/names.js'
 
-export type { DialectName } from './dialects/names.js'
-
-/**
- * What a model call asks for; the value a record's `request.endpoint` and a usage event's `endpoint` carry.
- * `embeddings` is OpenAI's `POST /v1/embeddings`; `embedContent`, `batchEmbedContents` and `countTokens` are the
- * Gemini methods of those names (a `countTokens` call is never kept as a record: it is free upstream). `responses`
- * is OpenAI's Responses API (`POST /v1/responses`).
- */
-export type Operation =
-  | 'chat.completions'
-  | 'generateContent'
-  | 'responses'
-  | 'embeddings'
-  | 'embedContent'
-  | 'batchEmbedContents'
-  | 'countTokens'
+export type { DialectName, Operation } from './dialects/names.js'
 
 /** Token counts in one shape for every format. */
 export interface TokenCounts {
