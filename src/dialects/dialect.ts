@@ -53,6 +53,20 @@ export interface OperationFormat {
   read(fields: Record<string, unknown>, fromPath: CallTarget | undefined): CallTarget
 }
 
+/**
+ * A stream's token counts, read from its events newest first. A dialect may report input and output usage in
+ * different events and repeat cumulative counts (Anthropic: `message_start`, then `message_delta`): what a later
+ * event says stands, so the reader keeps what it saw first and is `complete` once no older event can change it.
+ */
+export interface StreamUsageReader {
+  /** Takes one parsed event, newest first. */
+  event(event: unknown): void
+  /** True once no older event can change the counts: the gateway stops reading there. */
+  readonly complete: boolean
+  /** The counts read, or undefined when no event carried any. */
+  usage(): TokenCounts | undefined
+}
+
 /** What `call:end` reports of a completed answer, read from its bytes. */
 export interface AnswerFacts {
   usage: TokenCounts | undefined
@@ -122,6 +136,8 @@ export interface Dialect {
   usage(response: unknown): TokenCounts | undefined
   /** The top-level field of a response that holds its usage (read from a large body's tail alone). */
   readonly usageField: string
+  /** A fresh reader of one stream's usage, fed its events newest first. */
+  streamUsage(): StreamUsageReader
   /**
    * Writes why each choice (candidate) of a response object or stream chunk of this format stopped into `reasons`,
    * at the choice's index, in the provider's own words (`stop`, `STOP`, …); choices that say nothing are left alone.

@@ -1,4 +1,6 @@
-// Small pieces both dialects read the same way.
+// Small pieces the dialects read the same way.
+import type { TokenCounts } from '../types.js'
+import type { StreamUsageReader } from './dialect.js'
 
 /** A token count as reported, or 0 when it is missing, negative or not a number. */
 export function tokenCount(value: unknown): number {
@@ -37,4 +39,23 @@ export function reasonList(reasons: readonly string[]): string[] | undefined {
   // Choices that said nothing left holes: they are skipped, so the list holds only reasons given.
   for (let i = 0; i < reasons.length; i++) if (reasons[i] !== undefined) list.push(reasons[i] as string)
   return list.length === 0 ? undefined : list
+}
+
+/**
+ * A stream usage reader for a dialect whose events each carry the whole usage so far: the newest event that has one
+ * says it all (OpenAI's final chunk or `response.completed`, Gemini's last `usageMetadata`).
+ */
+export function newestUsage(usageOf: (event: unknown) => TokenCounts | undefined): () => StreamUsageReader {
+  return () => {
+    let found: TokenCounts | undefined
+    return {
+      event(event) {
+        found ??= usageOf(event)
+      },
+      get complete() {
+        return found !== undefined
+      },
+      usage: () => found,
+    }
+  }
 }

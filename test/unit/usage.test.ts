@@ -212,3 +212,59 @@ describe('Responses usage', () => {
     })
   })
 })
+
+describe("a stream's usage, read by its dialect's stream reader", () => {
+  /**
+   * A dialect that reports input usage in its first event and output usage in its last (as Anthropic's
+   * `message_start` and `message_delta` do): its reader keeps the newest output count and the input count, from
+   * whichever event it comes.
+   */
+  const splitUsage = {
+    ...openaiDialect,
+    streamUsage() {
+      let input: number | undefined
+      let output: number | undefined
+      return {
+        event(event: unknown) {
+          const { kind, tokens } = event as { kind?: string; tokens?: number }
+          if (kind === 'start') input ??= tokens
+          if (kind === 'delta') output ??= tokens
+        },
+        get complete() {
+          return input !== undefined && output !== undefined
+        },
+        usage: () =>
+          input === undefined && output === undefined
+            ? undefined
+            : { input_tokens: input ?? 0, output_tokens: output ?? 0, total_tokens: (input ?? 0) + (output ?? 0) },
+      }
+    },
+  }
+  const event = (body: object) => Buffer.from(`data: ${JSON.stringify(body)}\n\n`)
+
+  it('finds the input count in the first event of a stream much longer than its tail', () => {
+    const filler = Array.from({ length: 400 }, (_, i) => event({ kind: 'text', text: `${i} ${'x'.repeat(500)}` }))
+    const chunks = [
+      event({ kind: 'start', tokens: 12 }),
+      ...filler,
+      event({ kind: 'delta', tokens: 3 }),
+      event({ kind: 'delta', tokens: 40 }),
+    ]
+    expect(chunks.reduce((sum, chunk) => sum + chunk.length, 0)).toBeGreaterThan(128 * 1024)
+    expect(tailOf(chunks).read(splitUsage).usage).toEqual({ input_tokens: 12, output_tokens: 40, total_tokens: 52 })
+  })
+
+  it('reads a short stream once, from its tail alone', () => {
+    const chunks = [event({ kind: 'start', tokens: 5 }), event({ kind: 'delta', tokens: 7 })]
+    expect(tailOf(chunks).read(splitUsage).usage).toEqual({ input_tokens: 5, output_tokens: 7, total_tokens: 12 })
+  })
+
+  it('stops at the newest usage for a dialect whose events carry it whole', () => {
+    const chunks = [
+      Buffer.from(`data: ${JSON.stringify({ choices: [], usage: { prompt_tokens: 1, completion_tokens: 1 } })}\n\n`),
+      Buffer.from(`data: ${JSON.stringify({ choices: [], usage: { prompt_tokens: 9, completion_tokens: 4 } })}\n\n`),
+      Buffer.from('data: [DONE]\n\n'),
+    ]
+    expect(tailOf(chunks).read(openaiDialect).usage).toEqual({ input_tokens: 9, output_tokens: 4, total_tokens: 13 })
+  })
+})

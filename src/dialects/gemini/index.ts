@@ -1,7 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http'
-import type { Operation } from '../../types.js'
+import type { Operation, TokenCounts } from '../../types.js'
 import type { Dialect, ListedModel, ModelRoute, OperationFormat } from '../dialect.js'
-import { bearer, choiceReasons, tokenCount } from '../shared.js'
+import { bearer, choiceReasons, newestUsage, tokenCount } from '../shared.js'
 import { generateContentFormat } from './generate-content/index.js'
 import { batchEmbedContents, countTokens, embedContent, generateContent } from './operations.js'
 import { googleStatus } from './status.js'
@@ -32,6 +32,17 @@ const METHODS: Partial<Record<Operation, string>> = {
   embedContent: 'embedContent',
   batchEmbedContents: 'batchEmbedContents',
   countTokens: 'countTokens',
+}
+
+/** Token counts of a generate-content answer or stream chunk: tool-use prompt tokens are input, thoughts output. */
+function usage(response: unknown): TokenCounts | undefined {
+  if (typeof response !== 'object' || response === null) return undefined
+  const meta = (response as { usageMetadata?: Record<string, unknown> | null }).usageMetadata
+  if (typeof meta !== 'object' || meta === null) return undefined
+  // Tool-use prompt tokens are billed as input and thoughts as output.
+  const input = tokenCount(meta.promptTokenCount) + tokenCount(meta.toolUsePromptTokenCount)
+  const output = tokenCount(meta.candidatesTokenCount) + tokenCount(meta.thoughtsTokenCount)
+  return { input_tokens: input, output_tokens: output, total_tokens: input + output }
 }
 
 /** Each method on a model, by the name its path ends in. */
@@ -77,15 +88,8 @@ export const gemini: Dialect = {
   // the rest of a data event as JSON, so an id line inside the event would hide or break it.
   numberedEvent: (event, id) => Buffer.concat([event, Buffer.from(`id: ${id}\n\n`)]),
   usageField: 'usageMetadata',
-  usage(response) {
-    if (typeof response !== 'object' || response === null) return undefined
-    const meta = (response as { usageMetadata?: Record<string, unknown> | null }).usageMetadata
-    if (typeof meta !== 'object' || meta === null) return undefined
-    // Tool-use prompt tokens are billed as input and thoughts as output.
-    const input = tokenCount(meta.promptTokenCount) + tokenCount(meta.toolUsePromptTokenCount)
-    const output = tokenCount(meta.candidatesTokenCount) + tokenCount(meta.thoughtsTokenCount)
-    return { input_tokens: input, output_tokens: output, total_tokens: input + output }
-  },
+  usage,
+  streamUsage: newestUsage(usage),
   finishReasonField: 'finishReason',
   finishReasons(response, reasons) {
     if (typeof response === 'object' && response !== null) {

@@ -1,6 +1,6 @@
 import type { Operation, TokenCounts } from '../../types.js'
 import type { Dialect, ListedModel } from '../dialect.js'
-import { bearer, choiceReasons, tokenCount } from '../shared.js'
+import { bearer, choiceReasons, newestUsage, tokenCount } from '../shared.js'
 import { chatCompletionsFormat } from './chat-completions/index.js'
 import { chatCompletions, embeddings, responses } from './operations.js'
 
@@ -57,6 +57,7 @@ export const openai: Dialect = {
   numberedEvent: (event, id) => Buffer.concat([Buffer.from(`id: ${id}\n`), event]),
   usageField: 'usage',
   usage,
+  streamUsage: newestUsage(usage),
   // A Responses object has no choices: its answers report no finish reason.
   finishReasonField: 'finish_reason',
   finishReasons(response, reasons) {
