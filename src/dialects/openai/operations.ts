@@ -2,6 +2,7 @@
 // and embeddings, which are passthrough to models of OpenAI-compatible upstreams only.
 import type { OperationFormat } from '../dialect.js'
 import { chatCompletionsFormat } from './chat-completions/index.js'
+import { chatRequest } from './chat-completions/wire.js'
 import { responsesFormat } from './responses/index.js'
 import { validateChat, validateEmbeddings, validateResponses } from './validate.js'
 
@@ -11,18 +12,7 @@ export const chatCompletions: OperationFormat = {
   otelName: 'chat',
   hub: chatCompletionsFormat,
   modelInBody: true,
-  readFields: new Set([
-    'model',
-    'messages',
-    'stream',
-    'temperature',
-    'top_p',
-    'presence_penalty',
-    'frequency_penalty',
-    'n',
-    'max_completion_tokens',
-    'max_tokens',
-  ]),
+  readFields: chatRequest.gatewayReads,
   elementFields: ['role'],
   keepsRecords: true,
   read: (fields) => validateChat(fields),

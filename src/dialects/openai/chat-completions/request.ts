@@ -8,12 +8,9 @@ import {
   absent,
   array,
   at,
-  boolean,
   inexpressible,
-  integer,
   isStrings,
   type JsonObject,
-  number,
   object,
   onlyKnown,
   optional,
@@ -23,31 +20,16 @@ import {
 } from '../../../translate/readers.js'
 import { content, text, userParts } from './content.js'
 import { parseArguments, signatureOf } from './response.js'
-import type { ChatMessage, ChatRequest, ChatTool, ChatToolCall, ChatToolChoice } from './wire.js'
-
-const KNOWN = new Set([
-  'model',
-  'messages',
-  'stream',
-  'stream_options',
-  'tools',
-  'tool_choice',
-  'parallel_tool_calls',
-  'response_format',
-  'temperature',
-  'top_p',
-  'max_completion_tokens',
-  'max_tokens',
-  'stop',
-  'n',
-  'seed',
-  'presence_penalty',
-  'frequency_penalty',
-  'reasoning_effort',
-  'logprobs',
-  'store',
-  'modalities',
-])
+import {
+  type ChatMessage,
+  type ChatRequest,
+  type ChatResponseFormat,
+  type ChatTool,
+  type ChatToolCall,
+  type ChatToolChoice,
+  chatRequest,
+  chatStreamOptions,
+} from './wire.js'
 
 function toolCall(value: unknown, path: string): HubPart & { type: 'tool_call' } {
   const call = object(value, path)
@@ -67,12 +49,12 @@ const MESSAGE_FIELDS: Readonly<Record<string, ReadonlySet<string>>> = {
   tool: new Set(['role', 'content', 'tool_call_id']),
 }
 
-function conversation(value: unknown): { system: string[]; messages: HubMessage[] } {
+function conversation(list: unknown[]): { system: string[]; messages: HubMessage[] } {
   const system: string[] = []
   const messages: HubMessage[] = []
   // A tool message names only the call's id; the function's name comes from the nearest assistant turn that made it.
   const callNames = new Map<string, string>()
-  array(value, 'messages').forEach((item, i) => {
+  list.forEach((item, i) => {
     const path = `messages[${i}]`
     const message = object(item, path)
     const role = string(message.role, at(path, 'role'))
@@ -116,8 +98,8 @@ function conversation(value: unknown): { system: string[]; messages: HubMessage[
   return { system, messages }
 }
 
-function tools(value: unknown): { tools: HubFunction[]; strict: boolean } {
-  const list = array(value, 'tools')
+function tools(list: unknown[] | undefined): { tools: HubFunction[]; strict: boolean } {
+  if (list === undefined) return { tools: [], strict: false }
   const strict = list.map((item) => isObject(item) && isObject(item.function) && item.function.strict === true)
   if (strict.some((s) => s) && !strict.every((s) => s)) {
     inexpressible(`tools[${strict.indexOf(false)}].function.strict`, 'differs between tools (strict schemas are all or none upstream)')
@@ -138,7 +120,8 @@ function tools(value: unknown): { tools: HubFunction[]; strict: boolean } {
   return { tools: functions, strict: strict.length > 0 && strict.every((s) => s) }
 }
 
-function toolChoice(value: unknown): HubToolChoice {
+function toolChoice(value: unknown): HubToolChoice | undefined {
+  if (value === undefined) return undefined
   if (value === 'auto' || value === 'none' || value === 'required') return { mode: value, only: undefined }
   const choice = object(value, 'tool_choice')
   if (choice.type === 'function') {
@@ -157,9 +140,8 @@ function toolChoice(value: unknown): HubToolChoice {
   return refuse('tool_choice', "'tool_choice' must be 'auto', 'none', 'required' or a function or allowed_tools object.")
 }
 
-function output(value: unknown): HubOutput | undefined {
-  const format = object(value, 'response_format')
-  if (format.type === 'text') return undefined
+function output(format: JsonObject | undefined): HubOutput | undefined {
+  if (format === undefined || format.type === 'text') return undefined
   if (format.type === 'json_object') return { type: 'json' }
   if (format.type !== 'json_schema') return inexpressible('response_format.type', `is '${String(format.type)}'`)
   const spec = object(format.json_schema, 'response_format.json_schema')
@@ -173,45 +155,46 @@ function output(value: unknown): HubOutput | undefined {
   }
 }
 
-function neutral(body: JsonObject, field: string, allowed: (value: unknown) => boolean, what: string): void {
+function neutral(body: JsonObject, field: keyof ChatRequest & string, allowed: (value: unknown) => boolean, what: string): void {
   if (!absent(body[field]) && !allowed(body[field])) inexpressible(field, what)
 }
 
+/** `stop` as a list: a lone sequence is a list of one. */
+const stopList = (stop: string | string[] | undefined): string[] | undefined => (typeof stop === 'string' ? [stop] : stop)
+
 /** Reads a chat-completions request into the hub; refuses what the hub cannot hold, by field. */
 export function chatRequestToHub(body: JsonObject): HubRequest {
-  onlyKnown(body, KNOWN, '')
+  onlyKnown(body, chatRequest.known, '')
   neutral(body, 'parallel_tool_calls', (v) => v === true, 'turns parallel tool calls off')
   neutral(body, 'logprobs', (v) => v === false, 'asks for log probabilities')
   neutral(body, 'store', (v) => v === false, 'asks the provider to store the completion')
   neutral(body, 'modalities', (v) => isStrings(v) && v.length === 1 && v[0] === 'text', 'asks for output other than text')
-  const max = optional(body, 'max_completion_tokens', '', integer)
-  const legacyMax = optional(body, 'max_tokens', '', integer)
+  const max = chatRequest.read(body, 'max_completion_tokens')
+  const legacyMax = chatRequest.read(body, 'max_tokens')
   if (max !== undefined && legacyMax !== undefined && max !== legacyMax)
     refuse('max_tokens', "'max_tokens' and 'max_completion_tokens' disagree.")
-  const stop = body.stop
-  const effort = optional(body, 'reasoning_effort', '', string)
+  const effort = chatRequest.read(body, 'reasoning_effort')
   if (effort !== undefined && !isEffort(effort)) inexpressible('reasoning_effort', `is '${effort}'`)
-  const streamOptions = optional(body, 'stream_options', '', object)
-  if (streamOptions) onlyKnown(streamOptions, new Set(['include_usage']), 'stream_options')
-  const { system, messages } = conversation(body.messages)
-  const declared = absent(body.tools) ? { tools: [], strict: false } : tools(body.tools)
+  const streamOptions = chatRequest.read(body, 'stream_options')
+  const { system, messages } = conversation(chatRequest.read(body, 'messages'))
+  const declared = tools(chatRequest.read(body, 'tools'))
   return {
     system,
     messages,
     tools: declared.tools,
     strictTools: declared.strict,
-    toolChoice: absent(body.tool_choice) ? undefined : toolChoice(body.tool_choice),
-    output: absent(body.response_format) ? undefined : output(body.response_format),
-    temperature: optional(body, 'temperature', '', number),
-    topP: optional(body, 'top_p', '', number),
+    toolChoice: toolChoice(chatRequest.read(body, 'tool_choice')),
+    output: output(chatRequest.read(body, 'response_format')),
+    temperature: chatRequest.read(body, 'temperature'),
+    topP: chatRequest.read(body, 'top_p'),
     maxOutputTokens: max ?? legacyMax,
-    stop: absent(stop) ? undefined : typeof stop === 'string' ? [stop] : array(stop, 'stop').map((s, i) => string(s, `stop[${i}]`)),
-    candidates: optional(body, 'n', '', integer),
-    seed: optional(body, 'seed', '', integer),
-    presencePenalty: optional(body, 'presence_penalty', '', number),
-    frequencyPenalty: optional(body, 'frequency_penalty', '', number),
+    stop: stopList(chatRequest.read(body, 'stop')),
+    candidates: chatRequest.read(body, 'n'),
+    seed: chatRequest.read(body, 'seed'),
+    presencePenalty: chatRequest.read(body, 'presence_penalty'),
+    frequencyPenalty: chatRequest.read(body, 'frequency_penalty'),
     reasoning: effort === undefined ? undefined : { effort },
-    includeUsage: streamOptions !== undefined && optional(streamOptions, 'include_usage', 'stream_options', boolean) === true,
+    includeUsage: streamOptions !== undefined && chatStreamOptions.read(streamOptions, 'include_usage', 'stream_options') === true,
   }
 }
 
@@ -268,6 +251,17 @@ function choice(choice: HubToolChoice): ChatToolChoice {
   }
 }
 
+function responseFormat(output: HubOutput): ChatResponseFormat {
+  if (output.type === 'json') return { type: 'json_object' }
+  const spec: { name: string; description?: string; schema: Record<string, unknown>; strict?: boolean } = {
+    name: output.name ?? 'response',
+    schema: output.schema,
+  }
+  put(spec, 'description', output.description)
+  if (output.strict) spec.strict = true
+  return { type: 'json_schema', json_schema: spec }
+}
+
 /** Writes a hub request as a chat-completions request for the upstream. */
 export function chatRequestFromHub(hub: HubRequest, plan: CallPlan): ChatRequest {
   const body: ChatRequest = { model: plan.upstreamModel, messages: messages(hub) }
@@ -283,17 +277,7 @@ export function chatRequestFromHub(hub: HubRequest, plan: CallPlan): ChatRequest
     })
   }
   if (hub.toolChoice) body.tool_choice = choice(hub.toolChoice)
-  const output = hub.output
-  if (output?.type === 'json') body.response_format = { type: 'json_object' }
-  if (output?.type === 'json_schema') {
-    const spec: { name: string; description?: string; schema: Record<string, unknown>; strict?: boolean } = {
-      name: output.name ?? 'response',
-      schema: output.schema,
-    }
-    put(spec, 'description', output.description)
-    if (output.strict) spec.strict = true
-    body.response_format = { type: 'json_schema', json_schema: spec }
-  }
+  if (hub.output) body.response_format = responseFormat(hub.output)
   put(body, 'temperature', hub.temperature)
   put(body, 'top_p', hub.topP)
   put(body, 'max_completion_tokens', hub.maxOutputTokens)
