@@ -4,6 +4,7 @@ import type { OperationFormat } from '../dialect.js'
 import { chatCompletionsFormat } from './chat-completions/index.js'
 import { chatRequest } from './chat-completions/wire.js'
 import { responsesFormat } from './responses/index.js'
+import { responsesRequest } from './responses/wire.js'
 import { validateChat, validateEmbeddings, validateResponses } from './validate.js'
 
 /** `POST /v1/chat/completions`: the model and the stream flag are in the body. */
@@ -39,7 +40,7 @@ export const responses: OperationFormat = {
   otelName: 'chat',
   hub: responsesFormat,
   modelInBody: true,
-  readFields: new Set(['model', 'input', 'stream', 'temperature', 'top_p', 'max_output_tokens']),
+  readFields: responsesRequest.gatewayReads,
   keepsRecords: true,
   read: (fields) => validateResponses(fields),
 }
