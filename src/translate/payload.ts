@@ -37,14 +37,24 @@ export interface Payload<V> {
   readonly known: ReadonlySet<string>
   /** The members the gateway reads itself. */
   readonly gatewayReads: ReadonlySet<string>
-  /** The object at `path`, refused if it is not one or has a member this payload does not list. */
+  /** The object at `path` (its names normalised), refused if it is not one or has a member this payload does not list. */
   object(value: unknown, path: string): JsonObject
   /** Member `key` of `body` (the payload found at `path`), checked by its field's reader. */
   read<K extends keyof V & string>(body: JsonObject, key: K, path?: string): V[K]
 }
 
+/** What a payload says besides its members. */
+export interface PayloadOptions {
+  /**
+   * Normalises an object's member names before they are checked: Google's protobuf JSON takes snake_case and
+   * lowerCamelCase alike (see `camelKeys`). @default the names as sent
+   */
+  keys?: (body: JsonObject, path: string) => JsonObject
+}
+
 /** Describes a payload by its members; their value types are inferred from the readers. */
-export function payload<V>(fields: { readonly [K in keyof V]: Field<V[K]> }): Payload<V> {
+export function payload<V>(fields: { readonly [K in keyof V]: Field<V[K]> }, options: PayloadOptions = {}): Payload<V> {
+  const keys = options.keys
   const members: [string, Field<unknown>][] = Object.entries(fields)
   const known: ReadonlySet<string> = new Set(members.map(([key]) => key))
   return {
@@ -52,7 +62,7 @@ export function payload<V>(fields: { readonly [K in keyof V]: Field<V[K]> }): Pa
     known,
     gatewayReads: new Set(members.filter(([, member]) => member.gatewayReads).map(([key]) => key)),
     object(value, path) {
-      const body = object(value, path)
+      const body = keys ? keys(object(value, path), path) : object(value, path)
       onlyKnown(body, known, path)
       return body
     },

@@ -16,12 +16,9 @@ import {
   absent,
   array,
   at,
-  camelKeys,
   inexpressible,
-  integer,
   isStrings,
   type JsonObject,
-  number,
   object,
   onlyKnown,
   optional,
@@ -30,33 +27,27 @@ import {
   string,
 } from '../../../translate/readers.js'
 import { declaresNothing, fromGeminiSchema, toGeminiSchema } from '../schema.js'
-import type { GeminiContent, GeminiFunctionDeclaration, GeminiGenerationConfig, GeminiPart, GeminiRequest } from './wire.js'
-
-const KNOWN = new Set(['contents', 'systemInstruction', 'tools', 'toolConfig', 'generationConfig', 'safetySettings'])
-const CONFIG = new Set([
-  'temperature',
-  'topP',
-  'maxOutputTokens',
-  'stopSequences',
-  'candidateCount',
-  'seed',
-  'presencePenalty',
-  'frequencyPenalty',
-  'responseMimeType',
-  'responseSchema',
-  'responseJsonSchema',
-  'responseModalities',
-  'thinkingConfig',
-])
+import {
+  type GeminiCallingMode,
+  type GeminiContent,
+  type GeminiFunctionDeclaration,
+  type GeminiGenerationConfig,
+  type GeminiPart,
+  type GeminiRequest,
+  type GeminiThinkingConfig,
+  geminiFunctionCallingConfig,
+  geminiGenerationConfig,
+  geminiRequest,
+  geminiSystemInstruction,
+  geminiThinkingConfig,
+  message,
+} from './wire.js'
 
 /** Google's documented thinking budgets for each effort (its OpenAI-compatibility table; `xhigh` is the largest budget). */
 const BUDGET: Readonly<Record<HubEffort, number>> = { none: 0, minimal: 1024, low: 1024, medium: 8192, high: 24576, xhigh: 32768 }
 
 /** Files uploaded to Google's Files API live on its own host; no other upstream can fetch them. */
 const GOOGLE_FILES = /^https:\/\/generativelanguage\.googleapis\.com\//i
-
-/** A protobuf message level of the request, its field names in lowerCamelCase. */
-const message = (value: unknown, path: string): JsonObject => camelKeys(object(value, path), path)
 
 /** An id for a call that came without one: stable for the same history, unique within it. */
 const callId = (content: number, part: number) => `call_${content}_${part}`
@@ -67,10 +58,10 @@ function textOf(value: unknown, path: string): string {
   return string(part.text, at(path, 'text'))
 }
 
-function system(value: unknown): string[] {
-  const instruction = message(value, 'systemInstruction')
-  onlyKnown(instruction, new Set(['parts', 'role']), 'systemInstruction')
-  return array(instruction.parts, 'systemInstruction.parts').map((part, i) => textOf(part, `systemInstruction.parts[${i}]`))
+function system(instruction: JsonObject | undefined): string[] {
+  if (instruction === undefined) return []
+  const parts = geminiSystemInstruction.read(instruction, 'parts', 'systemInstruction')
+  return parts.map((part, i) => textOf(part, `systemInstruction.parts[${i}]`))
 }
 
 interface Pending {
@@ -128,9 +119,9 @@ function part(value: unknown, path: string, role: 'user' | 'assistant', pending:
   return inexpressible(where, `is '${key}' data in a ${role === 'user' ? 'user' : 'model'} turn`)
 }
 
-function conversation(value: unknown): HubMessage[] {
+function conversation(contents: unknown[]): HubMessage[] {
   let pending: Pending[] = []
-  return array(value, 'contents').map((item, i) => {
+  return contents.map((item, i) => {
     const path = `contents[${i}]`
     const content = message(item, path)
     onlyKnown(content, new Set(['role', 'parts']), path)
@@ -143,8 +134,9 @@ function conversation(value: unknown): HubMessage[] {
   })
 }
 
-function functions(value: unknown): HubFunction[] {
-  return array(value, 'tools').flatMap((item, i) => {
+function functions(tools: unknown[] | undefined): HubFunction[] {
+  if (tools === undefined) return []
+  return tools.flatMap((item, i) => {
     const path = `tools[${i}]`
     const tool = message(item, path)
     onlyKnown(tool, new Set(['functionDeclarations']), path)
@@ -162,13 +154,12 @@ function functions(value: unknown): HubFunction[] {
   })
 }
 
-function toolChoice(value: unknown): { choice: HubToolChoice; strict: boolean } {
-  const config = message(message(value, 'toolConfig').functionCallingConfig, 'toolConfig.functionCallingConfig')
-  onlyKnown(config, new Set(['mode', 'allowedFunctionNames']), 'toolConfig.functionCallingConfig')
-  const mode = optional(config, 'mode', 'toolConfig.functionCallingConfig', string) ?? 'AUTO'
-  const names = optional(config, 'allowedFunctionNames', 'toolConfig.functionCallingConfig', array)?.map((name, i) =>
-    string(name, `toolConfig.functionCallingConfig.allowedFunctionNames[${i}]`),
-  )
+function toolChoice(toolConfig: JsonObject | undefined): { choice: HubToolChoice; strict: boolean } | undefined {
+  if (toolConfig === undefined) return undefined
+  const path = 'toolConfig.functionCallingConfig'
+  const config = geminiFunctionCallingConfig.object(toolConfig.functionCallingConfig, path)
+  const mode = geminiFunctionCallingConfig.read(config, 'mode', path) ?? 'AUTO'
+  const names = geminiFunctionCallingConfig.read(config, 'allowedFunctionNames', path)
   if (mode === 'ANY') return { choice: { mode: 'required', only: names }, strict: false }
   if (names !== undefined) inexpressible('toolConfig.functionCallingConfig.allowedFunctionNames', `narrows the functions in mode ${mode}`)
   if (mode === 'AUTO' || mode === 'MODE_UNSPECIFIED') return { choice: { mode: 'auto', only: undefined }, strict: false }
@@ -178,25 +169,24 @@ function toolChoice(value: unknown): { choice: HubToolChoice; strict: boolean } 
 }
 
 function output(config: JsonObject): HubOutput | undefined {
-  const mime = optional(config, 'responseMimeType', 'generationConfig', string) ?? 'text/plain'
+  const mime = geminiGenerationConfig.read(config, 'responseMimeType', 'generationConfig') ?? 'text/plain'
   const hasSchema = !absent(config.responseSchema) || !absent(config.responseJsonSchema)
   if (mime === 'text/plain' && !hasSchema) return undefined
   if (mime !== 'application/json') inexpressible('generationConfig.responseMimeType', `is '${mime}'`)
   if (!absent(config.responseSchema) && !absent(config.responseJsonSchema))
     refuse('generationConfig.responseJsonSchema', "'responseSchema' and 'responseJsonSchema' exclude each other.")
   const schema = absent(config.responseSchema)
-    ? optional(config, 'responseJsonSchema', 'generationConfig', object)
+    ? geminiGenerationConfig.read(config, 'responseJsonSchema', 'generationConfig')
     : fromGeminiSchema(config.responseSchema, 'generationConfig.responseSchema')
   // Gemini holds the answer to its schema; OpenAI's strict mode adds rules of its own a Gemini schema need not meet.
   return schema ? { type: 'json_schema', name: undefined, description: undefined, schema, strict: false } : { type: 'json' }
 }
 
-function reasoning(value: unknown): HubReasoning | undefined {
-  const config = message(value, 'generationConfig.thinkingConfig')
-  onlyKnown(config, new Set(['thinkingBudget', 'thinkingLevel', 'includeThoughts']), 'generationConfig.thinkingConfig')
+function reasoning(config: JsonObject | undefined): HubReasoning | undefined {
+  if (config === undefined) return undefined
   if (config.includeThoughts === true) inexpressible('generationConfig.thinkingConfig.includeThoughts', 'asks for thought summaries')
-  const budget = optional(config, 'thinkingBudget', 'generationConfig.thinkingConfig', integer)
-  const level = optional(config, 'thinkingLevel', 'generationConfig.thinkingConfig', string)?.toLowerCase()
+  const budget = geminiThinkingConfig.read(config, 'thinkingBudget', 'generationConfig.thinkingConfig')
+  const level = geminiThinkingConfig.read(config, 'thinkingLevel', 'generationConfig.thinkingConfig')?.toLowerCase()
   if (budget !== undefined && level !== undefined)
     refuse('generationConfig.thinkingConfig.thinkingLevel', "'thinkingBudget' and 'thinkingLevel' exclude each other.")
   if (level !== undefined) {
@@ -210,35 +200,32 @@ function reasoning(value: unknown): HubReasoning | undefined {
 
 /** Reads a generate-content request into the hub; refuses what the hub cannot hold, by field. */
 export function geminiRequestToHub(fields: JsonObject): HubRequest {
-  const body = camelKeys(fields, '')
-  onlyKnown(body, KNOWN, '')
-  if (!absent(body.safetySettings) && array(body.safetySettings, 'safetySettings').length > 0)
-    inexpressible('safetySettings', 'sets safety thresholds')
-  const config = optional(body, 'generationConfig', '', message) ?? {}
-  onlyKnown(config, CONFIG, 'generationConfig')
+  const body = geminiRequest.object(fields, '')
+  if ((geminiRequest.read(body, 'safetySettings')?.length ?? 0) > 0) inexpressible('safetySettings', 'sets safety thresholds')
+  const config = geminiRequest.read(body, 'generationConfig') ?? {}
   const modalities = config.responseModalities
   if (!absent(modalities) && !(isStrings(modalities) && modalities.every((m) => m === 'TEXT'))) {
     inexpressible('generationConfig.responseModalities', 'asks for output other than text')
   }
-  const tools = absent(body.tools) ? [] : functions(body.tools)
-  const choice = absent(body.toolConfig) ? undefined : toolChoice(body.toolConfig)
-  const read = <T>(key: string, reader: (value: unknown, path: string) => T) => optional(config, key, 'generationConfig', reader)
+  const tools = functions(geminiRequest.read(body, 'tools'))
+  const choice = toolChoice(geminiRequest.read(body, 'toolConfig'))
+  const read = <K extends keyof GeminiGenerationConfig & string>(key: K) => geminiGenerationConfig.read(config, key, 'generationConfig')
   return {
-    system: absent(body.systemInstruction) ? [] : system(body.systemInstruction),
-    messages: conversation(body.contents),
+    system: system(geminiRequest.read(body, 'systemInstruction')),
+    messages: conversation(geminiRequest.read(body, 'contents')),
     tools,
     strictTools: choice?.strict ?? false,
     toolChoice: choice?.choice,
     output: output(config),
-    temperature: read('temperature', number),
-    topP: read('topP', number),
-    maxOutputTokens: read('maxOutputTokens', integer),
-    stop: read('stopSequences', array)?.map((s, i) => string(s, `generationConfig.stopSequences[${i}]`)),
-    candidates: read('candidateCount', integer),
-    seed: read('seed', integer),
-    presencePenalty: read('presencePenalty', number),
-    frequencyPenalty: read('frequencyPenalty', number),
-    reasoning: absent(config.thinkingConfig) ? undefined : reasoning(config.thinkingConfig),
+    temperature: read('temperature'),
+    topP: read('topP'),
+    maxOutputTokens: read('maxOutputTokens'),
+    stop: read('stopSequences'),
+    candidates: read('candidateCount'),
+    seed: read('seed'),
+    presencePenalty: read('presencePenalty'),
+    frequencyPenalty: read('frequencyPenalty'),
+    reasoning: reasoning(read('thinkingConfig')),
     // A Gemini stream carries usage in its events whatever the request says.
     includeUsage: true,
   }
@@ -309,8 +296,12 @@ function generationConfig(hub: HubRequest): GeminiGenerationConfig | undefined {
     if (subset) config.responseSchema = subset
     else config.responseJsonSchema = described
   }
-  if (hub.reasoning)
-    config.thinkingConfig = { thinkingBudget: 'budget' in hub.reasoning ? hub.reasoning.budget : BUDGET[hub.reasoning.effort] }
+  if (hub.reasoning) {
+    const thinking: GeminiThinkingConfig = {
+      thinkingBudget: 'budget' in hub.reasoning ? hub.reasoning.budget : BUDGET[hub.reasoning.effort],
+    }
+    config.thinkingConfig = thinking
+  }
   return Object.keys(config).length > 0 ? config : undefined
 }
 
@@ -325,7 +316,8 @@ export function geminiRequestFromHub(hub: HubRequest): GeminiRequest {
   if (hub.tools.length > 0) body.tools = [{ functionDeclarations: hub.tools.map(declaration) }]
   const choice = hub.toolChoice
   if (choice || hub.strictTools) {
-    const mode = choice?.mode === 'none' ? 'NONE' : choice?.mode === 'required' ? 'ANY' : hub.strictTools ? 'VALIDATED' : 'AUTO'
+    const mode: GeminiCallingMode =
+      choice?.mode === 'none' ? 'NONE' : choice?.mode === 'required' ? 'ANY' : hub.strictTools ? 'VALIDATED' : 'AUTO'
     body.toolConfig = { functionCallingConfig: choice?.only ? { mode, allowedFunctionNames: choice.only } : { mode } }
   }
   const config = generationConfig(hub)
