@@ -4,19 +4,21 @@ import { isObject } from '../../../json/value.js'
 import type { CallPlan } from '../../../translate/format.js'
 import type { HubFunction, HubMessage, HubOutput, HubPart, HubReasoning, HubRequest, HubToolChoice } from '../../../translate/hub.js'
 import { isEffort } from '../../../translate/hub.js'
+import { field, optionalField, payload } from '../../../translate/payload.js'
 import {
   absent,
   array,
   at,
+  boolean,
   inexpressible,
   isStrings,
   type JsonObject,
   object,
   onlyKnown,
-  optional,
   put,
   refuse,
   string,
+  unchecked,
 } from '../../../translate/readers.js'
 import { content, text, userParts } from './content.js'
 import { parseArguments, signatureOf } from './response.js'
@@ -31,23 +33,36 @@ import {
   chatStreamOptions,
 } from './wire.js'
 
+/** A tool call of an assistant message; `extra_content` carries a Gemini thought signature back. */
+const TOOL_CALL = payload({ id: field(string), type: field(unchecked), function: field(object), extra_content: optionalField(unchecked) })
+
 function toolCall(value: unknown, path: string): HubPart & { type: 'tool_call' } {
-  const call = object(value, path)
-  onlyKnown(call, new Set(['id', 'type', 'function', 'extra_content']), path)
+  const call = TOOL_CALL.object(value, path)
   if (call.type !== 'function') inexpressible(at(path, 'type'), 'is not a function call')
-  const fn = object(call.function, at(path, 'function'))
+  const fn = TOOL_CALL.read(call, 'function', path)
   const args = parseArguments(string(fn.arguments, at(path, 'function.arguments')), at(path, 'function.arguments'))
   const signature = signatureOf(call)
-  return { type: 'tool_call', id: string(call.id, at(path, 'id')), name: string(fn.name, at(path, 'function.name')), args, signature }
+  return { type: 'tool_call', id: TOOL_CALL.read(call, 'id', path), name: string(fn.name, at(path, 'function.name')), args, signature }
 }
 
-const MESSAGE_FIELDS: Readonly<Record<string, ReadonlySet<string>>> = {
-  system: new Set(['role', 'content']),
-  developer: new Set(['role', 'content']),
-  user: new Set(['role', 'content']),
-  assistant: new Set(['role', 'content', 'tool_calls', 'refusal']),
-  tool: new Set(['role', 'content', 'tool_call_id']),
-}
+/** A message of text (or, for a user, of media too); `content` is read by its role. */
+const TEXT_MESSAGE = payload({ role: field(string), content: field(unchecked) })
+const ASSISTANT_MESSAGE = payload({
+  role: field(string),
+  content: optionalField(unchecked),
+  tool_calls: optionalField(array),
+  refusal: optionalField(string),
+})
+const TOOL_MESSAGE = payload({ role: field(string), content: field(unchecked), tool_call_id: field(string) })
+
+/** The members a message may have, by its role. A map, so a role such as `constructor` is one it does not list. */
+const MESSAGES = new Map<string, { readonly known: ReadonlySet<string> }>([
+  ['system', TEXT_MESSAGE],
+  ['developer', TEXT_MESSAGE],
+  ['user', TEXT_MESSAGE],
+  ['assistant', ASSISTANT_MESSAGE],
+  ['tool', TOOL_MESSAGE],
+])
 
 function conversation(list: unknown[]): { system: string[]; messages: HubMessage[] } {
   const system: string[] = []
@@ -57,10 +72,10 @@ function conversation(list: unknown[]): { system: string[]; messages: HubMessage
   list.forEach((item, i) => {
     const path = `messages[${i}]`
     const message = object(item, path)
-    const role = string(message.role, at(path, 'role'))
-    const fields = MESSAGE_FIELDS[role]
-    if (fields === undefined) inexpressible(at(path, 'role'), `is '${role}'`)
-    onlyKnown(message, fields, path)
+    const role = TEXT_MESSAGE.read(message, 'role', path)
+    const members = MESSAGES.get(role)
+    if (members === undefined) inexpressible(at(path, 'role'), `is '${role}'`)
+    onlyKnown(message, members.known, path)
     if (role === 'system' || role === 'developer') {
       if (messages.length > 0) inexpressible(at(path, 'role'), 'is a system message after the conversation started')
       for (const part of text(message.content, at(path, 'content'), false)) if (part.type === 'text') system.push(part.text)
@@ -72,9 +87,9 @@ function conversation(list: unknown[]): { system: string[]; messages: HubMessage
     }
     if (role === 'assistant') {
       const parts = absent(message.content) ? [] : text(message.content, at(path, 'content'), true)
-      const refusal = optional(message, 'refusal', path, string)
+      const refusal = ASSISTANT_MESSAGE.read(message, 'refusal', path)
       if (refusal !== undefined) parts.push({ type: 'refusal', text: refusal })
-      const calls = optional(message, 'tool_calls', path, array) ?? []
+      const calls = ASSISTANT_MESSAGE.read(message, 'tool_calls', path) ?? []
       calls.forEach((call, j) => {
         const part = toolCall(call, at(at(path, 'tool_calls'), j))
         callNames.set(part.id, part.name)
@@ -83,7 +98,7 @@ function conversation(list: unknown[]): { system: string[]; messages: HubMessage
       messages.push({ role: 'assistant', parts })
       return
     }
-    const id = string(message.tool_call_id, at(path, 'tool_call_id'))
+    const id = TOOL_MESSAGE.read(message, 'tool_call_id', path)
     const name = callNames.get(id)
     if (name === undefined) refuse(at(path, 'tool_call_id'), `'${path}.tool_call_id' matches no tool call of an earlier assistant message.`)
     const output = text(message.content, at(path, 'content'), false)
@@ -98,6 +113,15 @@ function conversation(list: unknown[]): { system: string[]; messages: HubMessage
   return { system, messages }
 }
 
+/** A function tool: `function` is its only kind a chat request and Gemini share. */
+const TOOL = payload({ type: field(unchecked), function: field(unchecked) })
+const FUNCTION = payload({
+  name: field(string),
+  description: optionalField(string),
+  parameters: optionalField(object),
+  strict: optionalField(boolean),
+})
+
 function tools(list: unknown[] | undefined): { tools: HubFunction[]; strict: boolean } {
   if (list === undefined) return { tools: [], strict: false }
   const strict = list.map((item) => isObject(item) && isObject(item.function) && item.function.strict === true)
@@ -108,13 +132,13 @@ function tools(list: unknown[] | undefined): { tools: HubFunction[]; strict: boo
     const path = `tools[${i}]`
     const tool = object(item, path)
     if (tool.type !== 'function') inexpressible(at(path, 'type'), `is '${String(tool.type)}', not 'function'`)
-    onlyKnown(tool, new Set(['type', 'function']), path)
-    const fn = object(tool.function, at(path, 'function'))
-    onlyKnown(fn, new Set(['name', 'description', 'parameters', 'strict']), at(path, 'function'))
+    onlyKnown(tool, TOOL.known, path)
+    const where = at(path, 'function')
+    const fn = FUNCTION.object(tool.function, where)
     return {
-      name: string(fn.name, at(path, 'function.name')),
-      description: optional(fn, 'description', at(path, 'function'), string),
-      parameters: optional(fn, 'parameters', at(path, 'function'), object),
+      name: FUNCTION.read(fn, 'name', where),
+      description: FUNCTION.read(fn, 'description', where),
+      parameters: FUNCTION.read(fn, 'parameters', where),
     }
   })
   return { tools: functions, strict: strict.length > 0 && strict.every((s) => s) }
@@ -140,17 +164,25 @@ function toolChoice(value: unknown): HubToolChoice | undefined {
   return refuse('tool_choice', "'tool_choice' must be 'auto', 'none', 'required' or a function or allowed_tools object.")
 }
 
+/** `response_format.json_schema`. */
+const JSON_SCHEMA = payload({
+  name: optionalField(string),
+  description: optionalField(string),
+  schema: optionalField(object),
+  strict: optionalField(boolean),
+})
+
 function output(format: JsonObject | undefined): HubOutput | undefined {
   if (format === undefined || format.type === 'text') return undefined
   if (format.type === 'json_object') return { type: 'json' }
   if (format.type !== 'json_schema') return inexpressible('response_format.type', `is '${String(format.type)}'`)
-  const spec = object(format.json_schema, 'response_format.json_schema')
-  onlyKnown(spec, new Set(['name', 'description', 'schema', 'strict']), 'response_format.json_schema')
+  const path = 'response_format.json_schema'
+  const spec = JSON_SCHEMA.object(format.json_schema, path)
   return {
     type: 'json_schema',
-    name: optional(spec, 'name', 'response_format.json_schema', string),
-    description: optional(spec, 'description', 'response_format.json_schema', string),
-    schema: optional(spec, 'schema', 'response_format.json_schema', object) ?? { type: 'object' },
+    name: JSON_SCHEMA.read(spec, 'name', path),
+    description: JSON_SCHEMA.read(spec, 'description', path),
+    schema: JSON_SCHEMA.read(spec, 'schema', path) ?? { type: 'object' },
     strict: spec.strict === true,
   }
 }
