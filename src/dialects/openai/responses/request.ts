@@ -3,17 +3,19 @@
 import { isObject } from '../../../json/value.js'
 import type { HubFunction, HubMessage, HubOutput, HubPart, HubRequest, HubToolChoice } from '../../../translate/hub.js'
 import { isEffort } from '../../../translate/hub.js'
+import { field, optionalField, payload } from '../../../translate/payload.js'
 import {
   absent,
   array,
   at,
+  boolean,
   inexpressible,
   type JsonObject,
   object,
   onlyKnown,
-  optional,
   refuse,
   string,
+  unchecked,
 } from '../../../translate/readers.js'
 import { parseArguments, signatureOf } from '../chat-completions/response.js'
 import { assistantParts, outputText, systemTexts, userParts } from './content.js'
@@ -30,7 +32,23 @@ const STORED: Readonly<Partial<Record<keyof ResponsesRequest, string>>> = {
 const HARMLESS_INCLUDE = 'reasoning.encrypted_content'
 
 /** Item fields that only say where an item came from: sent back as received, they change nothing the model reads. */
-const PROVENANCE = ['id', 'status']
+const PROVENANCE = { id: optionalField(string), status: optionalField(string) }
+
+/** A message item; `type` may be left out (`{ role, content }` is the short form). `content` is read by the role. */
+const MESSAGE_ITEM = payload({ type: optionalField(string), role: field(string), content: field(unchecked), ...PROVENANCE })
+
+/** A function call item, as a client sends back the one it was given. */
+const FUNCTION_CALL_ITEM = payload({
+  type: field(string),
+  call_id: field(string),
+  name: field(string),
+  arguments: field(string),
+  extra_content: optionalField(unchecked),
+  ...PROVENANCE,
+})
+
+/** A function's output, answering a call item by its `call_id`. */
+const FUNCTION_OUTPUT_ITEM = payload({ type: field(string), call_id: field(string), output: field(unchecked), ...PROVENANCE })
 
 /** Refuses `field` of the object at `path` unless it is absent or a value that changes nothing upstream. */
 function neutral(body: JsonObject, field: string, allowed: (value: unknown) => boolean, what: string, path = ''): void {
@@ -53,8 +71,8 @@ class Conversation {
   }
 
   message(item: JsonObject, path: string): void {
-    onlyKnown(item, new Set(['type', 'role', 'content', ...PROVENANCE]), path)
-    const role = string(item.role, at(path, 'role'))
+    onlyKnown(item, MESSAGE_ITEM.known, path)
+    const role = MESSAGE_ITEM.read(item, 'role', path)
     if (role === 'system' || role === 'developer') {
       if (this.messages.length > 0) inexpressible(at(path, 'role'), 'is a system message after the conversation started')
       this.system.push(...systemTexts(item.content, at(path, 'content')))
@@ -68,17 +86,17 @@ class Conversation {
   }
 
   functionCall(item: JsonObject, path: string): void {
-    onlyKnown(item, new Set(['type', 'call_id', 'name', 'arguments', 'extra_content', ...PROVENANCE]), path)
-    const id = string(item.call_id, at(path, 'call_id'))
-    const name = string(item.name, at(path, 'name'))
-    const args = parseArguments(string(item.arguments, at(path, 'arguments')), at(path, 'arguments'))
+    onlyKnown(item, FUNCTION_CALL_ITEM.known, path)
+    const id = FUNCTION_CALL_ITEM.read(item, 'call_id', path)
+    const name = FUNCTION_CALL_ITEM.read(item, 'name', path)
+    const args = parseArguments(FUNCTION_CALL_ITEM.read(item, 'arguments', path), at(path, 'arguments'))
     this.callNames.set(id, name)
     this.turn('assistant', () => true).parts.push({ type: 'tool_call', id, name, args, signature: signatureOf(item) })
   }
 
   functionOutput(item: JsonObject, path: string): void {
-    onlyKnown(item, new Set(['type', 'call_id', 'output', ...PROVENANCE]), path)
-    const id = string(item.call_id, at(path, 'call_id'))
+    onlyKnown(item, FUNCTION_OUTPUT_ITEM.known, path)
+    const id = FUNCTION_OUTPUT_ITEM.read(item, 'call_id', path)
     const name = this.callNames.get(id)
     if (name === undefined) refuse(at(path, 'call_id'), `'${path}.call_id' matches no function_call item before it.`)
     const result: HubPart = { type: 'tool_result', id, name, output: { kind: 'text', text: outputText(item.output, at(path, 'output')) } }
@@ -107,6 +125,15 @@ function conversation(input: string | unknown[], instructions: string | undefine
   return { system: built.system, messages: built.messages }
 }
 
+/** A function tool, the one kind of tool another format has. */
+const FUNCTION_TOOL = payload({
+  type: field(unchecked),
+  name: field(string),
+  description: optionalField(string),
+  parameters: optionalField(object),
+  strict: optionalField(boolean),
+})
+
 function tools(list: unknown[] | undefined): { tools: HubFunction[]; strict: boolean } {
   if (list === undefined) return { tools: [], strict: false }
   // Unlike chat completions, a Responses function is strict unless it says otherwise.
@@ -118,11 +145,11 @@ function tools(list: unknown[] | undefined): { tools: HubFunction[]; strict: boo
     const path = `tools[${i}]`
     const tool = object(item, path)
     if (tool.type !== 'function') inexpressible(at(path, 'type'), `is '${String(tool.type)}', a tool the upstream's format does not have`)
-    onlyKnown(tool, new Set(['type', 'name', 'description', 'parameters', 'strict']), path)
+    onlyKnown(tool, FUNCTION_TOOL.known, path)
     return {
-      name: string(tool.name, at(path, 'name')),
-      description: optional(tool, 'description', path, string),
-      parameters: optional(tool, 'parameters', path, object),
+      name: FUNCTION_TOOL.read(tool, 'name', path),
+      description: FUNCTION_TOOL.read(tool, 'description', path),
+      parameters: FUNCTION_TOOL.read(tool, 'parameters', path),
     }
   })
   return { tools: functions, strict: strict.length > 0 && strict.every((s) => s) }
@@ -148,6 +175,15 @@ function toolChoice(value: unknown): HubToolChoice | undefined {
   return inexpressible('tool_choice.type', `is '${String(choice.type)}', a tool the upstream's format does not have`)
 }
 
+/** `text.format` of type `json_schema`. */
+const JSON_SCHEMA_FORMAT = payload({
+  type: field(string),
+  name: optionalField(string),
+  description: optionalField(string),
+  schema: optionalField(object),
+  strict: optionalField(boolean),
+})
+
 function output(text: JsonObject | undefined): HubOutput | undefined {
   if (text === undefined) return undefined
   neutral(text, 'verbosity', (v) => v === 'medium', 'asks for a verbosity other than medium', 'text')
@@ -155,12 +191,12 @@ function output(text: JsonObject | undefined): HubOutput | undefined {
   if (format === undefined || format.type === 'text') return undefined
   if (format.type === 'json_object') return { type: 'json' }
   if (format.type !== 'json_schema') return inexpressible('text.format.type', `is '${String(format.type)}'`)
-  onlyKnown(format, new Set(['type', 'name', 'description', 'schema', 'strict']), 'text.format')
+  onlyKnown(format, JSON_SCHEMA_FORMAT.known, 'text.format')
   return {
     type: 'json_schema',
-    name: optional(format, 'name', 'text.format', string),
-    description: optional(format, 'description', 'text.format', string),
-    schema: optional(format, 'schema', 'text.format', object) ?? { type: 'object' },
+    name: JSON_SCHEMA_FORMAT.read(format, 'name', 'text.format'),
+    description: JSON_SCHEMA_FORMAT.read(format, 'description', 'text.format'),
+    schema: JSON_SCHEMA_FORMAT.read(format, 'schema', 'text.format') ?? { type: 'object' },
     strict: format.strict === true,
   }
 }
