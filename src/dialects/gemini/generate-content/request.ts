@@ -12,6 +12,7 @@ import type {
   HubToolOutput,
 } from '../../../translate/hub.js'
 import { type HubEffort, isEffort, mediaClass } from '../../../translate/hub.js'
+import { field, optionalField, payload } from '../../../translate/payload.js'
 import {
   absent,
   array,
@@ -20,11 +21,11 @@ import {
   isStrings,
   type JsonObject,
   object,
-  onlyKnown,
   optional,
   put,
   refuse,
   string,
+  unchecked,
 } from '../../../translate/readers.js'
 import { declaresNothing, fromGeminiSchema, toGeminiSchema } from '../schema.js'
 import {
@@ -41,6 +42,7 @@ import {
   geminiSystemInstruction,
   geminiThinkingConfig,
   message,
+  PROTOBUF,
 } from './wire.js'
 
 /** Google's documented thinking budgets for each effort (its OpenAI-compatibility table; `xhigh` is the largest budget). */
@@ -52,10 +54,29 @@ const GOOGLE_FILES = /^https:\/\/generativelanguage\.googleapis\.com\//i
 /** An id for a call that came without one: stable for the same history, unique within it. */
 const callId = (content: number, part: number) => `call_${content}_${part}`
 
+/** A part of the system instruction: text alone. */
+const TEXT_PART = payload({ text: field(string) }, PROTOBUF)
+const INLINE_DATA = payload({ mimeType: field(string), data: field(string) }, PROTOBUF)
+const FILE_DATA = payload({ mimeType: optionalField(string), fileUri: field(string) }, PROTOBUF)
+const FUNCTION_CALL = payload({ id: optionalField(string), name: field(string), args: optionalField(object) }, PROTOBUF)
+const FUNCTION_RESPONSE = payload({ id: optionalField(string), name: field(string), response: field(object) }, PROTOBUF)
+/** One turn; a turn without a role is the user's. */
+const CONTENT = payload({ role: optionalField(string), parts: field(array) }, PROTOBUF)
+/** A tool: function declarations are the one kind another format has. */
+const TOOL = payload({ functionDeclarations: field(array) }, PROTOBUF)
+/** `parameters` is read by `fromGeminiSchema`, which names what it cannot take. */
+const FUNCTION_DECLARATION = payload(
+  {
+    name: field(string),
+    description: optionalField(string),
+    parameters: optionalField(unchecked),
+    parametersJsonSchema: optionalField(object),
+  },
+  PROTOBUF,
+)
+
 function textOf(value: unknown, path: string): string {
-  const part = message(value, path)
-  onlyKnown(part, new Set(['text']), path)
-  return string(part.text, at(path, 'text'))
+  return TEXT_PART.read(TEXT_PART.object(value, path), 'text', path)
 }
 
 function system(instruction: JsonObject | undefined): string[] {
@@ -80,41 +101,37 @@ function part(value: unknown, path: string, role: 'user' | 'assistant', pending:
   const where = at(path, key)
   if (key === 'text') return { type: 'text', text: string(data.text, where) }
   if (key === 'inlineData') {
-    const inline = message(data.inlineData, where)
-    onlyKnown(inline, new Set(['mimeType', 'data']), where)
-    const mimeType = string(inline.mimeType, at(where, 'mimeType')).toLowerCase()
+    const inline = INLINE_DATA.object(data.inlineData, where)
+    const mimeType = INLINE_DATA.read(inline, 'mimeType', where).toLowerCase()
     if (mediaClass(mimeType) === undefined) inexpressible(at(where, 'mimeType'), `is '${mimeType}'`)
-    return { type: 'media', media: { kind: 'inline', mimeType, data: string(inline.data, at(where, 'data')) }, filename: undefined }
+    return { type: 'media', media: { kind: 'inline', mimeType, data: INLINE_DATA.read(inline, 'data', where) }, filename: undefined }
   }
   if (key === 'fileData') {
-    const file = message(data.fileData, where)
-    onlyKnown(file, new Set(['mimeType', 'fileUri']), where)
-    const url = string(file.fileUri, at(where, 'fileUri'))
+    const file = FILE_DATA.object(data.fileData, where)
+    const url = FILE_DATA.read(file, 'fileUri', where)
     if (!/^https?:\/\//i.test(url) || GOOGLE_FILES.test(url)) inexpressible(at(where, 'fileUri'), 'is not a public http(s) URL')
-    const mimeType = optional(file, 'mimeType', where, string)?.toLowerCase()
+    const mimeType = FILE_DATA.read(file, 'mimeType', where)?.toLowerCase()
     if (mimeType !== undefined && mediaClass(mimeType) !== 'image')
       inexpressible(at(where, 'mimeType'), `is '${mimeType}' (only images go by URL)`)
     return { type: 'media', media: { kind: 'url', url, mimeType }, filename: undefined }
   }
   if (key === 'functionCall' && role === 'assistant') {
-    const call = message(data.functionCall, where)
-    onlyKnown(call, new Set(['id', 'name', 'args']), where)
-    const id = optional(call, 'id', where, string) ?? fallbackId
-    const name = string(call.name, at(where, 'name'))
+    const call = FUNCTION_CALL.object(data.functionCall, where)
+    const id = FUNCTION_CALL.read(call, 'id', where) ?? fallbackId
+    const name = FUNCTION_CALL.read(call, 'name', where)
     pending.push({ id, name })
-    return { type: 'tool_call', id, name, args: optional(call, 'args', where, object) ?? {}, signature }
+    return { type: 'tool_call', id, name, args: FUNCTION_CALL.read(call, 'args', where) ?? {}, signature }
   }
   if (key === 'functionResponse' && role === 'user') {
-    const response = message(data.functionResponse, where)
-    onlyKnown(response, new Set(['id', 'name', 'response']), where)
-    const name = string(response.name, at(where, 'name'))
-    const id = optional(response, 'id', where, string)
+    const response = FUNCTION_RESPONSE.object(data.functionResponse, where)
+    const name = FUNCTION_RESPONSE.read(response, 'name', where)
+    const id = FUNCTION_RESPONSE.read(response, 'id', where)
     // Gemini matches a response to its call by name (in order); the upstream needs the call's id.
     const match = pending.findIndex((call) => (id === undefined || call.id === id) && call.name === name)
     const call = pending[match]
     if (call === undefined) refuse(at(where, 'name'), `'${where}' answers no function call of the model turn before it.`)
     pending.splice(match, 1)
-    return { type: 'tool_result', id: call.id, name, output: { kind: 'json', value: object(response.response, at(where, 'response')) } }
+    return { type: 'tool_result', id: call.id, name, output: { kind: 'json', value: FUNCTION_RESPONSE.read(response, 'response', where) } }
   }
   return inexpressible(where, `is '${key}' data in a ${role === 'user' ? 'user' : 'model'} turn`)
 }
@@ -123,13 +140,12 @@ function conversation(contents: unknown[]): HubMessage[] {
   let pending: Pending[] = []
   return contents.map((item, i) => {
     const path = `contents[${i}]`
-    const content = message(item, path)
-    onlyKnown(content, new Set(['role', 'parts']), path)
-    const role = optional(content, 'role', path, string) ?? 'user'
+    const content = CONTENT.object(item, path)
+    const role = CONTENT.read(content, 'role', path) ?? 'user'
     if (role !== 'user' && role !== 'model') inexpressible(at(path, 'role'), `is '${role}'`)
     const hubRole = role === 'model' ? 'assistant' : 'user'
     if (hubRole === 'assistant') pending = []
-    const parts = array(content.parts, at(path, 'parts')).map((p, j) => part(p, at(at(path, 'parts'), j), hubRole, pending, callId(i, j)))
+    const parts = CONTENT.read(content, 'parts', path).map((p, j) => part(p, at(at(path, 'parts'), j), hubRole, pending, callId(i, j)))
     return { role: hubRole, parts }
   })
 }
@@ -138,18 +154,17 @@ function functions(tools: unknown[] | undefined): HubFunction[] {
   if (tools === undefined) return []
   return tools.flatMap((item, i) => {
     const path = `tools[${i}]`
-    const tool = message(item, path)
-    onlyKnown(tool, new Set(['functionDeclarations']), path)
-    return array(tool.functionDeclarations, at(path, 'functionDeclarations')).map((decl, j): HubFunction => {
+    const tool = TOOL.object(item, path)
+    return TOOL.read(tool, 'functionDeclarations', path).map((decl, j): HubFunction => {
       const where = at(at(path, 'functionDeclarations'), j)
-      const fn = message(decl, where)
-      onlyKnown(fn, new Set(['name', 'description', 'parameters', 'parametersJsonSchema']), where)
+      const fn = FUNCTION_DECLARATION.object(decl, where)
       if (!absent(fn.parameters) && !absent(fn.parametersJsonSchema))
         refuse(at(where, 'parametersJsonSchema'), `'${where}' may have 'parameters' or 'parametersJsonSchema', not both.`)
       const parameters = absent(fn.parameters)
-        ? optional(fn, 'parametersJsonSchema', where, object)
+        ? FUNCTION_DECLARATION.read(fn, 'parametersJsonSchema', where)
         : fromGeminiSchema(fn.parameters, at(where, 'parameters'))
-      return { name: string(fn.name, at(where, 'name')), description: optional(fn, 'description', where, string), parameters }
+      const name = FUNCTION_DECLARATION.read(fn, 'name', where)
+      return { name, description: FUNCTION_DECLARATION.read(fn, 'description', where), parameters }
     })
   })
 }

@@ -14,7 +14,7 @@ import {
 } from '../../../translate/readers.js'
 
 /** Every level of a request is a protobuf message: its fields may be sent in snake_case too. */
-const PROTOBUF: PayloadOptions = { keys: camelKeys }
+export const PROTOBUF: PayloadOptions = { keys: camelKeys }
 
 /** A protobuf message level whose members are not listed (only one of them is read): its names in lowerCamelCase. */
 export const message = (value: unknown, path: string): JsonObject => camelKeys(object(value, path), path)
