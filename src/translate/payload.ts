@@ -9,6 +9,7 @@ export type Reader<T> = (value: unknown, path: string) => T
 
 /** One member of a payload: how its value is taken from the body (`undefined` when an optional member is absent). */
 export interface Field<V> {
+  /** Member `key` of `body`, found at `path`: a refusal names the member, as the bare readers do. */
   take(body: JsonObject, key: string, path: string): V
   /** Whether the gateway reads or checks the member itself (so a body may carry it only once). */
   readonly gatewayReads: boolean
@@ -32,10 +33,11 @@ export function optionalField<T>(read: Reader<T>, options: FieldOptions = {}): F
 
 /** A payload's description: its fields, and the sets derived from them. */
 export interface Payload<V> {
+  /** The members as described: the payload's TS type is read back from them. */
   readonly fields: { readonly [K in keyof V]: Field<V[K]> }
   /** Every member name: anything else is refused by `object` (see `onlyKnown`). */
   readonly known: ReadonlySet<string>
-  /** The members the gateway reads itself. */
+  /** The members the gateway reads itself: each may appear once in a body (an operation's `readFields`). */
   readonly gatewayReads: ReadonlySet<string>
   /** The object at `path` (its names normalised), refused if it is not one or has a member this payload does not list. */
   object(value: unknown, path: string): JsonObject
@@ -70,7 +72,7 @@ export function payload<V>(fields: { readonly [K in keyof V]: Field<V[K]> }, opt
   }
 }
 
-/** Keys of `V` whose reads can be undefined: the payload's optional members. */
+/** Keys of `V` whose reads can be undefined: the optional members (and any read as `unknown`, which says nothing). */
 type OptionalKeys<V> = { [K in keyof V]-?: undefined extends V[K] ? K : never }[keyof V]
 
 /** The TS type of a payload that passes every read: required members as read, optional ones with `?`. */
