@@ -21,6 +21,8 @@
  *   when it broke off). Its `usage()` gives the upstream's token counts whatever the client asked to see.
  *
  * Rules the mapping keeps:
+ * - Each request object a reader takes is described once (`payload.ts`): its members with their readers. The set
+ *   of members translation accepts, the operation's `readFields` and the wire type all derive from that list.
  * - Readers refuse, by field, whatever the hub cannot hold: unknown fields, and values the other format cannot
  *   express. Nothing is dropped in silence, except what changes nothing the model says: Gemini's thought
  *   signatures toward a chat upstream, `additionalProperties: false` toward Gemini's schema subset (Gemini never

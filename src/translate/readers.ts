@@ -87,6 +87,14 @@ export function boolean(value: unknown, path: string): boolean {
   return value
 }
 
+/** The array of strings at `path`, or a refusal naming the first member that is not one. */
+export function strings(value: unknown, path: string): string[] {
+  return array(value, path).map((item, i) => string(item, at(path, i)))
+}
+
+/** Any value, unchecked: for a member the translation checks its own way (text or a list, a value refused unless neutral). */
+export const unchecked = (value: unknown): unknown => value
+
 /** JSON `null` and absence mean the same in both formats: the default. */
 export const absent = (value: unknown): value is null | undefined => value === undefined || value === null
 

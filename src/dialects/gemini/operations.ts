@@ -4,6 +4,7 @@ import { invariant } from '../../errors.js'
 import { type JsonPath, replaceStringsAt } from '../../json/rewrite.js'
 import type { CallTarget, OperationFormat } from '../dialect.js'
 import { generateContentFormat } from './generate-content/index.js'
+import { geminiRequest } from './generate-content/wire.js'
 import {
   validateBatchEmbedContents,
   validateCountTokens,
@@ -37,7 +38,7 @@ export const generateContent: OperationFormat = {
   hub: generateContentFormat,
   checkQuery: (query, stream) => validateGeminiAlt(stream, query.get('alt')),
   modelInBody: false,
-  readFields: new Set(['contents']),
+  readFields: geminiRequest.gatewayReads,
   keepsRecords: true,
   read(fields, fromPath) {
     const target = fromPathOf(fromPath)

@@ -2,7 +2,9 @@
 // and embeddings, which are passthrough to models of OpenAI-compatible upstreams only.
 import type { OperationFormat } from '../dialect.js'
 import { chatCompletionsFormat } from './chat-completions/index.js'
+import { chatRequest } from './chat-completions/wire.js'
 import { responsesFormat } from './responses/index.js'
+import { responsesRequest } from './responses/wire.js'
 import { validateChat, validateEmbeddings, validateResponses } from './validate.js'
 
 /** `POST /v1/chat/completions`: the model and the stream flag are in the body. */
@@ -11,18 +13,7 @@ export const chatCompletions: OperationFormat = {
   otelName: 'chat',
   hub: chatCompletionsFormat,
   modelInBody: true,
-  readFields: new Set([
-    'model',
-    'messages',
-    'stream',
-    'temperature',
-    'top_p',
-    'presence_penalty',
-    'frequency_penalty',
-    'n',
-    'max_completion_tokens',
-    'max_tokens',
-  ]),
+  readFields: chatRequest.gatewayReads,
   elementFields: ['role'],
   keepsRecords: true,
   read: (fields) => validateChat(fields),
@@ -49,7 +40,7 @@ export const responses: OperationFormat = {
   otelName: 'chat',
   hub: responsesFormat,
   modelInBody: true,
-  readFields: new Set(['model', 'input', 'stream', 'temperature', 'top_p', 'max_output_tokens']),
+  readFields: responsesRequest.gatewayReads,
   keepsRecords: true,
   read: (fields) => validateResponses(fields),
 }

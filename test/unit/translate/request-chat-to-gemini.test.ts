@@ -392,6 +392,7 @@ describe('chat request to generate-content', () => {
     ],
     ['messages[0].name', [{ role: 'user', content: 'x', name: 'alice' }]],
     ['messages[0].role', [{ role: 'function', name: 'f', content: 'x' }]],
+    ['messages[0].role', [{ role: 'constructor', content: 'x' }]],
     ['messages[0].tool_call_id', [{ role: 'tool', tool_call_id: 'call_x', content: 'x' }]],
     [
       'messages[0].content[0].image_url.detail',

@@ -12,42 +12,38 @@ import type {
   HubToolOutput,
 } from '../../../translate/hub.js'
 import { type HubEffort, isEffort, mediaClass } from '../../../translate/hub.js'
+import { field, optionalField, payload } from '../../../translate/payload.js'
 import {
   absent,
   array,
   at,
-  camelKeys,
   inexpressible,
-  integer,
   isStrings,
   type JsonObject,
-  number,
   object,
-  onlyKnown,
   optional,
   put,
   refuse,
   string,
+  unchecked,
 } from '../../../translate/readers.js'
 import { declaresNothing, fromGeminiSchema, toGeminiSchema } from '../schema.js'
-import type { GeminiContent, GeminiFunctionDeclaration, GeminiGenerationConfig, GeminiPart, GeminiRequest } from './wire.js'
-
-const KNOWN = new Set(['contents', 'systemInstruction', 'tools', 'toolConfig', 'generationConfig', 'safetySettings'])
-const CONFIG = new Set([
-  'temperature',
-  'topP',
-  'maxOutputTokens',
-  'stopSequences',
-  'candidateCount',
-  'seed',
-  'presencePenalty',
-  'frequencyPenalty',
-  'responseMimeType',
-  'responseSchema',
-  'responseJsonSchema',
-  'responseModalities',
-  'thinkingConfig',
-])
+import {
+  type GeminiCallingMode,
+  type GeminiContent,
+  type GeminiFunctionDeclaration,
+  type GeminiGenerationConfig,
+  type GeminiPart,
+  type GeminiRequest,
+  type GeminiThinkingConfig,
+  geminiFunctionCallingConfig,
+  geminiGenerationConfig,
+  geminiRequest,
+  geminiSystemInstruction,
+  geminiThinkingConfig,
+  message,
+  PROTOBUF,
+} from './wire.js'
 
 /** Google's documented thinking budgets for each effort (its OpenAI-compatibility table; `xhigh` is the largest budget). */
 const BUDGET: Readonly<Record<HubEffort, number>> = { none: 0, minimal: 1024, low: 1024, medium: 8192, high: 24576, xhigh: 32768 }
@@ -55,22 +51,38 @@ const BUDGET: Readonly<Record<HubEffort, number>> = { none: 0, minimal: 1024, lo
 /** Files uploaded to Google's Files API live on its own host; no other upstream can fetch them. */
 const GOOGLE_FILES = /^https:\/\/generativelanguage\.googleapis\.com\//i
 
-/** A protobuf message level of the request, its field names in lowerCamelCase. */
-const message = (value: unknown, path: string): JsonObject => camelKeys(object(value, path), path)
-
 /** An id for a call that came without one: stable for the same history, unique within it. */
 const callId = (content: number, part: number) => `call_${content}_${part}`
 
+/** A part of the system instruction: text alone. */
+const TEXT_PART = payload({ text: field(string) }, PROTOBUF)
+const INLINE_DATA = payload({ mimeType: field(string), data: field(string) }, PROTOBUF)
+const FILE_DATA = payload({ mimeType: optionalField(string), fileUri: field(string) }, PROTOBUF)
+const FUNCTION_CALL = payload({ id: optionalField(string), name: field(string), args: optionalField(object) }, PROTOBUF)
+const FUNCTION_RESPONSE = payload({ id: optionalField(string), name: field(string), response: field(object) }, PROTOBUF)
+/** One turn; a turn without a role is the user's. */
+const CONTENT = payload({ role: optionalField(string), parts: field(array) }, PROTOBUF)
+/** A tool: function declarations are the one kind another format has. */
+const TOOL = payload({ functionDeclarations: field(array) }, PROTOBUF)
+/** `parameters` is read by `fromGeminiSchema`, which names what it cannot take. */
+const FUNCTION_DECLARATION = payload(
+  {
+    name: field(string),
+    description: optionalField(string),
+    parameters: optionalField(unchecked),
+    parametersJsonSchema: optionalField(object),
+  },
+  PROTOBUF,
+)
+
 function textOf(value: unknown, path: string): string {
-  const part = message(value, path)
-  onlyKnown(part, new Set(['text']), path)
-  return string(part.text, at(path, 'text'))
+  return TEXT_PART.read(TEXT_PART.object(value, path), 'text', path)
 }
 
-function system(value: unknown): string[] {
-  const instruction = message(value, 'systemInstruction')
-  onlyKnown(instruction, new Set(['parts', 'role']), 'systemInstruction')
-  return array(instruction.parts, 'systemInstruction.parts').map((part, i) => textOf(part, `systemInstruction.parts[${i}]`))
+function system(instruction: JsonObject | undefined): string[] {
+  if (instruction === undefined) return []
+  const parts = geminiSystemInstruction.read(instruction, 'parts', 'systemInstruction')
+  return parts.map((part, i) => textOf(part, `systemInstruction.parts[${i}]`))
 }
 
 interface Pending {
@@ -89,86 +101,80 @@ function part(value: unknown, path: string, role: 'user' | 'assistant', pending:
   const where = at(path, key)
   if (key === 'text') return { type: 'text', text: string(data.text, where) }
   if (key === 'inlineData') {
-    const inline = message(data.inlineData, where)
-    onlyKnown(inline, new Set(['mimeType', 'data']), where)
-    const mimeType = string(inline.mimeType, at(where, 'mimeType')).toLowerCase()
+    const inline = INLINE_DATA.object(data.inlineData, where)
+    const mimeType = INLINE_DATA.read(inline, 'mimeType', where).toLowerCase()
     if (mediaClass(mimeType) === undefined) inexpressible(at(where, 'mimeType'), `is '${mimeType}'`)
-    return { type: 'media', media: { kind: 'inline', mimeType, data: string(inline.data, at(where, 'data')) }, filename: undefined }
+    return { type: 'media', media: { kind: 'inline', mimeType, data: INLINE_DATA.read(inline, 'data', where) }, filename: undefined }
   }
   if (key === 'fileData') {
-    const file = message(data.fileData, where)
-    onlyKnown(file, new Set(['mimeType', 'fileUri']), where)
-    const url = string(file.fileUri, at(where, 'fileUri'))
+    const file = FILE_DATA.object(data.fileData, where)
+    const url = FILE_DATA.read(file, 'fileUri', where)
     if (!/^https?:\/\//i.test(url) || GOOGLE_FILES.test(url)) inexpressible(at(where, 'fileUri'), 'is not a public http(s) URL')
-    const mimeType = optional(file, 'mimeType', where, string)?.toLowerCase()
+    const mimeType = FILE_DATA.read(file, 'mimeType', where)?.toLowerCase()
     if (mimeType !== undefined && mediaClass(mimeType) !== 'image')
       inexpressible(at(where, 'mimeType'), `is '${mimeType}' (only images go by URL)`)
     return { type: 'media', media: { kind: 'url', url, mimeType }, filename: undefined }
   }
   if (key === 'functionCall' && role === 'assistant') {
-    const call = message(data.functionCall, where)
-    onlyKnown(call, new Set(['id', 'name', 'args']), where)
-    const id = optional(call, 'id', where, string) ?? fallbackId
-    const name = string(call.name, at(where, 'name'))
+    const call = FUNCTION_CALL.object(data.functionCall, where)
+    const id = FUNCTION_CALL.read(call, 'id', where) ?? fallbackId
+    const name = FUNCTION_CALL.read(call, 'name', where)
     pending.push({ id, name })
-    return { type: 'tool_call', id, name, args: optional(call, 'args', where, object) ?? {}, signature }
+    return { type: 'tool_call', id, name, args: FUNCTION_CALL.read(call, 'args', where) ?? {}, signature }
   }
   if (key === 'functionResponse' && role === 'user') {
-    const response = message(data.functionResponse, where)
-    onlyKnown(response, new Set(['id', 'name', 'response']), where)
-    const name = string(response.name, at(where, 'name'))
-    const id = optional(response, 'id', where, string)
+    const response = FUNCTION_RESPONSE.object(data.functionResponse, where)
+    const name = FUNCTION_RESPONSE.read(response, 'name', where)
+    const id = FUNCTION_RESPONSE.read(response, 'id', where)
     // Gemini matches a response to its call by name (in order); the upstream needs the call's id.
     const match = pending.findIndex((call) => (id === undefined || call.id === id) && call.name === name)
     const call = pending[match]
     if (call === undefined) refuse(at(where, 'name'), `'${where}' answers no function call of the model turn before it.`)
     pending.splice(match, 1)
-    return { type: 'tool_result', id: call.id, name, output: { kind: 'json', value: object(response.response, at(where, 'response')) } }
+    return { type: 'tool_result', id: call.id, name, output: { kind: 'json', value: FUNCTION_RESPONSE.read(response, 'response', where) } }
   }
   return inexpressible(where, `is '${key}' data in a ${role === 'user' ? 'user' : 'model'} turn`)
 }
 
-function conversation(value: unknown): HubMessage[] {
+function conversation(contents: unknown[]): HubMessage[] {
   let pending: Pending[] = []
-  return array(value, 'contents').map((item, i) => {
+  return contents.map((item, i) => {
     const path = `contents[${i}]`
-    const content = message(item, path)
-    onlyKnown(content, new Set(['role', 'parts']), path)
-    const role = optional(content, 'role', path, string) ?? 'user'
+    const content = CONTENT.object(item, path)
+    const role = CONTENT.read(content, 'role', path) ?? 'user'
     if (role !== 'user' && role !== 'model') inexpressible(at(path, 'role'), `is '${role}'`)
     const hubRole = role === 'model' ? 'assistant' : 'user'
     if (hubRole === 'assistant') pending = []
-    const parts = array(content.parts, at(path, 'parts')).map((p, j) => part(p, at(at(path, 'parts'), j), hubRole, pending, callId(i, j)))
+    const parts = CONTENT.read(content, 'parts', path).map((p, j) => part(p, at(at(path, 'parts'), j), hubRole, pending, callId(i, j)))
     return { role: hubRole, parts }
   })
 }
 
-function functions(value: unknown): HubFunction[] {
-  return array(value, 'tools').flatMap((item, i) => {
+function functions(tools: unknown[] | undefined): HubFunction[] {
+  if (tools === undefined) return []
+  return tools.flatMap((item, i) => {
     const path = `tools[${i}]`
-    const tool = message(item, path)
-    onlyKnown(tool, new Set(['functionDeclarations']), path)
-    return array(tool.functionDeclarations, at(path, 'functionDeclarations')).map((decl, j): HubFunction => {
+    const tool = TOOL.object(item, path)
+    return TOOL.read(tool, 'functionDeclarations', path).map((decl, j): HubFunction => {
       const where = at(at(path, 'functionDeclarations'), j)
-      const fn = message(decl, where)
-      onlyKnown(fn, new Set(['name', 'description', 'parameters', 'parametersJsonSchema']), where)
+      const fn = FUNCTION_DECLARATION.object(decl, where)
       if (!absent(fn.parameters) && !absent(fn.parametersJsonSchema))
         refuse(at(where, 'parametersJsonSchema'), `'${where}' may have 'parameters' or 'parametersJsonSchema', not both.`)
       const parameters = absent(fn.parameters)
-        ? optional(fn, 'parametersJsonSchema', where, object)
+        ? FUNCTION_DECLARATION.read(fn, 'parametersJsonSchema', where)
         : fromGeminiSchema(fn.parameters, at(where, 'parameters'))
-      return { name: string(fn.name, at(where, 'name')), description: optional(fn, 'description', where, string), parameters }
+      const name = FUNCTION_DECLARATION.read(fn, 'name', where)
+      return { name, description: FUNCTION_DECLARATION.read(fn, 'description', where), parameters }
     })
   })
 }
 
-function toolChoice(value: unknown): { choice: HubToolChoice; strict: boolean } {
-  const config = message(message(value, 'toolConfig').functionCallingConfig, 'toolConfig.functionCallingConfig')
-  onlyKnown(config, new Set(['mode', 'allowedFunctionNames']), 'toolConfig.functionCallingConfig')
-  const mode = optional(config, 'mode', 'toolConfig.functionCallingConfig', string) ?? 'AUTO'
-  const names = optional(config, 'allowedFunctionNames', 'toolConfig.functionCallingConfig', array)?.map((name, i) =>
-    string(name, `toolConfig.functionCallingConfig.allowedFunctionNames[${i}]`),
-  )
+function toolChoice(toolConfig: JsonObject | undefined): { choice: HubToolChoice; strict: boolean } | undefined {
+  if (toolConfig === undefined) return undefined
+  const path = 'toolConfig.functionCallingConfig'
+  const config = geminiFunctionCallingConfig.object(toolConfig.functionCallingConfig, path)
+  const mode = geminiFunctionCallingConfig.read(config, 'mode', path) ?? 'AUTO'
+  const names = geminiFunctionCallingConfig.read(config, 'allowedFunctionNames', path)
   if (mode === 'ANY') return { choice: { mode: 'required', only: names }, strict: false }
   if (names !== undefined) inexpressible('toolConfig.functionCallingConfig.allowedFunctionNames', `narrows the functions in mode ${mode}`)
   if (mode === 'AUTO' || mode === 'MODE_UNSPECIFIED') return { choice: { mode: 'auto', only: undefined }, strict: false }
@@ -178,25 +184,24 @@ function toolChoice(value: unknown): { choice: HubToolChoice; strict: boolean } 
 }
 
 function output(config: JsonObject): HubOutput | undefined {
-  const mime = optional(config, 'responseMimeType', 'generationConfig', string) ?? 'text/plain'
+  const mime = geminiGenerationConfig.read(config, 'responseMimeType', 'generationConfig') ?? 'text/plain'
   const hasSchema = !absent(config.responseSchema) || !absent(config.responseJsonSchema)
   if (mime === 'text/plain' && !hasSchema) return undefined
   if (mime !== 'application/json') inexpressible('generationConfig.responseMimeType', `is '${mime}'`)
   if (!absent(config.responseSchema) && !absent(config.responseJsonSchema))
     refuse('generationConfig.responseJsonSchema', "'responseSchema' and 'responseJsonSchema' exclude each other.")
   const schema = absent(config.responseSchema)
-    ? optional(config, 'responseJsonSchema', 'generationConfig', object)
+    ? geminiGenerationConfig.read(config, 'responseJsonSchema', 'generationConfig')
     : fromGeminiSchema(config.responseSchema, 'generationConfig.responseSchema')
   // Gemini holds the answer to its schema; OpenAI's strict mode adds rules of its own a Gemini schema need not meet.
   return schema ? { type: 'json_schema', name: undefined, description: undefined, schema, strict: false } : { type: 'json' }
 }
 
-function reasoning(value: unknown): HubReasoning | undefined {
-  const config = message(value, 'generationConfig.thinkingConfig')
-  onlyKnown(config, new Set(['thinkingBudget', 'thinkingLevel', 'includeThoughts']), 'generationConfig.thinkingConfig')
+function reasoning(config: JsonObject | undefined): HubReasoning | undefined {
+  if (config === undefined) return undefined
   if (config.includeThoughts === true) inexpressible('generationConfig.thinkingConfig.includeThoughts', 'asks for thought summaries')
-  const budget = optional(config, 'thinkingBudget', 'generationConfig.thinkingConfig', integer)
-  const level = optional(config, 'thinkingLevel', 'generationConfig.thinkingConfig', string)?.toLowerCase()
+  const budget = geminiThinkingConfig.read(config, 'thinkingBudget', 'generationConfig.thinkingConfig')
+  const level = geminiThinkingConfig.read(config, 'thinkingLevel', 'generationConfig.thinkingConfig')?.toLowerCase()
   if (budget !== undefined && level !== undefined)
     refuse('generationConfig.thinkingConfig.thinkingLevel', "'thinkingBudget' and 'thinkingLevel' exclude each other.")
   if (level !== undefined) {
@@ -210,35 +215,32 @@ function reasoning(value: unknown): HubReasoning | undefined {
 
 /** Reads a generate-content request into the hub; refuses what the hub cannot hold, by field. */
 export function geminiRequestToHub(fields: JsonObject): HubRequest {
-  const body = camelKeys(fields, '')
-  onlyKnown(body, KNOWN, '')
-  if (!absent(body.safetySettings) && array(body.safetySettings, 'safetySettings').length > 0)
-    inexpressible('safetySettings', 'sets safety thresholds')
-  const config = optional(body, 'generationConfig', '', message) ?? {}
-  onlyKnown(config, CONFIG, 'generationConfig')
+  const body = geminiRequest.object(fields, '')
+  if ((geminiRequest.read(body, 'safetySettings')?.length ?? 0) > 0) inexpressible('safetySettings', 'sets safety thresholds')
+  const config = geminiRequest.read(body, 'generationConfig') ?? {}
   const modalities = config.responseModalities
   if (!absent(modalities) && !(isStrings(modalities) && modalities.every((m) => m === 'TEXT'))) {
     inexpressible('generationConfig.responseModalities', 'asks for output other than text')
   }
-  const tools = absent(body.tools) ? [] : functions(body.tools)
-  const choice = absent(body.toolConfig) ? undefined : toolChoice(body.toolConfig)
-  const read = <T>(key: string, reader: (value: unknown, path: string) => T) => optional(config, key, 'generationConfig', reader)
+  const tools = functions(geminiRequest.read(body, 'tools'))
+  const choice = toolChoice(geminiRequest.read(body, 'toolConfig'))
+  const read = <K extends keyof GeminiGenerationConfig & string>(key: K) => geminiGenerationConfig.read(config, key, 'generationConfig')
   return {
-    system: absent(body.systemInstruction) ? [] : system(body.systemInstruction),
-    messages: conversation(body.contents),
+    system: system(geminiRequest.read(body, 'systemInstruction')),
+    messages: conversation(geminiRequest.read(body, 'contents')),
     tools,
     strictTools: choice?.strict ?? false,
     toolChoice: choice?.choice,
     output: output(config),
-    temperature: read('temperature', number),
-    topP: read('topP', number),
-    maxOutputTokens: read('maxOutputTokens', integer),
-    stop: read('stopSequences', array)?.map((s, i) => string(s, `generationConfig.stopSequences[${i}]`)),
-    candidates: read('candidateCount', integer),
-    seed: read('seed', integer),
-    presencePenalty: read('presencePenalty', number),
-    frequencyPenalty: read('frequencyPenalty', number),
-    reasoning: absent(config.thinkingConfig) ? undefined : reasoning(config.thinkingConfig),
+    temperature: read('temperature'),
+    topP: read('topP'),
+    maxOutputTokens: read('maxOutputTokens'),
+    stop: read('stopSequences'),
+    candidates: read('candidateCount'),
+    seed: read('seed'),
+    presencePenalty: read('presencePenalty'),
+    frequencyPenalty: read('frequencyPenalty'),
+    reasoning: reasoning(read('thinkingConfig')),
     // A Gemini stream carries usage in its events whatever the request says.
     includeUsage: true,
   }
@@ -309,8 +311,12 @@ function generationConfig(hub: HubRequest): GeminiGenerationConfig | undefined {
     if (subset) config.responseSchema = subset
     else config.responseJsonSchema = described
   }
-  if (hub.reasoning)
-    config.thinkingConfig = { thinkingBudget: 'budget' in hub.reasoning ? hub.reasoning.budget : BUDGET[hub.reasoning.effort] }
+  if (hub.reasoning) {
+    const thinking: GeminiThinkingConfig = {
+      thinkingBudget: 'budget' in hub.reasoning ? hub.reasoning.budget : BUDGET[hub.reasoning.effort],
+    }
+    config.thinkingConfig = thinking
+  }
   return Object.keys(config).length > 0 ? config : undefined
 }
 
@@ -325,7 +331,8 @@ export function geminiRequestFromHub(hub: HubRequest): GeminiRequest {
   if (hub.tools.length > 0) body.tools = [{ functionDeclarations: hub.tools.map(declaration) }]
   const choice = hub.toolChoice
   if (choice || hub.strictTools) {
-    const mode = choice?.mode === 'none' ? 'NONE' : choice?.mode === 'required' ? 'ANY' : hub.strictTools ? 'VALIDATED' : 'AUTO'
+    const mode: GeminiCallingMode =
+      choice?.mode === 'none' ? 'NONE' : choice?.mode === 'required' ? 'ANY' : hub.strictTools ? 'VALIDATED' : 'AUTO'
     body.toolConfig = { functionCallingConfig: choice?.only ? { mode, allowedFunctionNames: choice.only } : { mode } }
   }
   const config = generationConfig(hub)

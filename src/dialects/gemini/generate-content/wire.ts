@@ -1,4 +1,23 @@
 // The subset of the generate-content wire format this module reads and writes.
+import { field, optionalField, type PayloadOptions, type PayloadType, payload } from '../../../translate/payload.js'
+import {
+  array,
+  boolean,
+  camelKeys,
+  integer,
+  type JsonObject,
+  number,
+  object,
+  string,
+  strings,
+  unchecked,
+} from '../../../translate/readers.js'
+
+/** Every level of a request is a protobuf message: its fields may be sent in snake_case too. */
+export const PROTOBUF: PayloadOptions = { keys: camelKeys }
+
+/** A protobuf message level whose members are not listed (only one of them is read): its names in lowerCamelCase. */
+export const message = (value: unknown, path: string): JsonObject => camelKeys(object(value, path), path)
 
 /** A Gemini `Schema`: the OpenAPI 3.0 subset `parameters` and `responseSchema` take. */
 export interface GeminiSchema {
@@ -59,35 +78,61 @@ export interface GeminiFunctionDeclaration {
 export type GeminiCallingMode = 'AUTO' | 'ANY' | 'NONE' | 'VALIDATED'
 
 /** `generationConfig.thinkingConfig`. */
-export interface GeminiThinkingConfig {
-  thinkingBudget?: number
-  thinkingLevel?: string
-}
+export const geminiThinkingConfig = payload(
+  { thinkingBudget: optionalField(integer), thinkingLevel: optionalField(string), includeThoughts: optionalField(boolean) },
+  PROTOBUF,
+)
 
-/** `generationConfig`. */
-export interface GeminiGenerationConfig {
-  temperature?: number
-  topP?: number
-  maxOutputTokens?: number
-  stopSequences?: string[]
-  candidateCount?: number
-  seed?: number
-  presencePenalty?: number
-  frequencyPenalty?: number
-  responseMimeType?: string
-  responseSchema?: GeminiSchema
-  responseJsonSchema?: Record<string, unknown>
-  thinkingConfig?: GeminiThinkingConfig
-}
+/** `generationConfig.thinkingConfig`, as `geminiThinkingConfig` reads it. */
+export type GeminiThinkingConfig = PayloadType<typeof geminiThinkingConfig>
 
-/** A generate-content request body (the model is in the path). */
-export interface GeminiRequest {
-  contents: GeminiContent[]
-  systemInstruction?: { parts: { text: string }[] }
-  tools?: { functionDeclarations: GeminiFunctionDeclaration[] }[]
-  toolConfig?: { functionCallingConfig: { mode: GeminiCallingMode; allowedFunctionNames?: string[] } }
-  generationConfig?: GeminiGenerationConfig
-}
+/** `generationConfig`; the schema members are read by `fromGeminiSchema`, which names what it cannot take. */
+export const geminiGenerationConfig = payload(
+  {
+    temperature: optionalField(number),
+    topP: optionalField(number),
+    maxOutputTokens: optionalField(integer),
+    stopSequences: optionalField(strings),
+    candidateCount: optionalField(integer),
+    seed: optionalField(integer),
+    presencePenalty: optionalField(number),
+    frequencyPenalty: optionalField(number),
+    responseMimeType: optionalField(string),
+    responseSchema: optionalField(unchecked),
+    responseJsonSchema: optionalField(object),
+    responseModalities: optionalField(strings),
+    thinkingConfig: optionalField(geminiThinkingConfig.object),
+  },
+  PROTOBUF,
+)
+
+/** `generationConfig`, as `geminiGenerationConfig` reads it. */
+export type GeminiGenerationConfig = PayloadType<typeof geminiGenerationConfig>
+
+/** `systemInstruction`: text parts only. */
+export const geminiSystemInstruction = payload({ parts: field(array), role: optionalField(string) }, PROTOBUF)
+
+/** `toolConfig.functionCallingConfig`. */
+export const geminiFunctionCallingConfig = payload({ mode: optionalField(string), allowedFunctionNames: optionalField(strings) }, PROTOBUF)
+
+/**
+ * A generate-content request body (the model is in the path): every member translation accepts (any other is refused
+ * by name), and those the gateway reads before any translation. Members read deeper are read member by member.
+ */
+export const geminiRequest = payload(
+  {
+    contents: field(array, { gatewayReads: true }),
+    systemInstruction: optionalField(geminiSystemInstruction.object),
+    tools: optionalField(array),
+    toolConfig: optionalField(message),
+    generationConfig: optionalField(geminiGenerationConfig.object),
+    safetySettings: optionalField(array),
+  },
+  PROTOBUF,
+)
+
+/** A generate-content request body, as `geminiRequest` reads it. */
+export type GeminiRequest = PayloadType<typeof geminiRequest>
 
 /** `usageMetadata`. */
 export interface GeminiUsage {

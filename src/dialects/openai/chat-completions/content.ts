@@ -1,18 +1,8 @@
 // Chat message content parts ⇄ hub parts.
 
 import { type HubMedia, type HubPart, mediaClass } from '../../../translate/hub.js'
-import {
-  absent,
-  array,
-  at,
-  inexpressible,
-  type JsonObject,
-  object,
-  onlyKnown,
-  optional,
-  refuse,
-  string,
-} from '../../../translate/readers.js'
+import { field, optionalField, payload } from '../../../translate/payload.js'
+import { absent, array, at, inexpressible, type JsonObject, object, optional, refuse, string } from '../../../translate/readers.js'
 import type { ChatContentPart } from './wire.js'
 
 const AUDIO_MIME: Readonly<Record<string, string>> = { wav: 'audio/wav', mp3: 'audio/mp3' }
@@ -43,13 +33,15 @@ export function text(value: unknown, path: string, allowRefusal: boolean): HubPa
   })
 }
 
+/** `image_url` of an image part: a `detail` other than 'auto' is refused, as Gemini has no such setting. */
+const IMAGE_URL = payload({ url: field(string), detail: optionalField(string) })
+
 function media(part: JsonObject, path: string): HubPart {
   if (part.type === 'image_url') {
-    const image = object(part.image_url, at(path, 'image_url'))
-    onlyKnown(image, new Set(['url', 'detail']), at(path, 'image_url'))
+    const image = IMAGE_URL.object(part.image_url, at(path, 'image_url'))
     if (!absent(image.detail) && image.detail !== 'auto')
       inexpressible(at(path, 'image_url.detail'), "asks for an image detail other than 'auto'")
-    const url = string(image.url, at(path, 'image_url.url'))
+    const url = IMAGE_URL.read(image, 'url', at(path, 'image_url'))
     const inline = parseDataUrl(url)
     if (inline) {
       if (mediaClass(inline.mimeType) !== 'image')

@@ -4,81 +4,78 @@ import { isObject } from '../../../json/value.js'
 import type { CallPlan } from '../../../translate/format.js'
 import type { HubFunction, HubMessage, HubOutput, HubPart, HubReasoning, HubRequest, HubToolChoice } from '../../../translate/hub.js'
 import { isEffort } from '../../../translate/hub.js'
+import { field, optionalField, payload } from '../../../translate/payload.js'
 import {
   absent,
   array,
   at,
   boolean,
   inexpressible,
-  integer,
   isStrings,
   type JsonObject,
-  number,
   object,
   onlyKnown,
-  optional,
   put,
   refuse,
   string,
+  unchecked,
 } from '../../../translate/readers.js'
 import { content, text, userParts } from './content.js'
 import { parseArguments, signatureOf } from './response.js'
-import type { ChatMessage, ChatRequest, ChatTool, ChatToolCall, ChatToolChoice } from './wire.js'
+import {
+  type ChatMessage,
+  type ChatRequest,
+  type ChatResponseFormat,
+  type ChatTool,
+  type ChatToolCall,
+  type ChatToolChoice,
+  chatRequest,
+  chatStreamOptions,
+} from './wire.js'
 
-const KNOWN = new Set([
-  'model',
-  'messages',
-  'stream',
-  'stream_options',
-  'tools',
-  'tool_choice',
-  'parallel_tool_calls',
-  'response_format',
-  'temperature',
-  'top_p',
-  'max_completion_tokens',
-  'max_tokens',
-  'stop',
-  'n',
-  'seed',
-  'presence_penalty',
-  'frequency_penalty',
-  'reasoning_effort',
-  'logprobs',
-  'store',
-  'modalities',
-])
+/** A tool call of an assistant message; `extra_content` carries a Gemini thought signature back. */
+const TOOL_CALL = payload({ id: field(string), type: field(unchecked), function: field(object), extra_content: optionalField(unchecked) })
 
 function toolCall(value: unknown, path: string): HubPart & { type: 'tool_call' } {
-  const call = object(value, path)
-  onlyKnown(call, new Set(['id', 'type', 'function', 'extra_content']), path)
+  const call = TOOL_CALL.object(value, path)
   if (call.type !== 'function') inexpressible(at(path, 'type'), 'is not a function call')
-  const fn = object(call.function, at(path, 'function'))
+  const fn = TOOL_CALL.read(call, 'function', path)
   const args = parseArguments(string(fn.arguments, at(path, 'function.arguments')), at(path, 'function.arguments'))
   const signature = signatureOf(call)
-  return { type: 'tool_call', id: string(call.id, at(path, 'id')), name: string(fn.name, at(path, 'function.name')), args, signature }
+  return { type: 'tool_call', id: TOOL_CALL.read(call, 'id', path), name: string(fn.name, at(path, 'function.name')), args, signature }
 }
 
-const MESSAGE_FIELDS: Readonly<Record<string, ReadonlySet<string>>> = {
-  system: new Set(['role', 'content']),
-  developer: new Set(['role', 'content']),
-  user: new Set(['role', 'content']),
-  assistant: new Set(['role', 'content', 'tool_calls', 'refusal']),
-  tool: new Set(['role', 'content', 'tool_call_id']),
-}
+/** A message of text (or, for a user, of media too); `content` is read by its role. */
+const TEXT_MESSAGE = payload({ role: field(string), content: field(unchecked) })
+const ASSISTANT_MESSAGE = payload({
+  role: field(string),
+  content: optionalField(unchecked),
+  tool_calls: optionalField(array),
+  refusal: optionalField(string),
+})
+const TOOL_MESSAGE = payload({ role: field(string), content: field(unchecked), tool_call_id: field(string) })
 
-function conversation(value: unknown): { system: string[]; messages: HubMessage[] } {
+/** The members a message may have, by its role. A map, so a role such as `constructor` is one it does not list. */
+const MESSAGES = new Map<string, { readonly known: ReadonlySet<string> }>([
+  ['system', TEXT_MESSAGE],
+  ['developer', TEXT_MESSAGE],
+  ['user', TEXT_MESSAGE],
+  ['assistant', ASSISTANT_MESSAGE],
+  ['tool', TOOL_MESSAGE],
+])
+
+function conversation(list: unknown[]): { system: string[]; messages: HubMessage[] } {
   const system: string[] = []
   const messages: HubMessage[] = []
   // A tool message names only the call's id; the function's name comes from the nearest assistant turn that made it.
   const callNames = new Map<string, string>()
-  array(value, 'messages').forEach((item, i) => {
+  list.forEach((item, i) => {
     const path = `messages[${i}]`
     const message = object(item, path)
-    const role = string(message.role, at(path, 'role'))
-    const fields = MESSAGE_FIELDS[role]
-    if (fields === undefined) inexpressible(at(path, 'role'), `is '${role}'`)
-    onlyKnown(message, fields, path)
+    const role = TEXT_MESSAGE.read(message, 'role', path)
+    const members = MESSAGES.get(role)
+    if (members === undefined) inexpressible(at(path, 'role'), `is '${role}'`)
+    onlyKnown(message, members.known, path)
     if (role === 'system' || role === 'developer') {
       if (messages.length > 0) inexpressible(at(path, 'role'), 'is a system message after the conversation started')
       for (const part of text(message.content, at(path, 'content'), false)) if (part.type === 'text') system.push(part.text)
@@ -90,9 +87,9 @@ function conversation(value: unknown): { system: string[]; messages: HubMessage[
     }
     if (role === 'assistant') {
       const parts = absent(message.content) ? [] : text(message.content, at(path, 'content'), true)
-      const refusal = optional(message, 'refusal', path, string)
+      const refusal = ASSISTANT_MESSAGE.read(message, 'refusal', path)
       if (refusal !== undefined) parts.push({ type: 'refusal', text: refusal })
-      const calls = optional(message, 'tool_calls', path, array) ?? []
+      const calls = ASSISTANT_MESSAGE.read(message, 'tool_calls', path) ?? []
       calls.forEach((call, j) => {
         const part = toolCall(call, at(at(path, 'tool_calls'), j))
         callNames.set(part.id, part.name)
@@ -101,7 +98,7 @@ function conversation(value: unknown): { system: string[]; messages: HubMessage[
       messages.push({ role: 'assistant', parts })
       return
     }
-    const id = string(message.tool_call_id, at(path, 'tool_call_id'))
+    const id = TOOL_MESSAGE.read(message, 'tool_call_id', path)
     const name = callNames.get(id)
     if (name === undefined) refuse(at(path, 'tool_call_id'), `'${path}.tool_call_id' matches no tool call of an earlier assistant message.`)
     const output = text(message.content, at(path, 'content'), false)
@@ -116,8 +113,17 @@ function conversation(value: unknown): { system: string[]; messages: HubMessage[
   return { system, messages }
 }
 
-function tools(value: unknown): { tools: HubFunction[]; strict: boolean } {
-  const list = array(value, 'tools')
+/** A function tool: `function` is its only kind a chat request and Gemini share. */
+const TOOL = payload({ type: field(unchecked), function: field(unchecked) })
+const FUNCTION = payload({
+  name: field(string),
+  description: optionalField(string),
+  parameters: optionalField(object),
+  strict: optionalField(boolean),
+})
+
+function tools(list: unknown[] | undefined): { tools: HubFunction[]; strict: boolean } {
+  if (list === undefined) return { tools: [], strict: false }
   const strict = list.map((item) => isObject(item) && isObject(item.function) && item.function.strict === true)
   if (strict.some((s) => s) && !strict.every((s) => s)) {
     inexpressible(`tools[${strict.indexOf(false)}].function.strict`, 'differs between tools (strict schemas are all or none upstream)')
@@ -126,19 +132,20 @@ function tools(value: unknown): { tools: HubFunction[]; strict: boolean } {
     const path = `tools[${i}]`
     const tool = object(item, path)
     if (tool.type !== 'function') inexpressible(at(path, 'type'), `is '${String(tool.type)}', not 'function'`)
-    onlyKnown(tool, new Set(['type', 'function']), path)
-    const fn = object(tool.function, at(path, 'function'))
-    onlyKnown(fn, new Set(['name', 'description', 'parameters', 'strict']), at(path, 'function'))
+    onlyKnown(tool, TOOL.known, path)
+    const where = at(path, 'function')
+    const fn = FUNCTION.object(tool.function, where)
     return {
-      name: string(fn.name, at(path, 'function.name')),
-      description: optional(fn, 'description', at(path, 'function'), string),
-      parameters: optional(fn, 'parameters', at(path, 'function'), object),
+      name: FUNCTION.read(fn, 'name', where),
+      description: FUNCTION.read(fn, 'description', where),
+      parameters: FUNCTION.read(fn, 'parameters', where),
     }
   })
   return { tools: functions, strict: strict.length > 0 && strict.every((s) => s) }
 }
 
-function toolChoice(value: unknown): HubToolChoice {
+function toolChoice(value: unknown): HubToolChoice | undefined {
+  if (value === undefined) return undefined
   if (value === 'auto' || value === 'none' || value === 'required') return { mode: value, only: undefined }
   const choice = object(value, 'tool_choice')
   if (choice.type === 'function') {
@@ -157,61 +164,69 @@ function toolChoice(value: unknown): HubToolChoice {
   return refuse('tool_choice', "'tool_choice' must be 'auto', 'none', 'required' or a function or allowed_tools object.")
 }
 
-function output(value: unknown): HubOutput | undefined {
-  const format = object(value, 'response_format')
-  if (format.type === 'text') return undefined
+/** `response_format.json_schema`. */
+const JSON_SCHEMA = payload({
+  name: optionalField(string),
+  description: optionalField(string),
+  schema: optionalField(object),
+  strict: optionalField(boolean),
+})
+
+function output(format: JsonObject | undefined): HubOutput | undefined {
+  if (format === undefined || format.type === 'text') return undefined
   if (format.type === 'json_object') return { type: 'json' }
   if (format.type !== 'json_schema') return inexpressible('response_format.type', `is '${String(format.type)}'`)
-  const spec = object(format.json_schema, 'response_format.json_schema')
-  onlyKnown(spec, new Set(['name', 'description', 'schema', 'strict']), 'response_format.json_schema')
+  const path = 'response_format.json_schema'
+  const spec = JSON_SCHEMA.object(format.json_schema, path)
   return {
     type: 'json_schema',
-    name: optional(spec, 'name', 'response_format.json_schema', string),
-    description: optional(spec, 'description', 'response_format.json_schema', string),
-    schema: optional(spec, 'schema', 'response_format.json_schema', object) ?? { type: 'object' },
+    name: JSON_SCHEMA.read(spec, 'name', path),
+    description: JSON_SCHEMA.read(spec, 'description', path),
+    schema: JSON_SCHEMA.read(spec, 'schema', path) ?? { type: 'object' },
     strict: spec.strict === true,
   }
 }
 
-function neutral(body: JsonObject, field: string, allowed: (value: unknown) => boolean, what: string): void {
+function neutral(body: JsonObject, field: keyof ChatRequest & string, allowed: (value: unknown) => boolean, what: string): void {
   if (!absent(body[field]) && !allowed(body[field])) inexpressible(field, what)
 }
 
+/** `stop` as a list: a lone sequence is a list of one. */
+const stopList = (stop: string | string[] | undefined): string[] | undefined => (typeof stop === 'string' ? [stop] : stop)
+
 /** Reads a chat-completions request into the hub; refuses what the hub cannot hold, by field. */
 export function chatRequestToHub(body: JsonObject): HubRequest {
-  onlyKnown(body, KNOWN, '')
+  onlyKnown(body, chatRequest.known, '')
   neutral(body, 'parallel_tool_calls', (v) => v === true, 'turns parallel tool calls off')
   neutral(body, 'logprobs', (v) => v === false, 'asks for log probabilities')
   neutral(body, 'store', (v) => v === false, 'asks the provider to store the completion')
   neutral(body, 'modalities', (v) => isStrings(v) && v.length === 1 && v[0] === 'text', 'asks for output other than text')
-  const max = optional(body, 'max_completion_tokens', '', integer)
-  const legacyMax = optional(body, 'max_tokens', '', integer)
+  const max = chatRequest.read(body, 'max_completion_tokens')
+  const legacyMax = chatRequest.read(body, 'max_tokens')
   if (max !== undefined && legacyMax !== undefined && max !== legacyMax)
     refuse('max_tokens', "'max_tokens' and 'max_completion_tokens' disagree.")
-  const stop = body.stop
-  const effort = optional(body, 'reasoning_effort', '', string)
+  const effort = chatRequest.read(body, 'reasoning_effort')
   if (effort !== undefined && !isEffort(effort)) inexpressible('reasoning_effort', `is '${effort}'`)
-  const streamOptions = optional(body, 'stream_options', '', object)
-  if (streamOptions) onlyKnown(streamOptions, new Set(['include_usage']), 'stream_options')
-  const { system, messages } = conversation(body.messages)
-  const declared = absent(body.tools) ? { tools: [], strict: false } : tools(body.tools)
+  const streamOptions = chatRequest.read(body, 'stream_options')
+  const { system, messages } = conversation(chatRequest.read(body, 'messages'))
+  const declared = tools(chatRequest.read(body, 'tools'))
   return {
     system,
     messages,
     tools: declared.tools,
     strictTools: declared.strict,
-    toolChoice: absent(body.tool_choice) ? undefined : toolChoice(body.tool_choice),
-    output: absent(body.response_format) ? undefined : output(body.response_format),
-    temperature: optional(body, 'temperature', '', number),
-    topP: optional(body, 'top_p', '', number),
+    toolChoice: toolChoice(chatRequest.read(body, 'tool_choice')),
+    output: output(chatRequest.read(body, 'response_format')),
+    temperature: chatRequest.read(body, 'temperature'),
+    topP: chatRequest.read(body, 'top_p'),
     maxOutputTokens: max ?? legacyMax,
-    stop: absent(stop) ? undefined : typeof stop === 'string' ? [stop] : array(stop, 'stop').map((s, i) => string(s, `stop[${i}]`)),
-    candidates: optional(body, 'n', '', integer),
-    seed: optional(body, 'seed', '', integer),
-    presencePenalty: optional(body, 'presence_penalty', '', number),
-    frequencyPenalty: optional(body, 'frequency_penalty', '', number),
+    stop: stopList(chatRequest.read(body, 'stop')),
+    candidates: chatRequest.read(body, 'n'),
+    seed: chatRequest.read(body, 'seed'),
+    presencePenalty: chatRequest.read(body, 'presence_penalty'),
+    frequencyPenalty: chatRequest.read(body, 'frequency_penalty'),
     reasoning: effort === undefined ? undefined : { effort },
-    includeUsage: streamOptions !== undefined && optional(streamOptions, 'include_usage', 'stream_options', boolean) === true,
+    includeUsage: streamOptions !== undefined && chatStreamOptions.read(streamOptions, 'include_usage', 'stream_options') === true,
   }
 }
 
@@ -268,6 +283,17 @@ function choice(choice: HubToolChoice): ChatToolChoice {
   }
 }
 
+function responseFormat(output: HubOutput): ChatResponseFormat {
+  if (output.type === 'json') return { type: 'json_object' }
+  const spec: { name: string; description?: string; schema: Record<string, unknown>; strict?: boolean } = {
+    name: output.name ?? 'response',
+    schema: output.schema,
+  }
+  put(spec, 'description', output.description)
+  if (output.strict) spec.strict = true
+  return { type: 'json_schema', json_schema: spec }
+}
+
 /** Writes a hub request as a chat-completions request for the upstream. */
 export function chatRequestFromHub(hub: HubRequest, plan: CallPlan): ChatRequest {
   const body: ChatRequest = { model: plan.upstreamModel, messages: messages(hub) }
@@ -283,17 +309,7 @@ export function chatRequestFromHub(hub: HubRequest, plan: CallPlan): ChatRequest
     })
   }
   if (hub.toolChoice) body.tool_choice = choice(hub.toolChoice)
-  const output = hub.output
-  if (output?.type === 'json') body.response_format = { type: 'json_object' }
-  if (output?.type === 'json_schema') {
-    const spec: { name: string; description?: string; schema: Record<string, unknown>; strict?: boolean } = {
-      name: output.name ?? 'response',
-      schema: output.schema,
-    }
-    put(spec, 'description', output.description)
-    if (output.strict) spec.strict = true
-    body.response_format = { type: 'json_schema', json_schema: spec }
-  }
+  if (hub.output) body.response_format = responseFormat(hub.output)
   put(body, 'temperature', hub.temperature)
   put(body, 'top_p', hub.topP)
   put(body, 'max_completion_tokens', hub.maxOutputTokens)

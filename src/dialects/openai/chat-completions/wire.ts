@@ -1,4 +1,6 @@
 // The subset of the chat-completions wire format this module reads and writes.
+import { field, optionalField, type PayloadType, payload } from '../../../translate/payload.js'
+import { array, boolean, integer, number, object, string, strings, unchecked } from '../../../translate/readers.js'
 
 /** A content part of a chat message. */
 export type ChatContentPart =
@@ -43,25 +45,42 @@ export type ChatResponseFormat =
   | { type: 'json_object' }
   | { type: 'json_schema'; json_schema: { name: string; description?: string; schema: Record<string, unknown>; strict?: boolean } }
 
-/** A chat-completions request body. */
-export interface ChatRequest {
-  model: string
-  messages: ChatMessage[]
-  stream?: boolean
-  stream_options?: { include_usage: boolean }
-  tools?: ChatTool[]
-  tool_choice?: ChatToolChoice
-  response_format?: ChatResponseFormat
-  temperature?: number
-  top_p?: number
-  max_completion_tokens?: number
-  stop?: string[]
-  n?: number
-  seed?: number
-  presence_penalty?: number
-  frequency_penalty?: number
-  reasoning_effort?: string
-}
+/** `stop`: one sequence, or a list of them. */
+const stopSequences = (value: unknown, path: string): string | string[] => (typeof value === 'string' ? value : strings(value, path))
+
+/** `stream_options`. */
+export const chatStreamOptions = payload({ include_usage: optionalField(boolean) })
+
+/**
+ * A chat-completions request body: every member translation accepts (any other is refused by name), and those the
+ * gateway reads before any translation. Members read deeper (`messages`, `tools`, …) are read member by member.
+ */
+export const chatRequest = payload({
+  model: field(string, { gatewayReads: true }),
+  messages: field(array, { gatewayReads: true }),
+  stream: optionalField(boolean, { gatewayReads: true }),
+  stream_options: optionalField(chatStreamOptions.object),
+  tools: optionalField(array),
+  tool_choice: optionalField(unchecked),
+  parallel_tool_calls: optionalField(boolean),
+  response_format: optionalField(object),
+  temperature: optionalField(number, { gatewayReads: true }),
+  top_p: optionalField(number, { gatewayReads: true }),
+  max_completion_tokens: optionalField(integer, { gatewayReads: true }),
+  max_tokens: optionalField(integer, { gatewayReads: true }),
+  stop: optionalField(stopSequences),
+  n: optionalField(integer, { gatewayReads: true }),
+  seed: optionalField(integer),
+  presence_penalty: optionalField(number, { gatewayReads: true }),
+  frequency_penalty: optionalField(number, { gatewayReads: true }),
+  reasoning_effort: optionalField(string),
+  logprobs: optionalField(boolean),
+  store: optionalField(boolean),
+  modalities: optionalField(strings),
+})
+
+/** A chat-completions request body, as `chatRequest` reads it. */
+export type ChatRequest = PayloadType<typeof chatRequest>
 
 /** Token usage of an answer. */
 export interface ChatUsage {

@@ -3,51 +3,26 @@
 import { isObject } from '../../../json/value.js'
 import type { HubFunction, HubMessage, HubOutput, HubPart, HubRequest, HubToolChoice } from '../../../translate/hub.js'
 import { isEffort } from '../../../translate/hub.js'
+import { field, optionalField, payload } from '../../../translate/payload.js'
 import {
   absent,
   array,
   at,
   boolean,
   inexpressible,
-  integer,
   type JsonObject,
-  number,
   object,
   onlyKnown,
-  optional,
   refuse,
   string,
+  unchecked,
 } from '../../../translate/readers.js'
 import { parseArguments, signatureOf } from '../chat-completions/response.js'
 import { assistantParts, outputText, systemTexts, userParts } from './content.js'
-
-const KNOWN = new Set([
-  'model',
-  'input',
-  'instructions',
-  'stream',
-  'stream_options',
-  'tools',
-  'tool_choice',
-  'parallel_tool_calls',
-  'text',
-  'temperature',
-  'top_p',
-  'max_output_tokens',
-  'reasoning',
-  'include',
-  'metadata',
-  'store',
-  'background',
-  'truncation',
-  'top_logprobs',
-  'previous_response_id',
-  'conversation',
-  'prompt',
-])
+import { type ResponsesRequest, responsesReasoning, responsesRequest, responsesStreamOptions, responsesText } from './wire.js'
 
 /** Fields that point at what the client's provider keeps: a model of another format has no way to read it. */
-const STORED: Readonly<Record<string, string>> = {
+const STORED: Readonly<Partial<Record<keyof ResponsesRequest, string>>> = {
   previous_response_id: 'continues a response the upstream stored',
   conversation: 'continues a conversation the upstream stored',
   prompt: 'names a prompt template the upstream stored',
@@ -57,7 +32,23 @@ const STORED: Readonly<Record<string, string>> = {
 const HARMLESS_INCLUDE = 'reasoning.encrypted_content'
 
 /** Item fields that only say where an item came from: sent back as received, they change nothing the model reads. */
-const PROVENANCE = ['id', 'status']
+const PROVENANCE = { id: optionalField(string), status: optionalField(string) }
+
+/** A message item; `type` may be left out (`{ role, content }` is the short form). `content` is read by the role. */
+const MESSAGE_ITEM = payload({ type: optionalField(string), role: field(string), content: field(unchecked), ...PROVENANCE })
+
+/** A function call item, as a client sends back the one it was given. */
+const FUNCTION_CALL_ITEM = payload({
+  type: field(string),
+  call_id: field(string),
+  name: field(string),
+  arguments: field(string),
+  extra_content: optionalField(unchecked),
+  ...PROVENANCE,
+})
+
+/** A function's output, answering a call item by its `call_id`. */
+const FUNCTION_OUTPUT_ITEM = payload({ type: field(string), call_id: field(string), output: field(unchecked), ...PROVENANCE })
 
 /** Refuses `field` of the object at `path` unless it is absent or a value that changes nothing upstream. */
 function neutral(body: JsonObject, field: string, allowed: (value: unknown) => boolean, what: string, path = ''): void {
@@ -80,8 +71,8 @@ class Conversation {
   }
 
   message(item: JsonObject, path: string): void {
-    onlyKnown(item, new Set(['type', 'role', 'content', ...PROVENANCE]), path)
-    const role = string(item.role, at(path, 'role'))
+    onlyKnown(item, MESSAGE_ITEM.known, path)
+    const role = MESSAGE_ITEM.read(item, 'role', path)
     if (role === 'system' || role === 'developer') {
       if (this.messages.length > 0) inexpressible(at(path, 'role'), 'is a system message after the conversation started')
       this.system.push(...systemTexts(item.content, at(path, 'content')))
@@ -95,17 +86,17 @@ class Conversation {
   }
 
   functionCall(item: JsonObject, path: string): void {
-    onlyKnown(item, new Set(['type', 'call_id', 'name', 'arguments', 'extra_content', ...PROVENANCE]), path)
-    const id = string(item.call_id, at(path, 'call_id'))
-    const name = string(item.name, at(path, 'name'))
-    const args = parseArguments(string(item.arguments, at(path, 'arguments')), at(path, 'arguments'))
+    onlyKnown(item, FUNCTION_CALL_ITEM.known, path)
+    const id = FUNCTION_CALL_ITEM.read(item, 'call_id', path)
+    const name = FUNCTION_CALL_ITEM.read(item, 'name', path)
+    const args = parseArguments(FUNCTION_CALL_ITEM.read(item, 'arguments', path), at(path, 'arguments'))
     this.callNames.set(id, name)
     this.turn('assistant', () => true).parts.push({ type: 'tool_call', id, name, args, signature: signatureOf(item) })
   }
 
   functionOutput(item: JsonObject, path: string): void {
-    onlyKnown(item, new Set(['type', 'call_id', 'output', ...PROVENANCE]), path)
-    const id = string(item.call_id, at(path, 'call_id'))
+    onlyKnown(item, FUNCTION_OUTPUT_ITEM.known, path)
+    const id = FUNCTION_OUTPUT_ITEM.read(item, 'call_id', path)
     const name = this.callNames.get(id)
     if (name === undefined) refuse(at(path, 'call_id'), `'${path}.call_id' matches no function_call item before it.`)
     const result: HubPart = { type: 'tool_result', id, name, output: { kind: 'text', text: outputText(item.output, at(path, 'output')) } }
@@ -114,11 +105,11 @@ class Conversation {
   }
 }
 
-function conversation(input: unknown, instructions: string | undefined): { system: string[]; messages: HubMessage[] } {
+function conversation(input: string | unknown[], instructions: string | undefined): { system: string[]; messages: HubMessage[] } {
   const built = new Conversation()
   if (instructions !== undefined) built.system.push(instructions)
   if (typeof input === 'string') return { system: built.system, messages: [{ role: 'user', parts: [{ type: 'text', text: input }] }] }
-  array(input, 'input').forEach((value, i) => {
+  input.forEach((value, i) => {
     const path = `input[${i}]`
     const item = object(value, path)
     // A message may leave out its type: `{ role, content }` is the short form.
@@ -134,8 +125,17 @@ function conversation(input: unknown, instructions: string | undefined): { syste
   return { system: built.system, messages: built.messages }
 }
 
-function tools(value: unknown): { tools: HubFunction[]; strict: boolean } {
-  const list = array(value, 'tools')
+/** A function tool, the one kind of tool another format has. */
+const FUNCTION_TOOL = payload({
+  type: field(unchecked),
+  name: field(string),
+  description: optionalField(string),
+  parameters: optionalField(object),
+  strict: optionalField(boolean),
+})
+
+function tools(list: unknown[] | undefined): { tools: HubFunction[]; strict: boolean } {
+  if (list === undefined) return { tools: [], strict: false }
   // Unlike chat completions, a Responses function is strict unless it says otherwise.
   const strict = list.map((item) => !(isObject(item) && item.strict === false))
   if (strict.some((s) => s) && !strict.every((s) => s)) {
@@ -145,11 +145,11 @@ function tools(value: unknown): { tools: HubFunction[]; strict: boolean } {
     const path = `tools[${i}]`
     const tool = object(item, path)
     if (tool.type !== 'function') inexpressible(at(path, 'type'), `is '${String(tool.type)}', a tool the upstream's format does not have`)
-    onlyKnown(tool, new Set(['type', 'name', 'description', 'parameters', 'strict']), path)
+    onlyKnown(tool, FUNCTION_TOOL.known, path)
     return {
-      name: string(tool.name, at(path, 'name')),
-      description: optional(tool, 'description', path, string),
-      parameters: optional(tool, 'parameters', path, object),
+      name: FUNCTION_TOOL.read(tool, 'name', path),
+      description: FUNCTION_TOOL.read(tool, 'description', path),
+      parameters: FUNCTION_TOOL.read(tool, 'parameters', path),
     }
   })
   return { tools: functions, strict: strict.length > 0 && strict.every((s) => s) }
@@ -161,7 +161,8 @@ function functionName(value: unknown, path: string): string {
   return string(tool.name, at(path, 'name'))
 }
 
-function toolChoice(value: unknown): HubToolChoice {
+function toolChoice(value: unknown): HubToolChoice | undefined {
+  if (value === undefined) return undefined
   if (value === 'auto' || value === 'none' || value === 'required') return { mode: value, only: undefined }
   const choice = object(value, 'tool_choice')
   if (choice.type === 'function') return { mode: 'required', only: [functionName(choice, 'tool_choice')] }
@@ -174,30 +175,37 @@ function toolChoice(value: unknown): HubToolChoice {
   return inexpressible('tool_choice.type', `is '${String(choice.type)}', a tool the upstream's format does not have`)
 }
 
-function output(value: unknown): HubOutput | undefined {
-  const text = object(value, 'text')
-  onlyKnown(text, new Set(['format', 'verbosity']), 'text')
+/** `text.format` of type `json_schema`. */
+const JSON_SCHEMA_FORMAT = payload({
+  type: field(string),
+  name: optionalField(string),
+  description: optionalField(string),
+  schema: optionalField(object),
+  strict: optionalField(boolean),
+})
+
+function output(text: JsonObject | undefined): HubOutput | undefined {
+  if (text === undefined) return undefined
   neutral(text, 'verbosity', (v) => v === 'medium', 'asks for a verbosity other than medium', 'text')
-  const format = optional(text, 'format', 'text', object)
+  const format = responsesText.read(text, 'format', 'text')
   if (format === undefined || format.type === 'text') return undefined
   if (format.type === 'json_object') return { type: 'json' }
   if (format.type !== 'json_schema') return inexpressible('text.format.type', `is '${String(format.type)}'`)
-  onlyKnown(format, new Set(['type', 'name', 'description', 'schema', 'strict']), 'text.format')
+  onlyKnown(format, JSON_SCHEMA_FORMAT.known, 'text.format')
   return {
     type: 'json_schema',
-    name: optional(format, 'name', 'text.format', string),
-    description: optional(format, 'description', 'text.format', string),
-    schema: optional(format, 'schema', 'text.format', object) ?? { type: 'object' },
+    name: JSON_SCHEMA_FORMAT.read(format, 'name', 'text.format'),
+    description: JSON_SCHEMA_FORMAT.read(format, 'description', 'text.format'),
+    schema: JSON_SCHEMA_FORMAT.read(format, 'schema', 'text.format') ?? { type: 'object' },
     strict: format.strict === true,
   }
 }
 
-function effort(value: unknown): HubRequest['reasoning'] {
-  const reasoning = object(value, 'reasoning')
-  onlyKnown(reasoning, new Set(['effort', 'summary', 'generate_summary']), 'reasoning')
+function effort(reasoning: JsonObject | undefined): HubRequest['reasoning'] {
+  if (reasoning === undefined) return undefined
   neutral(reasoning, 'summary', () => false, 'asks for reasoning summaries', 'reasoning')
   neutral(reasoning, 'generate_summary', () => false, 'asks for reasoning summaries', 'reasoning')
-  const named = optional(reasoning, 'effort', 'reasoning', string)
+  const named = responsesReasoning.read(reasoning, 'effort', 'reasoning')
   if (named === undefined) return undefined
   if (!isEffort(named)) inexpressible('reasoning.effort', `is '${named}'`)
   return { effort: named }
@@ -205,7 +213,7 @@ function effort(value: unknown): HubRequest['reasoning'] {
 
 /** Reads a Responses request into the hub; refuses, by field, what the hub cannot hold or what needs the upstream's storage. */
 export function responsesRequestToHub(body: JsonObject): HubRequest {
-  onlyKnown(body, KNOWN, '')
+  onlyKnown(body, responsesRequest.known, '')
   for (const [field, what] of Object.entries(STORED)) {
     if (!absent(body[field]))
       refuse(field, `'${field}' ${what}, which a model of another format cannot read; send the whole conversation in 'input'.`)
@@ -215,35 +223,34 @@ export function responsesRequestToHub(body: JsonObject): HubRequest {
   neutral(body, 'parallel_tool_calls', (v) => v === true, 'turns parallel tool calls off')
   neutral(body, 'truncation', (v) => v === 'disabled', 'asks the upstream to drop earlier turns that do not fit')
   neutral(body, 'top_logprobs', (v) => v === 0, 'asks for log probabilities')
-  optional(body, 'metadata', '', object)
-  const include = optional(body, 'include', '', array) ?? []
+  responsesRequest.read(body, 'metadata')
+  const include = responsesRequest.read(body, 'include') ?? []
   include.forEach((value, i) => {
     if (string(value, `include[${i}]`) !== HARMLESS_INCLUDE) inexpressible(`include[${i}]`, `asks for '${String(value)}'`)
   })
-  const streamOptions = optional(body, 'stream_options', '', object)
-  if (streamOptions) {
-    onlyKnown(streamOptions, new Set(['include_obfuscation']), 'stream_options')
-    optional(streamOptions, 'include_obfuscation', 'stream_options', boolean)
-  }
+  const streamOptions = responsesRequest.read(body, 'stream_options')
+  if (streamOptions) responsesStreamOptions.read(streamOptions, 'include_obfuscation', 'stream_options')
+  // Checked before the rest of the input: an absent one is refused as missing, not as the wrong type.
   if (absent(body.input)) refuse('input', "'input' is required.")
-  const { system, messages } = conversation(body.input, optional(body, 'instructions', '', string))
-  const declared = absent(body.tools) ? { tools: [], strict: false } : tools(body.tools)
+  const instructions = responsesRequest.read(body, 'instructions')
+  const { system, messages } = conversation(responsesRequest.read(body, 'input'), instructions)
+  const declared = tools(responsesRequest.read(body, 'tools'))
   return {
     system,
     messages,
     tools: declared.tools,
     strictTools: declared.strict,
-    toolChoice: absent(body.tool_choice) ? undefined : toolChoice(body.tool_choice),
-    output: absent(body.text) ? undefined : output(body.text),
-    temperature: optional(body, 'temperature', '', number),
-    topP: optional(body, 'top_p', '', number),
-    maxOutputTokens: optional(body, 'max_output_tokens', '', integer),
+    toolChoice: toolChoice(responsesRequest.read(body, 'tool_choice')),
+    output: output(responsesRequest.read(body, 'text')),
+    temperature: responsesRequest.read(body, 'temperature'),
+    topP: responsesRequest.read(body, 'top_p'),
+    maxOutputTokens: responsesRequest.read(body, 'max_output_tokens'),
     stop: undefined,
     candidates: undefined,
     seed: undefined,
     presencePenalty: undefined,
     frequencyPenalty: undefined,
-    reasoning: absent(body.reasoning) ? undefined : effort(body.reasoning),
+    reasoning: effort(responsesRequest.read(body, 'reasoning')),
     // A Responses stream always ends with the whole response, its usage included.
     includeUsage: true,
   }

@@ -1,4 +1,54 @@
 // The subset of OpenAI's Responses wire format this module reads and writes (as a client format only).
+import { field, optionalField, type PayloadType, payload } from '../../../translate/payload.js'
+import { array, boolean, integer, number, object, string, unchecked } from '../../../translate/readers.js'
+
+/** `input`: text (one user turn) or a list of items. */
+const input = (value: unknown, path: string): string | unknown[] => (typeof value === 'string' ? value : array(value, path))
+
+/** `stream_options`. */
+export const responsesStreamOptions = payload({ include_obfuscation: optionalField(boolean) })
+
+/** `text`: the answer's format. */
+export const responsesText = payload({ format: optionalField(object), verbosity: optionalField(string) })
+
+/** `reasoning`. */
+export const responsesReasoning = payload({
+  effort: optionalField(string),
+  summary: optionalField(string),
+  generate_summary: optionalField(string),
+})
+
+/**
+ * A Responses request body: every member translation accepts (any other is refused by name), and those the gateway
+ * reads before any translation. `input` is required here because a translated call has no stored prompt to supply it.
+ */
+export const responsesRequest = payload({
+  model: field(string, { gatewayReads: true }),
+  input: field(input, { gatewayReads: true }),
+  instructions: optionalField(string),
+  stream: optionalField(boolean, { gatewayReads: true }),
+  stream_options: optionalField(responsesStreamOptions.object),
+  tools: optionalField(array),
+  tool_choice: optionalField(unchecked),
+  parallel_tool_calls: optionalField(boolean),
+  text: optionalField(responsesText.object),
+  temperature: optionalField(number, { gatewayReads: true }),
+  top_p: optionalField(number, { gatewayReads: true }),
+  max_output_tokens: optionalField(integer, { gatewayReads: true }),
+  reasoning: optionalField(responsesReasoning.object),
+  include: optionalField(array),
+  metadata: optionalField(object),
+  store: optionalField(boolean),
+  background: optionalField(boolean),
+  truncation: optionalField(string),
+  top_logprobs: optionalField(integer),
+  previous_response_id: optionalField(string),
+  conversation: optionalField(unchecked),
+  prompt: optionalField(object),
+})
+
+/** A Responses request body, as `responsesRequest` reads it. */
+export type ResponsesRequest = PayloadType<typeof responsesRequest>
 
 /** Where an output item stands. */
 export type ResponsesItemStatus = 'in_progress' | 'completed' | 'incomplete'
