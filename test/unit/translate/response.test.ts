@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { gemini, openai, translatorFor } from '../../../src/dialects/index.js'
+import { gemini, openai } from '../../../src/dialects/index.js'
 import { chatToGemini, geminiToChat, ok, planOf } from './helpers.js'
 
 const chatPlan = planOf(chatToGemini, { model: 'm', messages: [{ role: 'user', content: 'x' }] })
@@ -344,10 +344,5 @@ describe('bodies as the pipeline holds them', () => {
     expect(chatToGemini.error(404, Buffer.from('{"error":{"code":404,"message":"models/x is not found","status":"NOT_FOUND"}}'))).toEqual({
       error: { message: 'models/x is not found', type: 'not_found_error', param: null, code: 'NOT_FOUND' },
     })
-  })
-
-  it('has no translator for a same-format call, which stays passthrough', () => {
-    expect(translatorFor(openai, openai, 'chat.completions')).toBeUndefined()
-    expect(translatorFor(gemini, gemini, 'generateContent')).toBeUndefined()
   })
 })
