@@ -9,6 +9,23 @@ export const geminiToChat = translatorFor(gemini, openai, 'generateContent')!
 /** An OpenAI Responses client calling a Gemini upstream. */
 export const responsesToGemini = translatorFor(openai, gemini, 'responses')!
 
+/** A chat function tool, as OpenAI documents it. */
+export const WEATHER_TOOL = {
+  type: 'function',
+  function: {
+    name: 'get_current_weather',
+    description: 'Get the current weather in a given location',
+    parameters: {
+      type: 'object',
+      properties: {
+        location: { type: 'string', description: 'The city and state, e.g. San Francisco, CA' },
+        unit: { type: 'string', enum: ['celsius', 'fahrenheit'] },
+      },
+      required: ['location'],
+    },
+  },
+}
+
 /** A call with fixed ids and clock, so every output is the same on every run. */
 export function callInfo(stream = false): CallInfo {
   return { model: 'client-model', upstreamModel: 'upstream-model', stream, requestId: 'req1', created: 1_700_000_000 }
