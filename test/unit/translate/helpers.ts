@@ -76,3 +76,11 @@ export function typedFrames(sse: string): Array<{ event: string | undefined; dat
       return { event, data: JSON.parse(data) as Record<string, unknown> }
     })
 }
+
+/** The plan of a chat client's call for a Gemini upstream, and of a Gemini client's for an OpenAI-compatible one. */
+export const chatPlan = planOf(chatToGemini, { model: 'm', messages: [{ role: 'user', content: 'x' }] })
+export const geminiPlan = planOf(geminiToChat, { contents: [{ parts: [{ text: 'x' }] }] })
+/** A Gemini upstream's answer as an OpenAI client gets it. */
+export const forChat = (body: unknown) => ok(chatToGemini.response(body, chatPlan))
+/** An OpenAI upstream's answer as a Gemini client gets it. */
+export const forGemini = (body: unknown) => ok(geminiToChat.response(body, geminiPlan))
