@@ -166,13 +166,13 @@ export function describeHubContract(name: DialectName, options: HubContractOptio
         for (const other of others) {
           const refused = passage(other).refused
           if (refused !== undefined) {
-            it(`refuses '${refused}' toward a ${other.name} upstream, which cannot express it`, () => {
+            it(`refuses '${refused}' toward an upstream of ${other.name}, which cannot express it`, () => {
               expectRefusal(translatorFor(dialect, other, client.operation)?.request(transcript.body, call) as Translated<unknown>, refused)
             })
             continue
           }
           const back = wireOf(other) ? ', and it comes back as it went' : ''
-          it(`translates the request for a ${other.name} upstream${back}`, () => {
+          it(`translates the request for an upstream of ${other.name}${back}`, () => {
             const there = ok(
               translatorFor(dialect, other, client.operation)?.request(transcript.body, call) as Translated<{ body: object }>,
             )
@@ -201,7 +201,7 @@ export function describeHubContract(name: DialectName, options: HubContractOptio
 
           for (const other of CLIENTS.filter((c) => c.dialect !== dialect)) {
             const back = wireOf(other.dialect) === other
-            it(`answers a ${named(other)} client${back ? ', and the answer comes back from it as it went' : ''}`, () => {
+            it(`answers a client of ${named(other)}${back ? ', and the answer comes back from it as it went' : ''}`, () => {
               const plan = planFor(direct().plan, false)
               const out = ok(joinFormats(other.format, upstream).response(bytes(text), plan))
               if (!back) return
@@ -221,7 +221,7 @@ export function describeHubContract(name: DialectName, options: HubContractOptio
             )
           })
           for (const other of CLIENTS.filter((c) => c.dialect !== dialect)) {
-            it(`gives a ${named(other)} client the error's message`, () => {
+            it(`gives a client of ${named(other)} the error's message`, () => {
               const out = joinFormats(other.format, upstream).error(status, bytes(text))
               expect(other.dialect.upstreamFormat.errorToHub(out).message).toBe(message)
             })
@@ -250,7 +250,7 @@ export function describeHubContract(name: DialectName, options: HubContractOptio
 
           for (const to of CLIENTS) {
             const what = t.response === undefined ? 'its events' : 'the events of its whole answer'
-            it(`streams to a ${named(to)} client ${what}, however the upstream's bytes are cut`, () => {
+            it(`streams to a client of ${named(to)} ${what}, however the upstream's bytes are cut`, () => {
               const translator = joinFormats(to.format, upstream).stream(plan())
               const out = translator.write(sse) + translator.end()
               const raw = bytes(sse)
@@ -271,7 +271,7 @@ export function describeHubContract(name: DialectName, options: HubContractOptio
           for (const other of others) {
             const theirs = wireOf(other)
             if (!theirs) continue
-            it(`streams through a ${named(theirs)} client and back as its whole answer`, () => {
+            it(`streams through a client of ${named(theirs)} and back as its whole answer`, () => {
               const there = joinFormats(theirs.format, upstream).stream(plan())
               const back = joinFormats(wire.format, other.upstreamFormat).stream(plan())
               const out = back.write(there.write(sse) + there.end()) + back.end()
