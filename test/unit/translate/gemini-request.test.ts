@@ -1,5 +1,21 @@
+// Gemini's request rules: how a request is written for a Gemini upstream (declarations in the schema subset, tool
+// config modes, thinking budgets, function responses), and how a generate-content request is read (roles, snake_case
+// names, calls without ids, what is refused).
 import { describe, expect, it } from 'vitest'
-import { callInfo, geminiToChat, planOf, refusedField, upstreamBody } from './helpers.js'
+import { chatToGemini, geminiToChat, refusedField, upstreamBody, WEATHER_TOOL } from './helpers.js'
+
+const WEATHER_DECLARATION = {
+  name: 'get_current_weather',
+  description: 'Get the current weather in a given location',
+  parameters: {
+    type: 'OBJECT',
+    properties: {
+      location: { type: 'STRING', description: 'The city and state, e.g. San Francisco, CA' },
+      unit: { type: 'STRING', enum: ['celsius', 'fahrenheit'] },
+    },
+    required: ['location'],
+  },
+}
 
 const LIGHTS = {
   functionDeclarations: [
@@ -34,14 +50,295 @@ const LIGHTS_TOOL = {
   },
 }
 
-describe('generate-content request to chat', () => {
-  it('maps a text prompt, the model going into the body', () => {
-    expect(upstreamBody(geminiToChat, { contents: [{ parts: [{ text: 'Explain how AI works in a few words' }] }] })).toEqual({
-      model: 'upstream-model',
-      messages: [{ role: 'user', content: 'Explain how AI works in a few words' }],
+describe('a request written for Gemini', () => {
+  it('maps an image by URL to fileData and a data URL to inlineData', () => {
+    const url =
+      'https://upload.wikimedia.org/wikipedia/commons/thumb/d/dd/Gfp-wisconsin-madison-the-nature-boardwalk.jpg/2560px-Gfp-wisconsin-madison-the-nature-boardwalk.jpg'
+    expect(
+      upstreamBody(chatToGemini, {
+        model: 'gpt-4o',
+        messages: [
+          {
+            role: 'user',
+            content: [
+              { type: 'text', text: "What's in this image?" },
+              { type: 'image_url', image_url: { url } },
+              { type: 'image_url', image_url: { url: 'data:image/png;base64,iVBORw0KGgo=', detail: 'auto' } },
+              { type: 'image_url', image_url: { url: 'https://example.com/picture' } },
+            ],
+          },
+        ],
+        max_tokens: 300,
+      }),
+    ).toEqual({
+      contents: [
+        {
+          role: 'user',
+          parts: [
+            { text: "What's in this image?" },
+            { fileData: { mimeType: 'image/jpeg', fileUri: url } },
+            { inlineData: { mimeType: 'image/png', data: 'iVBORw0KGgo=' } },
+            { fileData: { fileUri: 'https://example.com/picture' } },
+          ],
+        },
+      ],
+      generationConfig: { maxOutputTokens: 300 },
     })
   })
 
+  it('maps audio input and a PDF file to inlineData', () => {
+    const body = upstreamBody(chatToGemini, {
+      model: 'm',
+      messages: [
+        {
+          role: 'user',
+          content: [
+            { type: 'input_audio', input_audio: { data: 'UklGRg==', format: 'wav' } },
+            { type: 'file', file: { filename: 'draconomicon.pdf', file_data: 'data:application/pdf;base64,JVBERi0=' } },
+          ],
+        },
+      ],
+    })
+    expect(body).toEqual({
+      contents: [
+        {
+          role: 'user',
+          parts: [
+            { inlineData: { mimeType: 'audio/wav', data: 'UklGRg==' } },
+            { inlineData: { mimeType: 'application/pdf', data: 'JVBERi0=' } },
+          ],
+        },
+      ],
+    })
+  })
+
+  it('maps function tools and tool_choice auto', () => {
+    expect(
+      upstreamBody(chatToGemini, {
+        model: 'gpt-4o',
+        messages: [{ role: 'user', content: "What's the weather like in Boston today?" }],
+        tools: [WEATHER_TOOL],
+        tool_choice: 'auto',
+      }),
+    ).toEqual({
+      contents: [{ role: 'user', parts: [{ text: "What's the weather like in Boston today?" }] }],
+      tools: [{ functionDeclarations: [WEATHER_DECLARATION] }],
+      toolConfig: { functionCallingConfig: { mode: 'AUTO' } },
+    })
+  })
+
+  it.each([
+    ['none', { mode: 'NONE' }],
+    ['required', { mode: 'ANY' }],
+    [
+      { type: 'function', function: { name: 'get_current_weather' } },
+      { mode: 'ANY', allowedFunctionNames: ['get_current_weather'] },
+    ],
+    [
+      {
+        type: 'allowed_tools',
+        allowed_tools: { mode: 'required', tools: [{ type: 'function', function: { name: 'get_current_weather' } }] },
+      },
+      { mode: 'ANY', allowedFunctionNames: ['get_current_weather'] },
+    ],
+  ])('maps tool_choice %j', (choice, config) => {
+    const body = upstreamBody(chatToGemini, {
+      model: 'm',
+      messages: [{ role: 'user', content: 'x' }],
+      tools: [WEATHER_TOOL],
+      tool_choice: choice,
+    })
+    expect(body).toMatchObject({ toolConfig: { functionCallingConfig: config } })
+  })
+
+  it('asks for validated calls when every tool is strict', () => {
+    const strict = { type: 'function', function: { ...WEATHER_TOOL.function, strict: true } }
+    const body = upstreamBody(chatToGemini, { model: 'm', messages: [{ role: 'user', content: 'x' }], tools: [strict] })
+    expect(body).toMatchObject({ toolConfig: { functionCallingConfig: { mode: 'VALIDATED' } } })
+  })
+
+  it('leaves out the parameters of a function that takes none, and sends a schema outside the subset as JSON Schema', () => {
+    const body = upstreamBody(chatToGemini, {
+      model: 'm',
+      messages: [{ role: 'user', content: 'x' }],
+      tools: [
+        { type: 'function', function: { name: 'now', parameters: { type: 'object', properties: {} } } },
+        { type: 'function', function: { name: 'put', parameters: { type: 'object', additionalProperties: { type: 'string' } } } },
+      ],
+    })
+    expect(body).toMatchObject({
+      tools: [
+        {
+          functionDeclarations: [
+            { name: 'now' },
+            { name: 'put', parametersJsonSchema: { type: 'object', additionalProperties: { type: 'string' } } },
+          ],
+        },
+      ],
+    })
+  })
+
+  it('maps tool calls and their results with ids, consecutive results in one turn, names from the calls', () => {
+    const body = upstreamBody(chatToGemini, {
+      model: 'm',
+      messages: [
+        { role: 'user', content: "What's the weather like in Boston and Paris?" },
+        {
+          role: 'assistant',
+          content: null,
+          tool_calls: [
+            { id: 'call_1', type: 'function', function: { name: 'get_current_weather', arguments: '{"location":"Boston, MA"}' } },
+            {
+              id: 'call_2',
+              type: 'function',
+              function: { name: 'get_current_weather', arguments: '{"location":"Paris"}' },
+              extra_content: { google: { thought_signature: 'c2ln' } },
+            },
+          ],
+        },
+        { role: 'tool', tool_call_id: 'call_1', content: '{"temperature":22,"unit":"celsius"}' },
+        { role: 'tool', tool_call_id: 'call_2', content: 'sunny' },
+        { role: 'user', content: 'Thanks' },
+      ],
+    })
+    expect(body).toEqual({
+      contents: [
+        { role: 'user', parts: [{ text: "What's the weather like in Boston and Paris?" }] },
+        {
+          role: 'model',
+          parts: [
+            { functionCall: { id: 'call_1', name: 'get_current_weather', args: { location: 'Boston, MA' } } },
+            { functionCall: { id: 'call_2', name: 'get_current_weather', args: { location: 'Paris' } }, thoughtSignature: 'c2ln' },
+          ],
+        },
+        {
+          role: 'user',
+          parts: [
+            { functionResponse: { id: 'call_1', name: 'get_current_weather', response: { temperature: 22, unit: 'celsius' } } },
+            { functionResponse: { id: 'call_2', name: 'get_current_weather', response: { output: 'sunny' } } },
+          ],
+        },
+        { role: 'user', parts: [{ text: 'Thanks' }] },
+      ],
+    })
+  })
+
+  it('maps json_object and json_schema response formats', () => {
+    expect(
+      upstreamBody(chatToGemini, { model: 'm', messages: [{ role: 'user', content: 'x' }], response_format: { type: 'json_object' } }),
+    ).toMatchObject({
+      generationConfig: { responseMimeType: 'application/json' },
+    })
+    const body = upstreamBody(chatToGemini, {
+      model: 'm',
+      messages: [{ role: 'user', content: 'solve 8x + 7 = -23' }],
+      response_format: {
+        type: 'json_schema',
+        json_schema: {
+          name: 'math_response',
+          strict: true,
+          schema: {
+            type: 'object',
+            properties: {
+              steps: {
+                type: 'array',
+                items: {
+                  type: 'object',
+                  properties: { explanation: { type: 'string' }, output: { type: 'string' } },
+                  required: ['explanation', 'output'],
+                  additionalProperties: false,
+                },
+              },
+              final_answer: { type: 'string' },
+            },
+            required: ['steps', 'final_answer'],
+            additionalProperties: false,
+          },
+        },
+      },
+    })
+    expect(body).toMatchObject({
+      generationConfig: {
+        responseMimeType: 'application/json',
+        responseSchema: {
+          type: 'OBJECT',
+          properties: {
+            steps: {
+              type: 'ARRAY',
+              items: {
+                type: 'OBJECT',
+                properties: { explanation: { type: 'STRING' }, output: { type: 'STRING' } },
+                required: ['explanation', 'output'],
+              },
+            },
+            final_answer: { type: 'STRING' },
+          },
+          required: ['steps', 'final_answer'],
+        },
+      },
+    })
+  })
+
+  it('sends a recursive response schema as responseJsonSchema, its description joined', () => {
+    const schema = { type: 'object', properties: { children: { type: 'array', items: { $ref: '#' } } }, description: 'A tree.' }
+    const body = upstreamBody(chatToGemini, {
+      model: 'm',
+      messages: [{ role: 'user', content: 'x' }],
+      response_format: { type: 'json_schema', json_schema: { name: 'tree', description: 'Answer as a tree.', schema } },
+    })
+    expect(body).toMatchObject({
+      generationConfig: {
+        responseMimeType: 'application/json',
+        responseJsonSchema: { ...schema, description: 'Answer as a tree.\n\nA tree.' },
+      },
+    })
+  })
+
+  it('maps sampling, length, stop, candidates, seed, penalties and reasoning effort', () => {
+    const body = upstreamBody(chatToGemini, {
+      model: 'm',
+      messages: [{ role: 'user', content: 'x' }],
+      temperature: 0.2,
+      top_p: 0.9,
+      max_completion_tokens: 512,
+      stop: 'END',
+      n: 2,
+      seed: 42,
+      presence_penalty: 0.5,
+      frequency_penalty: -0.5,
+      reasoning_effort: 'medium',
+      parallel_tool_calls: true,
+      logprobs: false,
+      store: false,
+      stream: false,
+    })
+    expect(body).toMatchObject({
+      generationConfig: {
+        temperature: 0.2,
+        topP: 0.9,
+        maxOutputTokens: 512,
+        stopSequences: ['END'],
+        candidateCount: 2,
+        seed: 42,
+        presencePenalty: 0.5,
+        frequencyPenalty: -0.5,
+        thinkingConfig: { thinkingBudget: 8192 },
+      },
+    })
+  })
+
+  it.each([
+    ['none', 0],
+    ['minimal', 1024],
+    ['low', 1024],
+    ['high', 24576],
+  ])('maps reasoning_effort %s to a thinking budget of %i', (effort, budget) => {
+    const body = upstreamBody(chatToGemini, { model: 'm', messages: [{ role: 'user', content: 'x' }], reasoning_effort: effort })
+    expect(body).toMatchObject({ generationConfig: { thinkingConfig: { thinkingBudget: budget } } })
+  })
+})
+
+describe('a generate-content request read', () => {
   it('reads snake_case field names as the REST documentation writes them', () => {
     expect(
       upstreamBody(geminiToChat, {
@@ -74,37 +371,6 @@ describe('generate-content request to chat', () => {
         { role: 'user', content: 'Hello' },
         { role: 'assistant', content: 'Great to meet you. What would you like to know?' },
         { role: 'user', content: 'I have two dogs in my house. How many paws are in my house?' },
-      ],
-    })
-  })
-
-  it('maps inline images to data URLs and public file URLs to image URLs', () => {
-    expect(
-      upstreamBody(geminiToChat, {
-        contents: [
-          {
-            parts: [
-              { inline_data: { mime_type: 'image/jpeg', data: '/9j/4AAQ' } },
-              { fileData: { mimeType: 'image/png', fileUri: 'https://example.com/cat.png' } },
-              { inlineData: { mimeType: 'audio/mp3', data: 'SUQz' } },
-              { inlineData: { mimeType: 'application/pdf', data: 'JVBERi0=' } },
-              { text: 'Caption this image.' },
-            ],
-          },
-        ],
-      }),
-    ).toMatchObject({
-      messages: [
-        {
-          role: 'user',
-          content: [
-            { type: 'image_url', image_url: { url: 'data:image/jpeg;base64,/9j/4AAQ' } },
-            { type: 'image_url', image_url: { url: 'https://example.com/cat.png' } },
-            { type: 'input_audio', input_audio: { data: 'SUQz', format: 'mp3' } },
-            { type: 'file', file: { file_data: 'data:application/pdf;base64,JVBERi0=', filename: 'document.pdf' } },
-            { type: 'text', text: 'Caption this image.' },
-          ],
-        },
       ],
     })
   })
@@ -237,25 +503,6 @@ describe('generate-content request to chat', () => {
     })
   })
 
-  it.each([
-    [{ thinkingBudget: 0 }, 'none'],
-    [{ thinkingBudget: 8192 }, 'medium'],
-    [{ thinkingBudget: 30000 }, 'high'],
-    [{ thinkingLevel: 'HIGH' }, 'high'],
-    [{ thinkingLevel: 'low' }, 'low'],
-  ])('maps thinkingConfig %j to reasoning_effort %s', (thinking, effort) => {
-    const body = upstreamBody(geminiToChat, { contents: [{ parts: [{ text: 'x' }] }], generationConfig: { thinkingConfig: thinking } })
-    expect(body).toMatchObject({ reasoning_effort: effort })
-  })
-
-  it('leaves reasoning to the model when the budget is dynamic', () => {
-    const body = upstreamBody(geminiToChat, {
-      contents: [{ parts: [{ text: 'x' }] }],
-      generationConfig: { thinkingConfig: { thinkingBudget: -1 } },
-    })
-    expect(body).not.toHaveProperty('reasoning_effort')
-  })
-
   it('maps JSON output with and without a schema', () => {
     expect(
       upstreamBody(geminiToChat, { contents: [{ parts: [{ text: 'x' }] }], generationConfig: { responseMimeType: 'application/json' } }),
@@ -291,12 +538,6 @@ describe('generate-content request to chat', () => {
         },
       },
     })
-  })
-
-  it('asks a chat upstream for usage in a stream, whatever the client said', () => {
-    const fields = { contents: [{ parts: [{ text: 'x' }] }] }
-    expect(upstreamBody(geminiToChat, fields, true)).toMatchObject({ stream: true, stream_options: { include_usage: true } })
-    expect(planOf(geminiToChat, fields, true)).toEqual({ ...callInfo(true), includeUsage: true, request: fields })
   })
 
   it.each([

@@ -114,9 +114,4 @@ describe('generate-content answer to a Responses object', () => {
     )
     expect(error).toEqual({ error: { message: 'Quota exceeded', type: 'rate_limit_error', param: null, code: 'RESOURCE_EXHAUSTED' } })
   })
-
-  it('fails on an upstream 2xx body that is not generate-content', () => {
-    const plan = planOf(responsesToGemini, REQUEST)
-    expect(responsesToGemini.response(Buffer.from('not json'), plan)).toMatchObject({ ok: false })
-  })
 })

@@ -1,22 +1,8 @@
+// Gemini's stream rules: how a generate-content stream is read (whole calls with stable ids, candidates, streamed
+// errors and their status), and how a stream is written as one (a response per event, calls sent whole once their
+// arguments are, the finish with the usage last, what is held until the end).
 import { describe, expect, it } from 'vitest'
-import { sseEvent } from '../../../src/sse/write.js'
-import type { Translator } from '../../../src/translate/index.js'
-import { chatToGemini, frames, geminiToChat, planOf } from './helpers.js'
-
-const chatRequest = (includeUsage: boolean) => ({
-  model: 'm',
-  messages: [{ role: 'user', content: 'x' }],
-  stream: true,
-  ...(includeUsage ? { stream_options: { include_usage: true } } : {}),
-})
-
-/** Runs upstream events through a translator, each event written as its own chunk; returns every client frame. */
-function run(translator: Translator, fields: Record<string, unknown>, events: unknown[]): unknown[] {
-  const stream = translator.stream(planOf(translator, fields, true))
-  let out = ''
-  for (const event of events) out += stream.write(sseEvent(typeof event === 'string' ? event : JSON.stringify(event)))
-  return frames(out + stream.end())
-}
+import { chatFrame, chatRequest, chatToGemini, GEMINI_META, GEMINI_TEXT, geminiRequest, geminiToChat, run } from './helpers.js'
 
 const CHUNK = {
   id: 'chatcmpl-123',
@@ -38,53 +24,14 @@ const OPENAI_TEXT = [
   '[DONE]',
 ]
 
-const GEMINI_META = { modelVersion: 'gemini-2.5-flash', responseId: 'r1' }
-const GEMINI_TEXT = [
-  {
-    candidates: [{ content: { parts: [{ text: 'The' }], role: 'model' }, index: 0 }],
-    usageMetadata: { promptTokenCount: 8, totalTokenCount: 8 },
-    ...GEMINI_META,
-  },
-  {
-    candidates: [{ content: { parts: [{ text: ' sky is blue.' }], role: 'model' }, finishReason: 'STOP', index: 0 }],
-    usageMetadata: { promptTokenCount: 8, candidatesTokenCount: 5, thoughtsTokenCount: 3, totalTokenCount: 16 },
-    ...GEMINI_META,
-  },
-]
-
-const chatFrame = (choices: unknown[], extra: object = {}) => ({
-  id: 'chatcmpl-r1',
-  object: 'chat.completion.chunk',
-  created: 1_700_000_000,
-  model: 'gemini-2.5-flash',
-  choices,
+const geminiFrame = (candidates: unknown[], extra: object = {}) => ({
+  candidates,
+  modelVersion: 'gpt-4o-mini',
+  responseId: '123',
   ...extra,
 })
 
-describe('generate-content stream to chat chunks', () => {
-  it('sends the role once, text deltas, the finish, the usage when asked, then [DONE]', () => {
-    expect(run(chatToGemini, chatRequest(true), GEMINI_TEXT)).toEqual([
-      chatFrame([{ index: 0, delta: { role: 'assistant', content: 'The' }, finish_reason: null }]),
-      chatFrame([{ index: 0, delta: { content: ' sky is blue.' }, finish_reason: null }]),
-      chatFrame([{ index: 0, delta: {}, finish_reason: 'stop' }]),
-      chatFrame([], {
-        usage: { prompt_tokens: 8, completion_tokens: 8, total_tokens: 16, completion_tokens_details: { reasoning_tokens: 3 } },
-      }),
-      '[DONE]',
-    ])
-  })
-
-  it('sends no usage chunk unless asked, yet counts the usage for the gateway', () => {
-    const translator = chatToGemini
-    const stream = translator.stream(planOf(translator, chatRequest(false), true))
-    let out = ''
-    for (const event of GEMINI_TEXT) out += stream.write(sseEvent(JSON.stringify(event)))
-    const all = frames(out + stream.end())
-    expect(all.at(-1)).toBe('[DONE]')
-    expect(all.some((frame) => typeof frame === 'object' && frame !== null && 'usage' in frame)).toBe(false)
-    expect(stream.usage()).toEqual({ input_tokens: 8, output_tokens: 8, total_tokens: 16 })
-  })
-
+describe('a generate-content stream read', () => {
   it('sends each function call as one tool call delta with a stable index and id, finishing with tool_calls', () => {
     const events = [
       {
@@ -145,17 +92,6 @@ describe('generate-content stream to chat chunks', () => {
     ])
   })
 
-  it('gives the same call ids as the non-streaming answer', () => {
-    const body = {
-      candidates: [{ content: { parts: [{ functionCall: { name: 'f', args: {} } }], role: 'model' }, finishReason: 'STOP', index: 0 }],
-      ...GEMINI_META,
-    }
-    const whole = chatToGemini.response(body, planOf(chatToGemini, chatRequest(false), true))
-    const streamed = run(chatToGemini, chatRequest(false), [body])
-    expect(whole).toMatchObject({ value: { choices: [{ message: { tool_calls: [{ id: 'call_r1_0_0' }] } }] } })
-    expect(streamed[0]).toMatchObject({ choices: [{ delta: { tool_calls: [{ id: 'call_r1_0_0' }] } }] })
-  })
-
   it('keeps candidates apart', () => {
     const events = [
       {
@@ -179,33 +115,13 @@ describe('generate-content stream to chat chunks', () => {
     expect(out[1]).toEqual({ error: { message: 'An internal error has occurred.', type: 'api_error', param: null, code: 'INTERNAL' } })
   })
 
-  it('reports an event it cannot read', () => {
-    expect(run(chatToGemini, chatRequest(false), ['not json'])[0]).toMatchObject({ error: { type: 'api_error' } })
-  })
-
-  it('gives the same output whatever the upstream chunking', () => {
-    const text = GEMINI_TEXT.map((event) => sseEvent(JSON.stringify(event))).join('')
-    const whole = chatToGemini.stream(planOf(chatToGemini, chatRequest(true), true))
-    const expected = whole.write(text) + whole.end()
-    const bytes = Buffer.from(text)
-    for (const size of [1, 7, 64]) {
-      const split = chatToGemini.stream(planOf(chatToGemini, chatRequest(true), true))
-      let out = ''
-      for (let i = 0; i < bytes.length; i += size) out += split.write(bytes.subarray(i, i + size))
-      expect(out + split.end()).toBe(expected)
-    }
+  it('keeps the status a streamed Google error names', () => {
+    const out = run(chatToGemini, chatRequest(false), [{ error: { code: 429, message: 'Quota exceeded', status: 'RESOURCE_EXHAUSTED' } }])
+    expect(out[0]).toEqual({ error: { message: 'Quota exceeded', type: 'rate_limit_error', param: null, code: 'RESOURCE_EXHAUSTED' } })
   })
 })
 
-const geminiRequest = { contents: [{ parts: [{ text: 'x' }] }] }
-const geminiFrame = (candidates: unknown[], extra: object = {}) => ({
-  candidates,
-  modelVersion: 'gpt-4o-mini',
-  responseId: '123',
-  ...extra,
-})
-
-describe('chat chunks to a generate-content stream', () => {
+describe('a stream written as generate-content', () => {
   it('sends one response per text event and the finish with the usage last', () => {
     expect(run(geminiToChat, geminiRequest, OPENAI_TEXT)).toEqual([
       geminiFrame([{ index: 0, content: { role: 'model', parts: [{ text: 'Hello' }] } }]),
@@ -279,15 +195,6 @@ describe('chat chunks to a generate-content stream', () => {
     expect(out).toEqual([{ error: { code: 500, message: 'The server had an error', status: 'INTERNAL' } }])
   })
 
-  it('counts the usage for the gateway', () => {
-    const stream = geminiToChat.stream(planOf(geminiToChat, geminiRequest, true))
-    for (const event of OPENAI_TEXT) stream.event(typeof event === 'string' ? event : JSON.stringify(event))
-    stream.end()
-    expect(stream.usage()).toEqual({ input_tokens: 9, output_tokens: 2, total_tokens: 11 })
-  })
-})
-
-describe('a stream through both translators', () => {
   it('keeps text, tool calls with their ids, the finish and the usage', () => {
     const events = [
       chunk({ role: 'assistant', content: 'Let me check.' }),
@@ -321,24 +228,5 @@ describe('a stream through both translators', () => {
       }),
       '[DONE]',
     ])
-  })
-})
-
-describe('a stream the upstream broke off', () => {
-  it('ends with one error event in the client format and no [DONE]', () => {
-    const toChat = chatToGemini.stream(planOf(chatToGemini, chatRequest(true), true))
-    const text = toChat.write(sseEvent(JSON.stringify(GEMINI_TEXT[0]))) + toChat.fail(502, 'The upstream stream broke off.')
-    expect(frames(text).slice(1)).toEqual([
-      { error: { message: 'The upstream stream broke off.', type: 'api_error', param: null, code: null } },
-    ])
-    const toGemini = geminiToChat.stream(planOf(geminiToChat, geminiRequest, true))
-    expect(frames(toGemini.fail(502, 'The upstream stream broke off.'))).toEqual([
-      { error: { code: 502, message: 'The upstream stream broke off.', status: 'UNAVAILABLE' } },
-    ])
-  })
-
-  it('keeps the status a streamed Google error names', () => {
-    const out = run(chatToGemini, chatRequest(false), [{ error: { code: 429, message: 'Quota exceeded', status: 'RESOURCE_EXHAUSTED' } }])
-    expect(out[0]).toEqual({ error: { message: 'Quota exceeded', type: 'rate_limit_error', param: null, code: 'RESOURCE_EXHAUSTED' } })
   })
 })

@@ -1,15 +1,10 @@
+// Gemini's answer rules: how a generate-content answer is read (usage, call ids and thought signatures, finish
+// reasons, candidates), how an answer is written as one, and the Google error a Gemini client gets.
 import { describe, expect, it } from 'vitest'
-import { gemini, openai, translatorFor } from '../../../src/dialects/index.js'
-import { chatToGemini, geminiToChat, ok, planOf } from './helpers.js'
+import { gemini, openai } from '../../../src/dialects/index.js'
+import { chatPlan, chatToGemini, forChat, forGemini, geminiToChat } from './helpers.js'
 
-const chatPlan = planOf(chatToGemini, { model: 'm', messages: [{ role: 'user', content: 'x' }] })
-const geminiPlan = planOf(geminiToChat, { contents: [{ parts: [{ text: 'x' }] }] })
-/** A Gemini upstream's answer as an OpenAI client gets it. */
-const forChat = (body: unknown) => ok(chatToGemini.response(body, chatPlan))
-/** An OpenAI upstream's answer as a Gemini client gets it. */
-const forGemini = (body: unknown) => ok(geminiToChat.response(body, geminiPlan))
-
-describe('generate-content response to a chat completion', () => {
+describe('a generate-content answer read', () => {
   it('maps the documented text answer, usage by the rule (thoughts count as output)', () => {
     expect(
       forChat({
@@ -143,32 +138,13 @@ describe('generate-content response to a chat completion', () => {
     expect(out).toMatchObject({ choices: [{ finish_reason: finish }] })
   })
 
-  it('answers a blocked prompt with one filtered choice', () => {
-    expect(
-      forChat({ promptFeedback: { blockReason: 'SAFETY' }, usageMetadata: { promptTokenCount: 5, totalTokenCount: 5 }, modelVersion: 'g' }),
-    ).toEqual({
-      id: 'chatcmpl-req1',
-      object: 'chat.completion',
-      created: 1_700_000_000,
-      model: 'g',
-      choices: [
-        { index: 0, message: { role: 'assistant', content: null, refusal: null }, finish_reason: 'content_filter', logprobs: null },
-      ],
-      usage: { prompt_tokens: 5, completion_tokens: 0, total_tokens: 5 },
-    })
-  })
-
-  it('names the request when the upstream names neither id nor model', () => {
-    expect(forChat({ candidates: [] })).toMatchObject({ id: 'chatcmpl-req1', model: 'client-model', created: 1_700_000_000, choices: [] })
-  })
-
   it('fails on a body that is not a response', () => {
     expect(chatToGemini.response([], chatPlan)).toMatchObject({ ok: false, field: '' })
     expect(chatToGemini.response({ candidates: 'x' }, chatPlan)).toMatchObject({ ok: false, field: 'candidates' })
   })
 })
 
-describe('chat completion to a generate-content response', () => {
+describe('an answer written as generate-content', () => {
   it('maps the documented answer', () => {
     expect(
       forGemini({
@@ -278,24 +254,9 @@ describe('chat completion to a generate-content response', () => {
     })
     expect(out).toMatchObject({ candidates: [{ content: { parts: [{ text: "I can't help with that." }] } }] })
   })
-
-  it('fails on tool call arguments that are not a JSON object', () => {
-    const body = {
-      choices: [
-        {
-          index: 0,
-          message: { role: 'assistant', tool_calls: [{ id: 'c', type: 'function', function: { name: 'f', arguments: '[1]' } }] },
-        },
-      ],
-    }
-    expect(geminiToChat.response(body, geminiPlan)).toMatchObject({
-      ok: false,
-      field: 'choices[0].message.tool_calls[0].function.arguments',
-    })
-  })
 })
 
-describe('errors', () => {
+describe('errors written for a Gemini client', () => {
   it('maps an OpenAI error to a Google error, the status kept by the caller', () => {
     const body = { error: { message: 'Rate limit reached for gpt-4o', type: 'requests', param: null, code: 'rate_limit_exceeded' } }
     expect(geminiToChat.error(429, body)).toEqual({
@@ -304,50 +265,5 @@ describe('errors', () => {
     expect(geminiToChat.error(400, JSON.stringify(body))).toEqual({
       error: { code: 400, message: 'Rate limit reached for gpt-4o', status: 'INVALID_ARGUMENT' },
     })
-  })
-
-  it('maps a Google error to an OpenAI error', () => {
-    const body = {
-      error: { code: 400, message: 'API key not valid. Please pass a valid API key.', status: 'INVALID_ARGUMENT', details: [] },
-    }
-    expect(chatToGemini.error(400, body)).toEqual({
-      error: {
-        message: 'API key not valid. Please pass a valid API key.',
-        type: 'invalid_request_error',
-        param: null,
-        code: 'INVALID_ARGUMENT',
-      },
-    })
-    expect(chatToGemini.error(503, { error: { code: 503, message: 'The model is overloaded.', status: 'UNAVAILABLE' } })).toEqual({
-      error: { message: 'The model is overloaded.', type: 'api_error', param: null, code: 'UNAVAILABLE' },
-    })
-    expect(chatToGemini.error(429, [{ error: { code: 429, message: 'Quota', status: 'RESOURCE_EXHAUSTED' } }])).toMatchObject({
-      error: { type: 'rate_limit_error', code: 'RESOURCE_EXHAUSTED' },
-    })
-  })
-
-  it('carries the text of an error body that is not JSON', () => {
-    expect(chatToGemini.error(502, '<html>Bad Gateway</html>')).toEqual({
-      error: { message: '<html>Bad Gateway</html>', type: 'api_error', param: null, code: null },
-    })
-    expect(geminiToChat.error(500, '')).toEqual({ error: { code: 500, message: 'The upstream model failed.', status: 'INTERNAL' } })
-  })
-})
-
-describe('bodies as the pipeline holds them', () => {
-  it('takes answers and errors as bytes', () => {
-    const body = Buffer.from(
-      JSON.stringify({ candidates: [{ content: { parts: [{ text: 'hi' }], role: 'model' }, finishReason: 'STOP', index: 0 }] }),
-    )
-    expect(forChat(body)).toMatchObject({ choices: [{ message: { content: 'hi' } }] })
-    expect(chatToGemini.response(Buffer.from('not json'), chatPlan)).toMatchObject({ ok: false, field: '' })
-    expect(chatToGemini.error(404, Buffer.from('{"error":{"code":404,"message":"models/x is not found","status":"NOT_FOUND"}}'))).toEqual({
-      error: { message: 'models/x is not found', type: 'not_found_error', param: null, code: 'NOT_FOUND' },
-    })
-  })
-
-  it('has no translator for a same-format call, which stays passthrough', () => {
-    expect(translatorFor(openai, openai, 'chat.completions')).toBeUndefined()
-    expect(translatorFor(gemini, gemini, 'generateContent')).toBeUndefined()
   })
 })

@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest'
 import type { GeminiRequest } from '../../../src/dialects/gemini/generate-content/wire.js'
-import { gemini, openai, translatorFor } from '../../../src/dialects/index.js'
 import { refusedField, responsesToGemini, upstreamBody } from './helpers.js'
 
 const body = (fields: Record<string, unknown>) => upstreamBody(responsesToGemini, { model: 'm', ...fields }) as GeminiRequest
@@ -15,11 +14,6 @@ const WEATHER = {
 }
 
 describe('Responses request to generate-content', () => {
-  it('has no translator toward an OpenAI upstream: a Responses call to one is passthrough', () => {
-    expect(translatorFor(openai, openai, 'responses')).toBeUndefined()
-    expect(translatorFor(openai, gemini, 'responses')).toBeDefined()
-  })
-
   it('takes a string input as one user turn and instructions as the system instruction', () => {
     expect(body({ input: 'Hello', instructions: 'Be brief.' })).toEqual({
       contents: [{ role: 'user', parts: [{ text: 'Hello' }] }],
