@@ -210,7 +210,12 @@ describe('a stream written as generate-content', () => {
     ]
     const asGemini = run(geminiToChat, geminiRequest, events)
     const back = run(chatToGemini, chatRequest(true), asGemini)
-    const frame = (choices: unknown[], extra: object = {}) => ({ ...chatFrame(choices, extra), id: 'chatcmpl-123', model: 'gpt-4o-mini' })
+    // Asked for usage, every chunk before the usage chunk carries `usage: null`.
+    const frame = (choices: unknown[], extra: object = { usage: null }) => ({
+      ...chatFrame(choices, extra),
+      id: 'chatcmpl-123',
+      model: 'gpt-4o-mini',
+    })
     expect(back).toEqual([
       frame([{ index: 0, delta: { role: 'assistant', content: 'Let me check.' }, finish_reason: null }]),
       frame([

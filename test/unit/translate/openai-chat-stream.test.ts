@@ -6,15 +6,31 @@ import { chatFrame, chatRequest, chatToGemini, frames, GEMINI_TEXT, geminiReques
 
 describe('a stream written as chat chunks', () => {
   it('sends the role once, text deltas, the finish, the usage when asked, then [DONE]', () => {
+    const before = { usage: null }
     expect(run(chatToGemini, chatRequest(true), GEMINI_TEXT)).toEqual([
-      chatFrame([{ index: 0, delta: { role: 'assistant', content: 'The' }, finish_reason: null }]),
-      chatFrame([{ index: 0, delta: { content: ' sky is blue.' }, finish_reason: null }]),
-      chatFrame([{ index: 0, delta: {}, finish_reason: 'stop' }]),
+      chatFrame([{ index: 0, delta: { role: 'assistant', content: 'The' }, finish_reason: null }], before),
+      chatFrame([{ index: 0, delta: { content: ' sky is blue.' }, finish_reason: null }], before),
+      chatFrame([{ index: 0, delta: {}, finish_reason: 'stop' }], before),
       chatFrame([], {
         usage: { prompt_tokens: 8, completion_tokens: 8, total_tokens: 16, completion_tokens_details: { reasoning_tokens: 3 } },
       }),
       '[DONE]',
     ])
+  })
+
+  it('asked for usage, puts `usage: null` on every chunk before the usage chunk, tool calls and finishes included', () => {
+    const call = { functionCall: { id: 'call_1', name: 'get_weather', args: { city: 'Paris' } } }
+    const events = [
+      { candidates: [{ content: { role: 'model', parts: [{ text: 'Checking.' }, call] }, index: 0 }] },
+      {
+        candidates: [{ content: { role: 'model', parts: [] }, finishReason: 'STOP', index: 0 }],
+        usageMetadata: GEMINI_TEXT.at(-1)?.usageMetadata,
+      },
+    ]
+    const chunks = run(chatToGemini, chatRequest(true), events).filter((frame) => frame !== '[DONE]') as Record<string, unknown>[]
+    expect(chunks.length).toBeGreaterThan(2)
+    for (const chunk of chunks.slice(0, -1)) expect(chunk).toHaveProperty('usage', null)
+    expect(chunks.at(-1)).toMatchObject({ choices: [], usage: { prompt_tokens: 8, completion_tokens: 8 } })
   })
 
   it('sends no usage chunk unless asked, yet counts the usage for the gateway', () => {
@@ -24,6 +40,7 @@ describe('a stream written as chat chunks', () => {
     for (const event of GEMINI_TEXT) out += stream.write(sseEvent(JSON.stringify(event)))
     const all = frames(out + stream.end())
     expect(all.at(-1)).toBe('[DONE]')
+    // Not asked, no chunk carries a `usage` member at all, not even null.
     expect(all.some((frame) => typeof frame === 'object' && frame !== null && 'usage' in frame)).toBe(false)
     expect(stream.usage()).toEqual({ input_tokens: 8, output_tokens: 8, total_tokens: 16 })
   })

@@ -95,6 +95,9 @@ export class ChatStreamEncoder implements StreamEncoder {
       model: this.model,
       choices: [{ index: choice, delta, finish_reason: finish }],
     }
+    // A client that asked for usage gets `usage` on every chunk, null until the last: the API reference promises it,
+    // and clients tell the usage chunk apart by it. Kept here so every upstream's translated stream keeps the rule.
+    if (this.plan.includeUsage) chunk.usage = null
     return JSON.stringify(chunk)
   }
 
