@@ -112,10 +112,17 @@ export function passDown(
   return headers
 }
 
-/** Headers of a whole response: its content type and length, the request id, and the upstream's rate-limit state. */
-function wholeHead(rt: Runtime, response: UpstreamResponse, requestId: string, contentType: string, length: number): ResponseHead {
+/** Headers of a whole response: its status, content type and length, the request id, and the upstream's rate-limit state. */
+function wholeHead(
+  rt: Runtime,
+  response: UpstreamResponse,
+  status: number,
+  requestId: string,
+  contentType: string,
+  length: number,
+): ResponseHead {
   const headers = { 'content-type': contentType, 'x-request-id': requestId, 'content-length': length }
-  return { status: response.statusCode, headers: passDown(rt, response, headers) }
+  return { status, headers: passDown(rt, response, headers) }
 }
 
 /**
@@ -137,10 +144,12 @@ export function completeWhole(
   const { contentType, body } = translation
     ? answerInClientTerms(translation, status, upstreamBody)
     : { contentType: headerText(rt, response, 'content-type') ?? defaultType, body: upstreamBody }
-  const head = wholeHead(rt, response, spec.requestId, contentType, body.length)
+  // A translated error goes out with the status its body names, where the client's format names only some.
+  const sent = translation && !isSuccess(status) ? (spec.inbound.errorStatus?.(status) ?? status) : status
+  const head = wholeHead(rt, response, sent, spec.requestId, contentType, body.length)
   client.complete(head, body)
   lease?.shared.complete(head, body)
-  const kept = lease?.end({ kind: 'answer', answer: { requestId: spec.requestId, status, contentType, body } })
+  const kept = lease?.end({ kind: 'answer', answer: { requestId: spec.requestId, status: sent, contentType, body } })
   return { contentType, body, kept }
 }
 

@@ -128,6 +128,11 @@ export interface Dialect {
   /** The error body a client of this format understands. */
   errorBody(error: ErrorFacts): unknown
   /**
+   * The HTTP status an error of `status` is answered with, for a format whose error bodies name their status and
+   * allow only some (Google's: those google.rpc.Code maps to); absent: `status` itself.
+   */
+  errorStatus?(status: number): number
+  /**
    * One event of a resumable stream with its number `id` (an `id:` field): placed where this format's clients still
    * read the event as they would without it.
    */

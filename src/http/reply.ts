@@ -38,5 +38,6 @@ export function sendError(res: ServerResponse, dialect: Dialect, error: GatewayE
   if (error.shouldRetry) headers['x-should-retry'] = 'true'
   // The rest of such a body is not worth reading: the connection ends with this answer.
   if (code === 'request_too_large' || code === 'request_timeout' || code === 'overloaded') headers.connection = 'close'
-  sendJson(res, status, dialect.errorBody({ status, code, message: error.message, param: error.param }), headers)
+  const body = dialect.errorBody({ status, code, message: error.message, param: error.param })
+  sendJson(res, dialect.errorStatus?.(status) ?? status, body, headers)
 }

@@ -106,11 +106,13 @@ describeMatrix('Gemini generate-content', (kind) => {
     expect(fx.mock.requests).toHaveLength(0)
   })
 
-  it.each(ENDPOINTS)('answers 413 in Google’s shape on $method for a body above the limit, without forwarding it', async ({ stream }) => {
+  // Google answers a body above its limit 400 INVALID_ARGUMENT: google.rpc.Code has no name for 413.
+  it.each(ENDPOINTS)('answers 400 INVALID_ARGUMENT on $method for a body above the limit, without forwarding it', async ({ stream }) => {
     fx.mock.resetRequests()
     const res = await call(`${fx.url}${gpath(stream)}`, { headers: goog(KEY_A), body: geminiBody('x'.repeat(1100 * 1024)) })
-    expect(res.status).toBe(413)
-    expect(res.json).toEqual(googleError(413, 'INVALID_ARGUMENT'))
+    expect(res.status).toBe(400)
+    expect(res.json).toEqual(googleError(400, 'INVALID_ARGUMENT'))
+    expect(res.json.error.message).toMatch(/limit/)
     expect(fx.mock.requests).toHaveLength(0)
   })
 
@@ -213,15 +215,15 @@ describeOnce('Gemini generate-content', (kind) => {
     expect(fx.mock.requests).toHaveLength(0)
   })
 
-  it.each(ENDPOINTS)('answers 415 in Google’s shape on $method for a body that is not application/json', async ({ stream }) => {
+  it.each(ENDPOINTS)('answers 400 INVALID_ARGUMENT on $method for a body that is not application/json', async ({ stream }) => {
     fx.mock.resetRequests()
     for (const type of ['text/plain', 'application/jsonl', 'application/x-www-form-urlencoded']) {
       const res = await call(`${fx.url}${gpath(stream)}`, {
         headers: { ...goog(KEY_A), 'content-type': type },
         body: JSON.stringify(geminiBody()),
       })
-      expect(res.status).toBe(415)
-      expect(res.json).toEqual(googleError(415, 'INVALID_ARGUMENT'))
+      expect(res.status).toBe(400)
+      expect(res.json).toEqual(googleError(400, 'INVALID_ARGUMENT'))
     }
     expect(fx.mock.requests).toHaveLength(0)
   })
@@ -262,11 +264,13 @@ describeOnce('Gemini generate-content', (kind) => {
     expect(fx.mock.requests).toHaveLength(0)
   })
 
-  it('answers 405 in Google’s shape for a GET on a generate-content path', async () => {
+  // google.rpc.Code has no name for 405: Google answers a method its path does not take as not found.
+  it('answers 404 NOT_FOUND for a GET on a generate-content path, naming the method it takes', async () => {
     const res = await call(`${fx.url}${gpath(false)}`, { headers: goog(KEY_A) })
-    expect(res.status).toBe(405)
+    expect(res.status).toBe(404)
     expect(res.headers.allow).toBe('POST')
-    expect(res.json).toEqual(googleError(405, 'INVALID_ARGUMENT'))
+    expect(res.json).toEqual(googleError(404, 'NOT_FOUND'))
+    expect(res.json.error.message).toContain('use POST')
   })
 })
 
@@ -280,11 +284,11 @@ describeMatrix('Gemini upstream failures', (kind) => {
   })
 
   it.each(ENDPOINTS)(
-    'answers 502 UNAVAILABLE on $method when the upstream breaks the connection, naming neither its URL nor its key',
+    'answers 503 UNAVAILABLE on $method when the upstream breaks the connection, naming neither its URL nor its key',
     async ({ stream }) => {
       const res = await call(`${fx.url}${gpath(stream)}`, { headers: goog(KEY_A), body: geminiBody('x', { mock: { destroy: true } }) })
-      expect(res.status).toBe(502)
-      expect(res.json).toEqual(googleError(502, 'UNAVAILABLE'))
+      expect(res.status).toBe(503)
+      expect(res.json).toEqual(googleError(503, 'UNAVAILABLE'))
       expect(res.text).not.toContain(fx.mock.url)
       expect(res.text).not.toContain(UPSTREAM_KEY)
     },
@@ -297,7 +301,7 @@ describeMatrix('Gemini upstream failures', (kind) => {
     })
     expect(res.status).toBe(200)
     const events = res.text.split(/\r?\n\r?\n/).filter((e) => e.startsWith('data:'))
-    expect(JSON.parse((events.at(-1) as string).slice(5))).toEqual(googleError(502, 'UNAVAILABLE'))
+    expect(JSON.parse((events.at(-1) as string).slice(5))).toEqual(googleError(503, 'UNAVAILABLE'))
     expect(events.filter((e) => e.includes('"error"'))).toHaveLength(1)
     await eventually(() => fx.logs.some((l) => l.message === 'model-gateway: upstream stream broke off'))
   })
@@ -314,10 +318,10 @@ describeMatrix('Gemini unreachable upstream', (kind) => {
   })
   afterAll(() => fx.close())
 
-  it.each(ENDPOINTS)('answers 502 on $method when nothing listens upstream', async ({ stream }) => {
+  it.each(ENDPOINTS)('answers 503 UNAVAILABLE on $method when nothing listens upstream', async ({ stream }) => {
     const res = await call(`${fx.url}${gpath(stream)}`, { headers: goog(KEY_A), body: geminiBody() })
-    expect(res.status).toBe(502)
-    expect(res.json).toEqual(googleError(502, 'UNAVAILABLE'))
+    expect(res.status).toBe(503)
+    expect(res.json).toEqual(googleError(503, 'UNAVAILABLE'))
     expect(res.text).not.toContain('127.0.0.1')
   })
 })

@@ -23,8 +23,8 @@ describe('limits.maxResponseBytes', () => {
   it('bounds upstream error bodies too, answering in Google’s shape on generate-content', async () => {
     for (const mock of [{ content_bytes: 2 * LIMIT }, { status: 500, error_body: 'e'.repeat(2 * LIMIT) }]) {
       const res = await call(`${fx.url}${gpath(false)}`, { headers: goog(KEY_A), body: geminiBody('hi', { mock }) })
-      expect(res.status).toBe(502)
-      expect(res.json).toEqual({ error: { code: 502, message: TOO_LARGE, status: 'UNAVAILABLE' } })
+      expect(res.status).toBe(503)
+      expect(res.json).toEqual({ error: { code: 503, message: TOO_LARGE, status: 'UNAVAILABLE' } })
     }
   })
 

@@ -51,8 +51,9 @@ describe('the gateway’s upstream key', () => {
     expect(res.status).toBe(502)
     expect(res.json.error).toMatchObject({ code: 'upstream_auth_failed', type: 'api_error' })
     const gem = await call(`${fx.url}${gpath(true)}`, { headers: goog(KEY_A), body: geminiBody('hi', { mock: { status } }) })
-    expect(gem.status).toBe(502)
-    expect(gem.json).toEqual({ error: { code: 502, message: expect.any(String), status: 'UNAVAILABLE' } })
+    // Google's shape has no 502: the same error is its 503 UNAVAILABLE.
+    expect(gem.status).toBe(503)
+    expect(gem.json).toEqual({ error: { code: 503, message: expect.any(String), status: 'UNAVAILABLE' } })
     const line = fx.logs.find((log) => log.level === 'error' && log.meta?.requestId === res.headers['x-request-id'])
     expect(line?.message).toContain('refused the gateway')
     expect(line?.meta).toMatchObject({ upstream: 'mock', status })

@@ -12,7 +12,13 @@ import {
   openai,
   responses,
 } from '../../src/dialects/index.js'
-import { GatewayError } from '../../src/errors.js'
+import { GatewayError, STATUS_BY_CODE } from '../../src/errors.js'
+import { HTTP_BY_CODE_NAME } from '../conformance/schemas/google.js'
+
+/** A Google error body. */
+interface GoogleError {
+  error: { code: number; message: string; status: string }
+}
 
 describe('dialect registry', () => {
   it('maps every configured type to its dialect and nothing else', () => {
@@ -34,20 +40,40 @@ describe('error bodies', () => {
   })
 
   it.each([
-    [400, 'INVALID_ARGUMENT'],
-    [401, 'UNAUTHENTICATED'],
-    [404, 'NOT_FOUND'],
-    [405, 'INVALID_ARGUMENT'],
-    [413, 'INVALID_ARGUMENT'],
-    [415, 'INVALID_ARGUMENT'],
-    [500, 'INTERNAL'],
-    [502, 'UNAVAILABLE'],
-    [503, 'UNAVAILABLE'],
-    [504, 'DEADLINE_EXCEEDED'],
-  ])('renders a Google error for status %i as %s', (status, name) => {
+    [400, 400, 'INVALID_ARGUMENT'],
+    [401, 401, 'UNAUTHENTICATED'],
+    [404, 404, 'NOT_FOUND'],
+    [405, 404, 'NOT_FOUND'],
+    [408, 504, 'DEADLINE_EXCEEDED'],
+    [409, 409, 'ABORTED'],
+    [413, 400, 'INVALID_ARGUMENT'],
+    [415, 400, 'INVALID_ARGUMENT'],
+    [422, 400, 'FAILED_PRECONDITION'],
+    [499, 499, 'CANCELLED'],
+    [500, 500, 'INTERNAL'],
+    [502, 503, 'UNAVAILABLE'],
+    [503, 503, 'UNAVAILABLE'],
+    [504, 504, 'DEADLINE_EXCEEDED'],
+  ])('renders a Google error for status %i as %i %s, and answers it with that status', (status, code, name) => {
     expect(gemini.errorBody({ status, code: 'not_found', message: 'm', param: 'model' })).toEqual({
-      error: { code: status, message: 'm', status: name },
+      error: { code, message: 'm', status: name },
     })
+    expect(gemini.errorStatus?.(status)).toBe(code)
+  })
+
+  // Every status the gateway answers with (STATUS_BY_CODE), and any an upstream may send that is translated.
+  const statuses = [...new Set([...Object.values(STATUS_BY_CODE), ...Array.from({ length: 200 }, (_, i) => 400 + i)])]
+
+  it.each(statuses)('pairs status %i with a name google.rpc.Code maps to the same HTTP status, and answers with it', (status) => {
+    const own = gemini.errorBody({ status, code: 'internal_error', message: 'm', param: undefined }) as GoogleError
+    expect(HTTP_BY_CODE_NAME[own.error.status]).toBe(own.error.code)
+    expect(gemini.errorStatus?.(status)).toBe(own.error.code)
+    // A translated upstream error is written the same way.
+    expect(generateContent.hub?.errorFromHub(status, { message: 'm', code: undefined, param: undefined })).toEqual(own)
+  })
+
+  it('leaves the status of an OpenAI error as it is', () => {
+    expect(openai.errorStatus).toBeUndefined()
   })
 })
 

@@ -81,9 +81,11 @@ export const gemini: Dialect = {
   recognises: (headers) => headers['x-goog-api-key'] !== undefined || headers['x-goog-api-client'] !== undefined,
   modelList: (models) => ({ models: models.map(modelObject) }),
   modelObject,
-  errorBody: ({ status, message }) => ({
-    error: { code: status, message, status: googleStatus(status) },
-  }),
+  errorBody: ({ status, message }) => {
+    const google = googleStatus(status)
+    return { error: { code: google.code, message, status: google.status } }
+  },
+  errorStatus: (status) => googleStatus(status).code,
   // An event of its own after the data: the Google GenAI SDK skips events that do not begin with `data:` and reads
   // the rest of a data event as JSON, so an id line inside the event would hide or break it.
   numberedEvent: (event, id) => Buffer.concat([event, Buffer.from(`id: ${id}\n\n`)]),

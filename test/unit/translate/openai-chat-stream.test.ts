@@ -57,7 +57,7 @@ describe('a stream written as chat chunks', () => {
     ])
     const toGemini = geminiToChat.stream(planOf(geminiToChat, geminiRequest, true))
     expect(frames(toGemini.fail(502, 'The upstream stream broke off.'))).toEqual([
-      { error: { code: 502, message: 'The upstream stream broke off.', status: 'UNAVAILABLE' } },
+      { error: { code: 503, message: 'The upstream stream broke off.', status: 'UNAVAILABLE' } },
     ])
   })
 })

@@ -183,7 +183,8 @@ export function geminiErrorToHub(body: unknown): HubError {
   }
 }
 
-/** Writes a hub error as a Google error body; the status is the upstream's, kept by the caller. */
+/** Writes a hub error as a Google error body, its code the upstream's status as Google answers it (`googleStatus`). */
 export function geminiErrorFromHub(status: number, error: HubError): GeminiErrorBody {
-  return { error: { code: status, message: error.message, status: googleStatus(status) } }
+  const google = googleStatus(status)
+  return { error: { code: google.code, message: error.message, status: google.status } }
 }
