@@ -87,6 +87,8 @@ export interface ListedModel {
   id: string
   created: number
   ownedBy: string
+  /** What a client can ask of the model: its upstream dialect's operations, and those translated for that dialect. */
+  operations: ReadonlySet<Operation>
 }
 
 /**

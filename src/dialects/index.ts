@@ -32,6 +32,19 @@ export const MODEL_ROUTES: readonly RegisteredRoute[] = DIALECTS.flatMap((dialec
   dialect.routes.map((route) => ({ ...route, dialect })),
 )
 
+/**
+ * The operations a model whose upstream speaks `upstream` serves, whatever the client's dialect: every operation
+ * of that dialect, and the other dialects' operations that are translated for it (never those that refuse a model
+ * of another format: embeddings, token counts).
+ */
+export function servedOperations(upstream: Dialect): ReadonlySet<Operation> {
+  const served = MODEL_ROUTES.filter(
+    ({ dialect, format }) =>
+      dialect === upstream || (format.refuseOtherFormat === undefined && translatorFor(dialect, upstream, format.operation) !== undefined),
+  )
+  return new Set(served.map((route) => route.format.operation))
+}
+
 /** Each operation's format, by its name (operation names are unique across dialects). */
 const OPERATIONS: ReadonlyMap<Operation, OperationFormat> = new Map(MODEL_ROUTES.map((route) => [route.format.operation, route.format]))
 

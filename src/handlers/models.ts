@@ -1,12 +1,17 @@
 import type { ServerResponse } from 'node:http'
-import type { Dialect, ListedModel } from '../dialects/index.js'
+import { type Dialect, type ListedModel, servedOperations } from '../dialects/index.js'
 import { GatewayError, shown } from '../errors.js'
 import { sendJson } from '../http/reply.js'
 import type { Runtime } from '../runtime.js'
 
 /** `GET /v1/models` and `GET /v1beta/models`, and one model of them: the configured models, no key needed. */
 export function modelsHandler(rt: Runtime) {
-  const listed: ListedModel[] = [...rt.options.models.values()].map((m) => ({ id: m.id, created: m.created, ownedBy: m.ownedBy }))
+  const listed: ListedModel[] = [...rt.options.models.values()].map((m) => ({
+    id: m.id,
+    created: m.created,
+    ownedBy: m.ownedBy,
+    operations: servedOperations(m.upstream.dialect),
+  }))
   const byId = new Map(listed.map((m) => [m.id, m]))
   // Each format's list is the same every time: built once, on first use.
   const lists = new Map<Dialect, unknown>()

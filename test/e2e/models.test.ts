@@ -1,4 +1,5 @@
 import { expect, it } from 'vitest'
+import { geminiBody } from '../support/bodies.js'
 import { bearer, KEY_A, useFixture } from '../support/fixture.js'
 import { goog } from '../support/gemini.js'
 import { call } from '../support/http.js'
@@ -27,6 +28,31 @@ describeOnce('Models in both formats', (kind) => {
     expect(res.status).toBe(200)
     expect(res.json.models.map((m: { name: string }) => m.name)).toEqual(CONFIGURED.map((id) => `models/${id}`))
     expect(res.json.models[0].supportedGenerationMethods).toContain('generateContent')
+  })
+
+  it('lists the methods each model serves: all five on a Gemini upstream, generate-content alone (translated) elsewhere', async () => {
+    const all = ['generateContent', 'streamGenerateContent', 'embedContent', 'batchEmbedContents', 'countTokens']
+    const translated = ['generateContent', 'streamGenerateContent']
+    const methods = { 'gpt-4o-mini': translated, renamed: translated, 'gemini-2.5-flash': all }
+    for (const path of ['/v1beta/models', '/v1/models']) {
+      const res = await call(`${fx.url}${path}`, { headers: goog(KEY_A) })
+      const listed = Object.fromEntries(
+        res.json.models.map((m: { baseModelId: string; supportedGenerationMethods: string[] }) => [
+          m.baseModelId,
+          m.supportedGenerationMethods,
+        ]),
+      )
+      expect(listed, path).toEqual(methods)
+    }
+    for (const [id, expected] of Object.entries(methods)) {
+      const one = await call(`${fx.url}/v1beta/models/${id}`, { headers: goog(KEY_A) })
+      expect(one.json.supportedGenerationMethods, id).toEqual(expected)
+    }
+    // What a model lists, it serves: a model of another upstream refuses embeddings and token counts.
+    const refused = await call(`${fx.url}/v1beta/models/gpt-4o-mini:countTokens`, { headers: goog(KEY_A), body: geminiBody() })
+    expect(refused.status).toBe(400)
+    const counted = await call(`${fx.url}/v1beta/models/gemini-2.5-flash:countTokens`, { headers: goog(KEY_A), body: geminiBody() })
+    expect(counted.status).toBe(200)
   })
 
   it('GET /v1beta/models/{id} answers one model, and a Google-shaped 404 for an unknown one', async () => {

@@ -1,7 +1,16 @@
 import { describe, expect, it } from 'vitest'
 import { MODEL_CALL_PATH_ENDINGS } from '../../src/client/model-paths.js'
 import { resolveCors } from '../../src/config/cors.js'
-import { CLIENT_HEADERS, DIALECTS, MODEL_ROUTES, OTEL_OPERATION_NAMES, translatorFor } from '../../src/dialects/index.js'
+import {
+  CLIENT_HEADERS,
+  DIALECTS,
+  gemini,
+  MODEL_ROUTES,
+  OTEL_OPERATION_NAMES,
+  openai,
+  servedOperations,
+  translatorFor,
+} from '../../src/dialects/index.js'
 import { matchRequest } from '../../src/http/router.js'
 
 /** How a route's path ends below its version prefix: what the client matches a URL by. */
@@ -25,6 +34,19 @@ describe('what derives from the dialect registry', () => {
       const wrong = matchRequest('GET', route.path.replace('{model}', 'some-model'), false)
       expect(wrong?.route).toMatchObject({ kind: 'method_not_allowed', allow: 'POST' })
       expect(wrong?.dialect).toBe(route.dialect)
+    }
+  })
+
+  it("a model serves its upstream dialect's operations and the translated ones, never another's embeddings or counts", () => {
+    expect([...servedOperations(gemini)].sort()).toEqual(
+      ['batchEmbedContents', 'chat.completions', 'countTokens', 'embedContent', 'generateContent', 'responses'].sort(),
+    )
+    expect([...servedOperations(openai)].sort()).toEqual(['chat.completions', 'embeddings', 'generateContent', 'responses'].sort())
+    for (const dialect of DIALECTS) {
+      for (const route of MODEL_ROUTES) {
+        if (route.dialect !== dialect && route.format.refuseOtherFormat)
+          expect(servedOperations(dialect).has(route.format.operation)).toBe(false)
+      }
     }
   })
 

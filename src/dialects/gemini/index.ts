@@ -15,7 +15,11 @@ function clientKey(headers: IncomingHttpHeaders, query: URLSearchParams): string
   return bearer(headers.authorization)
 }
 
-/** Google's model resource: `name` is `models/<id>`, which the Google SDKs strip back to the id. */
+/**
+ * Google's model resource: `name` is `models/<id>`, which the Google SDKs strip back to the id. Its methods are the
+ * routes on a model whose operation the model serves: all of them on a Gemini upstream's, generate-content alone
+ * (translated) on another's.
+ */
 function modelObject(model: ListedModel) {
   return {
     name: `models/${model.id}`,
@@ -23,7 +27,7 @@ function modelObject(model: ListedModel) {
     version: '001',
     displayName: model.id,
     description: `Served by model-gateway (${model.ownedBy}).`,
-    supportedGenerationMethods: ['generateContent', 'streamGenerateContent'],
+    supportedGenerationMethods: METHODS_ON_A_MODEL.filter(([, format]) => model.operations.has(format.operation)).map(([method]) => method),
   }
 }
 
