@@ -264,7 +264,7 @@ describeOnce('Gemini generate-content', (kind) => {
     expect(fx.mock.requests).toHaveLength(0)
   })
 
-  // google.rpc.Code has no name for 405: Google answers a method its path does not take as not found.
+  // google.rpc.Code has no name for 405: a verb the path does not take is a method that does not exist.
   it('answers 404 NOT_FOUND for a GET on a generate-content path, naming the method it takes', async () => {
     const res = await call(`${fx.url}${gpath(false)}`, { headers: goog(KEY_A) })
     expect(res.status).toBe(404)

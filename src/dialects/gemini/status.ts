@@ -26,7 +26,7 @@ const NAMED: Readonly<Record<number, string>> = {
 
 /** HTTP statuses google.rpc.Code has no name for, answered as the one it has that means the same to a client. */
 const NEAREST: Readonly<Record<number, GoogleStatus>> = {
-  // No method of that HTTP verb on the path: what Google's own front end answers ("Method not found").
+  // No method of that HTTP verb on the path: to a Google client, a method that does not exist.
   405: { code: 404, status: 'NOT_FOUND' },
   // The request's deadline (its body's) passed before the call could start.
   408: { code: 504, status: 'DEADLINE_EXCEEDED' },
