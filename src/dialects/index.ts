@@ -4,12 +4,13 @@ import { assembleStream } from '../translate/assemble.js'
 import type { CallPlan } from '../translate/format.js'
 import { joinFormats, type Translator } from '../translate/index.js'
 import type { Operation } from '../types.js'
+import { anthropic } from './anthropic/index.js'
 import type { Dialect, ModelRoute, OperationFormat } from './dialect.js'
 import { gemini } from './gemini/index.js'
 import { DIALECT_NAMES, type DialectName } from './names.js'
 import { openai } from './openai/index.js'
 
-const REGISTRY: Readonly<Record<DialectName, Dialect>> = { openai, gemini }
+const REGISTRY: Readonly<Record<DialectName, Dialect>> = { openai, gemini, anthropic }
 
 /** Every dialect, in the registry's order. */
 export const DIALECTS: readonly Dialect[] = DIALECT_NAMES.map((name) => REGISTRY[name])
@@ -66,6 +67,7 @@ export function assembledAnswer(operation: Operation, data: readonly string[], p
   return reader && assembleStream(reader, format, data, plan)
 }
 
+export { anthropic, messages, messagesCountTokens } from './anthropic/index.js'
 export type { AnswerFacts, CallTarget, Dialect, ErrorFacts, ListedModel, ModelRoute, OperationFormat } from './dialect.js'
 export { batchEmbedContents, countTokens, embedContent, gemini, generateContent, googleStatus } from './gemini/index.js'
 export { DIALECT_NAMES, type DialectName } from './names.js'
