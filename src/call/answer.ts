@@ -42,9 +42,12 @@ export function upstreamRequest(spec: CallSpec, abort: { hook: AbortHook; wholeB
     body: spec.upstreamBody,
     abortHook: abort.hook,
     wholeBodyLimit: abort.wholeBodyLimit,
+    dialectHeaders: spec.bodies.headersFor(spec.model),
     attemptFor: (model) => {
       const body = spec.bodies.for(model)
-      return Buffer.isBuffer(body) ? { body, operation: spec.bodies.operationFor(model) } : body
+      return Buffer.isBuffer(body)
+        ? { body, operation: spec.bodies.operationFor(model), dialectHeaders: spec.bodies.headersFor(model) }
+        : body
     },
     // Present from the start, so every request has one shape whether or not an interceptor sets them.
     key: undefined,

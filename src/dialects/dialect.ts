@@ -82,6 +82,16 @@ export interface ErrorFacts {
   param: string | undefined
 }
 
+/** An upstream option only upstreams of one dialect take (`anthropicVersion`): checked once, sent as a header. */
+export interface DialectUpstreamOption {
+  /** The request header that carries the option's value upstream. */
+  readonly header: string
+  /** The value sent when the upstream does not set the option. */
+  readonly default: string
+  /** Why a configured value cannot be sent, or undefined when it can. */
+  problem(value: unknown): string | undefined
+}
+
 /** What a model listing shows of one configured model. */
 export interface ListedModel {
   id: string
@@ -111,6 +121,14 @@ export interface Dialect {
   readonly pathPrefix?: string
   /** Request headers this dialect's SDKs send from a browser: CORS allows them. */
   readonly clientHeaders: readonly string[]
+  /**
+   * Request headers of this dialect's clients that an upstream of the same dialect gets as they came (Anthropic's
+   * `anthropic-version` and `anthropic-beta`): a passthrough call asks the upstream for what its client asked. A
+   * translated call sends the upstream's configured `upstreamOptions` instead. @default none
+   */
+  readonly forwardedHeaders?: readonly string[]
+  /** Options of an upstream of this dialect that no other dialect takes, by option name. @default none */
+  readonly upstreamOptions?: Readonly<Record<string, DialectUpstreamOption>>
   /** How a translated call is written for an upstream of this dialect, and its answers read back into the hub. */
   readonly upstreamFormat: UpstreamFormat
   /** The operation a translated call is to an upstream of this dialect (what `upstreamFormat` writes). */

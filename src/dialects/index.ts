@@ -44,6 +44,14 @@ export const OTEL_OPERATION_NAMES: ReadonlyMap<Operation, string> = new Map(
 /** Request headers some dialect's SDKs send from a browser. */
 export const CLIENT_HEADERS: readonly string[] = [...new Set(DIALECTS.flatMap((dialect) => dialect.clientHeaders))]
 
+/** The upstream options only some dialect's upstreams take (`anthropicVersion`), with the dialects that take each. */
+export const DIALECT_UPSTREAM_OPTIONS: ReadonlyMap<string, readonly Dialect[]> = new Map(
+  [...new Set(DIALECTS.flatMap((dialect) => Object.keys(dialect.upstreamOptions ?? {})))].map((name) => [
+    name,
+    DIALECTS.filter((dialect) => dialect.upstreamOptions?.[name] !== undefined),
+  ]),
+)
+
 /**
  * The translator from a client's `operation` in its dialect to an upstream's dialect, or undefined when both
  * dialects are the same (passthrough) or the operation is passthrough only.
@@ -68,7 +76,16 @@ export function assembledAnswer(operation: Operation, data: readonly string[], p
 }
 
 export { anthropic, messages, messagesCountTokens } from './anthropic/index.js'
-export type { AnswerFacts, CallTarget, Dialect, ErrorFacts, ListedModel, ModelRoute, OperationFormat } from './dialect.js'
+export type {
+  AnswerFacts,
+  CallTarget,
+  Dialect,
+  DialectUpstreamOption,
+  ErrorFacts,
+  ListedModel,
+  ModelRoute,
+  OperationFormat,
+} from './dialect.js'
 export { batchEmbedContents, countTokens, embedContent, gemini, generateContent, googleStatus } from './gemini/index.js'
 export { DIALECT_NAMES, type DialectName } from './names.js'
 export { chatCompletions, embeddings, openai, responses } from './openai/index.js'

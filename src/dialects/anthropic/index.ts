@@ -6,6 +6,13 @@ import { messagesFormat } from './messages/index.js'
 import { messages, messagesCountTokens } from './operations.js'
 import { anthropicErrorType } from './status.js'
 
+/** An API version as Anthropic names them: the date it was published, `YYYY-MM-DD`. */
+function versionProblem(value: unknown): string | undefined {
+  const date = typeof value === 'string' && /^\d{4}-\d{2}-\d{2}$/.test(value) ? new Date(`${value}T00:00:00Z`) : undefined
+  if (date && !Number.isNaN(date.getTime()) && date.toISOString().startsWith(value as string)) return undefined
+  return "must be an Anthropic API version, a date such as '2023-06-01'"
+}
+
 /** `x-api-key` (what Claude Code and `@ai-sdk/anthropic` send), else `Authorization: Bearer` (the Anthropic SDK ≥ 1.0). */
 function clientKey(headers: IncomingHttpHeaders): string | undefined {
   const header = headers['x-api-key']
@@ -99,6 +106,9 @@ export const anthropic: Dialect = {
     { path: '/v1/messages/count_tokens', format: messagesCountTokens },
   ],
   clientHeaders: ['x-api-key', 'anthropic-version', 'anthropic-beta', 'anthropic-dangerous-direct-browser-access'],
+  // What the client asked of the API: its version and the betas it opted into (Claude Code's features need them).
+  forwardedHeaders: ['anthropic-version', 'anthropic-beta'],
+  upstreamOptions: { anthropicVersion: { header: 'anthropic-version', default: '2023-06-01', problem: versionProblem } },
   upstreamFormat: messagesFormat,
   translatedOperation: 'messages',
   otelProviderName: 'anthropic',
