@@ -1,5 +1,6 @@
 import { GatewayError } from '../errors.js'
 import { collectBody } from '../http/collect-body.js'
+import { withRequestId } from '../http/request-id.js'
 import type { ClientSink, ResponseHead } from '../http/sink.js'
 import type { CallLease } from '../idempotency/lease.js'
 import type { Runtime } from '../runtime.js'
@@ -116,8 +117,8 @@ export function passDown(
 }
 
 /** Headers of a whole response: its content type and length, the request id, and the upstream's rate-limit state. */
-function wholeHead(rt: Runtime, response: UpstreamResponse, requestId: string, contentType: string, length: number): ResponseHead {
-  const headers = { 'content-type': contentType, 'x-request-id': requestId, 'content-length': length }
+function wholeHead(rt: Runtime, response: UpstreamResponse, spec: CallSpec, contentType: string, length: number): ResponseHead {
+  const headers = withRequestId({ 'content-type': contentType, 'content-length': length }, spec.inbound, spec.requestId)
   return { status: response.statusCode, headers: passDown(rt, response, headers) }
 }
 
@@ -140,7 +141,7 @@ export function completeWhole(
   const { contentType, body } = translation
     ? answerInClientTerms(translation, status, upstreamBody)
     : { contentType: headerText(rt, response, 'content-type') ?? defaultType, body: upstreamBody }
-  const head = wholeHead(rt, response, spec.requestId, contentType, body.length)
+  const head = wholeHead(rt, response, spec, contentType, body.length)
   client.complete(head, body)
   lease?.shared.complete(head, body)
   const kept = lease?.end({ kind: 'answer', answer: { requestId: spec.requestId, status, contentType, body } })

@@ -51,6 +51,14 @@ export interface OperationFormat {
    * formats that put the model there (generate-content); formats that put it in the body ignore it.
    */
   read(fields: Record<string, unknown>, fromPath: CallTarget | undefined): CallTarget
+  /**
+   * The event that ends one of its streams early (broken off upstream, or cancelled), whole: the event its clients'
+   * SDKs raise or yield as an error. `eventsBefore` is how many events the client got before it. @default a `data:`
+   * event with the dialect's error body
+   */
+  streamErrorEvent?(error: ErrorFacts, eventsBefore: number): string
+  /** Whether `streamErrorEvent` reads `eventsBefore`: only then are a stream's events counted as they are relayed. @default false */
+  readonly countsStreamEvents?: boolean
 }
 
 /**
@@ -80,6 +88,8 @@ export interface ErrorFacts {
   code: HttpErrorCode
   message: string
   param: string | undefined
+  /** The gateway's request id, for a dialect whose error bodies carry it (Anthropic's `request_id`). */
+  requestId?: string
 }
 
 /** An upstream option only upstreams of one dialect take (`anthropicVersion`): checked once, sent as a header. */
@@ -129,6 +139,8 @@ export interface Dialect {
   readonly forwardedHeaders?: readonly string[]
   /** Options of an upstream of this dialect that no other dialect takes, by option name. @default none */
   readonly upstreamOptions?: Readonly<Record<string, DialectUpstreamOption>>
+  /** The response header this dialect's SDKs read the request id from, beside `x-request-id` (`request-id`). @default none */
+  readonly requestIdHeader?: string
   /** How a translated call is written for an upstream of this dialect, and its answers read back into the hub. */
   readonly upstreamFormat: UpstreamFormat
   /** The operation a translated call is to an upstream of this dialect (what `upstreamFormat` writes). */

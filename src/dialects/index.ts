@@ -44,6 +44,11 @@ export const OTEL_OPERATION_NAMES: ReadonlyMap<Operation, string> = new Map(
 /** Request headers some dialect's SDKs send from a browser. */
 export const CLIENT_HEADERS: readonly string[] = [...new Set(DIALECTS.flatMap((dialect) => dialect.clientHeaders))]
 
+/** Response headers some dialect's SDKs read the request id from, besides `x-request-id`. */
+export const REQUEST_ID_HEADERS: readonly string[] = [
+  ...new Set(DIALECTS.flatMap((dialect) => (dialect.requestIdHeader === undefined ? [] : [dialect.requestIdHeader]))),
+]
+
 /** The upstream options only some dialect's upstreams take (`anthropicVersion`), with the dialects that take each. */
 export const DIALECT_UPSTREAM_OPTIONS: ReadonlyMap<string, readonly Dialect[]> = new Map(
   [...new Set(DIALECTS.flatMap((dialect) => Object.keys(dialect.upstreamOptions ?? {})))].map((name) => [

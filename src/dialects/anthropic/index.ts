@@ -4,7 +4,7 @@ import type { Dialect, ListedModel, StreamUsageReader } from '../dialect.js'
 import { bearer, tokenCount } from '../shared.js'
 import { messagesFormat } from './messages/index.js'
 import { messages, messagesCountTokens } from './operations.js'
-import { anthropicErrorType } from './status.js'
+import { anthropicErrorBody } from './status.js'
 
 /** An API version as Anthropic names them: the date it was published, `YYYY-MM-DD`. */
 function versionProblem(value: unknown): string | undefined {
@@ -109,6 +109,8 @@ export const anthropic: Dialect = {
   // What the client asked of the API: its version and the betas it opted into (Claude Code's features need them).
   forwardedHeaders: ['anthropic-version', 'anthropic-beta'],
   upstreamOptions: { anthropicVersion: { header: 'anthropic-version', default: '2023-06-01', problem: versionProblem } },
+  // The Anthropic SDK reports the request id it reads from `request-id` (`_request_id`, errors' `requestID`).
+  requestIdHeader: 'request-id',
   upstreamFormat: messagesFormat,
   translatedOperation: 'messages',
   otelProviderName: 'anthropic',
@@ -122,7 +124,7 @@ export const anthropic: Dialect = {
     last_id: models[models.length - 1]?.id ?? null,
   }),
   modelObject,
-  errorBody: ({ status, message }) => ({ type: 'error', error: { type: anthropicErrorType(status), message } }),
+  errorBody: anthropicErrorBody,
   // The Anthropic SDK reads only events with an `event:` line: the id goes inside the event's own block.
   numberedEvent: (event, id) => Buffer.concat([Buffer.from(`id: ${id}\n`), event]),
   usageField: 'usage',
@@ -138,4 +140,4 @@ export const anthropic: Dialect = {
 }
 
 export { messages, messagesCountTokens } from './operations.js'
-export { anthropicErrorType } from './status.js'
+export { anthropicErrorBody, anthropicErrorType } from './status.js'

@@ -1,6 +1,8 @@
 // What an Anthropic client asks of a model: a message (translated for models of other formats), and a token count.
+import { sseEvent } from '../../sse/write.js'
 import type { OperationFormat } from '../dialect.js'
 import { messagesFormat } from './messages/index.js'
+import { anthropicErrorBody } from './status.js'
 import { validateMessages, validateMessagesCountTokens } from './validate.js'
 
 /** `POST /v1/messages`: the model and the stream flag are in the body. */
@@ -13,6 +15,8 @@ export const messages: OperationFormat = {
   elementFields: ['role'],
   keepsRecords: true,
   read: (fields) => validateMessages(fields),
+  // The Anthropic SDK skips events without an `event:` line and raises the body of an `error` event.
+  streamErrorEvent: (error) => sseEvent(JSON.stringify(anthropicErrorBody(error)), 'error'),
 }
 
 /** `POST /v1/messages/count_tokens`: free upstream, so an answer its client left is not kept. */

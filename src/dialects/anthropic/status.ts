@@ -1,5 +1,6 @@
 // Anthropic's error types by HTTP status: the `error.type` of every Anthropic-shaped error body, the gateway's own
 // and translated upstream errors alike.
+import type { ErrorFacts } from '../dialect.js'
 
 const ERROR_TYPE: Partial<Record<number, string>> = {
   400: 'invalid_request_error',
@@ -20,4 +21,9 @@ const ERROR_TYPE: Partial<Record<number, string>> = {
 /** The Anthropic error type of an HTTP status, e.g. `rate_limit_error` for 429. */
 export function anthropicErrorType(status: number): string {
   return ERROR_TYPE[status] ?? (status >= 500 ? 'api_error' : 'invalid_request_error')
+}
+
+/** Anthropic's error body: `{ type: 'error', error: { type, message }, request_id }`, the id null when none is known. */
+export function anthropicErrorBody({ status, message, requestId }: ErrorFacts) {
+  return { type: 'error', error: { type: anthropicErrorType(status), message }, request_id: requestId ?? null }
 }
