@@ -34,10 +34,12 @@ export class StreamEnding {
     this.seen = counter && ((chunk) => counter.push(chunk))
   }
 
+  /** The event of a stream its upstream broke off. */
   broken(): Buffer {
     return this.#event({ status: 502, code: 'upstream_stream_broken', message: BROKEN_MESSAGE, param: undefined })
   }
 
+  /** The event of a stream cancelled through the Recoveries API. */
   cancelled(): Buffer {
     return this.#event({ status: 499, code: 'call_cancelled', message: CANCELLED_MESSAGE, param: undefined })
   }

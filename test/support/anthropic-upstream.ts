@@ -40,9 +40,10 @@ export const TOKEN_COUNT = '{"input_tokens": 42}'
 /** An upstream error body as Anthropic writes one. */
 export const OVERLOADED = '{"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}, "request_id": "req_upstream"}'
 
-/** Models whose calls the upstream answers otherwise: an error, a stream cut after three events, a slow stream. */
-export const MODELS = { overloaded: 'claude-overloaded', cut: 'claude-cut', slow: 'claude-slow' } as const
+/** Models whose calls the upstream answers otherwise: an error, and a slow stream (to be cut by its client). */
+export const MODELS = { overloaded: 'claude-overloaded', slow: 'claude-slow' } as const
 
+/** The running upstream: its base URL and every request it got, in order. */
 export interface AnthropicUpstream {
   url: string
   requests: ReceivedRequest[]
@@ -51,18 +52,15 @@ export interface AnthropicUpstream {
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
-/** Writes the stream's events (the first three only for `cut`, then a reset); a slow stream waits between them. */
+/** Writes the stream's events; a slow stream waits between them. */
 async function stream(res: http.ServerResponse, model: string): Promise<void> {
   res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', 'request-id': 'req_upstream' })
-  const events = model === MODELS.cut ? EVENTS.slice(0, 3) : EVENTS
-  for (const event of events) {
+  for (const event of EVENTS) {
     if (model === MODELS.slow) await pause(60)
     if (res.destroyed) return
-    // A cut waits for each event to be flushed: a reset drops whatever the socket still holds.
-    await new Promise((resolve) => res.write(event, resolve))
+    res.write(event)
   }
-  if (model === MODELS.cut) res.socket?.destroy()
-  else res.end()
+  res.end()
 }
 
 /** Starts the upstream on port 0. */
