@@ -104,7 +104,8 @@ export class UpstreamBodies implements CallBodies {
 
   headersFor(model: ResolvedModel): readonly string[] {
     const { dialect, dialectHeaders } = model.upstream
-    // A translated call asks what the gateway's translation is written for: the configured version, no betas.
+    // A translated call asks what the translation is written for (the configured version, no betas); so does a
+    // client that sent none of its dialect's headers.
     if (dialect !== this.#source.inbound || this.#forwarded.length === 0) return dialectHeaders.own
     const headers: string[] = []
     const forwarded = this.#forwarded
