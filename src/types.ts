@@ -17,7 +17,7 @@ export type KeySelection = 'round-robin' | 'least-in-flight'
 
 /** One upstream API the gateway forwards to. */
 export interface UpstreamOptions {
-  /** `openai`: any OpenAI-compatible chat-completions API; `gemini`: the Gemini API. */
+  /** `openai`: any OpenAI-compatible chat-completions API; `gemini`: the Gemini API; `anthropic`: Anthropic's Messages API. */
   type: DialectName
   /** Base URL, e.g. `https://api.openai.com/v1` or `https://generativelanguage.googleapis.com`. */
   baseUrl: string
@@ -37,8 +37,14 @@ export interface UpstreamOptions {
   keySelection?: KeySelection
   /** An upstream that takes no key (a local model server); loopback hosts are keyless without it. @default false */
   keyless?: boolean
-  /** Extra headers sent with every upstream request. @default {} */
+  /** Extra headers sent with every upstream request (one a dialect forwards, such as `anthropic-beta`, replaces the client's). @default {} */
   headers?: Record<string, string>
+  /**
+   * `type: 'anthropic'` only: the `anthropic-version` of calls translated from another dialect, and of Anthropic
+   * clients' calls that carry none (a client's own `anthropic-version` and `anthropic-beta` go upstream as they came).
+   * A date, `YYYY-MM-DD`. @default '2023-06-01'
+   */
+  anthropicVersion?: string
   /**
    * After `failures` failed calls in a row (unreachable, or 429/5xx) calls fail at once for `cooldownMs`, then one
    * probe decides. @default { failures: 5, cooldownMs: 30000 }

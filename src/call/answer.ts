@@ -1,5 +1,6 @@
 import { GatewayError } from '../errors.js'
 import { collectBody } from '../http/collect-body.js'
+import { withRequestId } from '../http/request-id.js'
 import type { ClientSink, ResponseHead } from '../http/sink.js'
 import type { CallLease } from '../idempotency/lease.js'
 import type { Runtime } from '../runtime.js'
@@ -42,9 +43,12 @@ export function upstreamRequest(spec: CallSpec, abort: { hook: AbortHook; wholeB
     body: spec.upstreamBody,
     abortHook: abort.hook,
     wholeBodyLimit: abort.wholeBodyLimit,
+    dialectHeaders: spec.bodies.headersFor(spec.model),
     attemptFor: (model) => {
       const body = spec.bodies.for(model)
-      return Buffer.isBuffer(body) ? { body, operation: spec.bodies.operationFor(model) } : body
+      return Buffer.isBuffer(body)
+        ? { body, operation: spec.bodies.operationFor(model), dialectHeaders: spec.bodies.headersFor(model) }
+        : body
     },
     // Present from the start, so every request has one shape whether or not an interceptor sets them.
     key: undefined,
@@ -113,15 +117,8 @@ export function passDown(
 }
 
 /** Headers of a whole response: its status, content type and length, the request id, and the upstream's rate-limit state. */
-function wholeHead(
-  rt: Runtime,
-  response: UpstreamResponse,
-  status: number,
-  requestId: string,
-  contentType: string,
-  length: number,
-): ResponseHead {
-  const headers = { 'content-type': contentType, 'x-request-id': requestId, 'content-length': length }
+function wholeHead(rt: Runtime, response: UpstreamResponse, status: number, spec: CallSpec, contentType: string, length: number): ResponseHead {
+  const headers = withRequestId({ 'content-type': contentType, 'content-length': length }, spec.inbound, spec.requestId)
   return { status, headers: passDown(rt, response, headers) }
 }
 
@@ -146,7 +143,7 @@ export function completeWhole(
     : { contentType: headerText(rt, response, 'content-type') ?? defaultType, body: upstreamBody }
   // A translated error goes out with the status its body names, where the client's format names only some.
   const sent = translation && !isSuccess(status) ? (spec.inbound.errorStatus?.(status) ?? status) : status
-  const head = wholeHead(rt, response, sent, spec.requestId, contentType, body.length)
+  const head = wholeHead(rt, response, sent, spec, contentType, body.length)
   client.complete(head, body)
   lease?.shared.complete(head, body)
   const kept = lease?.end({ kind: 'answer', answer: { requestId: spec.requestId, status: sent, contentType, body } })

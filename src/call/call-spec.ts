@@ -64,4 +64,9 @@ export interface CallBodies {
   translationFor(model: ResolvedModel): Translation | undefined
   /** The operation `model`'s upstream is asked: the client's own, or the one a translated call becomes. */
   operationFor(model: ResolvedModel): Operation
+  /**
+   * The headers of its dialect `model`'s upstream is sent (a flat `[name, value, …]` list): the client's own where
+   * both speak one dialect (Anthropic's version and betas), else the upstream's configured ones.
+   */
+  headersFor(model: ResolvedModel): readonly string[]
 }

@@ -2,7 +2,7 @@ import type { ResponseSink } from '../http/sink.js'
 import type { StreamLog } from '../recovery/stream/stream-log.js'
 import type { KeyRedaction } from '../upstream/redact.js'
 import { redactingSink } from './redacting-sink.js'
-import { endingWithError, numberingSink } from './stream-sinks.js'
+import { endingWithError, numberingSink, watchingSink } from './stream-sinks.js'
 import { tee } from './tee.js'
 import { translatingSink } from './translation.js'
 
@@ -19,6 +19,11 @@ export interface StreamSinkParts {
   resumable?: { log: StreamLog; lastEvent: () => Buffer }
   /** The event that ends a plain, untranslated stream the upstream broke off, in the client's format. */
   brokenEvent: () => Buffer
+  /**
+   * Shown the bytes of an untranslated stream as the client gets them, when the event that ends it early is numbered
+   * after the events before it (a Responses stream's `sequence_number`).
+   */
+  seen?: (chunk: Buffer) => void
   /** The stream's translator, when the model that answered speaks another format than the client. */
   translation?: StreamTranslation
   /** Reads the end of the upstream's stream for its usage and finish reasons. */
@@ -38,12 +43,14 @@ export interface StreamSinkParts {
  * 4. numbering, for a resumable stream, in the client's format (after translation): the log keeps and resumes events
  *    exactly as the client got them, and ends a broken stream with `lastEvent`. A plain stream that is not translated
  *    gets its error event here instead (a translated one already has the translator's);
- * 5. the client and its sharers, innermost, get the same bytes, numbered `id`s included, so a joined retry or a
+ * 5. what the client gets is shown to `seen` (untranslated streams: a translator numbers its own error event);
+ * 6. the client and its sharers, innermost, get the same bytes, numbered `id`s included, so a joined retry or a
  *    resume sees what the client saw.
  */
 export function buildStreamSinks(parts: StreamSinkParts): ResponseSink {
-  const { resumable, translation, tail, redaction } = parts
+  const { resumable, translation, tail, redaction, seen } = parts
   let inClientTerms = tee(parts.client, parts.sharers)
+  if (seen && !translation) inClientTerms = watchingSink(inClientTerms, seen)
   if (resumable) inClientTerms = numberingSink(inClientTerms, resumable.log, resumable.lastEvent)
   else if (!translation) inClientTerms = endingWithError(inClientTerms, parts.brokenEvent)
   const inUpstreamTerms = translation ? translatingSink(inClientTerms, translation) : inClientTerms

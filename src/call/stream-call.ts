@@ -1,3 +1,4 @@
+import { withRequestId } from '../http/request-id.js'
 import type { ClientSink } from '../http/sink.js'
 import type { CallLease } from '../idempotency/lease.js'
 import { CLAIM_MARGIN_MS } from '../idempotency/lease.js'
@@ -29,7 +30,7 @@ import type { CallSpec } from './call-spec.js'
 import { keepStream } from './keep-record.js'
 import { relay } from './relay.js'
 import { buildStreamSinks } from './sink-stack.js'
-import { brokenStreamEvent, cancelledStreamEvent } from './stream-sinks.js'
+import { StreamEnding } from './stream-sinks.js'
 
 /** The journal of one call, for `Journal`. */
 export function journalOptions(rt: Runtime, spec: CallSpec, call: { stream: boolean; cancel: () => void }): JournalOptions {
@@ -127,9 +128,9 @@ async function relayStream(
     return { status, delivered: (await client.watch.settled()).delivered, recovered: false, usage: undefined, served: response.served }
   }
   const tail = channels.callEnd.hasSubscribers ? new StreamTail() : undefined
-  // Made only for a stream that ends without its end.
-  const brokenEvent = () => brokenStreamEvent(spec.inbound)
-  const lastEvent = () => (resumable?.live.cancelled ? cancelledStreamEvent(spec.inbound) : brokenEvent())
+  const ending = new StreamEnding(spec)
+  const brokenEvent = () => ending.broken()
+  const lastEvent = () => (resumable?.live.cancelled ? ending.cancelled() : ending.broken())
   // Translated by the model that answered: a fallback may speak another format than the model asked for.
   const { served } = response
   const translation = spec.bodies.translationFor(served.model)
@@ -138,12 +139,17 @@ async function relayStream(
     sharers: lease ? [lease.shared] : [],
     resumable: resumable && { log: resumable.log, lastEvent },
     brokenEvent,
+    seen: ending.seen,
     translation: translation?.translator.stream(translation.plan),
     tail,
     redaction: rt.redaction.active ? rt.redaction : undefined,
   })
   const type = translation ? 'text/event-stream' : (headerText(rt, response, 'content-type') ?? 'text/event-stream')
-  const headers = { 'content-type': type, 'cache-control': 'no-cache', 'x-accel-buffering': 'no', 'x-request-id': spec.requestId }
+  const headers = withRequestId(
+    { 'content-type': type, 'cache-control': 'no-cache', 'x-accel-buffering': 'no' },
+    spec.inbound,
+    spec.requestId,
+  )
   sink.open({ status, headers: passDown(rt, response, headers) })
   let broken = false
   try {

@@ -1,23 +1,57 @@
-import type { Dialect } from '../dialects/index.js'
+import type { Dialect, ErrorFacts, OperationFormat } from '../dialects/index.js'
 import type { ResponseHead, ResponseSink } from '../http/sink.js'
 import { EventSplitter } from '../recovery/stream/events.js'
 import type { StreamLog } from '../recovery/stream/stream-log.js'
+import { EventCounter } from '../sse/event-counter.js'
 import { sseEvent } from '../sse/write.js'
 
 /** What a client is told of a stream its upstream broke off, whichever sink tells it. */
 export const BROKEN_MESSAGE = 'The upstream stream broke off before its end.'
 const CANCELLED_MESSAGE = 'The call was cancelled through the Recoveries API.'
 
-/** The one event that ends a stream the upstream broke off, in the client's format. */
-export function brokenStreamEvent(dialect: Dialect): Buffer {
-  const body = dialect.errorBody({ status: 502, code: 'upstream_stream_broken', message: BROKEN_MESSAGE, param: undefined })
-  return Buffer.from(sseEvent(JSON.stringify(body)))
+/** What a stream's early end is written from: the client's operation and dialect, and the call's request id. */
+export interface EndingSource {
+  format: OperationFormat
+  inbound: Dialect
+  requestId: string
 }
 
-/** The one event that ends a stream cancelled on purpose, in the client's format (for whoever resumes it). */
-export function cancelledStreamEvent(dialect: Dialect): Buffer {
-  const body = dialect.errorBody({ status: 499, code: 'call_cancelled', message: CANCELLED_MESSAGE, param: undefined })
-  return Buffer.from(sseEvent(JSON.stringify(body)))
+/**
+ * The one event that ends a stream early, in the client's operation format: broken off upstream, or cancelled on
+ * purpose (for whoever resumes it). A format whose error event is numbered after the events before it has them
+ * counted as the client gets them (`seen`).
+ */
+export class StreamEnding {
+  readonly #source: EndingSource
+  readonly #counter: EventCounter | undefined
+  /** Takes the bytes the client gets, where the format's error event depends on them; undefined elsewhere. */
+  readonly seen: ((chunk: Buffer) => void) | undefined
+
+  constructor(source: EndingSource) {
+    this.#source = source
+    const counter = source.format.countsStreamEvents ? new EventCounter() : undefined
+    this.#counter = counter
+    this.seen = counter && ((chunk) => counter.push(chunk))
+  }
+
+  /** The event of a stream its upstream broke off. */
+  broken(): Buffer {
+    return this.#event({ status: 502, code: 'upstream_stream_broken', message: BROKEN_MESSAGE, param: undefined })
+  }
+
+  /** The event of a stream cancelled through the Recoveries API. */
+  cancelled(): Buffer {
+    return this.#event({ status: 499, code: 'call_cancelled', message: CANCELLED_MESSAGE, param: undefined })
+  }
+
+  #event(error: ErrorFacts): Buffer {
+    const { format, inbound, requestId } = this.#source
+    const facts = { ...error, requestId }
+    const event = format.streamErrorEvent
+      ? format.streamErrorEvent(facts, this.#counter?.count ?? 0)
+      : sseEvent(JSON.stringify(inbound.errorBody(facts)))
+    return Buffer.from(event)
+  }
 }
 
 /** Whether the bytes written last end an event (a blank line, after `\n` or `\r\n` line ends). */
@@ -74,9 +108,24 @@ export function endingWithError(inner: ResponseSink, brokenEvent: () => Buffer):
     },
     end: () => inner.end(),
     abort() {
-      const atBoundary = last === undefined || endsEvent(last)
-      inner.write(atBoundary ? brokenEvent() : Buffer.concat([Buffer.from('\n\n'), brokenEvent()]))
+      // A cut inside an event is closed first, or the error event's lines would join the cut one's.
+      if (last !== undefined && !endsEvent(last)) inner.write(Buffer.from('\n\n'))
+      inner.write(brokenEvent())
       inner.end()
     },
+  }
+}
+
+/** A sink that shows what it passes on to `see`, untouched. */
+export function watchingSink(inner: ResponseSink, see: (chunk: Buffer) => void): ResponseSink {
+  return {
+    complete: (head: ResponseHead, body: Buffer) => inner.complete(head, body),
+    open: (head: ResponseHead) => inner.open(head),
+    write(chunk: Buffer) {
+      see(chunk)
+      return inner.write(chunk)
+    },
+    end: () => inner.end(),
+    abort: (error: Error) => inner.abort(error),
   }
 }

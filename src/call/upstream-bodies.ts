@@ -1,3 +1,4 @@
+import type { IncomingHttpHeaders } from 'node:http'
 import type { ResolvedModel } from '../config/resolve.js'
 import { type Dialect, type OperationFormat, translatorFor } from '../dialects/index.js'
 import type { RequestBody } from '../http/read-body.js'
@@ -9,7 +10,26 @@ import type { CallBodies, CallSpec, Refused, Translation } from './call-spec.js'
  * What a call's bodies are made from: its spec's own members, known before the spec is (`model` is the one the
  * client asked for: its id is what its body names, and what translated answers report).
  */
-type BodySource = Pick<CallSpec, 'requestId' | 'format' | 'inbound' | 'body' | 'model' | 'stream'>
+type BodySource = Pick<CallSpec, 'requestId' | 'format' | 'inbound' | 'body' | 'model' | 'stream'> & {
+  /** The client's request headers, of which those its dialect forwards go to an upstream of the same dialect. */
+  clientHeaders: IncomingHttpHeaders
+}
+
+const NONE: readonly string[] = []
+
+/** The names of a flat `[name, value, …]` header list. */
+const namesIn = (headers: readonly string[]) => headers.filter((_, i) => i % 2 === 0)
+
+/** The headers of `names` the client sent, as a flat `[name, value, …]` list (repeated ones as Node joined them). */
+function sentHeaders(headers: IncomingHttpHeaders, names: readonly string[]): readonly string[] {
+  if (names.length === 0) return NONE
+  const sent: string[] = []
+  for (const name of names) {
+    const value = headers[name]
+    if (typeof value === 'string') sent.push(name, value)
+  }
+  return sent.length === 0 ? NONE : sent
+}
 
 /** The request as one upstream format gets it, prepared for the first model of that format asked for. */
 interface Prepared {
@@ -53,9 +73,12 @@ export class UpstreamBodies implements CallBodies {
   #first: { dialect: Dialect; entry: Prepared | Refused } | undefined
   #others: Map<Dialect, Prepared | Refused> | undefined
   #fields: Record<string, unknown> | undefined
+  /** The client's headers its dialect forwards, read once. */
+  readonly #forwarded: readonly string[]
 
   constructor(source: BodySource) {
     this.#source = source
+    this.#forwarded = sentHeaders(source.clientHeaders, source.inbound.forwardedHeaders ?? NONE)
   }
 
   /** The bytes for `model`, or the refusal of a field its format cannot express. */
@@ -77,6 +100,24 @@ export class UpstreamBodies implements CallBodies {
   operationFor(model: ResolvedModel): Operation {
     const dialect = model.upstream.dialect
     return dialect === this.#source.inbound ? this.#source.format.operation : dialect.translatedOperation
+  }
+
+  headersFor(model: ResolvedModel): readonly string[] {
+    const { dialect, dialectHeaders } = model.upstream
+    // A translated call asks what the translation is written for (the configured version, no betas); so does a
+    // client that sent none of its dialect's headers.
+    if (dialect !== this.#source.inbound || this.#forwarded.length === 0) return dialectHeaders.own
+    const headers: string[] = []
+    const forwarded = this.#forwarded
+    for (let i = 0; i < forwarded.length; i += 2) {
+      if (dialectHeaders.forwarded.includes(forwarded[i] as string)) headers.push(forwarded[i] as string, forwarded[i + 1] as string)
+    }
+    // The upstream's own values stand in for those the client did not send: one of each, always.
+    const own = dialectHeaders.own
+    for (let i = 0; i < own.length; i += 2) {
+      if (!namesIn(headers).includes(own[i] as string)) headers.push(own[i] as string, own[i + 1] as string)
+    }
+    return headers
   }
 
   #prepared(model: ResolvedModel): Prepared | Refused {

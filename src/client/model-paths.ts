@@ -3,4 +3,10 @@
  * generates an answer. The client cannot import the gateway's dialect registry (it runs in browsers), so this list is
  * written here and compared with the registry by a test, which fails when a dialect adds a call it does not cover.
  */
-export const MODEL_CALL_PATH_ENDINGS: readonly string[] = ['/chat/completions', '/responses', ':generateContent', ':streamGenerateContent']
+export const MODEL_CALL_PATH_ENDINGS: readonly string[] = [
+  '/chat/completions',
+  '/responses',
+  ':generateContent',
+  ':streamGenerateContent',
+  '/messages',
+]

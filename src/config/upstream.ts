@@ -1,4 +1,4 @@
-import { DIALECT_NAMES, type Dialect, dialectNamed } from '../dialects/index.js'
+import { DIALECT_NAMES, DIALECT_UPSTREAM_OPTIONS, type Dialect, dialectNamed } from '../dialects/index.js'
 import { isObject } from '../json/value.js'
 import type { KeySelection } from '../types.js'
 import { fail, knownKeys } from './checks.js'
@@ -33,6 +33,13 @@ export interface ResolvedUpstream {
   requestHeaders: readonly string[]
   /** The keys calls are spread over; empty for a keyless upstream. */
   keys: readonly UpstreamKey[]
+  /**
+   * The headers of its dialect a call carries besides the key (Anthropic's `anthropic-version`): `forwarded` names
+   * the client headers a call of the same dialect passes on as they came, `own` holds the configured options' values
+   * (a flat `[name, value, …]` list), sent where the client sent none and on every translated call. A header set in
+   * `headers` is in neither: it goes as configured, so no call carries it twice.
+   */
+  dialectHeaders: { forwarded: readonly string[]; own: readonly string[] }
   /** How the next call's key is picked when there are several. */
   keySelection: KeySelection
   /** When its circuit opens (failed calls in a row) and how long it then rests before a probe. */
@@ -100,6 +107,7 @@ export function resolveUpstream(name: string, raw: unknown): ResolvedUpstream {
     fail(`upstreams.${name}.keySelection must be one of: ${KEY_SELECTIONS.map((s) => `'${s}'`).join(', ')}`)
   }
   const circuit = resolveCircuit(name, raw.circuit)
+  const dialectHeaders = resolveDialectHeaders(name, raw, dialect, headers)
   const authHeader = Object.keys(headers).some((header) => CREDENTIAL_HEADER.test(header))
   // A missing key would reach the client as the upstream's "invalid API key", indistinguishable from its own.
   if (keys.length === 0 && !authHeader && raw.keyless !== true && !LOOPBACK.test(url.hostname)) {
@@ -120,7 +128,37 @@ export function resolveUpstream(name: string, raw: unknown): ResolvedUpstream {
     keys: keys.map(({ alias, weight, headers: keyHeaders }) => ({ alias, weight, headers: keyHeaders })),
     keySelection: keySelection as KeySelection,
     circuit,
+    dialectHeaders,
   }
+}
+
+/**
+ * The options of the upstream's own dialect (refused for an upstream of another: they would mean nothing to it), and
+ * the dialect headers its calls carry.
+ */
+function resolveDialectHeaders(
+  name: string,
+  raw: Record<string, unknown>,
+  dialect: Dialect,
+  configured: Record<string, string>,
+): ResolvedUpstream['dialectHeaders'] {
+  for (const [option, dialects] of DIALECT_UPSTREAM_OPTIONS) {
+    if (raw[option] !== undefined && !dialects.includes(dialect)) {
+      fail(`upstreams.${name}.${option} is an option of ${dialects.map((d) => `type '${d.name}'`).join(' or ')} upstreams only`)
+    }
+  }
+  const own: string[] = []
+  for (const [option, { header, default: fallback, problem }] of Object.entries(dialect.upstreamOptions ?? {})) {
+    const value = raw[option]
+    if (value !== undefined) {
+      const why = problem(value)
+      if (why !== undefined) fail(`upstreams.${name}.${option} ${why}`)
+      if (configured[header] !== undefined) fail(`upstreams.${name} sets ${header} twice: as ${option} and in headers`)
+    }
+    if (configured[header] === undefined) own.push(header, value === undefined ? fallback : String(value))
+  }
+  const forwarded = (dialect.forwardedHeaders ?? []).filter((header) => configured[header] === undefined)
+  return { forwarded, own }
 }
 
 /** `circuit: { failures, cooldownMs }`, each a positive integer. */

@@ -51,6 +51,14 @@ export interface OperationFormat {
    * formats that put the model there (generate-content); formats that put it in the body ignore it.
    */
   read(fields: Record<string, unknown>, fromPath: CallTarget | undefined): CallTarget
+  /**
+   * The event that ends one of its streams early (broken off upstream, or cancelled), whole: the event its clients'
+   * SDKs raise or yield as an error. `eventsBefore` is how many events the client got before it. @default a `data:`
+   * event with the dialect's error body
+   */
+  streamErrorEvent?(error: ErrorFacts, eventsBefore: number): string
+  /** Whether `streamErrorEvent` reads `eventsBefore`: only then are a stream's events counted as they are relayed. @default false */
+  readonly countsStreamEvents?: boolean
 }
 
 /**
@@ -80,6 +88,18 @@ export interface ErrorFacts {
   code: HttpErrorCode
   message: string
   param: string | undefined
+  /** The gateway's request id, for a dialect whose error bodies carry it (Anthropic's `request_id`). */
+  requestId?: string
+}
+
+/** An upstream option only upstreams of one dialect take (`anthropicVersion`): checked once, sent as a header. */
+export interface DialectUpstreamOption {
+  /** The request header that carries the option's value upstream. */
+  readonly header: string
+  /** The value sent when the upstream does not set the option. */
+  readonly default: string
+  /** Why a configured value cannot be sent, or undefined when it can. */
+  problem(value: unknown): string | undefined
 }
 
 /** What a model listing shows of one configured model. */
@@ -113,6 +133,16 @@ export interface Dialect {
   readonly pathPrefix?: string
   /** Request headers this dialect's SDKs send from a browser: CORS allows them. */
   readonly clientHeaders: readonly string[]
+  /**
+   * Request headers of this dialect's clients that an upstream of the same dialect gets as they came (Anthropic's
+   * `anthropic-version` and `anthropic-beta`): a passthrough call asks the upstream for what its client asked. A
+   * translated call sends the upstream's configured `upstreamOptions` instead. @default none
+   */
+  readonly forwardedHeaders?: readonly string[]
+  /** Options of an upstream of this dialect that no other dialect takes, by option name. @default none */
+  readonly upstreamOptions?: Readonly<Record<string, DialectUpstreamOption>>
+  /** The response header this dialect's SDKs read the request id from, beside `x-request-id` (`request-id`). @default none */
+  readonly requestIdHeader?: string
   /** How a translated call is written for an upstream of this dialect, and its answers read back into the hub. */
   readonly upstreamFormat: UpstreamFormat
   /** The operation a translated call is to an upstream of this dialect (what `upstreamFormat` writes). */

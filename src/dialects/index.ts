@@ -4,12 +4,13 @@ import { assembleStream } from '../translate/assemble.js'
 import type { CallPlan } from '../translate/format.js'
 import { joinFormats, type Translator } from '../translate/index.js'
 import type { Operation } from '../types.js'
+import { anthropic } from './anthropic/index.js'
 import type { Dialect, ModelRoute, OperationFormat } from './dialect.js'
 import { gemini } from './gemini/index.js'
 import { DIALECT_NAMES, type DialectName } from './names.js'
 import { openai } from './openai/index.js'
 
-const REGISTRY: Readonly<Record<DialectName, Dialect>> = { openai, gemini }
+const REGISTRY: Readonly<Record<DialectName, Dialect>> = { openai, gemini, anthropic }
 
 /** Every dialect, in the registry's order. */
 export const DIALECTS: readonly Dialect[] = DIALECT_NAMES.map((name) => REGISTRY[name])
@@ -56,6 +57,19 @@ export const OTEL_OPERATION_NAMES: ReadonlyMap<Operation, string> = new Map(
 /** Request headers some dialect's SDKs send from a browser. */
 export const CLIENT_HEADERS: readonly string[] = [...new Set(DIALECTS.flatMap((dialect) => dialect.clientHeaders))]
 
+/** Response headers some dialect's SDKs read the request id from, besides `x-request-id`. */
+export const REQUEST_ID_HEADERS: readonly string[] = [
+  ...new Set(DIALECTS.flatMap((dialect) => (dialect.requestIdHeader === undefined ? [] : [dialect.requestIdHeader]))),
+]
+
+/** The upstream options only some dialect's upstreams take (`anthropicVersion`), with the dialects that take each. */
+export const DIALECT_UPSTREAM_OPTIONS: ReadonlyMap<string, readonly Dialect[]> = new Map(
+  [...new Set(DIALECTS.flatMap((dialect) => Object.keys(dialect.upstreamOptions ?? {})))].map((name) => [
+    name,
+    DIALECTS.filter((dialect) => dialect.upstreamOptions?.[name] !== undefined),
+  ]),
+)
+
 /**
  * The translator from a client's `operation` in its dialect to an upstream's dialect, or undefined when both
  * dialects are the same (passthrough) or the operation is passthrough only.
@@ -79,7 +93,17 @@ export function assembledAnswer(operation: Operation, data: readonly string[], p
   return reader && assembleStream(reader, format, data, plan)
 }
 
-export type { AnswerFacts, CallTarget, Dialect, ErrorFacts, ListedModel, ModelRoute, OperationFormat } from './dialect.js'
+export { anthropic, messages, messagesCountTokens } from './anthropic/index.js'
+export type {
+  AnswerFacts,
+  CallTarget,
+  Dialect,
+  DialectUpstreamOption,
+  ErrorFacts,
+  ListedModel,
+  ModelRoute,
+  OperationFormat,
+} from './dialect.js'
 export { batchEmbedContents, countTokens, embedContent, gemini, generateContent, googleStatus } from './gemini/index.js'
 export { DIALECT_NAMES, type DialectName } from './names.js'
 export { chatCompletions, embeddings, openai, responses } from './openai/index.js'

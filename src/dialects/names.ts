@@ -1,15 +1,16 @@
 // The dialects' names and their operations' names: the unions the rest of the package types itself with.
 /** The wire formats the gateway speaks, to clients and to upstreams alike. */
-export type DialectName = 'openai' | 'gemini'
+export type DialectName = 'openai' | 'gemini' | 'anthropic'
 
 /** Every dialect name, in the order the registry lists them. */
-export const DIALECT_NAMES: readonly DialectName[] = ['openai', 'gemini']
+export const DIALECT_NAMES: readonly DialectName[] = ['openai', 'gemini', 'anthropic']
 
 /**
  * What a model call asks for; the value a record's `request.endpoint` and a usage event's `endpoint` carry.
  * `embeddings` is OpenAI's `POST /v1/embeddings`; `embedContent`, `batchEmbedContents` and `countTokens` are the
  * Gemini methods of those names (a `countTokens` call is never kept as a record: it is free upstream). `responses`
- * is OpenAI's Responses API (`POST /v1/responses`).
+ * is OpenAI's Responses API (`POST /v1/responses`). `messages` is Anthropic's Messages API (`POST /v1/messages`),
+ * `messages.countTokens` its token counting (`POST /v1/messages/count_tokens`).
  */
 export type Operation =
   | 'chat.completions'
@@ -19,3 +20,5 @@ export type Operation =
   | 'embedContent'
   | 'batchEmbedContents'
   | 'countTokens'
+  | 'messages'
+  | 'messages.countTokens'

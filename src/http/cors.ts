@@ -1,9 +1,10 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { ResolvedCors } from '../config/cors.js'
+import { REQUEST_ID_HEADERS } from '../dialects/index.js'
 import type { Match } from './router.js'
 
-/** Response headers a browser script may read: the request id, a replay's mark and the retry hints. */
-const EXPOSED = 'x-request-id, idempotent-replayed, retry-after, x-should-retry'
+/** Response headers a browser script may read: the request id (under each SDK's name), a replay's mark and the retry hints. */
+const EXPOSED = ['x-request-id', ...REQUEST_ID_HEADERS, 'idempotent-replayed', 'retry-after', 'x-should-retry'].join(', ')
 const METHODS = 'GET, POST, DELETE'
 /** The OpenAI SDKs send a family of these from browsers (`x-stainless-os`, `-retry-count`, …), more each release. */
 const STAINLESS = 'x-stainless-'

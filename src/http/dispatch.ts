@@ -5,7 +5,7 @@ import type { Runtime } from '../runtime.js'
 import type { HandleOptions, PreparsedBody } from '../types.js'
 import { createAuthenticator } from './auth.js'
 import { sendError } from './reply.js'
-import { newRequestId } from './request-id.js'
+import { newRequestId, setRequestId } from './request-id.js'
 import { type Match, type Route, unknownPathMessage } from './router.js'
 
 /** One authenticated request on its way to a handler. */
@@ -53,13 +53,13 @@ export function createDispatch(rt: Runtime, handlers: Handlers, isClosing: () =>
     const { route } = match
     switch (route.kind) {
       case 'models':
-        res.setHeader('x-request-id', requestId)
+        setRequestId(res, match.dialect, requestId)
         return handlers.models(res, match.dialect)
       case 'model':
-        res.setHeader('x-request-id', requestId)
+        setRequestId(res, match.dialect, requestId)
         return handlers.model(res, match.dialect, route.id)
       case 'health':
-        res.setHeader('x-request-id', requestId)
+        setRequestId(res, match.dialect, requestId)
         return handlers.health(res)
       case 'not_found':
         throw new GatewayError('not_found', unknownPathMessage(req.method ?? 'GET', (init.path ?? req.url ?? '').split('?')[0] as string))
@@ -69,7 +69,7 @@ export function createDispatch(rt: Runtime, handlers: Handlers, isClosing: () =>
     }
     if (isClosing()) throw new GatewayError('gateway_closed', 'The gateway is shutting down.')
     // Model calls put the id into their own `writeHead`; every other answer carries it from here.
-    if (route.kind !== 'call') res.setHeader('x-request-id', requestId)
+    if (route.kind !== 'call') setRequestId(res, match.dialect, requestId)
     const presented = authenticate(match.dialect.clientKey(req.headers, match.query), req)
     const owner = typeof presented === 'string' ? presented : await presented
     const url = init.path ?? req.url ?? ''
@@ -82,13 +82,14 @@ export function createDispatch(rt: Runtime, handlers: Handlers, isClosing: () =>
   }
 
   function fail(res: ServerResponse, match: Match, error: unknown, requestId: string): void {
-    if (!res.headersSent) res.setHeader('x-request-id', requestId)
+    if (!res.headersSent) setRequestId(res, match.dialect, requestId)
+    const to = { dialect: match.dialect, requestId }
     if (isGatewayError(error)) {
-      sendError(res, match.dialect, error)
+      sendError(res, error, to)
       return
     }
     rt.options.logger.error('model-gateway: unexpected error', { requestId, error: error instanceof Error ? error.stack : String(error) })
-    sendError(res, match.dialect, new GatewayError('internal_error', 'The gateway failed to handle this request.'))
+    sendError(res, new GatewayError('internal_error', 'The gateway failed to handle this request.'), to)
   }
 
   /** Serves one routed request to its end; never rejects. */

@@ -24,7 +24,7 @@ const RECOVERY_REASONS: Partial<Record<HttpErrorCode, string>> = {
 }
 
 /** Answers with a request error in the shape its route speaks: the Recoveries shape or the path's dialect. */
-export function sendError(res: ServerResponse, dialect: Dialect, error: GatewayError): void {
+export function sendError(res: ServerResponse, error: GatewayError, to: { dialect: Dialect; requestId: string }): void {
   // A construction error never reaches a request; should one, it is the gateway's fault.
   const code: HttpErrorCode = error.code === 'invalid_options' ? 'internal_error' : error.code
   const status = STATUS_BY_CODE[code]
@@ -38,6 +38,6 @@ export function sendError(res: ServerResponse, dialect: Dialect, error: GatewayE
   if (error.shouldRetry) headers['x-should-retry'] = 'true'
   // The rest of such a body is not worth reading: the connection ends with this answer.
   if (code === 'request_too_large' || code === 'request_timeout' || code === 'overloaded') headers.connection = 'close'
-  const body = dialect.errorBody({ status, code, message: error.message, param: error.param })
-  sendJson(res, dialect.errorStatus?.(status) ?? status, body, headers)
+  const body = to.dialect.errorBody({ status, code, message: error.message, param: error.param, requestId: to.requestId })
+  sendJson(res, to.dialect.errorStatus?.(status) ?? status, body, headers)
 }

@@ -1,4 +1,6 @@
 import { randomBytes } from 'node:crypto'
+import type { ServerResponse } from 'node:http'
+import type { Dialect } from '../dialects/index.js'
 
 const ALPHABET = '0123456789ABCDEFGHJKMNPQRSTVWXYZ'
 const RANDOM_CHARS = 16
@@ -62,4 +64,21 @@ export function newRequestId(now = Date.now()): string {
   let out = lastTimeText
   for (const digit of lastRandom) out += ALPHABET[digit]
   return out
+}
+
+/**
+ * Adds a request id to a response head's headers for a client of `dialect`: `x-request-id`, and the header its SDKs
+ * read the id from where that is another (the Anthropic SDK's `request-id`).
+ */
+export function withRequestId<T extends Record<string, string | number>>(headers: T, dialect: Dialect, requestId: string): T {
+  const record: Record<string, string | number> = headers
+  record['x-request-id'] = requestId
+  if (dialect.requestIdHeader !== undefined) record[dialect.requestIdHeader] = requestId
+  return headers
+}
+
+/** Sets a request id on a response not written yet, as `withRequestId` names it; a later `writeHead` keeps it. */
+export function setRequestId(res: ServerResponse, dialect: Dialect, requestId: string): void {
+  res.setHeader('x-request-id', requestId)
+  if (dialect.requestIdHeader !== undefined) res.setHeader(dialect.requestIdHeader, requestId)
 }

@@ -1,5 +1,6 @@
 import type { CallSpec } from '../call/call-spec.js'
 import { GatewayError } from '../errors.js'
+import { withRequestId } from '../http/request-id.js'
 import type { ClientSink, ResponseHead } from '../http/sink.js'
 import { callStartMessage } from '../observe/call-message.js'
 import { type CallServedMessage, channels } from '../observe/channels.js'
@@ -122,13 +123,13 @@ async function admitKeyed(rt: Runtime, spec: CallSpec, client: ClientSink, finge
       lease.shared.fail(inFlight())
       lease.withdraw()
       publishServed(rt, spec, done.follow, 'join')
-      client.open(replayedHead(streamHead({ 'x-request-id': done.follow })))
+      client.open(replayedHead(streamHead(withRequestId({}, spec.inbound, done.follow))))
       await followJournal(rt.store, spec.owner, done.follow, 0, client)
       return SERVED
     }
     replay(rt, spec, client, done)
     // Anyone who joined during the wait gets the same replay.
-    lease.shared.complete(answerHead(done), done.body)
+    lease.shared.complete(answerHead(spec, done), done.body)
     lease.withdraw()
     return SERVED
   } catch (error) {
@@ -199,15 +200,14 @@ function keyReused(): GatewayError {
   )
 }
 
-function answerHead(answer: KeptAnswer): ResponseHead {
-  return replayedHead({
-    status: answer.status,
-    headers: { 'content-type': answer.contentType, 'content-length': answer.body.length, 'x-request-id': answer.requestId },
-  })
+/** The head of a kept answer, served again: the id is the call's that made it. */
+function answerHead(spec: CallSpec, answer: KeptAnswer): ResponseHead {
+  const headers = { 'content-type': answer.contentType, 'content-length': answer.body.length }
+  return replayedHead({ status: answer.status, headers: withRequestId(headers, spec.inbound, answer.requestId) })
 }
 
 function replay(rt: Runtime, spec: CallSpec, client: ClientSink, answer: KeptAnswer): void {
-  client.complete(answerHead(answer), answer.body)
+  client.complete(answerHead(spec, answer), answer.body)
   publishServed(rt, spec, answer.requestId, 'replay')
 }
 

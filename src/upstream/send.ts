@@ -33,10 +33,15 @@ export interface UpstreamRequest {
   attemptFor?: (model: ResolvedModel) => UpstreamAttempt | BodyRefusal
   /** Headers for this attempt only (trace context), as a flat `[name, value, …]` list; set by the attempt-events interceptor. */
   headers?: readonly string[]
+  /**
+   * The headers of the upstream's dialect this attempt carries, as a flat `[name, value, …]` list: the client's own
+   * for an upstream of its dialect (Anthropic's version and betas), else the upstream's configured ones.
+   */
+  dialectHeaders: readonly string[]
 }
 
-/** What an upstream request sends to one model: its bytes, and the operation they ask of it. */
-export type UpstreamAttempt = Pick<UpstreamRequest, 'body' | 'operation'>
+/** What an upstream request sends to one model: its bytes, the operation they ask of it, and its dialect's headers. */
+export type UpstreamAttempt = Pick<UpstreamRequest, 'body' | 'operation' | 'dialectHeaders'>
 
 /** Why a model cannot be sent a call's request: the field its format cannot express (a path in the client's body). */
 export interface BodyRefusal {
@@ -83,6 +88,7 @@ function upstreamHeaders(request: UpstreamRequest, key: UpstreamKey | undefined)
   const headers = [
     ...request.model.upstream.requestHeaders,
     ...(key?.headers ?? []),
+    ...request.dialectHeaders,
     'content-length',
     String(request.body.length),
     'accept',

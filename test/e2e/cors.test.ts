@@ -52,6 +52,25 @@ describeMatrix('CORS with listed origins', (kind) => {
     expect(res.headers['access-control-allow-headers']).toBe('authorization, last-event-id')
   })
 
+  it('allows what the Anthropic SDK sends from a browser on Messages calls, and exposes the request-id it reads', async () => {
+    const requested =
+      'anthropic-beta, anthropic-dangerous-direct-browser-access, anthropic-version, content-type, x-api-key, x-stainless-os, x-stainless-retry-count'
+    const res = await call(`${fx.url}/v1/messages`, {
+      method: 'OPTIONS',
+      headers: { origin: APP, 'access-control-request-method': 'POST', 'access-control-request-headers': requested },
+    })
+    expect(res.status).toBe(204)
+    expect(res.headers['access-control-allow-headers']).toBe(requested)
+    const refused = await call(`${fx.url}/v1/messages`, {
+      headers: { origin: APP, 'anthropic-version': '2023-06-01' },
+      body: { model: 'm', max_tokens: 1, messages: [] },
+    })
+    expect(refused.status).toBe(401)
+    expect(refused.headers['access-control-allow-origin']).toBe(APP)
+    expect(String(refused.headers['access-control-expose-headers']).split(', ')).toContain('request-id')
+    expect(refused.headers['request-id']).toBe(refused.headers['x-request-id'])
+  })
+
   it('leaves out a requested header it does not allow', async () => {
     const res = await preflight(fx.url, APP, 'authorization, x-secret-sauce')
     expect(res.headers['access-control-allow-headers']).toBe('authorization')
@@ -63,7 +82,9 @@ describeMatrix('CORS with listed origins', (kind) => {
       const res = await call(`${fx.url}/v1/chat/completions`, { headers, body })
       expect(res.status).toBe(200)
       expect(res.headers['access-control-allow-origin']).toBe(APP)
-      expect(res.headers['access-control-expose-headers']).toBe('x-request-id, idempotent-replayed, retry-after, x-should-retry')
+      expect(res.headers['access-control-expose-headers']).toBe(
+        'x-request-id, request-id, idempotent-replayed, retry-after, x-should-retry',
+      )
       expect(varyOf(res.headers.vary)).toContain('origin')
       expect(res.headers['x-request-id']).toBeDefined()
     }

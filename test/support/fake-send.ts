@@ -22,6 +22,7 @@ export function requestFor(model: ResolvedModel, overrides: Partial<UpstreamRequ
     stream: true,
     attempt: 1,
     body: Buffer.from(`{"model":"${model.id}"}`),
+    dialectHeaders: [],
     ...overrides,
   }
 }

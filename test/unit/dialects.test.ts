@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import {
+  anthropic,
   batchEmbedContents,
   chatCompletions,
   countTokens,
@@ -9,6 +10,7 @@ import {
   embeddings,
   gemini,
   generateContent,
+  messages,
   openai,
   responses,
 } from '../../src/dialects/index.js'
@@ -22,8 +24,8 @@ interface GoogleError {
 
 describe('dialect registry', () => {
   it('maps every configured type to its dialect and nothing else', () => {
-    expect(DIALECT_NAMES.map((name) => dialectNamed(name)?.name)).toEqual(['openai', 'gemini'])
-    expect(dialectNamed('anthropic')).toBeUndefined()
+    expect(DIALECT_NAMES.map((name) => dialectNamed(name)?.name)).toEqual(['openai', 'gemini', 'anthropic'])
+    expect(dialectNamed('mistral')).toBeUndefined()
     expect(dialectNamed('toString')).toBeUndefined()
     expect(dialectNamed(undefined)).toBeUndefined()
   })
@@ -77,6 +79,44 @@ describe('error bodies', () => {
   })
 })
 
+describe('Anthropic errors', () => {
+  it("renders Anthropic's shape: the error type by status, and the request id (null when none is known)", () => {
+    expect(anthropic.errorBody({ status: 401, code: 'invalid_api_key', message: 'no', param: undefined, requestId: 'R1' })).toEqual({
+      type: 'error',
+      error: { type: 'authentication_error', message: 'no' },
+      request_id: 'R1',
+    })
+    expect(anthropic.errorBody({ status: 529, code: 'overloaded', message: 'busy', param: undefined })).toEqual({
+      type: 'error',
+      error: { type: 'overloaded_error', message: 'busy' },
+      request_id: null,
+    })
+  })
+})
+
+describe('the event that ends a stream early, per operation', () => {
+  const broken = { status: 502, code: 'upstream_stream_broken', message: 'cut', param: undefined, requestId: 'R1' } as const
+
+  it('is an `error` event with the Messages error body for Anthropic clients (the SDK skips events without a name)', () => {
+    expect(messages.streamErrorEvent?.(broken, 7)).toBe(
+      'event: error\ndata: {"type":"error","error":{"type":"api_error","message":"cut"},"request_id":"R1"}\n\n',
+    )
+  })
+
+  it('is a ResponseErrorEvent numbered after the events before it for Responses clients, who count theirs', () => {
+    expect(responses.countsStreamEvents).toBe(true)
+    expect(responses.streamErrorEvent?.(broken, 12)).toBe(
+      'event: error\ndata: {"type":"error","code":"upstream_stream_broken","message":"cut","param":null,"sequence_number":12}\n\n',
+    )
+  })
+
+  it("is left to the dialect's error body for chat completions and generate-content: their events are unnamed", () => {
+    expect(chatCompletions.streamErrorEvent).toBeUndefined()
+    expect(generateContent.streamErrorEvent).toBeUndefined()
+    expect(messages.countsStreamEvents).toBeUndefined()
+  })
+})
+
 describe('client keys', () => {
   const none = new URLSearchParams()
   it('reads a Bearer key for OpenAI clients, and nothing else', () => {
@@ -84,6 +124,13 @@ describe('client keys', () => {
     expect(openai.clientKey({ authorization: 'bearer \tsk-1 ' }, none)).toBe('sk-1')
     expect(openai.clientKey({ authorization: 'Basic abc' }, none)).toBeUndefined()
     expect(openai.clientKey({ 'x-goog-api-key': 'k' }, new URLSearchParams('key=k'))).toBeUndefined()
+  })
+
+  it('reads x-api-key first, then Bearer, for Anthropic clients (Claude Code may send both)', () => {
+    expect(anthropic.clientKey({ 'x-api-key': ' sk-a ', authorization: 'Bearer sk-b' }, none)).toBe('sk-a')
+    expect(anthropic.clientKey({ authorization: 'Bearer sk-b' }, none)).toBe('sk-b')
+    expect(anthropic.clientKey({ 'x-api-key': '', authorization: 'Bearer sk-b' }, none)).toBe('sk-b')
+    expect(anthropic.clientKey({}, none)).toBeUndefined()
   })
 
   it('reads x-goog-api-key first, then ?key=, then Bearer for Google clients', () => {

@@ -36,7 +36,7 @@ describe('createGateway options', () => {
 
   it.each([
     [{ upstreams: {} }, /upstreams/],
-    [{ upstreams: { a: { type: 'anthropic', baseUrl: 'https://x' } } }, /type/],
+    [{ upstreams: { a: { type: 'mistral', baseUrl: 'https://x' } } }, /type/],
     [{ upstreams: { a: { type: 'openai', baseUrl: 'not a url' } } }, /baseUrl/],
     [{ upstreams: { a: { type: 'openai', baseUrl: 'ftp://x' } } }, /http/],
     [{ upstreams: { a: { type: 'openai', baseUrl: 'https://u:p@x' } } }, /credentials/],

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import type { CallTarget } from '../../src/dialects/index.js'
 import {
+  anthropic,
   batchEmbedContents,
   chatCompletions,
   countTokens,
@@ -71,7 +72,7 @@ describe('matchRequest', () => {
     expect(matchRequest('GET', '/v1/nothing', true)?.route).toEqual({ kind: 'not_found' })
   })
 
-  it('gives Google-format paths the gemini dialect and every other path the openai dialect', () => {
+  it('gives Google-format paths the gemini dialect and every other path the openai dialect, unless its client says another', () => {
     expect(matchRequest('GET', '/v1beta/anything', true)?.dialect).toBe(gemini)
     expect(matchRequest('POST', '/v1/models/m:generateContent', true)?.dialect).toBe(gemini)
     expect(matchRequest('POST', '/v1/models/m:embedContent', true)?.dialect).toBe(gemini)
@@ -80,6 +81,12 @@ describe('matchRequest', () => {
     expect(matchRequest('GET', '/v1/models', true)?.dialect).toBe(openai)
     expect(matchRequest('GET', '/v1/recoveries', true)?.dialect).toBe(openai)
     expect(matchRequest('GET', '/elsewhere', true)?.dialect).toBe(openai)
+    // A path not served answers a client whose headers say its dialect in that dialect; a served one keeps its own.
+    const claude = { 'anthropic-version': '2023-06-01' }
+    expect(matchRequest('GET', '/v1/messages/batches', true, claude)?.dialect).toBe(anthropic)
+    expect(matchRequest('GET', '/v1/models', true, claude)?.dialect).toBe(anthropic)
+    expect(matchRequest('GET', '/v1/recoveries', true, claude)?.dialect).toBe(openai)
+    expect(matchRequest('POST', '/v1/chat/completions', true, claude)?.dialect).toBe(openai)
   })
 
   it('parses the query and never percent-decodes the model segment', () => {

@@ -57,6 +57,7 @@ describe('a streamed upstream answer', () => {
       stream: true,
       attempt: 1,
       body: Buffer.from('{"model":"m","stream":true,"messages":[]}'),
+      dialectHeaders: [],
       abortHook: hook,
     }
   }

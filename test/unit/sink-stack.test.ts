@@ -123,10 +123,58 @@ describe('a stream the upstream broke off', () => {
     s.sink.open(HEAD)
     s.sink.write(Buffer.from('data: {"upstream":1}\n\ndata: {"up'))
     s.sink.abort(new Error('other side closed'))
-    expect(s.client.calls).toEqual(['open 200', 'data: {"upstream":1}\n\ndata: {"up', `\n\n${BROKEN}`, 'end'])
+    expect(s.client.calls).toEqual(['open 200', 'data: {"upstream":1}\n\ndata: {"up', '\n\n', BROKEN, 'end'])
     expect(s.sharer.calls).toEqual(s.client.calls)
     // The tail hears of the break as it is: it reads usage, not what the client is told.
     expect(s.tail.calls).toEqual(['open 200', 'data: {"upstream":1}\n\ndata: {"up', 'abort'])
+  })
+
+  it('shows what the client got to the error event that is numbered after it, before that event is made', () => {
+    const seenBefore: string[] = []
+    const seen: string[] = []
+    const client = recorder()
+    const sink = buildStreamSinks({
+      client: client.sink,
+      sharers: [],
+      brokenEvent: () => {
+        seenBefore.push(seen.join(''))
+        return Buffer.from(BROKEN)
+      },
+      seen: (chunk) => seen.push(chunk.toString()),
+    })
+    sink.open(HEAD)
+    sink.write(Buffer.from('data: 1\n\ndata: 2'))
+    sink.abort(new Error('other side closed'))
+    // The cut event was closed for the client before the error event was made: it counts as one the client got.
+    expect(seenBefore).toEqual(['data: 1\n\ndata: 2\n\n'])
+    expect(client.written()).toBe(`data: 1\n\ndata: 2\n\n${BROKEN}`)
+  })
+
+  it('shows a resumable stream its events as numbered, and a translated one nothing (its translator numbers its own)', () => {
+    const seen: string[] = []
+    const log = streamLog()
+    const resumable = buildStreamSinks({
+      client: recorder().sink,
+      sharers: [],
+      brokenEvent: () => Buffer.from(BROKEN),
+      resumable: { log, lastEvent: () => Buffer.from(LAST) },
+      seen: (chunk) => seen.push(chunk.toString()),
+    })
+    resumable.open(HEAD)
+    resumable.write(Buffer.from('data: 1\n\n'))
+    expect(seen).toEqual(['id: 1\ndata: 1\n\n'])
+    const translated = stack(['resumable'])
+    const untouched: string[] = []
+    const sink = buildStreamSinks({
+      client: translated.client.sink,
+      sharers: [],
+      brokenEvent: () => Buffer.from(BROKEN),
+      translation: translator().translation,
+      seen: (chunk) => untouched.push(chunk.toString()),
+    })
+    sink.open(HEAD)
+    sink.write(Buffer.from('data: {"upstream":1}\n\n'))
+    expect(untouched).toEqual([])
   })
 
   it("ends a translated plain stream with the translator's error event only", () => {

@@ -1,5 +1,6 @@
 // What an OpenAI client asks of a model: chat completions and Responses (translated for models of other formats),
 // and embeddings, which are passthrough to models of OpenAI-compatible upstreams only.
+import { sseEvent } from '../../sse/write.js'
 import type { OperationFormat } from '../dialect.js'
 import { chatCompletionsFormat } from './chat-completions/index.js'
 import { chatRequest } from './chat-completions/wire.js'
@@ -43,4 +44,9 @@ export const responses: OperationFormat = {
   readFields: responsesRequest.gatewayReads,
   keepsRecords: true,
   read: (fields) => validateResponses(fields),
+  // A ResponseErrorEvent, numbered after the events relayed (a Responses stream numbers its events from 0): an
+  // `error` event without `sequence_number`, or a bare `data:` one, is not a Responses stream event.
+  streamErrorEvent: ({ code, message, param }, eventsBefore) =>
+    sseEvent(JSON.stringify({ type: 'error', code, message, param: param ?? null, sequence_number: eventsBefore }), 'error'),
+  countsStreamEvents: true,
 }

@@ -55,7 +55,8 @@ function nextFallback(
     const model = item.value
     const attempt = attemptFor(model)
     if (!('refusedField' in attempt)) {
-      return { ...current, model, body: attempt.body, operation: attempt.operation, key: undefined, attempt: current.attempt + 1 }
+      const { body, operation, dialectHeaders } = attempt
+      return { ...current, model, body, operation, dialectHeaders, key: undefined, attempt: current.attempt + 1 }
     }
     logger.warn('model-gateway: fallback skipped: its format cannot express a field of the request', {
       requestId: current.requestId,

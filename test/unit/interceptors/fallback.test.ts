@@ -33,6 +33,7 @@ function bodies(refused: string[] = [], field = 'messages[0].content[1]') {
       : {
           body: Buffer.from(`for ${model.id}`),
           operation: model.upstream.dialect === main.upstream.dialect ? 'chat.completions' : 'generateContent',
+          dialectHeaders: ['x-dialect-header', `for ${model.id}`],
         }
 }
 
@@ -95,6 +96,11 @@ describe('fallbacks: when the upstream cannot have started billable work', () =>
     expect(next.calls[2]?.body.toString()).toBe('for other')
     // Each attempt asks its upstream the operation its bytes are: the fallback of another format, the translated one.
     expect(next.calls.map((request) => request.operation)).toEqual(['chat.completions', 'chat.completions', 'generateContent'])
+    // And carries the dialect headers made for its own model, never the first model's.
+    expect(next.calls.slice(1).map((request) => request.dialectHeaders)).toEqual([
+      ['x-dialect-header', 'for spare'],
+      ['x-dialect-header', 'for other'],
+    ])
   })
 
   it("answers with the last model's failure when every model failed: its answer, or its error", async () => {

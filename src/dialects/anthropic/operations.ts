@@ -1,0 +1,32 @@
+// What an Anthropic client asks of a model: a message (translated for models of other formats), and a token count.
+import { sseEvent } from '../../sse/write.js'
+import type { OperationFormat } from '../dialect.js'
+import { messagesFormat } from './messages/index.js'
+import { anthropicErrorBody } from './status.js'
+import { validateMessages, validateMessagesCountTokens } from './validate.js'
+
+/** `POST /v1/messages`: the model and the stream flag are in the body. */
+export const messages: OperationFormat = {
+  operation: 'messages',
+  otelName: 'chat',
+  hub: messagesFormat,
+  modelInBody: true,
+  readFields: new Set(['model', 'messages', 'max_tokens', 'stream', 'temperature', 'top_p']),
+  elementFields: ['role'],
+  keepsRecords: true,
+  read: (fields) => validateMessages(fields),
+  // The Anthropic SDK skips events without an `event:` line and raises the body of an `error` event.
+  streamErrorEvent: (error) => sseEvent(JSON.stringify(anthropicErrorBody(error)), 'error'),
+}
+
+/** `POST /v1/messages/count_tokens`: free upstream, so an answer its client left is not kept. */
+export const messagesCountTokens: OperationFormat = {
+  operation: 'messages.countTokens',
+  otelName: 'count_tokens',
+  modelInBody: true,
+  readFields: new Set(['model', 'messages']),
+  keepsRecords: false,
+  refuseOtherFormat: (model) =>
+    `Token counting (POST /v1/messages/count_tokens) is served only for models of Anthropic upstreams; the model '${model}' is served by another format.`,
+  read: (fields) => validateMessagesCountTokens(fields),
+}
