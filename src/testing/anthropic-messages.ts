@@ -63,6 +63,9 @@ type CustomTool = JsonObject & { name: string; input_schema: JsonObject }
 /** What the model answers: text (cut at a stop sequence it met), or a call of one tool with its input. */
 type MessagesAnswer = { text: string; stopSequence?: string } | { call: { name: string; input: JsonObject } }
 
+const isMessagesRequest = (body: JsonObject): body is MessagesRequest =>
+  typeof body.model === 'string' && Array.isArray(body.messages) && typeof body.max_tokens === 'number'
+
 const isCustomTool = (t: unknown): t is CustomTool => isObject(t) && typeof t.name === 'string' && isObject(t.input_schema)
 
 /** Anthropic's 400 message for what is wrong with a Messages body, or undefined. */
@@ -99,12 +102,11 @@ export function answerMessages(
   nextSeq: () => number,
 ): void {
   const problem = messagesProblem(body, version)
-  if (problem !== undefined) {
-    sendAnthropicError(res, st, 400, problem)
+  if (problem !== undefined || !isMessagesRequest(body)) {
+    sendAnthropicError(res, st, 400, problem ?? 'max_tokens: Input should be a valid integer')
     return
   }
-  // messagesProblem checked the three required fields.
-  anthropicMessage(body as MessagesRequest, ctl, res, st, nextSeq())
+  anthropicMessage(body, ctl, res, st, nextSeq())
 }
 
 /** Image blocks in a message content. */

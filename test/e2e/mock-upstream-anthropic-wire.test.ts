@@ -242,7 +242,8 @@ describe('controls', () => {
     for await (const bytes of paced.body) arrivals.push({ t: Date.now(), text: String(bytes) })
     // start, block start, ping, 2 deltas, block stop, message delta, stop: each in its own read, 30 ms apart.
     expect(arrivals).toHaveLength(8)
-    for (let i = 1; i < arrivals.length; i++) expect(arrivals[i]!.t - arrivals[i - 1]!.t).toBeGreaterThanOrEqual(20)
+    // Timed as a whole: on a loaded machine one late read shortens the gap after it, never the total.
+    expect(arrivals.at(-1)!.t - arrivals[0]!.t).toBeGreaterThanOrEqual(7 * 30 - 15)
     expect(events(arrivals.map((a) => a.text).join(''))).toHaveLength(8)
     await expect(send(claude({ stream: true, mock: { destroy_after_frames: 3 } }))).rejects.toThrow()
     expect(mock.requests.at(-1)!.response.split('\n\n').filter(Boolean)).toHaveLength(3)
