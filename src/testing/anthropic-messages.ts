@@ -143,7 +143,8 @@ function answerOf(body: MessagesRequest, ctl: JsonObject, lastUser: string, imag
   if (results.length > 0) return cutAtStop(toolReply(results.map((r) => blocksText(r.content))), body.stop_sequences)
   const choice = isObject(body.tool_choice) ? body.tool_choice : {}
   const tools = Array.isArray(body.tools) ? body.tools.filter(isCustomTool) : []
-  const tool = tools.find((t) => choice.type === 'tool' && t.name === choice.name) ?? tools[0]
+  const wanted = ctl.tool_name ?? (choice.type === 'tool' ? choice.name : undefined)
+  const tool = tools.find((t) => t.name === wanted) ?? tools[0]
   if (tool !== undefined && last?.role === 'user' && choice.type !== 'none') {
     return { call: { name: tool.name, input: toolArguments(ctl, tool.input_schema) } }
   }

@@ -58,6 +58,11 @@ export interface MockControls {
   destroy_after_frames?: number
   /** The arguments of the tool call the model makes (default: built from the function's parameter schema). */
   tool_arguments?: Record<string, unknown>
+  /**
+   * The declared tool the model calls when the user spoke last (default: the one `tool_choice` names, else the first
+   * declared): agents declare many tools, and a test of one of them names it.
+   */
+  tool_name?: string
   /** Gemini: the `thoughtSignature` of the function call part, as thinking models send it; Anthropic: the thinking block's `signature`. */
   thought_signature?: string
 }

@@ -256,3 +256,13 @@ describe('controls', () => {
     await mock.waitFor(() => mock.abortedStreams === 1)
   })
 })
+
+describe('mock.tool_name', () => {
+  it('picks the declared tool a message calls, whatever comes first', async () => {
+    const clock = { name: 'get_time', input_schema: { type: 'object', properties: {} } }
+    const res = await send(claude({ tools: [WEATHER, clock], mock: { tool_name: 'get_time' } }))
+    expect(res.status).toBe(200)
+    expect(res.json.stop_reason).toBe('tool_use')
+    expect(res.json.content.find((block: { type: string }) => block.type === 'tool_use').name).toBe('get_time')
+  })
+})
