@@ -1,4 +1,4 @@
-// A local stand-in for the OpenAI and Gemini APIs, so the examples run with no key and no network: the mock
+// A local stand-in for the OpenAI, Gemini and Anthropic APIs, so the examples run with no key and no network: the mock
 // upstream of `model-gateway/testing` (src/testing/), the one the tests and benchmarks use, run on its own:
 //
 //   node examples/mock-upstream.mjs        # listens on MOCK_PORT (default 8787)

@@ -22,11 +22,16 @@ if (process.env.OPENAI_API_KEY) {
   upstreams = {
     mock: { type: 'openai', baseUrl: `${mock.url}/v1` },
     'mock-gemini': { type: 'gemini', baseUrl: mock.url },
+    'mock-anthropic': { type: 'anthropic', baseUrl: mock.url },
   }
   models = [
     { id: 'gpt-4o-mini', upstream: 'mock' },
     { id: 'gemini-2.5-flash', upstream: 'mock-gemini' },
+    { id: 'claude-sonnet-4-5', upstream: 'mock-anthropic' },
   ]
+  // Claude Code declares its tools on every call, and the mock calls the first tool a request declares when the user
+  // spoke last. Claude Code's calls (its system prompt carries its billing header) get a text answer instead.
+  mock.steer('x-anthropic-billing-header', { content: 'Hello from the mock upstream, through model-gateway.' })
 }
 
 const gateway = createGateway({
@@ -44,6 +49,13 @@ server.listen(port, '127.0.0.1', () => {
   const body = JSON.stringify({ model, messages: [{ role: 'user', content: 'Prove Fermat’s last theorem.' }] })
   const gemini = models.find((m) => upstreams[m.upstream].type === 'gemini')?.id
   const geminiBody = JSON.stringify({ contents: [{ role: 'user', parts: [{ text: 'Prove Fermat’s last theorem.' }] }] })
+  const claude = models.find((m) => upstreams[m.upstream].type === 'anthropic')?.id
+  const claudeBody = JSON.stringify({
+    model: claude,
+    max_tokens: 1024,
+    messages: [{ role: 'user', content: 'Prove Fermat’s last theorem.' }],
+  })
+  const claudeHeaders = `-H 'x-api-key: ${demoKey}' -H 'anthropic-version: 2023-06-01' -H 'Content-Type: application/json'`
   console.log(`model-gateway listening on ${base} (${mock ? `mock upstream at ${mock.url}` : 'OpenAI-compatible upstream'})
 API key for this demo: ${demoKey}
 
@@ -61,6 +73,17 @@ ${
   # the same in the Gemini format: the model is in the path, the key in x-goog-api-key
   curl -s ${base}/v1beta/models/${gemini}:generateContent -H 'x-goog-api-key: ${demoKey}' -H 'Content-Type: application/json' -d '${geminiBody}'
   curl -sN '${base}/v1beta/models/${gemini}:streamGenerateContent?alt=sse' -H 'x-goog-api-key: ${demoKey}' -H 'Content-Type: application/json' -d '${geminiBody}'
+`
+    : ''
+}${
+  claude
+    ? `
+  # the same in Anthropic's Messages format: the key in x-api-key, the API version in anthropic-version
+  curl -s ${base}/v1/messages ${claudeHeaders} -d '${claudeBody}'
+  curl -sN ${base}/v1/messages ${claudeHeaders} -d '${claudeBody.slice(0, -1)},"stream":true}'
+
+  # Claude Code on this gateway
+  ANTHROPIC_BASE_URL=${base} ANTHROPIC_API_KEY=${demoKey} claude -p --model ${claude} "hi"
 `
     : ''
 }

@@ -259,7 +259,7 @@ function answerOf(body: GenerateRequest, ctl: JsonObject, lastUser: string): Gen
   const toolConfig = field(body, 'toolConfig')
   const calling = isObject(toolConfig) ? field(toolConfig, 'functionCallingConfig') : undefined
   const allowed = isObject(calling) ? field(calling, 'allowedFunctionNames') : undefined
-  const fn = firstFunction(body, Array.isArray(allowed) ? allowed : undefined)
+  const fn = firstFunction(body, typeof ctl.tool_name === 'string' ? [ctl.tool_name] : Array.isArray(allowed) ? allowed : undefined)
   const lastIsUser = isObject(last) && (last.role === undefined || last.role === 'user')
   if (fn && lastIsUser && !(isObject(calling) && calling.mode === 'NONE')) {
     return { call: { name: fn.name, args: toolArguments(ctl, fn.schema) } }

@@ -169,7 +169,7 @@ function answerOf(body: ChatRequest, ctl: JsonObject, lastUser: string, images: 
   // The function `tool_choice` names, else the first declared.
   const named = isObject(body.tool_choice) && isObject(body.tool_choice.function) ? body.tool_choice.function.name : undefined
   const tools = Array.isArray(body.tools) ? body.tools.filter(isFunctionTool) : []
-  const fn = tools.find((t) => t.function.name === named) ?? tools[0]
+  const fn = tools.find((t) => t.function.name === (ctl.tool_name ?? named)) ?? tools[0]
   if (fn !== undefined && last?.role === 'user' && body.tool_choice !== 'none') {
     const name = typeof fn.function.name === 'string' ? fn.function.name : 'function'
     return { call: { name, arguments: JSON.stringify(toolArguments(ctl, fn.function.parameters)) } }

@@ -93,7 +93,7 @@ function answerOf(body: JsonObject, ctl: JsonObject, items: JsonObject[]): Respo
   const lastUser = users.at(-1)
   const named = isObject(body.tool_choice) && body.tool_choice.type === 'function' ? body.tool_choice.name : undefined
   const tools = Array.isArray(body.tools) ? body.tools.filter(isFunctionTool) : []
-  const fn = tools.find((t) => t.name === named) ?? tools[0]
+  const fn = tools.find((t) => t.name === (ctl.tool_name ?? named)) ?? tools[0]
   if (fn !== undefined && last !== undefined && last === lastUser && body.tool_choice !== 'none') {
     const name = typeof fn.name === 'string' ? fn.name : 'function'
     return { call: { name, arguments: JSON.stringify(toolArguments(ctl, fn.parameters)) } }

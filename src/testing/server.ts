@@ -1,10 +1,20 @@
 // The mock upstream's server: it routes, authenticates, records and applies the per-request controls (the `mock`
-// body field, see MockControls); the wire formats live in openai.ts, responses.ts, gemini.ts and gemini-methods.ts
-// beside it. Node built-ins only; no logging on the hot path.
+// body field, see MockControls); the wire formats live in openai.ts, responses.ts, gemini.ts, gemini-methods.ts,
+// anthropic.ts and anthropic-messages.ts beside it. Node built-ins only; no logging on the hot path.
 
 import http, { type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo, Socket } from 'node:net'
 import { isObject } from '../json/value.js'
+import {
+  answerCountTokens as answerAnthropicCount,
+  answerModels as answerAnthropicModels,
+  anthropicHeaders,
+  isModelsPath,
+  keyProblem,
+  sendAnthropicError,
+  versionProblem,
+} from './anthropic.js'
+import { answerMessages } from './anthropic-messages.js'
 import {
   answerGenerate,
   GEMINI_JSON_TYPE,
@@ -39,6 +49,8 @@ export function startMockUpstream(options: MockUpstreamOptions = {}): Promise<Mo
   const bearer = apiKey === undefined ? undefined : `Bearer ${apiKey}`
   let counter = 0
   const nextSeq = () => ++counter
+  // Request ids are counted apart, so that the ids of answers do not depend on how many errors came before.
+  let requests = 0
   const sockets = new Set<Socket>()
   const steering = new Map<string, MockControls>()
 
@@ -68,11 +80,19 @@ export function startMockUpstream(options: MockUpstreamOptions = {}): Promise<Mo
     const pathname = q === -1 ? target : target.slice(0, q)
     const query = q === -1 ? '' : target.slice(q + 1)
 
-    let family: 'openai' | 'gemini'
+    let family: 'openai' | 'gemini' | 'anthropic'
     const gm = method === 'POST' ? GEMINI_PATH.exec(pathname) : null
     const embeddings = pathname === '/v1/embeddings' && method === 'POST'
     const responsesApi = pathname === '/v1/responses' && method === 'POST'
-    if ((pathname === '/v1/chat/completions' && method === 'POST') || embeddings || responsesApi) family = 'openai'
+    const countTokens = pathname === '/v1/messages/count_tokens' && method === 'POST'
+    const messagesApi = (pathname === '/v1/messages' && method === 'POST') || countTokens
+    // Every Anthropic client names the API version it speaks: its model list and its errors are Anthropic's.
+    const version = req.headers['anthropic-version']
+    const anthropicModels = version !== undefined && method === 'GET' && isModelsPath(pathname)
+    if (messagesApi || anthropicModels) {
+      family = 'anthropic'
+      st.headers = anthropicHeaders(`req_mock_${++requests}`)
+    } else if ((pathname === '/v1/chat/completions' && method === 'POST') || embeddings || responsesApi) family = 'openai'
     else if (pathname === '/v1/models' && method === 'GET') {
       if (bearer !== undefined && req.headers.authorization !== bearer) {
         send(res, st, 401, JSON_TYPE, OPENAI_AUTH_ERROR)
@@ -82,7 +102,10 @@ export function startMockUpstream(options: MockUpstreamOptions = {}): Promise<Mo
       return
     } else if (gm !== null) family = 'gemini'
     else {
-      if (pathname.startsWith('/v1beta/')) {
+      if (version !== undefined) {
+        st.headers = anthropicHeaders(`req_mock_${++requests}`)
+        sendAnthropicError(res, st, 404, `Route ${method} ${pathname} not found.`)
+      } else if (pathname.startsWith('/v1beta/')) {
         sendGoogleError(res, st, 404, `Route ${method} ${pathname} not found.`)
       } else {
         sendOpenaiError(res, st, 404, `Unknown request URL: ${method} ${pathname}.`, 'unknown_url')
@@ -92,8 +115,15 @@ export function startMockUpstream(options: MockUpstreamOptions = {}): Promise<Mo
 
     const params = query === '' ? null : new URLSearchParams(query)
 
-    // Authentication (before the body is looked at, like the real APIs).
-    if (apiKey !== undefined) {
+    // Authentication (before the body is looked at, like the real APIs), then Anthropic's version header.
+    if (family === 'anthropic') {
+      const problem = apiKey === undefined ? undefined : keyProblem(req.headers, apiKey)
+      const unversioned = versionProblem(req.headers)
+      if (problem !== undefined) sendAnthropicError(res, st, 401, problem)
+      else if (unversioned !== undefined) sendAnthropicError(res, st, 400, unversioned)
+      else if (anthropicModels) answerAnthropicModels(pathname, params, res, st)
+      if (problem !== undefined || unversioned !== undefined || anthropicModels) return
+    } else if (apiKey !== undefined) {
       if (family === 'openai') {
         if (req.headers.authorization !== bearer) {
           send(res, st, 401, JSON_TYPE, OPENAI_AUTH_ERROR)
@@ -115,15 +145,18 @@ export function startMockUpstream(options: MockUpstreamOptions = {}): Promise<Mo
 
     const body = parseJson(text)
     if (!isObject(body)) {
-      if (family === 'openai') send(res, st, 400, JSON_TYPE, OPENAI_BAD_JSON)
+      if (family === 'anthropic')
+        sendAnthropicError(res, st, 400, 'There was an error parsing the body of your request: it is not a JSON object.')
+      else if (family === 'openai') send(res, st, 400, JSON_TYPE, OPENAI_BAD_JSON)
       else send(res, st, 400, GEMINI_JSON_TYPE, GOOGLE_BAD_JSON)
       return
     }
 
     let ctl: JsonObject = isObject(body.mock) ? body.mock : {}
     for (const [marker, controls] of steering) if (text.includes(marker)) ctl = { ...controls, ...ctl }
-    if (isObject(ctl.headers)) st.headers = ctl.headers
-    st.stream = family === 'openai' ? body.stream === true && !embeddings : gm?.[2] === 'streamGenerateContent'
+    if (isObject(ctl.headers)) st.headers = { ...st.headers, ...ctl.headers }
+    if (family === 'anthropic') st.stream = body.stream === true && !countTokens
+    else st.stream = family === 'openai' ? body.stream === true && !embeddings : gm?.[2] === 'streamGenerateContent'
 
     if (ctl.hang === true) return // never answer
 
@@ -139,6 +172,8 @@ export function startMockUpstream(options: MockUpstreamOptions = {}): Promise<Mo
         if (eb !== undefined) {
           const isStr = typeof eb === 'string'
           send(res, st, status, isStr ? 'text/plain; charset=utf-8' : JSON_TYPE, isStr ? eb : JSON.stringify(eb))
+        } else if (family === 'anthropic') {
+          sendAnthropicError(res, st, status, `Mock upstream error (status ${status}).`)
         } else if (family === 'openai') {
           sendOpenaiError(res, st, status, `Mock upstream error (status ${status}).`)
         } else {
@@ -146,7 +181,9 @@ export function startMockUpstream(options: MockUpstreamOptions = {}): Promise<Mo
         }
         return
       }
-      if (embeddings) answerEmbeddings(body, ctl, res, st)
+      if (countTokens) answerAnthropicCount(body, version, res, st)
+      else if (messagesApi) answerMessages(body, ctl, version, res, st, nextSeq)
+      else if (embeddings) answerEmbeddings(body, ctl, res, st)
       else if (responsesApi) answerResponses(body, ctl, res, st, nextSeq)
       // Past the two above, a route without a Gemini match is chat completions.
       else if (gm === null) answerChat(body, ctl, res, st, nextSeq)

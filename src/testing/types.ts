@@ -10,7 +10,7 @@ export interface MockUpstreamOptions {
   host?: string
   /** Default delay in ms before response headers, before the first frame for streams (default 0). */
   delayMs?: number
-  /** A key every request must carry (`Authorization: Bearer`, `x-goog-api-key` or `?key=`), else rejected like the real APIs. */
+  /** A key every request must carry (`Authorization: Bearer`, `x-goog-api-key` or `?key=`, `x-api-key`), else rejected like the real APIs. */
   apiKey?: string | undefined
   /** Record every request in `requests` (default true; turn it off for benchmarks). */
   record?: boolean
@@ -48,7 +48,7 @@ export interface MockControls {
   content?: string
   /** Reply text of exactly this many bytes (ASCII filler); wins over `content`. */
   content_bytes?: number
-  /** Shallow-merged into `usage` / `usageMetadata` (nothing is recomputed). */
+  /** Shallow-merged into `usage` / `usageMetadata` (nothing is recomputed); Anthropic: cache counts such as `cache_read_input_tokens` too. */
   usage?: Record<string, unknown>
   /** Never answer: the request stays open until the client leaves or the server closes. */
   hang?: boolean
@@ -58,7 +58,12 @@ export interface MockControls {
   destroy_after_frames?: number
   /** The arguments of the tool call the model makes (default: built from the function's parameter schema). */
   tool_arguments?: Record<string, unknown>
-  /** Gemini only: the `thoughtSignature` of the function call part, as thinking models send it. */
+  /**
+   * The declared tool the model calls when the user spoke last (default: the one `tool_choice` names, else the first
+   * declared): agents declare many tools, and a test of one of them names it.
+   */
+  tool_name?: string
+  /** Gemini: the `thoughtSignature` of the function call part, as thinking models send it; Anthropic: the thinking block's `signature`. */
   thought_signature?: string
 }
 

@@ -72,6 +72,15 @@ describe('tools', () => {
     expect(JSON.parse(choice.message.tool_calls[0].function.arguments)).toEqual({ city: 'text', days: 1, unit: 'c' })
   })
 
+  it('mock.tool_name picks the declared tool the model calls, in every format', async () => {
+    const clock = { type: 'function', function: { name: 'get_time', parameters: { type: 'object', properties: {} } } }
+    const viaChat = await post(CHAT, chat({ tools: [WEATHER, clock], mock: { tool_name: 'get_time' } }))
+    expect(viaChat.json.choices[0].message.tool_calls[0].function.name).toBe('get_time')
+    const geminiClock = { functionDeclarations: [...GEMINI_WEATHER.functionDeclarations, { name: 'get_time' }] }
+    const viaGemini = await post(GEN, gemini({ tools: [geminiClock], mock: { tool_name: 'get_time' } }))
+    expect(viaGemini.json.candidates[0].content.parts[0].functionCall.name).toBe('get_time')
+  })
+
   it('OpenAI: mock.tool_arguments overrides, and tool results are quoted', async () => {
     const called = await post(CHAT, chat({ tools: [WEATHER], mock: { tool_arguments: { city: 'Oslo' } } }))
     const call = called.json.choices[0].message.tool_calls[0]
