@@ -117,7 +117,14 @@ export function passDown(
 }
 
 /** Headers of a whole response: its status, content type and length, the request id, and the upstream's rate-limit state. */
-function wholeHead(rt: Runtime, response: UpstreamResponse, status: number, spec: CallSpec, contentType: string, length: number): ResponseHead {
+function wholeHead(
+  rt: Runtime,
+  response: UpstreamResponse,
+  status: number,
+  spec: CallSpec,
+  contentType: string,
+  length: number,
+): ResponseHead {
   const headers = withRequestId({ 'content-type': contentType, 'content-length': length }, spec.inbound, spec.requestId)
   return { status, headers: passDown(rt, response, headers) }
 }
