@@ -1,0 +1,77 @@
+import { mkdirSync, writeFileSync } from 'node:fs'
+import path from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { AGENT_BINARIES, type AgentGateway, CLIENT_KEY, installAgents, runAgent, scratchHome, startAgentGateway } from './support.js'
+
+const notInstalled = await installAgents()
+
+const MODELS = [
+  { id: 'codex-on-gemini', upstream: 'gemini', upstreamModel: 'gemini-2.5-flash' },
+  { id: 'codex-on-claude', upstream: 'anthropic', upstreamModel: 'claude-sonnet-4-5' },
+  { id: 'gpt-5-codex', upstream: 'openai' },
+]
+
+/** `codex exec` with a custom provider at the gateway, speaking Responses, as its documentation configures one. */
+function codex(gw: AgentGateway, model: string, prompt: string) {
+  const home = scratchHome()
+  const codexHome = path.join(home, '.codex')
+  mkdirSync(codexHome, { recursive: true })
+  writeFileSync(
+    path.join(codexHome, 'config.toml'),
+    [
+      `model = "${model}"`,
+      'model_provider = "gateway"',
+      '',
+      '[model_providers.gateway]',
+      'name = "model-gateway"',
+      `base_url = "${gw.url}/v1"`,
+      'env_key = "GATEWAY_API_KEY"',
+      'wire_api = "responses"',
+      '',
+    ].join('\n'),
+  )
+  return runAgent(
+    process.execPath,
+    [AGENT_BINARIES.codex, 'exec', '--skip-git-repo-check', '--dangerously-bypass-approvals-and-sandbox', prompt],
+    { HOME: home, CODEX_HOME: codexHome, GATEWAY_API_KEY: CLIENT_KEY, NO_COLOR: '1' },
+  )
+}
+
+describe.skipIf(notInstalled !== undefined)(
+  `Codex CLI (codex exec) through the gateway${notInstalled ? `: skipped, ${notInstalled}` : ''}`,
+  () => {
+    let gw: AgentGateway
+    beforeAll(async () => {
+      gw = await startAgentGateway(MODELS)
+    })
+    afterAll(() => gw?.close())
+
+    describe.each(MODELS)('on $id (an $upstream upstream)', ({ id }) => {
+      it('answers a prompt with the model’s text', async () => {
+        const marker = `text-${id}`
+        gw.mock.steer(marker, { content: `the gateway answered ${marker}` })
+        const run = await codex(gw, id, `Say the word ${marker}.`)
+        expect(run.code, run.stderr.slice(-2000)).toBe(0)
+        expect(run.stdout).toContain(`the gateway answered ${marker}`)
+      })
+
+      it('runs an exec_command round trip: the command’s output goes back to the model, its answer comes out', async () => {
+        const marker = `tool-${id}`
+        gw.mock.steer(marker, { tool_name: 'exec_command', tool_arguments: { cmd: `echo ${marker}-ran` } })
+        const before = gw.mock.requests.length
+        const run = await codex(gw, id, `Run the shell command that prints ${marker}-ran.`)
+        expect(run.code, run.stderr.slice(-2000)).toBe(0)
+        const calls = gw.mock.requests.slice(before).filter((request) => request.method === 'POST')
+        expect(
+          calls.some(
+            (request) =>
+              request.body.includes('function_call_output') ||
+              request.body.includes('tool_result') ||
+              request.body.includes('functionResponse'),
+          ),
+        ).toBe(true)
+        expect(run.stdout).toContain(`${marker}-ran`)
+      })
+    })
+  },
+)

@@ -1,0 +1,135 @@
+// What the coding-agent tests share: the agents' binaries (installed once from the npm registry into a cache folder,
+// never into the project), a gateway on a real port in front of the mock upstream, and a way to run an agent with
+// its telemetry and auto-update off.
+import { execFile, spawn } from 'node:child_process'
+import { existsSync, mkdirSync, mkdtempSync } from 'node:fs'
+import http from 'node:http'
+import type { AddressInfo } from 'node:net'
+import os from 'node:os'
+import path from 'node:path'
+import { promisify } from 'node:util'
+import { nodeHandler } from '../../adapters/node.js'
+import { createGateway } from '../../src/index.js'
+import { type MockUpstream, startMockUpstream } from '../../src/testing/index.js'
+import type { Gateway, GatewayOptions } from '../../src/types.js'
+
+/** The versions the tests were written against: the fixtures' agents, or the newest that speaks the same protocol. */
+export const AGENT_PACKAGES = { claude: '@anthropic-ai/claude-code@2.1.332', codex: '@openai/codex@0.171.0' } as const
+
+const AGENTS_DIR = process.env.MODEL_GATEWAY_AGENTS_DIR ?? path.join(os.tmpdir(), 'model-gateway-agents')
+
+/** Where each agent's command is once installed. */
+export const AGENT_BINARIES = {
+  claude: path.join(AGENTS_DIR, 'node_modules', '@anthropic-ai', 'claude-code', 'bin', 'claude.exe'),
+  codex: path.join(AGENTS_DIR, 'node_modules', '@openai', 'codex', 'bin', 'codex.js'),
+}
+
+/**
+ * Installs both agents (about 800 MB: each ships a native binary) unless they are there already; resolves to why
+ * they cannot be installed, or undefined when they are ready. Nothing else decides to skip an agent test.
+ */
+export async function installAgents(): Promise<string | undefined> {
+  if (existsSync(AGENT_BINARIES.claude) && existsSync(AGENT_BINARIES.codex)) return undefined
+  mkdirSync(AGENTS_DIR, { recursive: true })
+  try {
+    await promisify(execFile)(
+      'npm',
+      [
+        'install',
+        '--prefix',
+        AGENTS_DIR,
+        '--no-save',
+        '--no-package-lock',
+        '--no-audit',
+        '--no-fund',
+        AGENT_PACKAGES.claude,
+        AGENT_PACKAGES.codex,
+      ],
+      { timeout: 600_000, maxBuffer: 16 * 1024 * 1024 },
+    )
+  } catch (error) {
+    return `the agents could not be installed from the npm registry: ${String(error).slice(0, 300)}`
+  }
+  if (!existsSync(AGENT_BINARIES.claude)) return `the Claude Code package has no binary at ${AGENT_BINARIES.claude}`
+  if (!existsSync(AGENT_BINARIES.codex)) return `the Codex CLI package has no launcher at ${AGENT_BINARIES.codex}`
+  return undefined
+}
+
+/** The key the agents present to the gateway, and the gateway's own key for the mock. */
+export const CLIENT_KEY = 'sk-agent-client'
+export const UPSTREAM_KEY = 'sk-agent-upstream'
+
+/** A gateway on a real port in front of the mock upstream, which speaks all three dialects. */
+export interface AgentGateway {
+  url: string
+  mock: MockUpstream
+  gateway: Gateway
+  close(): Promise<void>
+}
+
+/**
+ * Starts the mock and a gateway with one Anthropic, one OpenAI and one Gemini upstream on it. `models` maps the ids
+ * the agents ask for to an upstream and its model name.
+ */
+export async function startAgentGateway(models: GatewayOptions['models']): Promise<AgentGateway> {
+  const mock = await startMockUpstream({ apiKey: UPSTREAM_KEY })
+  const gateway = createGateway({
+    upstreams: {
+      anthropic: { type: 'anthropic', baseUrl: mock.url, apiKey: UPSTREAM_KEY },
+      openai: { type: 'openai', baseUrl: `${mock.url}/v1`, apiKey: UPSTREAM_KEY },
+      gemini: { type: 'gemini', baseUrl: mock.url, apiKey: UPSTREAM_KEY },
+    },
+    models,
+    auth: { apiKeys: [CLIENT_KEY] },
+  })
+  const server = http.createServer(nodeHandler(gateway))
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const { port } = server.address() as AddressInfo
+  return {
+    url: `http://127.0.0.1:${port}`,
+    mock,
+    gateway,
+    async close() {
+      server.closeAllConnections()
+      await new Promise((resolve) => server.close(resolve))
+      await gateway.close()
+      await mock.close()
+    },
+  }
+}
+
+/** What an agent run printed and how it ended. */
+export interface AgentRun {
+  code: number | null
+  stdout: string
+  stderr: string
+}
+
+/** A fresh home for one run: agents keep settings, sessions and logs there, never in the user's home. */
+export function scratchHome(): string {
+  return mkdtempSync(path.join(os.tmpdir(), 'model-gateway-agent-home-'))
+}
+
+/** Runs an agent to its end, killed after `timeoutMs`; its environment holds only what the run gives it and PATH. */
+export function runAgent(command: string, args: readonly string[], env: Record<string, string>, timeoutMs = 120_000): Promise<AgentRun> {
+  return new Promise((resolve) => {
+    const child = spawn(command, args, {
+      cwd: env.HOME,
+      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
+    let stdout = ''
+    let stderr = ''
+    child.stdout.on('data', (chunk: Buffer) => {
+      stdout += chunk.toString('utf8')
+    })
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString('utf8')
+    })
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs)
+    child.on('close', (code) => {
+      clearTimeout(timer)
+      resolve({ code, stdout, stderr })
+    })
+  })
+}
