@@ -14,6 +14,8 @@ const KNOWN_FIELDS = new Set([
   'background',
   'context_management',
   'conversation',
+  // Codex CLI sends it on every call to a Responses API, OpenAI's own included.
+  'client_metadata',
   'include',
   'input',
   'instructions',

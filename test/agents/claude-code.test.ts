@@ -13,7 +13,7 @@ const MODELS = [
 /** Claude Code in print mode against the gateway, with nothing sent anywhere else. */
 function claude(gw: AgentGateway, model: string, prompt: string, extra: readonly string[] = []) {
   const home = scratchHome()
-  return runAgent(AGENT_BINARIES.claude, ['-p', '--model', model, ...extra, prompt], {
+  return runAgent(AGENT_BINARIES.claude, ['-p', '--model', model, ...extra, '--', prompt], {
     HOME: home,
     ANTHROPIC_BASE_URL: gw.url,
     ANTHROPIC_API_KEY: CLIENT_KEY,
@@ -42,20 +42,21 @@ describe.skipIf(notInstalled !== undefined)(
         gw.mock.steer(marker, { content: `the gateway answered ${marker}` })
         const run = await claude(gw, id, `Say the word ${marker}.`)
         expect(run.stderr).not.toMatch(/issue with the selected model/i)
-        expect(run.code).toBe(0)
+        expect(run.code, `${run.stdout}\n${run.stderr}`.slice(-3000)).toBe(0)
         expect(run.stdout).toContain(`the gateway answered ${marker}`)
       })
 
       it('runs a Bash tool round trip: the command’s output goes back to the model, its answer comes out', async () => {
         const marker = `tool-${id}`
-        gw.mock.steer(marker, { tool_name: 'Bash', tool_arguments: { command: `echo ${marker}-ran`, description: 'Print a marker' } })
+        gw.mock.steer(marker, { tool_name: 'Bash', tool_arguments: { command: `echo $((6*7))-${marker}`, description: 'Print a marker' } })
         const before = gw.mock.requests.length
-        const run = await claude(gw, id, `Run the shell command that prints ${marker}-ran.`, ['--allowedTools', 'Bash'])
-        expect(run.code).toBe(0)
+        const run = await claude(gw, id, `Run the shell command for ${marker}.`, ['--allowedTools', 'Bash'])
+        expect(run.code, `${run.stdout}\n${run.stderr}`.slice(-3000)).toBe(0)
         // The second model call carries the tool's output; the mock answers `Tool said: …` with it.
         const calls = gw.mock.requests.slice(before).filter((request) => request.method === 'POST')
-        expect(calls.some((request) => request.body.includes(`${marker}-ran`) && request.body.includes(marker))).toBe(true)
-        expect(run.stdout).toContain(`${marker}-ran`)
+        expect(calls.some((request) => request.body.includes(`42-${marker}`))).toBe(true)
+        // The command ran: its output (not its text, which holds `$((6*7))`) went back to the model and its answer out.
+        expect(run.stdout).toContain(`42-${marker}`)
       })
     })
   },

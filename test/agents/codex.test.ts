@@ -51,16 +51,16 @@ describe.skipIf(notInstalled !== undefined)(
         const marker = `text-${id}`
         gw.mock.steer(marker, { content: `the gateway answered ${marker}` })
         const run = await codex(gw, id, `Say the word ${marker}.`)
-        expect(run.code, run.stderr.slice(-2000)).toBe(0)
+        expect(run.code, `${run.stdout}\n${run.stderr}`.slice(-3000)).toBe(0)
         expect(run.stdout).toContain(`the gateway answered ${marker}`)
       })
 
       it('runs an exec_command round trip: the command’s output goes back to the model, its answer comes out', async () => {
         const marker = `tool-${id}`
-        gw.mock.steer(marker, { tool_name: 'exec_command', tool_arguments: { cmd: `echo ${marker}-ran` } })
+        gw.mock.steer(marker, { tool_name: 'exec_command', tool_arguments: { cmd: `echo $((6*7))-${marker}` } })
         const before = gw.mock.requests.length
-        const run = await codex(gw, id, `Run the shell command that prints ${marker}-ran.`)
-        expect(run.code, run.stderr.slice(-2000)).toBe(0)
+        const run = await codex(gw, id, `Run the shell command for ${marker}.`)
+        expect(run.code, `${run.stdout}\n${run.stderr}`.slice(-3000)).toBe(0)
         const calls = gw.mock.requests.slice(before).filter((request) => request.method === 'POST')
         expect(
           calls.some(
@@ -70,7 +70,8 @@ describe.skipIf(notInstalled !== undefined)(
               request.body.includes('functionResponse'),
           ),
         ).toBe(true)
-        expect(run.stdout).toContain(`${marker}-ran`)
+        // The command ran: its output (not its text, which holds `$((6*7))`) went back to the model and its answer out.
+        expect(run.stdout).toContain(`42-${marker}`)
       })
     })
   },
