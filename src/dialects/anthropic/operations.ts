@@ -1,6 +1,7 @@
 // What an Anthropic client asks of a model: a message (translated for models of other formats), and a token count.
 import type { OperationFormat } from '../dialect.js'
 import { messagesFormat } from './messages/index.js'
+import { messagesRequest } from './messages/wire.js'
 import { validateMessages, validateMessagesCountTokens } from './validate.js'
 
 /** `POST /v1/messages`: the model and the stream flag are in the body. */
@@ -9,7 +10,7 @@ export const messages: OperationFormat = {
   otelName: 'chat',
   hub: messagesFormat,
   modelInBody: true,
-  readFields: new Set(['model', 'messages', 'max_tokens', 'stream', 'temperature', 'top_p']),
+  readFields: messagesRequest.gatewayReads,
   elementFields: ['role'],
   keepsRecords: true,
   read: (fields) => validateMessages(fields),

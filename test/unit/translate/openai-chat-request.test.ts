@@ -45,10 +45,8 @@ describe('a chat request read', () => {
     ['logit_bias', { logit_bias: { '50256': -100 } }],
     ['logprobs', { logprobs: true }],
     ['top_logprobs', { top_logprobs: 2 }],
-    ['user', { user: 'u-1' }],
     ['parallel_tool_calls', { parallel_tool_calls: false, tools: [WEATHER_TOOL] }],
     ['modalities', { modalities: ['text', 'audio'] }],
-    ['store', { store: true }],
     ['reasoning_effort', { reasoning_effort: 'maximal' }],
     ['max_tokens', { max_tokens: 10, max_completion_tokens: 20 }],
     ['stream_options.chunk_size', { stream_options: { include_usage: true, chunk_size: 2 } }],
@@ -69,6 +67,22 @@ describe('a chat request read', () => {
     ['response_format.type', { response_format: { type: 'grammar' } }],
   ])('refuses %s', (field, extra) => {
     expect(refusedField(chatToGemini, { model: 'm', messages: user, ...extra })).toBe(field)
+  })
+
+  it('drops the fields that only hint the provider, whatever their value, and names them in the plan', () => {
+    const hints = {
+      store: true,
+      metadata: { a: '1' },
+      user: 'u-1',
+      safety_identifier: 's',
+      prompt_cache_key: 'k',
+      prompt_cache_retention: '24h',
+      service_tier: 'flex',
+    }
+    const fields = { model: 'm', messages: user, ...hints }
+    expect(upstreamBody(chatToGemini, fields)).toEqual({ contents: [{ role: 'user', parts: [{ text: 'x' }] }] })
+    expect(planOf(chatToGemini, fields).dropped).toEqual(Object.keys(hints))
+    expect(planOf(chatToGemini, { model: 'm', messages: user }).dropped).toBeUndefined()
   })
 
   it.each([
