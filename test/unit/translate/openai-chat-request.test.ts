@@ -85,14 +85,22 @@ describe('a chat request read', () => {
     expect(planOf(chatToGemini, { model: 'm', messages: user }).dropped).toBeUndefined()
   })
 
-  it.each([
-    [
-      'messages[1].role',
-      [
-        { role: 'user', content: 'x' },
-        { role: 'system', content: 'late' },
+  it('keeps a system message given mid-conversation where it stands: Gemini hears it as the user', () => {
+    const messages = [
+      { role: 'user', content: 'x' },
+      { role: 'assistant', content: 'y' },
+      { role: 'developer', content: 'late' },
+    ]
+    expect(upstreamBody(chatToGemini, { model: 'm', messages })).toEqual({
+      contents: [
+        { role: 'user', parts: [{ text: 'x' }] },
+        { role: 'model', parts: [{ text: 'y' }] },
+        { role: 'user', parts: [{ text: 'late' }] },
       ],
-    ],
+    })
+  })
+
+  it.each([
     ['messages[0].name', [{ role: 'user', content: 'x', name: 'alice' }]],
     ['messages[0].role', [{ role: 'function', name: 'f', content: 'x' }]],
     ['messages[0].role', [{ role: 'constructor', content: 'x' }]],

@@ -89,8 +89,10 @@ function conversation(list: unknown[]): { system: string[]; messages: HubMessage
     if (members === undefined) inexpressible(at(path, 'role'), `is '${role}'`)
     onlyKnown(message, members.known, path)
     if (role === 'system' || role === 'developer') {
-      if (messages.length > 0) inexpressible(at(path, 'role'), 'is a system message after the conversation started')
-      for (const part of text(message.content, at(path, 'content'), false)) if (part.type === 'text') system.push(part.text)
+      const parts = text(message.content, at(path, 'content'), false)
+      // One given mid-conversation stays where it stands: a format without such messages says it as the user's.
+      if (messages.length > 0) messages.push({ role: 'system', parts })
+      else for (const part of parts) if (part.type === 'text') system.push(part.text)
       return
     }
     if (role === 'user') {
