@@ -6,8 +6,8 @@ import type { Runtime } from '../runtime.js'
 import type { TokenCounts } from '../types.js'
 import { upstreamFailure, upstreamTooLarge } from '../upstream/failure.js'
 import type { AbortHook, ServedBy, UpstreamRequest, UpstreamResponse } from '../upstream/send.js'
-import type { CallSpec } from './call-spec.js'
-import { answerInClientTerms } from './translation.js'
+import type { CallSpec, Translation } from './call-spec.js'
+import { answerInClientTerms, reportDropped } from './translation.js'
 
 /** How a call ended, for the `call:end` message. */
 export interface CallOutcome {
@@ -112,9 +112,22 @@ export function passDown(
   return headers
 }
 
-/** Headers of a whole response: its content type and length, the request id, and the upstream's rate-limit state. */
-function wholeHead(rt: Runtime, response: UpstreamResponse, requestId: string, contentType: string, length: number): ResponseHead {
-  const headers = { 'content-type': contentType, 'x-request-id': requestId, 'content-length': length }
+/**
+ * Headers of a whole response: its content type and length, the request id, the upstream's rate-limit state, and the
+ * hint fields a translation dropped.
+ */
+function wholeHead(
+  rt: Runtime,
+  response: UpstreamResponse,
+  requestId: string,
+  answer: { contentType: string; length: number; translation: Translation | undefined },
+): ResponseHead {
+  const headers: Record<string, string | number> = {
+    'content-type': answer.contentType,
+    'x-request-id': requestId,
+    'content-length': answer.length,
+  }
+  reportDropped(rt.options.logger, requestId, answer.translation, headers)
   return { status: response.statusCode, headers: passDown(rt, response, headers) }
 }
 
@@ -137,7 +150,7 @@ export function completeWhole(
   const { contentType, body } = translation
     ? answerInClientTerms(translation, status, upstreamBody)
     : { contentType: headerText(rt, response, 'content-type') ?? defaultType, body: upstreamBody }
-  const head = wholeHead(rt, response, spec.requestId, contentType, body.length)
+  const head = wholeHead(rt, response, spec.requestId, { contentType, length: body.length, translation })
   client.complete(head, body)
   lease?.shared.complete(head, body)
   const kept = lease?.end({ kind: 'answer', answer: { requestId: spec.requestId, status, contentType, body } })

@@ -30,6 +30,7 @@ import { keepStream } from './keep-record.js'
 import { relay } from './relay.js'
 import { buildStreamSinks } from './sink-stack.js'
 import { brokenStreamEvent, cancelledStreamEvent } from './stream-sinks.js'
+import { reportDropped } from './translation.js'
 
 /** The journal of one call, for `Journal`. */
 export function journalOptions(rt: Runtime, spec: CallSpec, call: { stream: boolean; cancel: () => void }): JournalOptions {
@@ -143,7 +144,13 @@ async function relayStream(
     redaction: rt.redaction.active ? rt.redaction : undefined,
   })
   const type = translation ? 'text/event-stream' : (headerText(rt, response, 'content-type') ?? 'text/event-stream')
-  const headers = { 'content-type': type, 'cache-control': 'no-cache', 'x-accel-buffering': 'no', 'x-request-id': spec.requestId }
+  const headers: Record<string, string | number> = {
+    'content-type': type,
+    'cache-control': 'no-cache',
+    'x-accel-buffering': 'no',
+    'x-request-id': spec.requestId,
+  }
+  reportDropped(rt.options.logger, spec.requestId, translation, headers)
   sink.open({ status, headers: passDown(rt, response, headers) })
   let broken = false
   try {
