@@ -10,6 +10,7 @@ import type {
   HubOutput,
   HubPart,
   HubReasoning,
+  HubReasoningPart,
   HubRequest,
   HubToolChoice,
 } from '../../../translate/hub.js'
@@ -46,15 +47,15 @@ import {
 /** A tool call of an assistant message; `extra_content` carries a Gemini thought signature back. */
 const TOOL_CALL = payload({ id: field(string), type: field(unchecked), function: field(object), extra_content: optionalField(unchecked) })
 
-/** A tool call sent back, preceded by the reasoning its signature carried (see `carry.ts`). */
-function toolCall(value: unknown, path: string): HubPart[] {
+/** A tool call sent back, and the reasoning its signature carried (see `carry.ts`). */
+function toolCall(value: unknown, path: string): { reasoning: HubReasoningPart[]; call: HubPart & { type: 'tool_call' } } {
   const call = TOOL_CALL.object(value, path)
   if (call.type !== 'function') inexpressible(at(path, 'type'), 'is not a function call')
   const fn = TOOL_CALL.read(call, 'function', path)
   const args = parseArguments(string(fn.arguments, at(path, 'function.arguments')), at(path, 'function.arguments'))
   const { reasoning, signature } = unpack(signatureOf(call))
   const id = TOOL_CALL.read(call, 'id', path)
-  return [...reasoning, { type: 'tool_call', id, name: string(fn.name, at(path, 'function.name')), args, signature }]
+  return { reasoning, call: { type: 'tool_call', id, name: string(fn.name, at(path, 'function.name')), args, signature } }
 }
 
 /** A message of text (or, for a user, of media too); `content` is read by its role. */
@@ -105,10 +106,12 @@ function conversation(list: unknown[]): { system: string[]; messages: HubMessage
       if (refusal !== undefined) parts.push({ type: 'refusal', text: refusal })
       const calls = ASSISTANT_MESSAGE.read(message, 'tool_calls', path) ?? []
       calls.forEach((call, j) => {
-        for (const part of toolCall(call, at(at(path, 'tool_calls'), j))) {
-          if (part.type === 'tool_call') callNames.set(part.id, part.name)
-          parts.push(part)
-        }
+        const read = toolCall(call, at(at(path, 'tool_calls'), j))
+        callNames.set(read.call.id, read.call.name)
+        // The first call carries the reasoning that came before the whole answer, its text included.
+        if (j === 0) parts.unshift(...read.reasoning)
+        else parts.push(...read.reasoning)
+        parts.push(read.call)
       })
       messages.push({ role: 'assistant', parts })
       return

@@ -83,7 +83,10 @@ function messageParts(message: JsonObject, path: string): HubPart[] {
     const call = object(item, where)
     const fn = object(call.function, at(where, 'function'))
     const { reasoning, signature } = unpack(signatureOf(call))
-    parts.push(...reasoning, {
+    // The first call carries the reasoning that came before the whole answer, its text included.
+    if (i === 0) parts.unshift(...reasoning)
+    else parts.push(...reasoning)
+    parts.push({
       type: 'tool_call',
       id: string(call.id, at(where, 'id')),
       name: string(fn.name, at(where, 'function.name')),
