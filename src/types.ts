@@ -80,6 +80,11 @@ export interface ModelOptions {
    * a field of the request is skipped, with a `warn` line naming the field. @default []
    */
   fallbacks?: readonly string[]
+  /**
+   * The output token limit (`max_tokens`) sent to an Anthropic upstream, which requires one, when a request translated
+   * from another format sets none. @default 4096
+   */
+  maxOutputTokens?: number
 }
 
 /** What `authenticate` returns for an accepted key. */
@@ -209,6 +214,8 @@ export interface UsageEvent extends TokenCounts {
 
 /** Where the gateway reports problems it cannot answer to a client (failed record writes, store errors). */
 export interface GatewayLogger {
+  /** Details of a call an operator may want when looking into it (the hint fields a translation dropped, by name). @default none */
+  debug?(message: string, meta?: Record<string, unknown>): void
   /** Events an operator may want to reconcile later (a client that left a call the gateway finishes). @default none */
   info?(message: string, meta?: Record<string, unknown>): void
   warn(message: string, meta?: Record<string, unknown>): void
@@ -237,7 +244,7 @@ export interface GatewayOptions {
   cors?: CorsOptions
   /** Called once per completed 2xx upstream call with normalised token counts (0 when the upstream reported none). @default undefined */
   onUsage?: (usage: UsageEvent) => void
-  /** Receives warnings and errors. @default console */
+  /** Receives warnings and errors (and debug lines, when it has `debug`). @default console, without its debug lines */
   logger?: GatewayLogger
 }
 

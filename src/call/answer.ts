@@ -7,8 +7,8 @@ import type { Runtime } from '../runtime.js'
 import type { TokenCounts } from '../types.js'
 import { upstreamFailure, upstreamTooLarge } from '../upstream/failure.js'
 import type { AbortHook, ServedBy, UpstreamRequest, UpstreamResponse } from '../upstream/send.js'
-import type { CallSpec } from './call-spec.js'
-import { answerInClientTerms } from './translation.js'
+import type { CallSpec, Translation } from './call-spec.js'
+import { answerInClientTerms, reportDropped } from './translation.js'
 
 /** How a call ended, for the `call:end` message. */
 export interface CallOutcome {
@@ -116,16 +116,23 @@ export function passDown(
   return headers
 }
 
-/** Headers of a whole response: its status, content type and length, the request id, and the upstream's rate-limit state. */
+/**
+ * Headers of a whole response: its status, content type and length, the request id, the upstream's rate-limit state,
+ * and the hint fields a translation dropped.
+ */
 function wholeHead(
   rt: Runtime,
   response: UpstreamResponse,
   status: number,
   spec: CallSpec,
-  contentType: string,
-  length: number,
+  answer: { contentType: string; length: number; translation: Translation | undefined },
 ): ResponseHead {
-  const headers = withRequestId({ 'content-type': contentType, 'content-length': length }, spec.inbound, spec.requestId)
+  const headers: Record<string, string | number> = withRequestId(
+    { 'content-type': answer.contentType, 'content-length': answer.length },
+    spec.inbound,
+    spec.requestId,
+  )
+  reportDropped(rt.options.logger, spec.requestId, answer.translation, headers)
   return { status, headers: passDown(rt, response, headers) }
 }
 
@@ -150,7 +157,7 @@ export function completeWhole(
     : { contentType: headerText(rt, response, 'content-type') ?? defaultType, body: upstreamBody }
   // A translated error goes out with the status its body names, where the client's format names only some.
   const sent = translation && !isSuccess(status) ? (spec.inbound.errorStatus?.(status) ?? status) : status
-  const head = wholeHead(rt, response, sent, spec, contentType, body.length)
+  const head = wholeHead(rt, response, sent, spec, { contentType, length: body.length, translation })
   client.complete(head, body)
   lease?.shared.complete(head, body)
   const kept = lease?.end({ kind: 'answer', answer: { requestId: spec.requestId, status: sent, contentType, body } })

@@ -31,6 +31,7 @@ import { keepStream } from './keep-record.js'
 import { relay } from './relay.js'
 import { buildStreamSinks } from './sink-stack.js'
 import { StreamEnding } from './stream-sinks.js'
+import { reportDropped } from './translation.js'
 
 /** The journal of one call, for `Journal`. */
 export function journalOptions(rt: Runtime, spec: CallSpec, call: { stream: boolean; cancel: () => void }): JournalOptions {
@@ -145,11 +146,12 @@ async function relayStream(
     redaction: rt.redaction.active ? rt.redaction : undefined,
   })
   const type = translation ? 'text/event-stream' : (headerText(rt, response, 'content-type') ?? 'text/event-stream')
-  const headers = withRequestId(
+  const headers: Record<string, string | number> = withRequestId(
     { 'content-type': type, 'cache-control': 'no-cache', 'x-accel-buffering': 'no' },
     spec.inbound,
     spec.requestId,
   )
+  reportDropped(rt.options.logger, spec.requestId, translation, headers)
   sink.open({ status, headers: passDown(rt, response, headers) })
   let broken = false
   try {

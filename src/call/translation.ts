@@ -1,8 +1,28 @@
 import { GatewayError } from '../errors.js'
 import type { ResponseHead, ResponseSink } from '../http/sink.js'
 import type { StreamTranslator } from '../translate/index.js'
+import type { GatewayLogger } from '../types.js'
 import type { Translation } from './call-spec.js'
 import { BROKEN_MESSAGE } from './stream-sinks.js'
+
+/** The response header naming the fields of the client's request a translation dropped as hints (by path, comma-separated). */
+export const DROPPED_HEADER = 'x-model-gateway-dropped'
+
+/**
+ * Names the hint fields the translation of a call dropped, on the headers of its answer and in a debug line (their
+ * names only, never their values): a dropped field is never dropped in silence. Passthrough calls have none.
+ */
+export function reportDropped(
+  logger: GatewayLogger,
+  requestId: string,
+  translation: Translation | undefined,
+  headers: Record<string, string | number>,
+): void {
+  const dropped = translation?.plan.dropped
+  if (!dropped || dropped.length === 0) return
+  headers[DROPPED_HEADER] = dropped.join(',')
+  logger.debug?.('model-gateway: translation dropped fields that only hint the provider', { requestId, fields: dropped })
+}
 
 /** A whole answer as the client receives it. */
 export interface ClientAnswer {

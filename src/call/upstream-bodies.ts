@@ -151,7 +151,8 @@ export class UpstreamBodies implements CallBodies {
     if (!translator) return { refusedField: 'model', message: `The model '${model.id}' speaks a format this call cannot be translated to.` }
     // A large body is only scanned on the way in; translating it needs it whole, once however many formats need it.
     this.#fields ??= body.value ?? (JSON.parse(body.bytes.toString('utf8')) as Record<string, unknown>)
-    const result = translator.request(this.#fields, { model: modelId, upstreamModel: named, stream, requestId })
+    const call = { model: modelId, upstreamModel: named, stream, requestId, maxOutputTokens: model.maxOutputTokens }
+    const result = translator.request(this.#fields, call)
     if (!result.ok) return { refusedField: result.field, message: result.message }
     const { body: upstream, plan } = result.value
     const translated = typeof (upstream as { model?: unknown }).model === 'string'

@@ -43,7 +43,7 @@ export const KNOWN_KEYS = {
   top: ['upstreams', 'models', 'auth', 'store', 'recovery', 'idempotency', 'limits', 'timeouts', 'cors', 'onUsage', 'logger'],
   // With the options of one dialect's upstreams (`anthropicVersion`): a misspelt one is then named, its default is the dialect's.
   upstream: ['type', 'baseUrl', 'apiKey', 'apiKeys', 'keySelection', 'keyless', 'headers', 'circuit', ...DIALECT_UPSTREAM_OPTIONS.keys()],
-  model: ['id', 'upstream', 'upstreamModel', 'ownedBy', 'created', 'fallbacks'],
+  model: ['id', 'upstream', 'upstreamModel', 'ownedBy', 'created', 'fallbacks', 'maxOutputTokens'],
   auth: ['apiKeys', 'authenticate'],
   recovery: [...Object.keys(DEFAULTS.recovery), 'streams'],
   idempotency: ['sdkRetries', ...Object.keys(DEFAULTS.idempotency)],

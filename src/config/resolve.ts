@@ -40,6 +40,8 @@ export interface ResolvedModel {
   upstream: ResolvedUpstream
   /** Models tried in order when this one's upstream fails before it can have billed (of either format). */
   fallbacks: readonly ResolvedModel[]
+  /** The output token limit a translated request that sets none is sent with, where the upstream requires one; undefined: the format's own default. */
+  maxOutputTokens: number | undefined
 }
 
 export type { ResolvedUpstream, UpstreamKey } from './upstream.js'
@@ -94,6 +96,13 @@ function isKeyvLike(value: unknown): value is Keyv {
   return isObject(value) && typeof value.get === 'function' && typeof value.set === 'function' && typeof value.delete === 'function'
 }
 
+/** The default logger: the console, but for its debug lines, which only an operator who asks for them wants. */
+const CONSOLE: GatewayLogger = {
+  info: (...line) => console.info(...line),
+  warn: (...line) => console.warn(...line),
+  error: (...line) => console.error(...line),
+}
+
 /** Applies defaults and checks every option once, at construction; throws GatewayError('invalid_options'). */
 export function resolveOptions(options: GatewayOptions): ResolvedOptions {
   if (!isObject(options)) fail('createGateway needs an options object')
@@ -122,6 +131,8 @@ export function resolveOptions(options: GatewayOptions): ResolvedOptions {
     if (raw.created !== undefined && (typeof raw.created !== 'number' || !Number.isSafeInteger(raw.created) || raw.created < 0)) {
       fail(`models[${i}].created must be Unix seconds`)
     }
+    const maxOutputTokens =
+      raw.maxOutputTokens === undefined ? undefined : positiveInt(raw.maxOutputTokens, 0, `models[${i}].maxOutputTokens`)
     models.set(raw.id, {
       id: raw.id,
       upstreamModel,
@@ -129,6 +140,7 @@ export function resolveOptions(options: GatewayOptions): ResolvedOptions {
       created: (raw.created as number | undefined) ?? createdAt,
       upstream,
       fallbacks: [],
+      maxOutputTokens,
     })
   })
   for (const [i, raw] of options.models.entries()) resolveFallbacks(models, raw as unknown as Record<string, unknown>, i)
@@ -144,7 +156,7 @@ export function resolveOptions(options: GatewayOptions): ResolvedOptions {
   const timeouts = section(options.timeouts, 'timeouts', KNOWN_KEYS.timeouts)
   const cors = resolveCors(options.cors === undefined ? undefined : section(options.cors, 'cors', KNOWN_KEYS.cors))
   if (options.onUsage !== undefined && typeof options.onUsage !== 'function') fail('onUsage must be a function')
-  const logger = options.logger ?? console
+  const logger = options.logger ?? CONSOLE
   if (typeof logger.warn !== 'function' || typeof logger.error !== 'function') fail('logger must have warn and error methods')
 
   return {

@@ -55,6 +55,16 @@ class AnswerDraft {
         else parts.push({ type: event.type, text: event.text })
         return
       }
+      case 'reasoning': {
+        const parts = this.#choice(event.choice).parts
+        const last = parts.at(-1)
+        // A signature closes its part: reasoning after it is a part of its own, as in a whole answer.
+        if (last?.type === 'reasoning' && last.signature === '' && !last.redacted) {
+          last.text += event.text
+          if (event.signature !== undefined) last.signature = event.signature
+        } else parts.push({ type: 'reasoning', text: event.text, signature: event.signature ?? '', redacted: event.redacted })
+        return
+      }
       case 'tool_call': {
         const calls = this.#choice(event.choice).calls
         let call = calls[event.index]

@@ -19,6 +19,13 @@ export interface CallPlan {
   created: number
   /** The client's request as read, for formats whose answers repeat its settings (a Responses object does). */
   request: JsonObject
+  /**
+   * The output token limit a format that requires one gets when the client set none: the model's `maxOutputTokens`.
+   * @default the writer's own (Messages: 4096)
+   */
+  maxOutputTokens?: number
+  /** The client's fields the translation left out because they only hint the provider, by path. @default none */
+  dropped?: readonly string[]
 }
 
 /** Turns one upstream stream event (its SSE `data`) into hub events. */

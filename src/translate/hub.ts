@@ -2,6 +2,7 @@
 // shaped after neither: a third format costs a reader and a writer of these types, not one translator per pair.
 
 import type { TokenCounts } from '../types.js'
+import { inexpressible } from './readers.js'
 
 /** A JSON Schema (draft 2020-12 vocabulary), the hub's one schema language. */
 export type JsonSchema = Record<string, unknown>
@@ -12,6 +13,19 @@ export type HubMedia = { kind: 'inline'; mimeType: string; data: string } | { ki
 /** What a tool returned: text as given, or a JSON object. */
 export type HubToolOutput = { kind: 'text'; text: string } | { kind: 'json'; value: Record<string, unknown> }
 
+/**
+ * Reasoning the model wrote before what follows it, with the `signature` its provider needs to accept it back
+ * (Anthropic's thinking blocks). `redacted`: the provider withheld the text and `signature` is all of it. Only the
+ * format of the model that wrote it sends it upstream again; toward another it is left out, as providers themselves
+ * leave an earlier turn's reasoning out of what the model reads.
+ */
+export interface HubReasoningPart {
+  type: 'reasoning'
+  text: string
+  signature: string
+  redacted: boolean
+}
+
 /** One piece of a message. */
 export type HubPart =
   | { type: 'text'; text: string }
@@ -20,12 +34,13 @@ export type HubPart =
   | { type: 'media'; media: HubMedia; filename: string | undefined }
   /** `signature`: an opaque token the producing model needs back with the call (Gemini's thought signature). */
   | { type: 'tool_call'; id: string; name: string; args: Record<string, unknown>; signature: string | undefined }
-  /** Tool results live in user turns, next to any text the user adds. */
-  | { type: 'tool_result'; id: string; name: string; output: HubToolOutput }
+  /** Tool results live in user turns, next to any text the user adds; `error`: the tool failed and says why. */
+  | { type: 'tool_result'; id: string; name: string; output: HubToolOutput; error: boolean }
+  | HubReasoningPart
 
-/** One turn of the conversation. */
+/** One turn of the conversation; a `system` turn is an instruction given mid-conversation (text parts only). */
 export interface HubMessage {
-  role: 'user' | 'assistant'
+  role: 'user' | 'assistant' | 'system'
   parts: HubPart[]
 }
 
@@ -49,7 +64,7 @@ export type HubOutput =
   | { type: 'json_schema'; name: string | undefined; description: string | undefined; schema: JsonSchema; strict: boolean }
 
 /** The named reasoning efforts, least first. */
-export const EFFORTS = ['none', 'minimal', 'low', 'medium', 'high', 'xhigh'] as const
+export const EFFORTS = ['none', 'minimal', 'low', 'medium', 'high', 'xhigh', 'max'] as const
 
 /** A named reasoning effort. */
 export type HubEffort = (typeof EFFORTS)[number]
@@ -57,8 +72,22 @@ export type HubEffort = (typeof EFFORTS)[number]
 /** True for a named reasoning effort. */
 export const isEffort = (value: string): value is HubEffort => (EFFORTS as readonly string[]).includes(value)
 
-/** How much the model thinks: a named effort or a token budget, whichever the client said. */
+/**
+ * How much the model thinks: a named effort or a token budget, whichever the client said. A budget of 0 turns
+ * thinking off; -1 leaves it to the model (Gemini's dynamic thinking, Anthropic's adaptive thinking).
+ */
 export type HubReasoning = { effort: HubEffort } | { budget: number }
+
+/** Request members some formats have no field for: a writer whose format lacks one refuses it (see `HubRequest.fields`). */
+export type HubOptional =
+  | 'candidates'
+  | 'seed'
+  | 'presencePenalty'
+  | 'frequencyPenalty'
+  | 'topK'
+  | 'parallelToolCalls'
+  | 'output'
+  | 'toolChoice'
 
 /** A chat request in neutral terms. Undefined members were not set and take the target's defaults. */
 export interface HubRequest {
@@ -79,22 +108,41 @@ export interface HubRequest {
   presencePenalty: number | undefined
   frequencyPenalty: number | undefined
   reasoning: HubReasoning | undefined
+  /** Sampling from the `topK` likeliest tokens. */
+  topK: number | undefined
+  /** False: at most one tool call per answer; undefined: as many as the model makes. */
+  parallelToolCalls: false | undefined
   /** The client asked for the usage in its stream (OpenAI's `stream_options.include_usage`; Gemini always sends it). */
   includeUsage: boolean
+  /** The client's own field path of each optional member it set, for the refusal of a writer whose format lacks it. */
+  fields: Partial<Record<HubOptional, string>>
+  /**
+   * Fields of the client's body that only hint the provider (a cache key, metadata, a storage flag): left out of the
+   * translation, never refused, and named to the client (`x-model-gateway-dropped`) by these paths.
+   */
+  dropped: string[]
 }
 
 /** Why a choice ended; `native` keeps the source format's own word for it. */
 export interface HubFinish {
   reason: 'stop' | 'length' | 'tool_calls' | 'content_filter' | 'other'
   native: string | undefined
+  /** The stop sequence that ended it, where the format says which (Anthropic's `stop_sequence`). */
+  sequence?: string
 }
 
-/** Token usage. `input` includes tool-use prompt tokens and `output` includes reasoning tokens. */
+/**
+ * Token usage. `input` includes tool-use prompt tokens and the tokens read from or written to a prompt cache;
+ * `output` includes reasoning tokens.
+ */
 export interface HubUsage {
   input: number
   output: number
   total: number
+  /** Input tokens read from a prompt cache. */
   cachedInput: number | undefined
+  /** Input tokens written to a prompt cache (Anthropic bills them apart). */
+  cacheWrite: number | undefined
   reasoning: number | undefined
   toolPrompt: number | undefined
 }
@@ -144,6 +192,11 @@ export type HubStreamEvent =
       args: string
       signature: string | undefined
     }
+  /**
+   * A fragment of reasoning: its text continues the choice's open reasoning part (a new one opens after any other
+   * part, or after a signed one); its `signature`, once it comes, closes the part.
+   */
+  | { type: 'reasoning'; choice: number; text: string; signature: string | undefined; redacted: boolean }
   | { type: 'finish'; choice: number; finish: HubFinish }
   | { type: 'usage'; usage: HubUsage }
   | { type: 'error'; status: number; error: HubError }
@@ -157,6 +210,11 @@ export function unreadable(): HubStreamEvent {
   }
 }
 
+/** Refuses a member the writer's format has no field for, by the client's own name for it. */
+export function lacking(hub: HubRequest, member: HubOptional, what: string): never {
+  return inexpressible(hub.fields[member] ?? member, what)
+}
+
 /** What kind of media the hub carries for a MIME type: what every format takes, or undefined. */
 export function mediaClass(mimeType: string): 'image' | 'audio' | 'document' | undefined {
   const type = mimeType.toLowerCase()
@@ -164,6 +222,20 @@ export function mediaClass(mimeType: string): 'image' | 'audio' | 'document' | u
   if (type === 'audio/wav' || type === 'audio/mp3' || type === 'audio/mpeg') return 'audio'
   if (type === 'application/pdf') return 'document'
   return undefined
+}
+
+/** The image type a URL's file extension names, if it names one. */
+export function imageTypeOfUrl(url: string): string | undefined {
+  const ext = /\.(png|jpe?g|webp|gif|heic|heif)(?:[?#]|$)/i.exec(url)?.[1]?.toLowerCase()
+  return ext === undefined ? undefined : `image/${ext === 'jpg' ? 'jpeg' : ext}`
+}
+
+/** A tool's output as the text a format without JSON results carries; `{ output: text }` is Gemini's wrapper of plain text. */
+export function toolOutputText(output: HubToolOutput): string {
+  if (output.kind === 'text') return output.text
+  const keys = Object.keys(output.value)
+  if (keys.length === 1 && keys[0] === 'output' && typeof output.value.output === 'string') return output.value.output
+  return JSON.stringify(output.value)
 }
 
 /** The gateway's token counts of a hub usage. */

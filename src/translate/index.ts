@@ -23,16 +23,24 @@
  * Rules the mapping keeps:
  * - Each request object a reader takes is described once (`payload.ts`): its members with their readers. The set
  *   of members translation accepts, the operation's `readFields` and the wire type all derive from that list.
- * - Readers refuse, by field, whatever the hub cannot hold: unknown fields, and values the other format cannot
- *   express. Nothing is dropped in silence, except what changes nothing the model says: Gemini's thought
- *   signatures toward a chat upstream, `additionalProperties: false` toward Gemini's schema subset (Gemini never
- *   adds undeclared properties), a `json_schema` name (a label; Gemini has no field for it).
+ * - Readers refuse, by field, whatever the hub cannot hold: unknown fields, and values no other format can express.
+ *   A member some formats have and others lack (a seed, top-k, a single tool call, JSON without a schema) is held
+ *   with the client's own path for it (`HubRequest.fields`), and the writer whose format lacks it refuses that path.
+ * - Hint fields are never refused and never dropped in silence: a member that only hints the provider (a cache key,
+ *   metadata, a storage flag, a cache breakpoint, context management, a web search offered to the model) is left
+ *   out and named by its path in `HubRequest.dropped`, which the call answers as `x-model-gateway-dropped`.
+ * - Nothing else is dropped, except what changes nothing the model says: Gemini's thought signatures toward a chat
+ *   or Messages upstream, `additionalProperties: false` toward Gemini's schema subset (Gemini never adds undeclared
+ *   properties), a `json_schema` name (a label; Gemini and Messages have no field for it), another model's
+ *   reasoning toward a model of another format (providers leave an earlier turn's reasoning out of what the model
+ *   reads), a tool result's error flag toward chat (the result's text says it).
  * - Answers cannot be refused, so their words without a match are mapped to the nearest: Gemini's finish reasons
  *   that mean withheld content become `content_filter`, the others (OTHER, MALFORMED_FUNCTION_CALL, …) `stop`; a
- *   chat refusal becomes text; Gemini thought summaries (only sent when asked, which is refused) are left out.
- * - Writers are total: anything in the hub has a form in every format.
+ *   chat refusal becomes text; Gemini thought summaries (only sent when asked, which is refused) are left out;
+ *   Anthropic's `refusal` stop is `content_filter`, `pause_turn` an end the others have no word for.
  * - Usage: Gemini input = promptTokenCount + toolUsePromptTokenCount, output = candidatesTokenCount +
- *   thoughtsTokenCount; chat completion tokens already include reasoning tokens.
+ *   thoughtsTokenCount; chat completion tokens already include reasoning tokens; Anthropic input = input_tokens +
+ *   cache_read_input_tokens + cache_creation_input_tokens, the cache's two counts kept apart.
  * - Schemas go to Gemini as its OpenAPI subset when that says the same, else whole as JSON Schema
  *   (`parametersJsonSchema`, `responseJsonSchema`); see `dialects/gemini/schema.ts`.
  * - Tool call ids: a chat id is kept as the Gemini call's `id`; a Gemini call without one gets
@@ -40,8 +48,11 @@
  *   the same ids and a client's history maps each result back to its call. Chat tool messages find their function
  *   name through the nearest earlier call with their id; Gemini function responses find their call by id, else by
  *   name in order, within the model turn before them.
- * - A Gemini thought signature travels to chat clients as `extra_content.google.thought_signature` on the tool
- *   call (where Google's OpenAI-compatible API puts it) and back.
+ * - Signatures and reasoning a client's format has no field for ride in the one it sends back (`carry.ts`): a
+ *   Gemini thought signature in a chat tool call's `extra_content.google.thought_signature` (where Google's
+ *   OpenAI-compatible API puts it), in a Responses reasoning item's `encrypted_content`, in a Messages thinking
+ *   block's `signature`; an Anthropic thinking block in a Gemini part's `thoughtSignature`, a Responses reasoning
+ *   item or a chat tool call. The client sends it back and the reader restores it.
  */
 
 import type { CallPlan, ClientFormat, UpstreamFormat } from './format.js'
@@ -54,7 +65,8 @@ export type { Translated } from './readers.js'
 export { StreamTranslator } from './stream.js'
 
 /** A call as the pipeline knows it before its request is translated: its plan's own members, `created` defaulting to now. */
-export type CallInfo = Pick<CallPlan, 'model' | 'upstreamModel' | 'stream' | 'requestId'> & Partial<Pick<CallPlan, 'created'>>
+export type CallInfo = Pick<CallPlan, 'model' | 'upstreamModel' | 'stream' | 'requestId'> &
+  Partial<Pick<CallPlan, 'created' | 'maxOutputTokens'>>
 
 /** A translated request: the body to send upstream (serialise it as JSON) and the plan the answer is translated with. */
 export interface TranslatedRequest {
@@ -89,6 +101,8 @@ export function joinFormats(from: ClientFormat, to: UpstreamFormat): Translator 
           created: call.created ?? Math.floor(Date.now() / 1000),
           request: fields,
         }
+        if (call.maxOutputTokens !== undefined) plan.maxOutputTokens = call.maxOutputTokens
+        if (hub.dropped.length > 0) plan.dropped = hub.dropped
         return { body: to.requestFromHub(hub, plan), plan }
       })
     },

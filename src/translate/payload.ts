@@ -2,7 +2,7 @@
 // members translation accepts and the members the gateway itself reads all come from that one list, so they cannot
 // drift apart. Members are read lazily, one at a time, where the translation needs them: the refusal a body gets is
 // the one the code reaches first, as with the bare readers.
-import { at, type JsonObject, object, onlyKnown, optional } from './readers.js'
+import { absent, at, type JsonObject, object, onlyKnown, optional } from './readers.js'
 
 /** A reader of one value: the value, or a `Refusal` naming `path`. */
 export type Reader<T> = (value: unknown, path: string) => T
@@ -13,6 +13,8 @@ export interface Field<V> {
   take(body: JsonObject, key: string, path: string): V
   /** Whether the gateway reads or checks the member itself (so a body may carry it only once). */
   readonly gatewayReads: boolean
+  /** Whether the member only hints the provider: translation drops it and names it, whatever its value. */
+  readonly hint: boolean
 }
 
 /** What a field says besides its reader. */
@@ -23,12 +25,20 @@ export interface FieldOptions {
 
 /** A required member: an absent one is refused by `read` as any wrong value is. */
 export function field<T>(read: Reader<T>, options: FieldOptions = {}): Field<T> {
-  return { take: (body, key, path) => read(body[key], at(path, key)), gatewayReads: options.gatewayReads === true }
+  return { take: (body, key, path) => read(body[key], at(path, key)), gatewayReads: options.gatewayReads === true, hint: false }
 }
 
 /** An optional member: absent and JSON `null` both read as undefined, as in `optional`. */
 export function optionalField<T>(read: Reader<T>, options: FieldOptions = {}): Field<T | undefined> {
-  return { take: (body, key, path) => optional(body, key, path, read), gatewayReads: options.gatewayReads === true }
+  return { take: (body, key, path) => optional(body, key, path, read), gatewayReads: options.gatewayReads === true, hint: false }
+}
+
+/**
+ * A member that only hints the provider (a cache key, metadata, a storage flag): it changes nothing the model says,
+ * so translation drops it rather than refuse the call, and names it (see `Payload.hinted`). Its value is not read.
+ */
+export function hintField(): Field<unknown> {
+  return { take: (body, key) => body[key], gatewayReads: false, hint: true }
 }
 
 /** A payload's description: its fields, and the sets derived from them. */
@@ -39,6 +49,10 @@ export interface Payload<V> {
   readonly known: ReadonlySet<string>
   /** The members the gateway reads itself: each may appear once in a body (an operation's `readFields`). */
   readonly gatewayReads: ReadonlySet<string>
+  /** The members that only hint the provider. */
+  readonly hints: ReadonlySet<string>
+  /** The paths of the hint members `body` (found at `path`) sets (null is unset), in its order: what a translation drops. */
+  hinted(body: JsonObject, path?: string): string[]
   /** The object at `path` (its names normalised), refused if it is not one or has a member this payload does not list. */
   object(value: unknown, path: string): JsonObject
   /** Member `key` of `body` (the payload found at `path`), checked by its field's reader. */
@@ -59,10 +73,18 @@ export function payload<V>(fields: { readonly [K in keyof V]: Field<V[K]> }, opt
   const keys = options.keys
   const members: [string, Field<unknown>][] = Object.entries(fields)
   const known: ReadonlySet<string> = new Set(members.map(([key]) => key))
+  const hints: ReadonlySet<string> = new Set(members.filter(([, member]) => member.hint).map(([key]) => key))
   return {
     fields,
     known,
     gatewayReads: new Set(members.filter(([, member]) => member.gatewayReads).map(([key]) => key)),
+    hints,
+    hinted: (body, path = '') =>
+      hints.size === 0
+        ? []
+        : Object.keys(body)
+            .filter((key) => hints.has(key) && !absent(body[key]))
+            .map((key) => at(path, key)),
     object(value, path) {
       const body = keys ? keys(object(value, path), path) : object(value, path)
       onlyKnown(body, known, path)

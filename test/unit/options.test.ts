@@ -1,5 +1,6 @@
 import Keyv from 'keyv'
 import { describe, expect, it } from 'vitest'
+import { resolveOptions } from '../../src/config/resolve.js'
 import { GatewayError, isGatewayError } from '../../src/errors.js'
 import { createGateway } from '../../src/gateway.js'
 import type { GatewayOptions } from '../../src/types.js'
@@ -55,6 +56,9 @@ describe('createGateway options', () => {
       /twice/,
     ],
     [{ models: [{ id: 'x', upstream: 'openai', created: -1 }] }, /created/],
+    [{ models: [{ id: 'x', upstream: 'openai', maxOutputTokens: 0 }] }, /models\[0\]\.maxOutputTokens must be a positive integer/],
+    [{ models: [{ id: 'x', upstream: 'openai', maxOutputTokens: 1.5 }] }, /maxOutputTokens/],
+    [{ models: [{ id: 'x', upstream: 'openai', maxOutputTokens: '64000' }] }, /maxOutputTokens/],
     [{ auth: {} }, /apiKeys/],
     [{ auth: { apiKeys: [] } }, /apiKeys/],
     [{ auth: { apiKeys: ['has space'] } }, /apiKeys/],
@@ -73,6 +77,20 @@ describe('createGateway options', () => {
     [{ timeouts: { upstreamMs: 'soon' } }, /upstreamMs/],
     [{ onUsage: 'nope' }, /onUsage/],
   ])('rejects %j', (patch, message) => rejects(patch, message))
+
+  it('resolves a model’s maxOutputTokens, undefined when it sets none, and leaves debug lines out of the default logger', () => {
+    const options = resolveOptions({
+      ...valid,
+      models: [
+        { id: 'a', upstream: 'openai', maxOutputTokens: 64_000 },
+        { id: 'b', upstream: 'openai' },
+      ],
+    })
+    expect(options.models.get('a')?.maxOutputTokens).toBe(64_000)
+    expect(options.models.get('b')?.maxOutputTokens).toBeUndefined()
+    expect(options.logger.debug).toBeUndefined()
+    expect(typeof options.logger.info).toBe('function')
+  })
 
   it('rejects a missing options object', () => {
     expect(() => createGateway(undefined as unknown as GatewayOptions)).toThrow(GatewayError)

@@ -10,7 +10,7 @@ import {
 import { chatCompletions, generateContent, responses } from '../../src/dialects/index.js'
 import { type ChatRequest, chatRequest } from '../../src/dialects/openai/chat-completions/wire.js'
 import { type ResponsesRequest, responsesRequest } from '../../src/dialects/openai/responses/wire.js'
-import { field, optionalField, type PayloadType, payload } from '../../src/translate/payload.js'
+import { field, hintField, optionalField, type PayloadType, payload } from '../../src/translate/payload.js'
 import { attempt, camelKeys, integer, string } from '../../src/translate/readers.js'
 import { callInfo, chatToGemini, geminiToChat, responsesToGemini } from './translate/helpers.js'
 
@@ -52,6 +52,17 @@ describe('payload', () => {
     expect(camel.object({ mime_type: 'image/png' }, 'part')).toEqual({ mimeType: 'image/png' })
   })
 
+  it('knows its hint members, and names the ones a body sets, by path, whatever their value', () => {
+    const hinted = payload({ name: field(string), cache_key: hintField(), metadata: hintField() })
+    expect(sorted(hinted.known)).toEqual(['cache_key', 'metadata', 'name'])
+    expect(sorted(hinted.hints)).toEqual(['cache_key', 'metadata'])
+    expect(hinted.object({ name: 'x', metadata: { a: 1 }, cache_key: null }, 'tools[0]')).toBeTypeOf('object')
+    expect(hinted.hinted({ name: 'x', metadata: { a: 1 }, cache_key: null }, 'tools[0]')).toEqual(['tools[0].metadata'])
+    expect(hinted.hinted({ cache_key: false, name: 'x', metadata: {} })).toEqual(['cache_key', 'metadata'])
+    expect(hinted.hinted({ name: 'x' })).toEqual([])
+    expect(sample.hinted({ name: 'x', size: 1 })).toEqual([])
+  })
+
   it('infers the TS type: required members as read, optional ones with ?', () => {
     expectTypeOf<PayloadType<typeof sample>>().toEqualTypeOf<{ name: string } & { size?: number }>()
     expectTypeOf(sample.read({}, 'size')).toEqualTypeOf<number | undefined>()
@@ -81,9 +92,18 @@ describe('request schemas', () => {
         'frequency_penalty',
         'reasoning_effort',
         'logprobs',
-        'store',
         'modalities',
+        'store',
+        'metadata',
+        'user',
+        'safety_identifier',
+        'prompt_cache_key',
+        'prompt_cache_retention',
+        'service_tier',
       ),
+    )
+    expect(sorted(chatRequest.hints)).toEqual(
+      list('store', 'metadata', 'user', 'safety_identifier', 'prompt_cache_key', 'prompt_cache_retention', 'service_tier'),
     )
     const reads = list(
       'model',
@@ -120,12 +140,30 @@ describe('request schemas', () => {
         'include',
         'metadata',
         'store',
+        'user',
+        'safety_identifier',
+        'prompt_cache_key',
+        'prompt_cache_retention',
+        'client_metadata',
+        'service_tier',
         'background',
         'truncation',
         'top_logprobs',
         'previous_response_id',
         'conversation',
         'prompt',
+      ),
+    )
+    expect(sorted(responsesRequest.hints)).toEqual(
+      list(
+        'metadata',
+        'store',
+        'user',
+        'safety_identifier',
+        'prompt_cache_key',
+        'prompt_cache_retention',
+        'client_metadata',
+        'service_tier',
       ),
     )
     expect(sorted(responsesRequest.gatewayReads)).toEqual(list('model', 'input', 'stream', 'temperature', 'top_p', 'max_output_tokens'))
@@ -146,6 +184,7 @@ describe('request schemas', () => {
         'seed',
         'presencePenalty',
         'frequencyPenalty',
+        'topK',
         'responseMimeType',
         'responseSchema',
         'responseJsonSchema',
@@ -179,8 +218,14 @@ describe('request schemas', () => {
       | 'frequency_penalty'
       | 'reasoning_effort'
       | 'logprobs'
-      | 'store'
       | 'modalities'
+      | 'store'
+      | 'metadata'
+      | 'user'
+      | 'safety_identifier'
+      | 'prompt_cache_key'
+      | 'prompt_cache_retention'
+      | 'service_tier'
     >()
     expectTypeOf<ChatRequest['model']>().toEqualTypeOf<string>()
     expectTypeOf<ChatRequest['messages']>().toEqualTypeOf<unknown[]>()
@@ -279,8 +324,8 @@ describe('refusals through the schemas', () => {
     ['no contents', {}, { field: 'contents', message: "'contents' must be an array." }],
     [
       'an unknown generationConfig member, named in camelCase',
-      { contents, generation_config: { top_k: 3 } },
-      notTranslated('generationConfig.topK'),
+      { contents, generation_config: { response_logprobs: true } },
+      notTranslated('generationConfig.responseLogprobs'),
     ],
     [
       'both spellings of a member',

@@ -2,6 +2,7 @@
 import { sseEvent } from '../../sse/write.js'
 import type { OperationFormat } from '../dialect.js'
 import { messagesFormat } from './messages/index.js'
+import { messagesRequest } from './messages/wire.js'
 import { anthropicErrorBody } from './status.js'
 import { validateMessages, validateMessagesCountTokens } from './validate.js'
 
@@ -11,7 +12,7 @@ export const messages: OperationFormat = {
   otelName: 'chat',
   hub: messagesFormat,
   modelInBody: true,
-  readFields: new Set(['model', 'messages', 'max_tokens', 'stream', 'temperature', 'top_p']),
+  readFields: messagesRequest.gatewayReads,
   elementFields: ['role'],
   keepsRecords: true,
   read: (fields) => validateMessages(fields),

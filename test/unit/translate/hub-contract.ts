@@ -155,7 +155,9 @@ export function describeHubContract(name: DialectName, options: HubContractOptio
           it('reads the request into the hub and writes it back as sent', () => {
             const { body } = direct()
             expect(body).toEqual(edited(transcript.body, transcript.request))
-            expect(client.format.requestToHub(body as Record<string, unknown>)).toEqual(client.format.requestToHub(transcript.body))
+            // The same hub, but for the hints the first reading dropped (and named): they are not written back.
+            const hub = client.format.requestToHub(transcript.body)
+            expect(client.format.requestToHub(body as Record<string, unknown>)).toEqual({ ...hub, dropped: [] })
           })
         } else {
           it('reads the request into the hub', () => {

@@ -45,10 +45,8 @@ describe('a chat request read', () => {
     ['logit_bias', { logit_bias: { '50256': -100 } }],
     ['logprobs', { logprobs: true }],
     ['top_logprobs', { top_logprobs: 2 }],
-    ['user', { user: 'u-1' }],
     ['parallel_tool_calls', { parallel_tool_calls: false, tools: [WEATHER_TOOL] }],
     ['modalities', { modalities: ['text', 'audio'] }],
-    ['store', { store: true }],
     ['reasoning_effort', { reasoning_effort: 'maximal' }],
     ['max_tokens', { max_tokens: 10, max_completion_tokens: 20 }],
     ['stream_options.chunk_size', { stream_options: { include_usage: true, chunk_size: 2 } }],
@@ -71,14 +69,38 @@ describe('a chat request read', () => {
     expect(refusedField(chatToGemini, { model: 'm', messages: user, ...extra })).toBe(field)
   })
 
-  it.each([
-    [
-      'messages[1].role',
-      [
-        { role: 'user', content: 'x' },
-        { role: 'system', content: 'late' },
+  it('drops the fields that only hint the provider, whatever their value, and names them in the plan', () => {
+    const hints = {
+      store: true,
+      metadata: { a: '1' },
+      user: 'u-1',
+      safety_identifier: 's',
+      prompt_cache_key: 'k',
+      prompt_cache_retention: '24h',
+      service_tier: 'flex',
+    }
+    const fields = { model: 'm', messages: user, ...hints }
+    expect(upstreamBody(chatToGemini, fields)).toEqual({ contents: [{ role: 'user', parts: [{ text: 'x' }] }] })
+    expect(planOf(chatToGemini, fields).dropped).toEqual(Object.keys(hints))
+    expect(planOf(chatToGemini, { model: 'm', messages: user }).dropped).toBeUndefined()
+  })
+
+  it('keeps a system message given mid-conversation where it stands: Gemini hears it as the user', () => {
+    const messages = [
+      { role: 'user', content: 'x' },
+      { role: 'assistant', content: 'y' },
+      { role: 'developer', content: 'late' },
+    ]
+    expect(upstreamBody(chatToGemini, { model: 'm', messages })).toEqual({
+      contents: [
+        { role: 'user', parts: [{ text: 'x' }] },
+        { role: 'model', parts: [{ text: 'y' }] },
+        { role: 'user', parts: [{ text: 'late' }] },
       ],
-    ],
+    })
+  })
+
+  it.each([
     ['messages[0].name', [{ role: 'user', content: 'x', name: 'alice' }]],
     ['messages[0].role', [{ role: 'function', name: 'f', content: 'x' }]],
     ['messages[0].role', [{ role: 'constructor', content: 'x' }]],

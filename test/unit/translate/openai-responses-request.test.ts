@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import type { GeminiRequest } from '../../../src/dialects/gemini/generate-content/wire.js'
-import { refusedField, responsesToGemini, upstreamBody } from './helpers.js'
+import { carry } from '../../../src/translate/carry.js'
+import { planOf, refusedField, responsesToGemini, upstreamBody } from './helpers.js'
 
 const body = (fields: Record<string, unknown>) => upstreamBody(responsesToGemini, { model: 'm', ...fields }) as GeminiRequest
 const refused = (fields: Record<string, unknown>) => refusedField(responsesToGemini, { model: 'm', input: 'x', ...fields })
@@ -183,13 +184,89 @@ describe('Responses request to generate-content', () => {
     expect(body(fields)).toEqual({ contents: [{ role: 'user', parts: [{ text: 'x' }] }] })
   })
 
+  it('drops what only hints the provider or only its own model can read, and names each by path in the plan', () => {
+    const fields = {
+      model: 'm',
+      input: [
+        { role: 'user', content: 'x' },
+        { type: 'reasoning', id: 'rs_1', summary: [], content: null, encrypted_content: 'gAAAA-openai-only' },
+        { type: 'function_call', call_id: 'c1', name: 'f', arguments: '{}' },
+        { type: 'function_call_output', call_id: 'c1', output: 'ok' },
+      ],
+      tools: [
+        { type: 'web_search', external_web_access: true },
+        { ...WEATHER, name: 'f', strict: false },
+      ],
+      reasoning: { summary: 'auto' },
+      store: true,
+      metadata: { a: '1' },
+      user: 'u1',
+      safety_identifier: 's',
+      prompt_cache_key: 'k',
+      prompt_cache_retention: '24h',
+      client_metadata: { session: 'x' },
+      service_tier: 'flex',
+    }
+    expect(planOf(responsesToGemini, fields).dropped).toEqual([
+      'store',
+      'metadata',
+      'user',
+      'safety_identifier',
+      'prompt_cache_key',
+      'prompt_cache_retention',
+      'client_metadata',
+      'service_tier',
+      'input[1]',
+      'tools[0]',
+      'reasoning.summary',
+    ])
+    expect(body(fields).contents).toEqual([
+      { role: 'user', parts: [{ text: 'x' }] },
+      { role: 'model', parts: [{ functionCall: { id: 'c1', name: 'f', args: {} } }] },
+      { role: 'user', parts: [{ functionResponse: { id: 'c1', name: 'f', response: { output: 'ok' } } }] },
+    ])
+    expect(body(fields).tools).toEqual([
+      { functionDeclarations: [{ name: 'f', description: 'The weather', parameters: expect.any(Object) }] },
+    ])
+  })
+
+  it('gives the functions of a namespace their namespaced names, in declarations and in calls sent back', () => {
+    const fields = {
+      input: [
+        { role: 'user', content: 'x' },
+        { type: 'function_call', call_id: 'c1', namespace: 'crm', name: 'find', arguments: '{}' },
+        { type: 'function_call_output', call_id: 'c1', output: 'ok' },
+      ],
+      tools: [{ type: 'namespace', name: 'crm', description: 'The CRM.', tools: [{ ...WEATHER, name: 'find', strict: false }] }],
+    }
+    expect(body(fields).tools).toEqual([
+      { functionDeclarations: [{ name: 'crm__find', description: 'The CRM.\n\nThe weather', parameters: expect.any(Object) }] },
+    ])
+    expect(body(fields).contents[1]).toEqual({ role: 'model', parts: [{ functionCall: { id: 'c1', name: 'crm__find', args: {} } }] })
+  })
+
+  it('gives a call back the thought signature the reasoning item before it carried', () => {
+    const packed = carry({ reasoning: [], signature: 'c2ln' })
+    const fields = {
+      input: [
+        { role: 'user', content: 'x' },
+        { type: 'reasoning', id: 'rs_1', summary: [], encrypted_content: packed },
+        { type: 'function_call', call_id: 'c1', name: 'f', arguments: '{}' },
+      ],
+    }
+    expect(body(fields).contents[1]).toEqual({
+      role: 'model',
+      parts: [{ functionCall: { id: 'c1', name: 'f', args: {} }, thoughtSignature: 'c2ln' }],
+    })
+    expect(planOf(responsesToGemini, { model: 'm', ...fields }).dropped).toBeUndefined()
+  })
+
   it.each([
     ['previous_response_id', { previous_response_id: 'resp_123' }],
     ['conversation', { conversation: 'conv_123' }],
     ['prompt', { prompt: { id: 'pmpt_123' } }],
-    ['store', { store: true }],
     ['background', { background: true }],
-    ['tools[0].type', { tools: [{ type: 'web_search' }] }],
+    ['tools[0].type', { tools: [{ type: 'code_interpreter', container: { type: 'auto' } }] }],
     ['tools[1].type', { tools: [WEATHER, { type: 'file_search', vector_store_ids: ['vs_1'] }] }],
     ['tool_choice.type', { tool_choice: { type: 'web_search_preview' } }],
     ['tool_choice.mode', { tool_choice: { type: 'allowed_tools', mode: 'auto', tools: [{ type: 'function', name: 'f' }] } }],
@@ -198,12 +275,10 @@ describe('Responses request to generate-content', () => {
     ['parallel_tool_calls', { parallel_tool_calls: false }],
     ['truncation', { truncation: 'auto' }],
     ['top_logprobs', { top_logprobs: 2 }],
-    ['reasoning.summary', { reasoning: { effort: 'low', summary: 'auto' } }],
+    ['reasoning.summary', { reasoning: { effort: 'low', summary: 'detailed' } }],
     ['reasoning.effort', { reasoning: { effort: 'maximal' } }],
     ['text.verbosity', { text: { verbosity: 'low' } }],
     ['text.format.type', { text: { format: { type: 'grammar' } } }],
-    ['user', { user: 'u1' }],
-    ['service_tier', { service_tier: 'flex' }],
     ['max_tool_calls', { max_tool_calls: 3 }],
   ])('refuses %s', (field, fields) => {
     expect(refused(fields)).toBe(field)
@@ -212,15 +287,6 @@ describe('Responses request to generate-content', () => {
   it.each([
     ['input', { input: undefined }],
     ['input[0]', { input: [{ type: 'item_reference', id: 'msg_1' }] }],
-    [
-      'input[1].type',
-      {
-        input: [
-          { role: 'user', content: 'x' },
-          { type: 'reasoning', id: 'rs_1', summary: [] },
-        ],
-      },
-    ],
     ['input[0].type', { input: [{ type: 'web_search_call', id: 'ws_1' }] }],
     [
       'input[1].role',

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest'
+import { carry } from '../../../src/translate/carry.js'
 import type { Translated } from '../../../src/translate/index.js'
 import { ok, planOf, responsesToGemini } from './helpers.js'
 
@@ -51,7 +52,7 @@ describe('generate-content answer to a Responses object', () => {
       truncation: 'disabled',
       usage: {
         input_tokens: 8,
-        input_tokens_details: { cached_tokens: 2 },
+        input_tokens_details: { cached_tokens: 2, cache_write_tokens: 0 },
         output_tokens: 8,
         output_tokens_details: { reasoning_tokens: 3 },
         total_tokens: 16,
@@ -60,7 +61,7 @@ describe('generate-content answer to a Responses object', () => {
     })
   })
 
-  it('writes each function call as an item of its own, with the call’s id, a made one when Gemini gave none', () => {
+  it('writes each function call as an item of its own, with the call’s id (a made one when Gemini gave none), its signature in a reasoning item before it', () => {
     const parts = [
       { text: 'Let me check.' },
       { functionCall: { id: 'g1', name: 'get_weather', args: { city: 'Paris' } }, thoughtSignature: 'c2ln' },
@@ -74,16 +75,25 @@ describe('generate-content answer to a Responses object', () => {
         content: [{ type: 'output_text', annotations: [], logprobs: [], text: 'Let me check.' }],
         role: 'assistant',
       },
+      { id: 'rs_r1_1', type: 'reasoning', summary: [], encrypted_content: carry({ reasoning: [], signature: 'c2ln' }) },
       {
-        id: 'fc_r1_1',
+        id: 'fc_r1_2',
         type: 'function_call',
         status: 'completed',
         arguments: '{"city":"Paris"}',
         call_id: 'g1',
         name: 'get_weather',
-        extra_content: { google: { thought_signature: 'c2ln' } },
       },
-      { id: 'fc_r1_2', type: 'function_call', status: 'completed', arguments: '{}', call_id: 'call_r1_0_1', name: 'get_time' },
+      { id: 'fc_r1_3', type: 'function_call', status: 'completed', arguments: '{}', call_id: 'call_r1_0_1', name: 'get_time' },
+    ])
+  })
+
+  it('writes a call of a namespaced function in its namespace, as the request declared it', () => {
+    const tools = [{ type: 'namespace', name: 'crm', description: 'd', tools: [{ type: 'function', name: 'find', strict: false }] }]
+    const parts = [{ functionCall: { id: 'g1', name: 'crm__find', args: {} } }, { functionCall: { id: 'g2', name: 'other__x', args: {} } }]
+    expect(answer({ candidates: [candidate(parts)], ...META }, { model: 'm', input: 'x', tools }).output).toEqual([
+      { id: 'fc_r1_0', type: 'function_call', status: 'completed', arguments: '{}', call_id: 'g1', name: 'find', namespace: 'crm' },
+      { id: 'fc_r1_1', type: 'function_call', status: 'completed', arguments: '{}', call_id: 'g2', name: 'other__x' },
     ])
   })
 

@@ -151,6 +151,22 @@ function parents(value: unknown, path: string): { containers: unknown[]; last: S
   return { containers, last }
 }
 
+/**
+ * Makes the objects a path of member names (no indexes) leads through where the value lacks them: a trip through a
+ * format that requires a setting (Messages' max_tokens) brings back a settings object the body did not have.
+ */
+function makeObjects(value: unknown, path: string): void {
+  const all = steps(path)
+  all.pop()
+  if (!all.every((step) => typeof step === 'string' && step !== '[]')) return
+  let container = value
+  for (const step of all as string[]) {
+    if (!isObject(container)) return
+    if (!(step in container)) container[step] = {}
+    container = container[step]
+  }
+}
+
 /** A copy of `value` with each edit made in turn; an edit of a field the value does not have is no change. */
 export function edited<T>(value: T, ...edits: Array<Edit | undefined>): T {
   const copy = structuredClone(value)
@@ -163,6 +179,7 @@ export function edited<T>(value: T, ...edits: Array<Edit | undefined>): T {
       }
     }
     for (const [path, member] of Object.entries(edit?.set ?? {})) {
+      makeObjects(copy, path)
       const { containers, last } = parents(copy, path)
       if (containers.length === 0) throw new Error(`'${path}' is set inside a field the body does not have`)
       for (const container of containers) (container as Record<string | number, unknown>)[last] = structuredClone(member)

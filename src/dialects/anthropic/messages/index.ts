@@ -1,17 +1,16 @@
-// PLACEHOLDER (not for main): the Messages format's hub reader and writer are being written.
 import type { WireFormat } from '../../../translate/format.js'
-import { refuse } from '../../../translate/readers.js'
-
-const notYet = (): never => refuse('', 'Messages translation is not built yet.')
+import { messagesRequestFromHub, messagesRequestToHub } from './request.js'
+import { messagesErrorFromHub, messagesErrorToHub, messagesResponseFromHub, messagesResponseToHub } from './response.js'
+import { MessagesStreamDecoder, MessagesStreamEncoder } from './stream.js'
 
 /** The Messages format's readers and writers. */
 export const messagesFormat: WireFormat = {
-  requestToHub: notYet,
-  requestFromHub: notYet,
-  responseToHub: notYet,
-  responseFromHub: notYet,
-  errorToHub: notYet,
-  errorFromHub: notYet,
-  streamDecoder: notYet,
-  streamEncoder: notYet,
+  requestToHub: messagesRequestToHub,
+  requestFromHub: messagesRequestFromHub,
+  responseToHub: (body) => messagesResponseToHub(body),
+  responseFromHub: messagesResponseFromHub,
+  errorToHub: messagesErrorToHub,
+  errorFromHub: messagesErrorFromHub,
+  streamDecoder: () => new MessagesStreamDecoder(),
+  streamEncoder: (plan) => new MessagesStreamEncoder(plan),
 }

@@ -1,6 +1,7 @@
 // Generate-content requests ⇄ hub requests.
 
 import { isObject } from '../../../json/value.js'
+import { unpack } from '../../../translate/carry.js'
 import type {
   HubFunction,
   HubMessage,
@@ -11,7 +12,7 @@ import type {
   HubToolChoice,
   HubToolOutput,
 } from '../../../translate/hub.js'
-import { type HubEffort, isEffort, mediaClass } from '../../../translate/hub.js'
+import { type HubEffort, type HubOptional, isEffort, lacking, mediaClass } from '../../../translate/hub.js'
 import { field, optionalField, payload } from '../../../translate/payload.js'
 import {
   absent,
@@ -46,7 +47,15 @@ import {
 } from './wire.js'
 
 /** Google's documented thinking budgets for each effort (its OpenAI-compatibility table; `xhigh` is the largest budget). */
-const BUDGET: Readonly<Record<HubEffort, number>> = { none: 0, minimal: 1024, low: 1024, medium: 8192, high: 24576, xhigh: 32768 }
+const BUDGET: Readonly<Record<HubEffort, number>> = {
+  none: 0,
+  minimal: 1024,
+  low: 1024,
+  medium: 8192,
+  high: 24576,
+  xhigh: 32768,
+  max: 32768,
+}
 
 /** Files uploaded to Google's Files API live on its own host; no other upstream can fetch them. */
 const GOOGLE_FILES = /^https:\/\/generativelanguage\.googleapis\.com\//i
@@ -90,11 +99,23 @@ interface Pending {
   name: string
 }
 
-function part(value: unknown, path: string, role: 'user' | 'assistant', pending: Pending[], fallbackId: string): HubPart {
+/** A part, preceded by the reasoning of another format's model its thought signature carried (see `carry.ts`). */
+function parts(value: unknown, path: string, role: 'user' | 'assistant', pending: Pending[], fallbackId: string): HubPart[] {
   const item = message(value, path)
-  if (item.thought === true) inexpressible(at(path, 'thought'), "is a thought summary, which the upstream's format has no place for")
   // A thought signature is for Gemini alone and changes nothing another model says, so it is not refused.
-  const signature = optional(item, 'thoughtSignature', path, string)
+  const { reasoning, signature } = unpack(optional(item, 'thoughtSignature', path, string))
+  return [...reasoning, part(item, path, role, pending, fallbackId, signature)]
+}
+
+function part(
+  item: JsonObject,
+  path: string,
+  role: 'user' | 'assistant',
+  pending: Pending[],
+  fallbackId: string,
+  signature: string | undefined,
+): HubPart {
+  if (item.thought === true) inexpressible(at(path, 'thought'), "is a thought summary, which the upstream's format has no place for")
   const { thought: _thought, thoughtSignature: _signature, ...data } = item
   const key = Object.keys(data)[0]
   if (Object.keys(data).length !== 1 || key === undefined) refuse(path, `'${path}' must hold exactly one kind of data.`)
@@ -131,7 +152,12 @@ function part(value: unknown, path: string, role: 'user' | 'assistant', pending:
     const call = pending[match]
     if (call === undefined) refuse(at(where, 'name'), `'${where}' answers no function call of the model turn before it.`)
     pending.splice(match, 1)
-    return { type: 'tool_result', id: call.id, name, output: { kind: 'json', value: FUNCTION_RESPONSE.read(response, 'response', where) } }
+    const value = FUNCTION_RESPONSE.read(response, 'response', where)
+    // `error` alone is how Google documents a failed function's response.
+    const keys = Object.keys(value)
+    if (keys.length === 1 && keys[0] === 'error' && typeof value.error === 'string')
+      return { type: 'tool_result', id: call.id, name, output: { kind: 'text', text: value.error }, error: true }
+    return { type: 'tool_result', id: call.id, name, output: { kind: 'json', value }, error: false }
   }
   return inexpressible(where, `is '${key}' data in a ${role === 'user' ? 'user' : 'model'} turn`)
 }
@@ -145,8 +171,8 @@ function conversation(contents: unknown[]): HubMessage[] {
     if (role !== 'user' && role !== 'model') inexpressible(at(path, 'role'), `is '${role}'`)
     const hubRole = role === 'model' ? 'assistant' : 'user'
     if (hubRole === 'assistant') pending = []
-    const parts = CONTENT.read(content, 'parts', path).map((p, j) => part(p, at(at(path, 'parts'), j), hubRole, pending, callId(i, j)))
-    return { role: hubRole, parts }
+    const read = CONTENT.read(content, 'parts', path).flatMap((p, j) => parts(p, at(at(path, 'parts'), j), hubRole, pending, callId(i, j)))
+    return { role: hubRole, parts: read }
   })
 }
 
@@ -206,7 +232,7 @@ function reasoning(config: JsonObject | undefined): HubReasoning | undefined {
     refuse('generationConfig.thinkingConfig.thinkingLevel', "'thinkingBudget' and 'thinkingLevel' exclude each other.")
   if (level !== undefined) {
     // Gemini's levels are a subset of the efforts, by the same names.
-    if (!isEffort(level) || level === 'none' || level === 'xhigh')
+    if (!isEffort(level) || level === 'none' || level === 'xhigh' || level === 'max')
       inexpressible('generationConfig.thinkingConfig.thinkingLevel', `is '${level}'`)
     return { effort: level }
   }
@@ -225,6 +251,9 @@ export function geminiRequestToHub(fields: JsonObject): HubRequest {
   const tools = functions(geminiRequest.read(body, 'tools'))
   const choice = toolChoice(geminiRequest.read(body, 'toolConfig'))
   const read = <K extends keyof GeminiGenerationConfig & string>(key: K) => geminiGenerationConfig.read(config, key, 'generationConfig')
+  const sources: HubRequest['fields'] = {}
+  for (const [member, key] of SOURCES) if (!absent(config[key])) sources[member] = `generationConfig.${key}`
+  if (choice?.choice.only !== undefined) sources.toolChoice = 'toolConfig.functionCallingConfig.allowedFunctionNames'
   return {
     system: system(geminiRequest.read(body, 'systemInstruction')),
     messages: conversation(geminiRequest.read(body, 'contents')),
@@ -241,12 +270,26 @@ export function geminiRequestToHub(fields: JsonObject): HubRequest {
     presencePenalty: read('presencePenalty'),
     frequencyPenalty: read('frequencyPenalty'),
     reasoning: reasoning(read('thinkingConfig')),
+    topK: read('topK'),
+    parallelToolCalls: undefined,
     // A Gemini stream carries usage in its events whatever the request says.
     includeUsage: true,
+    fields: sources,
+    dropped: [],
   }
 }
 
-function partOf(part: HubPart): GeminiPart {
+/** The hub members another format may lack, by the `generationConfig` field that sets each. */
+const SOURCES: readonly [HubOptional, keyof GeminiGenerationConfig & string][] = [
+  ['candidates', 'candidateCount'],
+  ['seed', 'seed'],
+  ['presencePenalty', 'presencePenalty'],
+  ['frequencyPenalty', 'frequencyPenalty'],
+  ['topK', 'topK'],
+  ['output', 'responseMimeType'],
+]
+
+function partOf(part: HubPart): GeminiPart | undefined {
   switch (part.type) {
     case 'text':
     case 'refusal':
@@ -261,13 +304,20 @@ function partOf(part: HubPart): GeminiPart {
       return call
     }
     case 'tool_result':
-      return { functionResponse: { id: part.id, name: part.name, response: toolResponse(part.output) } }
+      return { functionResponse: { id: part.id, name: part.name, response: toolResponse(part.output, part.error) } }
+    case 'reasoning':
+      // Another format's reasoning: Gemini cannot read it.
+      return undefined
   }
 }
 
-/** A tool's text as Gemini's `response` object: JSON objects as they are, anything else under `output`, as Google documents. */
-function toolResponse(output: HubToolOutput): Record<string, unknown> {
+/**
+ * A tool's text as Gemini's `response` object: JSON objects as they are, anything else under `output` (a failure's
+ * under `error`), as Google documents.
+ */
+function toolResponse(output: HubToolOutput, error: boolean): Record<string, unknown> {
   if (output.kind === 'json') return output.value
+  if (error) return { error: output.text }
   try {
     const parsed: unknown = JSON.parse(output.text)
     if (isObject(parsed)) return parsed
@@ -298,6 +348,7 @@ function generationConfig(hub: HubRequest): GeminiGenerationConfig | undefined {
   put(config, 'seed', hub.seed)
   put(config, 'presencePenalty', hub.presencePenalty)
   put(config, 'frequencyPenalty', hub.frequencyPenalty)
+  put(config, 'topK', hub.topK)
   const output = hub.output
   if (output) config.responseMimeType = 'application/json'
   if (output?.type === 'json_schema') {
@@ -322,9 +373,14 @@ function generationConfig(hub: HubRequest): GeminiGenerationConfig | undefined {
 
 /** Writes a hub request as a generate-content request for the upstream (the model goes in the path). */
 export function geminiRequestFromHub(hub: HubRequest): GeminiRequest {
+  if (hub.parallelToolCalls === false) lacking(hub, 'parallelToolCalls', 'turns parallel tool calls off')
   const body: GeminiRequest = {
+    // A system message mid-conversation has no place of its own in Gemini: it is said as the user's, where it stands.
     contents: hub.messages.map(
-      (message): GeminiContent => ({ role: message.role === 'assistant' ? 'model' : 'user', parts: message.parts.map(partOf) }),
+      (message): GeminiContent => ({
+        role: message.role === 'assistant' ? 'model' : 'user',
+        parts: message.parts.flatMap((part) => partOf(part) ?? []),
+      }),
     ),
   }
   if (hub.system.length > 0) body.systemInstruction = { parts: hub.system.map((text) => ({ text })) }

@@ -1,8 +1,9 @@
 // Generate-content responses, usage, finish reasons and errors ⇄ the hub.
 
 import { isObject } from '../../../json/value.js'
+import { carriedWith, carry, unpack } from '../../../translate/carry.js'
 import type { CallPlan } from '../../../translate/format.js'
-import type { HubChoice, HubError, HubFinish, HubPart, HubResponse, HubUsage } from '../../../translate/hub.js'
+import type { HubChoice, HubError, HubFinish, HubPart, HubReasoningPart, HubResponse, HubUsage } from '../../../translate/hub.js'
 import { array, at, type JsonObject, object, optional, string } from '../../../translate/readers.js'
 import { googleStatus } from '../status.js'
 import type { GeminiCandidate, GeminiErrorBody, GeminiPart, GeminiResponse, GeminiUsage } from './wire.js'
@@ -59,7 +60,15 @@ export function usageToHub(value: unknown): HubUsage | undefined {
   const reasoning = maybe(value.thoughtsTokenCount)
   const input = count(value.promptTokenCount) + count(toolPrompt)
   const output = count(value.candidatesTokenCount) + count(reasoning)
-  return { input, output, total: input + output, cachedInput: maybe(value.cachedContentTokenCount), reasoning, toolPrompt }
+  return {
+    input,
+    output,
+    total: input + output,
+    cachedInput: maybe(value.cachedContentTokenCount),
+    cacheWrite: undefined,
+    reasoning,
+    toolPrompt,
+  }
 }
 
 /** Hub usage as Gemini usage: the parts the hub folds into input and output are taken out again. */
@@ -83,7 +92,10 @@ export function answerCallId(responseId: string | undefined, plan: CallPlan, can
   return `call_${responseId ?? plan.requestId}_${candidate}_${n}`
 }
 
-/** The hub parts of one candidate's content; thought summaries are not part of the answer. */
+/**
+ * The hub parts of one candidate's content; thought summaries are not part of the answer. A thought signature the
+ * gateway packed brings back the reasoning before its part (see `carry.ts`).
+ */
 export function candidateParts(content: unknown, path: string, id: (n: number) => string, firstCall = 0): HubPart[] {
   if (!isObject(content)) return []
   const parts: HubPart[] = []
@@ -92,6 +104,8 @@ export function candidateParts(content: unknown, path: string, id: (n: number) =
     const where = at(at(path, 'parts'), i)
     const part = object(item, where)
     if (part.thought === true) continue
+    const { reasoning, signature } = unpack(typeof part.thoughtSignature === 'string' ? part.thoughtSignature : undefined)
+    parts.push(...reasoning)
     if (typeof part.text === 'string') {
       if (part.text !== '') parts.push({ type: 'text', text: part.text })
     } else if (isObject(part.functionCall)) {
@@ -101,7 +115,7 @@ export function candidateParts(content: unknown, path: string, id: (n: number) =
         id: typeof call.id === 'string' ? call.id : id(calls),
         name: string(call.name, at(where, 'functionCall.name')),
         args: isObject(call.args) ? call.args : {},
-        signature: typeof part.thoughtSignature === 'string' ? part.thoughtSignature : undefined,
+        signature,
       })
       calls++
     }
@@ -138,12 +152,41 @@ export function geminiResponseToHub(body: unknown, plan: CallPlan): HubResponse 
   }
 }
 
-/** A hub part of an answer as a Gemini part. */
-export function answerPart(part: HubPart): GeminiPart | undefined {
-  if (part.type === 'text' || part.type === 'refusal') return { text: part.text }
-  if (part.type !== 'tool_call') return undefined
-  const out: GeminiPart = { functionCall: { id: part.id, name: part.name, args: part.args } }
-  if (part.signature !== undefined) out.thoughtSignature = part.signature
+/**
+ * A hub part of an answer as a Gemini part, carrying `reasoning` (another format's, which came before it) in its
+ * thought signature, with the call's own signature if it has one.
+ */
+export function answerPart(part: HubPart, reasoning: readonly HubReasoningPart[] = []): GeminiPart | undefined {
+  let out: GeminiPart
+  if (part.type === 'text' || part.type === 'refusal') out = { text: part.text }
+  else if (part.type === 'tool_call') out = { functionCall: { id: part.id, name: part.name, args: part.args } }
+  else return undefined
+  const signature = carriedWith(reasoning, part.type === 'tool_call' ? part.signature : undefined)
+  if (signature !== undefined) out.thoughtSignature = signature
+  return out
+}
+
+/** An empty text part, carrying reasoning that nothing came after (a Gemini part may hold a signature and no text). */
+export const reasoningOnly = (reasoning: readonly HubReasoningPart[]): GeminiPart => ({
+  text: '',
+  thoughtSignature: carry({ reasoning: [...reasoning], signature: undefined }),
+})
+
+/** The Gemini parts of an answer's hub parts: reasoning rides on the part after it. */
+export function answerParts(parts: readonly HubPart[]): GeminiPart[] {
+  const out: GeminiPart[] = []
+  let reasoning: HubReasoningPart[] = []
+  for (const part of parts) {
+    if (part.type === 'reasoning') {
+      reasoning.push(part)
+      continue
+    }
+    const written = answerPart(part, reasoning)
+    if (!written) continue
+    out.push(written)
+    reasoning = []
+  }
+  if (reasoning.length > 0) out.push(reasoningOnly(reasoning))
   return out
 }
 
@@ -157,7 +200,7 @@ export function geminiResponseFromHub(hub: HubResponse, plan: CallPlan): GeminiR
   const candidates = hub.choices.map((choice): GeminiCandidate => {
     const candidate: GeminiCandidate = {
       index: choice.index,
-      content: { role: 'model', parts: choice.parts.flatMap((part) => answerPart(part) ?? []) },
+      content: { role: 'model', parts: answerParts(choice.parts) },
     }
     if (choice.finish) candidate.finishReason = finishFromHub(choice.finish)
     return candidate

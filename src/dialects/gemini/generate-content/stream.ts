@@ -1,8 +1,9 @@
 // Streamed generate-content responses ⇄ hub stream events, one upstream event at a time.
 
 import { isObject } from '../../../json/value.js'
+import { carriedWith, PendingReasoning } from '../../../translate/carry.js'
 import type { CallPlan, StreamDecoder, StreamEncoder } from '../../../translate/format.js'
-import { type HubFinish, type HubStreamEvent, unreadable } from '../../../translate/hub.js'
+import { type HubFinish, type HubReasoningPart, type HubStreamEvent, unreadable } from '../../../translate/hub.js'
 import { list, parseJson } from '../../../translate/readers.js'
 import {
   answerCallId,
@@ -12,6 +13,7 @@ import {
   finishToHub,
   geminiErrorFromHub,
   geminiErrorToHub,
+  reasoningOnly,
   responseId,
   usageFromHub,
   usageToHub,
@@ -64,6 +66,8 @@ export class GeminiStreamDecoder implements StreamDecoder {
       }
       let calls = first
       for (const part of parts) {
+        if (part.type === 'reasoning')
+          out.push({ type: 'reasoning', choice, text: part.text, signature: part.signature, redacted: part.redacted })
         if (part.type === 'text') out.push({ type: 'text', choice, text: part.text })
         if (part.type === 'tool_call') {
           out.push({
@@ -109,6 +113,19 @@ export class GeminiStreamEncoder implements StreamEncoder {
   private model: string
   private readonly open = new Map<number, Map<number, OpenCall>>()
   private held: GeminiResponse | undefined
+  /** Another format's reasoning, per choice, until the part after it carries it in its thought signature. */
+  private readonly reasoning = new Map<number, PendingReasoning>()
+
+  /** The reasoning `choice` holds, handed over. */
+  private takeReasoning(choice: number): HubReasoningPart[] {
+    return this.reasoning.get(choice)?.take() ?? []
+  }
+
+  /** A part of the reasoning nothing came after, so the client still gets it to send back. */
+  private flushReasoning(choice: number, parts: GeminiPart[]): void {
+    const reasoning = this.takeReasoning(choice)
+    if (reasoning.length > 0) parts.push(reasoningOnly(reasoning))
+  }
 
   constructor(plan: CallPlan) {
     this.id = plan.requestId
@@ -143,7 +160,8 @@ export class GeminiStreamEncoder implements StreamEncoder {
       return
     }
     this.closeCalls(event.choice, parts)
-    calls.set(event.index, { id: event.id, name: event.name, args: event.args, signature: event.signature })
+    const signature = carriedWith(this.takeReasoning(event.choice), event.signature)
+    calls.set(event.index, { id: event.id, name: event.name, args: event.args, signature })
   }
 
   private response(candidates: Map<number, GeminiCandidate>): GeminiResponse {
@@ -178,9 +196,16 @@ export class GeminiStreamEncoder implements StreamEncoder {
         case 'refusal': {
           const parts = candidate(event.choice).content.parts
           this.closeCalls(event.choice, parts)
+          const reasoning = this.takeReasoning(event.choice)
           const last = parts[parts.length - 1]
-          if (last && 'text' in last) last.text += event.text
-          else parts.push({ text: event.text })
+          if (last && 'text' in last && reasoning.length === 0) last.text += event.text
+          else parts.push(answerPart({ type: 'text', text: event.text }, reasoning) ?? { text: event.text })
+          break
+        }
+        case 'reasoning': {
+          const pending = this.reasoning.get(event.choice) ?? new PendingReasoning()
+          this.reasoning.set(event.choice, pending)
+          pending.add(event)
           break
         }
         case 'tool_call':
@@ -208,15 +233,17 @@ export class GeminiStreamEncoder implements StreamEncoder {
 
   private finish(candidate: GeminiCandidate, finish: HubFinish): void {
     this.closeCalls(candidate.index, candidate.content.parts)
+    this.flushReasoning(candidate.index, candidate.content.parts)
     candidate.finishReason = finishFromHub(finish)
   }
 
   end(): string[] {
     const out: string[] = []
     const candidates = new Map<number, GeminiCandidate>()
-    for (const choice of this.open.keys()) {
+    for (const choice of new Set([...this.open.keys(), ...this.reasoning.keys()])) {
       const parts: GeminiPart[] = []
       this.closeCalls(choice, parts)
+      this.flushReasoning(choice, parts)
       if (parts.length > 0) candidates.set(choice, { index: choice, content: { role: 'model', parts } })
     }
     if (candidates.size > 0) out.push(JSON.stringify(this.response(candidates)))

@@ -91,6 +91,7 @@ export const geminiGenerationConfig = payload(
   {
     temperature: optionalField(number),
     topP: optionalField(number),
+    topK: optionalField(integer),
     maxOutputTokens: optionalField(integer),
     stopSequences: optionalField(strings),
     candidateCount: optionalField(integer),

@@ -1,6 +1,6 @@
 // Chat message content parts ⇄ hub parts.
 
-import { type HubMedia, type HubPart, mediaClass } from '../../../translate/hub.js'
+import { type HubMedia, type HubPart, imageTypeOfUrl, mediaClass } from '../../../translate/hub.js'
 import { field, optionalField, payload } from '../../../translate/payload.js'
 import { absent, array, at, inexpressible, type JsonObject, object, optional, refuse, string } from '../../../translate/readers.js'
 import type { ChatContentPart } from './wire.js'
@@ -13,12 +13,6 @@ export function parseDataUrl(url: string): { mimeType: string; data: string } | 
   if (!match) return undefined
   const [, mimeType = '', data = ''] = match
   return { mimeType: mimeType.toLowerCase(), data }
-}
-
-/** The image type a URL's file extension names, if it names one. */
-export function imageTypeOfUrl(url: string): string | undefined {
-  const ext = /\.(png|jpe?g|webp|gif|heic|heif)(?:[?#]|$)/i.exec(url)?.[1]?.toLowerCase()
-  return ext === undefined ? undefined : `image/${ext === 'jpg' ? 'jpeg' : ext}`
 }
 
 /** The text (and, for assistant turns, refusal) parts of a message content. */

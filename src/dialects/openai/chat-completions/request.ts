@@ -1,9 +1,20 @@
 // Chat-completions requests ⇄ hub requests.
 
 import { isObject } from '../../../json/value.js'
+import { unpack } from '../../../translate/carry.js'
 import type { CallPlan } from '../../../translate/format.js'
-import type { HubFunction, HubMessage, HubOutput, HubPart, HubReasoning, HubRequest, HubToolChoice } from '../../../translate/hub.js'
-import { isEffort } from '../../../translate/hub.js'
+import type {
+  HubFunction,
+  HubMessage,
+  HubOptional,
+  HubOutput,
+  HubPart,
+  HubReasoning,
+  HubReasoningPart,
+  HubRequest,
+  HubToolChoice,
+} from '../../../translate/hub.js'
+import { isEffort, lacking, toolOutputText } from '../../../translate/hub.js'
 import { field, optionalField, payload } from '../../../translate/payload.js'
 import {
   absent,
@@ -36,13 +47,15 @@ import {
 /** A tool call of an assistant message; `extra_content` carries a Gemini thought signature back. */
 const TOOL_CALL = payload({ id: field(string), type: field(unchecked), function: field(object), extra_content: optionalField(unchecked) })
 
-function toolCall(value: unknown, path: string): HubPart & { type: 'tool_call' } {
+/** A tool call sent back, and the reasoning its signature carried (see `carry.ts`). */
+function toolCall(value: unknown, path: string): { reasoning: HubReasoningPart[]; call: HubPart & { type: 'tool_call' } } {
   const call = TOOL_CALL.object(value, path)
   if (call.type !== 'function') inexpressible(at(path, 'type'), 'is not a function call')
   const fn = TOOL_CALL.read(call, 'function', path)
   const args = parseArguments(string(fn.arguments, at(path, 'function.arguments')), at(path, 'function.arguments'))
-  const signature = signatureOf(call)
-  return { type: 'tool_call', id: TOOL_CALL.read(call, 'id', path), name: string(fn.name, at(path, 'function.name')), args, signature }
+  const { reasoning, signature } = unpack(signatureOf(call))
+  const id = TOOL_CALL.read(call, 'id', path)
+  return { reasoning, call: { type: 'tool_call', id, name: string(fn.name, at(path, 'function.name')), args, signature } }
 }
 
 /** A message of text (or, for a user, of media too); `content` is read by its role. */
@@ -77,8 +90,10 @@ function conversation(list: unknown[]): { system: string[]; messages: HubMessage
     if (members === undefined) inexpressible(at(path, 'role'), `is '${role}'`)
     onlyKnown(message, members.known, path)
     if (role === 'system' || role === 'developer') {
-      if (messages.length > 0) inexpressible(at(path, 'role'), 'is a system message after the conversation started')
-      for (const part of text(message.content, at(path, 'content'), false)) if (part.type === 'text') system.push(part.text)
+      const parts = text(message.content, at(path, 'content'), false)
+      // One given mid-conversation stays where it stands: a format without such messages says it as the user's.
+      if (messages.length > 0) messages.push({ role: 'system', parts })
+      else for (const part of parts) if (part.type === 'text') system.push(part.text)
       return
     }
     if (role === 'user') {
@@ -91,9 +106,12 @@ function conversation(list: unknown[]): { system: string[]; messages: HubMessage
       if (refusal !== undefined) parts.push({ type: 'refusal', text: refusal })
       const calls = ASSISTANT_MESSAGE.read(message, 'tool_calls', path) ?? []
       calls.forEach((call, j) => {
-        const part = toolCall(call, at(at(path, 'tool_calls'), j))
-        callNames.set(part.id, part.name)
-        parts.push(part)
+        const read = toolCall(call, at(at(path, 'tool_calls'), j))
+        callNames.set(read.call.id, read.call.name)
+        // The first call carries the reasoning that came before the whole answer, its text included.
+        if (j === 0) parts.unshift(...read.reasoning)
+        else parts.push(...read.reasoning)
+        parts.push(read.call)
       })
       messages.push({ role: 'assistant', parts })
       return
@@ -104,7 +122,7 @@ function conversation(list: unknown[]): { system: string[]; messages: HubMessage
     const output = text(message.content, at(path, 'content'), false)
       .map((part) => (part.type === 'text' ? part.text : ''))
       .join('')
-    const result: HubPart = { type: 'tool_result', id, name, output: { kind: 'text', text: output } }
+    const result: HubPart = { type: 'tool_result', id, name, output: { kind: 'text', text: output }, error: false }
     const last = messages[messages.length - 1]
     // Consecutive tool messages answer one assistant turn together: one user turn, as Gemini wants them.
     if (last?.role === 'user' && last.parts.every((part) => part.type === 'tool_result')) last.parts.push(result)
@@ -197,9 +215,7 @@ const stopList = (stop: string | string[] | undefined): string[] | undefined => 
 /** Reads a chat-completions request into the hub; refuses what the hub cannot hold, by field. */
 export function chatRequestToHub(body: JsonObject): HubRequest {
   onlyKnown(body, chatRequest.known, '')
-  neutral(body, 'parallel_tool_calls', (v) => v === true, 'turns parallel tool calls off')
   neutral(body, 'logprobs', (v) => v === false, 'asks for log probabilities')
-  neutral(body, 'store', (v) => v === false, 'asks the provider to store the completion')
   neutral(body, 'modalities', (v) => isStrings(v) && v.length === 1 && v[0] === 'text', 'asks for output other than text')
   const max = chatRequest.read(body, 'max_completion_tokens')
   const legacyMax = chatRequest.read(body, 'max_tokens')
@@ -210,6 +226,9 @@ export function chatRequestToHub(body: JsonObject): HubRequest {
   const streamOptions = chatRequest.read(body, 'stream_options')
   const { system, messages } = conversation(chatRequest.read(body, 'messages'))
   const declared = tools(chatRequest.read(body, 'tools'))
+  const fields: HubRequest['fields'] = {}
+  for (const [member, key] of SOURCES) if (!absent(body[key])) fields[member] = key
+  const parallel = chatRequest.read(body, 'parallel_tool_calls')
   return {
     system,
     messages,
@@ -226,31 +245,42 @@ export function chatRequestToHub(body: JsonObject): HubRequest {
     presencePenalty: chatRequest.read(body, 'presence_penalty'),
     frequencyPenalty: chatRequest.read(body, 'frequency_penalty'),
     reasoning: effort === undefined ? undefined : { effort },
+    topK: undefined,
+    parallelToolCalls: parallel === false ? false : undefined,
     includeUsage: streamOptions !== undefined && chatStreamOptions.read(streamOptions, 'include_usage', 'stream_options') === true,
+    fields,
+    dropped: chatRequest.hinted(body),
   }
 }
 
+/** The hub members another format may lack, by the chat field that sets each. */
+const SOURCES: readonly [HubOptional, keyof ChatRequest & string][] = [
+  ['candidates', 'n'],
+  ['seed', 'seed'],
+  ['presencePenalty', 'presence_penalty'],
+  ['frequencyPenalty', 'frequency_penalty'],
+  ['output', 'response_format'],
+  ['parallelToolCalls', 'parallel_tool_calls'],
+  ['toolChoice', 'tool_choice'],
+]
+
 /** Thinking budgets read back as the nearest effort (the reverse of Google's documented effort → budget table). */
 function effortOf(reasoning: HubReasoning): string | undefined {
-  if ('effort' in reasoning) return reasoning.effort
+  // Anthropic's `max` is above OpenAI's highest effort.
+  if ('effort' in reasoning) return reasoning.effort === 'max' ? 'xhigh' : reasoning.effort
   if (reasoning.budget < 0) return undefined
   if (reasoning.budget === 0) return 'none'
   return reasoning.budget <= 1024 ? 'low' : reasoning.budget <= 8192 ? 'medium' : 'high'
-}
-
-/** A tool's output as the text a tool message carries; `{ output: text }` is Gemini's wrapper of plain text. */
-export function toolText(part: HubPart & { type: 'tool_result' }): string {
-  const { output } = part
-  if (output.kind === 'text') return output.text
-  const keys = Object.keys(output.value)
-  if (keys.length === 1 && keys[0] === 'output' && typeof output.value.output === 'string') return output.value.output
-  return JSON.stringify(output.value)
 }
 
 function messages(hub: HubRequest): ChatMessage[] {
   const out: ChatMessage[] = []
   if (hub.system.length > 0) out.push({ role: 'system', content: content(hub.system.map((text) => ({ type: 'text', text }))) })
   for (const message of hub.messages) {
+    if (message.role === 'system') {
+      out.push({ role: 'system', content: content(message.parts) })
+      continue
+    }
     if (message.role === 'assistant') {
       const calls = message.parts.filter((part) => part.type === 'tool_call')
       const texts = message.parts.filter((part) => part.type === 'text' || part.type === 'refusal')
@@ -264,7 +294,7 @@ function messages(hub: HubRequest): ChatMessage[] {
       continue
     }
     for (const part of message.parts) {
-      if (part.type === 'tool_result') out.push({ role: 'tool', tool_call_id: part.id, content: toolText(part) })
+      if (part.type === 'tool_result') out.push({ role: 'tool', tool_call_id: part.id, content: toolOutputText(part.output) })
     }
     const rest = message.parts.filter((part) => part.type !== 'tool_result')
     if (rest.length > 0) out.push({ role: 'user', content: content(rest) })
@@ -296,6 +326,7 @@ function responseFormat(output: HubOutput): ChatResponseFormat {
 
 /** Writes a hub request as a chat-completions request for the upstream. */
 export function chatRequestFromHub(hub: HubRequest, plan: CallPlan): ChatRequest {
+  if (hub.topK !== undefined) lacking(hub, 'topK', 'sets top-k sampling')
   const body: ChatRequest = { model: plan.upstreamModel, messages: messages(hub) }
   // The upstream's usage is how the gateway counts tokens, so a translated stream always asks for it.
   if (plan.stream) Object.assign(body, { stream: true, stream_options: { include_usage: true } })
@@ -319,5 +350,6 @@ export function chatRequestFromHub(hub: HubRequest, plan: CallPlan): ChatRequest
   put(body, 'presence_penalty', hub.presencePenalty)
   put(body, 'frequency_penalty', hub.frequencyPenalty)
   put(body, 'reasoning_effort', hub.reasoning && effortOf(hub.reasoning))
+  put(body, 'parallel_tool_calls', hub.parallelToolCalls)
   return body
 }

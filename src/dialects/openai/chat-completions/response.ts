@@ -1,8 +1,9 @@
 // Chat completions, usage, finish reasons and errors ⇄ the hub.
 
 import { isObject } from '../../../json/value.js'
+import { carriedWith, unpack } from '../../../translate/carry.js'
 import type { CallPlan } from '../../../translate/format.js'
-import type { HubChoice, HubError, HubFinish, HubPart, HubResponse, HubUsage } from '../../../translate/hub.js'
+import type { HubChoice, HubError, HubFinish, HubPart, HubReasoningPart, HubResponse, HubUsage } from '../../../translate/hub.js'
 import { absent, array, at, type JsonObject, object, optional, refuse, string } from '../../../translate/readers.js'
 import type { ChatCompletion, ChatErrorBody, ChatFinishReason, ChatResponseMessage, ChatToolCall, ChatUsage } from './wire.js'
 
@@ -39,6 +40,7 @@ export function usageToHub(value: unknown): HubUsage | undefined {
     output,
     total: input + output,
     cachedInput: typeof prompt.cached_tokens === 'number' ? prompt.cached_tokens : undefined,
+    cacheWrite: undefined,
     reasoning: typeof completion.reasoning_tokens === 'number' ? completion.reasoning_tokens : undefined,
     toolPrompt: undefined,
   }
@@ -80,12 +82,16 @@ function messageParts(message: JsonObject, path: string): HubPart[] {
     const where = at(at(path, 'tool_calls'), i)
     const call = object(item, where)
     const fn = object(call.function, at(where, 'function'))
+    const { reasoning, signature } = unpack(signatureOf(call))
+    // The first call carries the reasoning that came before the whole answer, its text included.
+    if (i === 0) parts.unshift(...reasoning)
+    else parts.push(...reasoning)
     parts.push({
       type: 'tool_call',
       id: string(call.id, at(where, 'id')),
       name: string(fn.name, at(where, 'function.name')),
       args: parseArguments(string(fn.arguments, at(where, 'function.arguments')), at(where, 'function.arguments')),
-      signature: signatureOf(call),
+      signature,
     })
   }
   return parts
@@ -118,17 +124,34 @@ export function completionId(id: string | undefined, plan: CallPlan): string {
   return base.startsWith('chatcmpl-') ? base : `chatcmpl-${base}`
 }
 
-/** A hub tool call as a chat tool call; a thought signature rides along for the client to send back. */
-export function toolCallFromHub(part: HubPart & { type: 'tool_call' }): ChatToolCall {
+/**
+ * A hub tool call as a chat tool call. A thought signature rides along for the client to send back, with the
+ * reasoning before the call packed in with it: a chat answer has no other field a client returns.
+ */
+export function toolCallFromHub(part: HubPart & { type: 'tool_call' }, reasoning: readonly HubReasoningPart[] = []): ChatToolCall {
   const call: ChatToolCall = { id: part.id, type: 'function', function: { name: part.name, arguments: JSON.stringify(part.args) } }
-  if (part.signature !== undefined) call.extra_content = { google: { thought_signature: part.signature } }
+  const signature = carriedWith(reasoning, part.signature)
+  if (signature !== undefined) call.extra_content = { google: { thought_signature: signature } }
   return call
+}
+
+/** The tool calls of an answer's parts, each with the reasoning since the call before it. */
+function toolCalls(parts: HubPart[]): ChatToolCall[] {
+  const calls: ChatToolCall[] = []
+  let reasoning: HubReasoningPart[] = []
+  for (const part of parts) {
+    if (part.type === 'reasoning') reasoning.push(part)
+    if (part.type !== 'tool_call') continue
+    calls.push(toolCallFromHub(part, reasoning))
+    reasoning = []
+  }
+  return calls
 }
 
 function message(parts: HubPart[]): ChatResponseMessage {
   const texts = parts.flatMap((part) => (part.type === 'text' ? [part.text] : []))
   const refusals = parts.flatMap((part) => (part.type === 'refusal' ? [part.text] : []))
-  const calls = parts.flatMap((part) => (part.type === 'tool_call' ? [toolCallFromHub(part)] : []))
+  const calls = toolCalls(parts)
   const out: ChatResponseMessage = {
     role: 'assistant',
     content: texts.length > 0 ? texts.join('') : null,

@@ -1,6 +1,7 @@
 // Chat-completion chunks ⇄ hub stream events, one upstream event at a time.
 
 import { isObject } from '../../../json/value.js'
+import { carriedWith, PendingReasoning, unpack } from '../../../translate/carry.js'
 import type { CallPlan, StreamDecoder, StreamEncoder } from '../../../translate/format.js'
 import { type HubStreamEvent, type HubUsage, unreadable } from '../../../translate/hub.js'
 import { type JsonObject, list, parseJson } from '../../../translate/readers.js'
@@ -25,6 +26,9 @@ function deltaEvents(choice: number, delta: JsonObject, out: HubStreamEvent[]): 
   for (const item of list(delta.tool_calls)) {
     if (!isObject(item) || typeof item.index !== 'number') continue
     const fn = isObject(item.function) ? item.function : {}
+    const { reasoning, signature } = unpack(signatureOf(item))
+    for (const part of reasoning)
+      out.push({ type: 'reasoning', choice, text: part.text, signature: part.signature, redacted: part.redacted })
     out.push({
       type: 'tool_call',
       choice,
@@ -32,7 +36,7 @@ function deltaEvents(choice: number, delta: JsonObject, out: HubStreamEvent[]): 
       id: typeof item.id === 'string' ? item.id : undefined,
       name: typeof fn.name === 'string' ? fn.name : undefined,
       args: typeof fn.arguments === 'string' ? fn.arguments : '',
-      signature: signatureOf(item),
+      signature,
     })
   }
 }
@@ -75,6 +79,8 @@ export class ChatStreamEncoder implements StreamEncoder {
   private created: number
   private readonly spoke = new Set<number>()
   private usage: HubUsage | undefined
+  /** Reasoning of each choice since its last tool call, which carries it (a chat answer has no other place for it). */
+  private readonly reasoning = new Map<number, PendingReasoning>()
 
   constructor(private readonly plan: CallPlan) {
     this.id = completionId(undefined, plan)
@@ -116,11 +122,20 @@ export class ChatStreamEncoder implements StreamEncoder {
         case 'refusal':
           out.push(this.chunk(event.choice, { refusal: event.text }))
           break
+        case 'reasoning': {
+          const pending = this.reasoning.get(event.choice) ?? new PendingReasoning()
+          this.reasoning.set(event.choice, pending)
+          pending.add(event)
+          break
+        }
         case 'tool_call': {
           const call: NonNullable<ChatDelta['tool_calls']>[number] = { index: event.index, function: { arguments: event.args } }
           if (event.id !== undefined) Object.assign(call, { id: event.id, type: 'function' })
           if (event.name !== undefined) call.function.name = event.name
-          if (event.signature !== undefined) call.extra_content = { google: { thought_signature: event.signature } }
+          // The reasoning rides on the call's first fragment, the one that names it.
+          const reasoning = event.id === undefined ? [] : (this.reasoning.get(event.choice)?.take() ?? [])
+          const signature = carriedWith(reasoning, event.signature)
+          if (signature !== undefined) call.extra_content = { google: { thought_signature: signature } }
           out.push(this.chunk(event.choice, { tool_calls: [call] }))
           break
         }

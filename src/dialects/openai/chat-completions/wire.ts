@@ -1,5 +1,5 @@
 // The subset of the chat-completions wire format this module reads and writes.
-import { field, optionalField, type PayloadType, payload } from '../../../translate/payload.js'
+import { field, hintField, optionalField, type PayloadType, payload } from '../../../translate/payload.js'
 import { array, boolean, integer, number, object, string, strings, unchecked } from '../../../translate/readers.js'
 
 /** A content part of a chat message. */
@@ -75,8 +75,14 @@ export const chatRequest = payload({
   frequency_penalty: optionalField(number, { gatewayReads: true }),
   reasoning_effort: optionalField(string),
   logprobs: optionalField(boolean),
-  store: optionalField(boolean),
   modalities: optionalField(strings),
+  store: hintField(),
+  metadata: hintField(),
+  user: hintField(),
+  safety_identifier: hintField(),
+  prompt_cache_key: hintField(),
+  prompt_cache_retention: hintField(),
+  service_tier: hintField(),
 })
 
 /** A chat-completions request body, as `chatRequest` reads it. */

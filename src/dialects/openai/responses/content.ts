@@ -1,6 +1,6 @@
 // Responses message content and tool outputs ⇄ hub parts.
 
-import { type HubPart, mediaClass } from '../../../translate/hub.js'
+import { type HubPart, imageTypeOfUrl, mediaClass } from '../../../translate/hub.js'
 import { field, optionalField, payload } from '../../../translate/payload.js'
 import {
   absent,
@@ -14,7 +14,7 @@ import {
   string,
   unchecked,
 } from '../../../translate/readers.js'
-import { imageTypeOfUrl, parseDataUrl } from '../chat-completions/content.js'
+import { parseDataUrl } from '../chat-completions/content.js'
 
 /** A file the client uploaded to its provider: no other upstream can read it. */
 function storedFile(part: JsonObject, path: string): void {

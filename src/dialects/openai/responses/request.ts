@@ -1,6 +1,6 @@
 // Responses requests → hub requests. Responses is a client format only, so there is no way back.
 
-import { isObject } from '../../../json/value.js'
+import { carried, unpack } from '../../../translate/carry.js'
 import type { HubFunction, HubMessage, HubOutput, HubPart, HubRequest, HubToolChoice } from '../../../translate/hub.js'
 import { isEffort } from '../../../translate/hub.js'
 import { field, optionalField, payload } from '../../../translate/payload.js'
@@ -37,15 +37,31 @@ const PROVENANCE = { id: optionalField(string), status: optionalField(string) }
 /** A message item; `type` may be left out (`{ role, content }` is the short form). `content` is read by the role. */
 const MESSAGE_ITEM = payload({ type: optionalField(string), role: field(string), content: field(unchecked), ...PROVENANCE })
 
-/** A function call item, as a client sends back the one it was given. */
+/** A function call item, as a client sends back the one it was given; `namespace` names the group its function is in. */
 const FUNCTION_CALL_ITEM = payload({
   type: field(string),
   call_id: field(string),
   name: field(string),
   arguments: field(string),
+  namespace: optionalField(string),
   extra_content: optionalField(unchecked),
   ...PROVENANCE,
 })
+
+/** A reasoning item sent back: only its `encrypted_content` matters, and only when the gateway wrote it (`carry.ts`). */
+const REASONING_ITEM = payload({
+  type: field(string),
+  encrypted_content: optionalField(string),
+  summary: optionalField(unchecked),
+  content: optionalField(unchecked),
+  ...PROVENANCE,
+})
+
+/**
+ * The name a function of a namespace goes by in another format, where names are flat: its namespace and its own
+ * name, joined by `__` (a name every format takes).
+ */
+export const namespaced = (namespace: string, name: string) => `${namespace}__${name}`
 
 /** A function's output, answering a call item by its `call_id`. */
 const FUNCTION_OUTPUT_ITEM = payload({ type: field(string), call_id: field(string), output: field(unchecked), ...PROVENANCE })
@@ -59,8 +75,12 @@ function neutral(body: JsonObject, field: string, allowed: (value: unknown) => b
 class Conversation {
   readonly system: string[] = []
   readonly messages: HubMessage[] = []
+  /** Reasoning items only their own provider can read: left out, and named. */
+  readonly dropped: string[] = []
   /** A function output names only its call's id; the function's name comes from the call item that made it. */
   private readonly callNames = new Map<string, string>()
+  /** The signature a reasoning item carried for the function call after it. */
+  private signature: string | undefined
 
   private turn(role: HubMessage['role'], join: (last: HubMessage) => boolean): HubMessage {
     const last = this.messages[this.messages.length - 1]
@@ -88,10 +108,28 @@ class Conversation {
   functionCall(item: JsonObject, path: string): void {
     onlyKnown(item, FUNCTION_CALL_ITEM.known, path)
     const id = FUNCTION_CALL_ITEM.read(item, 'call_id', path)
-    const name = FUNCTION_CALL_ITEM.read(item, 'name', path)
+    const own = FUNCTION_CALL_ITEM.read(item, 'name', path)
+    const namespace = FUNCTION_CALL_ITEM.read(item, 'namespace', path)
+    const name = namespace === undefined ? own : namespaced(namespace, own)
     const args = parseArguments(FUNCTION_CALL_ITEM.read(item, 'arguments', path), at(path, 'arguments'))
     this.callNames.set(id, name)
-    this.turn('assistant', () => true).parts.push({ type: 'tool_call', id, name, args, signature: signatureOf(item) })
+    const { reasoning, signature } = unpack(signatureOf(item))
+    const parts = this.turn('assistant', () => true).parts
+    parts.push(...reasoning, { type: 'tool_call', id, name, args, signature: signature ?? this.signature })
+    this.signature = undefined
+  }
+
+  reasoning(item: JsonObject, path: string): void {
+    onlyKnown(item, REASONING_ITEM.known, path)
+    const token = REASONING_ITEM.read(item, 'encrypted_content', path)
+    const packed = token === undefined ? undefined : carried(token)
+    // Reasoning another provider encrypted: no model of another format can read it.
+    if (!packed) {
+      this.dropped.push(path)
+      return
+    }
+    this.turn('assistant', () => true).parts.push(...packed.reasoning)
+    this.signature = packed.signature ?? this.signature
   }
 
   functionOutput(item: JsonObject, path: string): void {
@@ -99,16 +137,20 @@ class Conversation {
     const id = FUNCTION_OUTPUT_ITEM.read(item, 'call_id', path)
     const name = this.callNames.get(id)
     if (name === undefined) refuse(at(path, 'call_id'), `'${path}.call_id' matches no function_call item before it.`)
-    const result: HubPart = { type: 'tool_result', id, name, output: { kind: 'text', text: outputText(item.output, at(path, 'output')) } }
+    const text = outputText(item.output, at(path, 'output'))
+    const result: HubPart = { type: 'tool_result', id, name, output: { kind: 'text', text }, error: false }
     // Outputs in a row answer one model turn together: one user turn, as Gemini wants them.
     this.turn('user', (last) => last.parts.every((part) => part.type === 'tool_result')).parts.push(result)
   }
 }
 
-function conversation(input: string | unknown[], instructions: string | undefined): { system: string[]; messages: HubMessage[] } {
+function conversation(input: string | unknown[], instructions: string | undefined): Conversation {
   const built = new Conversation()
   if (instructions !== undefined) built.system.push(instructions)
-  if (typeof input === 'string') return { system: built.system, messages: [{ role: 'user', parts: [{ type: 'text', text: input }] }] }
+  if (typeof input === 'string') {
+    built.messages.push({ role: 'user', parts: [{ type: 'text', text: input }] })
+    return built
+  }
   input.forEach((value, i) => {
     const path = `input[${i}]`
     const item = object(value, path)
@@ -119,10 +161,10 @@ function conversation(input: string | unknown[], instructions: string | undefine
     else if (type === 'function_call_output') built.functionOutput(item, path)
     else if (type === 'item_reference')
       refuse(path, `'${path}' refers to an item the upstream stored, which a model of another format cannot read; send the item itself.`)
-    else if (type === 'reasoning') inexpressible(at(path, 'type'), 'is a reasoning item, which only the model that wrote it can read')
+    else if (type === 'reasoning') built.reasoning(item, path)
     else inexpressible(at(path, 'type'), `is '${String(type)}'`)
   })
-  return { system: built.system, messages: built.messages }
+  return built
 }
 
 /** A function tool, the one kind of tool another format has. */
@@ -134,25 +176,66 @@ const FUNCTION_TOOL = payload({
   strict: optionalField(boolean),
 })
 
-function tools(list: unknown[] | undefined): { tools: HubFunction[]; strict: boolean } {
-  if (list === undefined) return { tools: [], strict: false }
-  // Unlike chat completions, a Responses function is strict unless it says otherwise.
-  const strict = list.map((item) => !(isObject(item) && item.strict === false))
-  if (strict.some((s) => s) && !strict.every((s) => s)) {
-    inexpressible(`tools[${strict.indexOf(!strict[0])}].strict`, 'differs between tools (strict schemas are all or none upstream)')
+/** A namespace of functions: another format gets each function under its namespaced name (see `namespaced`). */
+const NAMESPACE_TOOL = payload({ type: field(unchecked), name: field(string), description: optionalField(string), tools: field(array) })
+
+/**
+ * Hosted tools another format's provider cannot run, offered to the model rather than asked of it: without them the
+ * model answers from what it knows, so they are dropped and named, not refused (Codex offers web search on every call).
+ */
+const OFFERED_TOOLS = new Set(['web_search', 'web_search_preview'])
+
+/** A function tool, `namespace` and its description prefixed when it is one of a namespace's. */
+function functionTool(
+  item: unknown,
+  path: string,
+  namespace?: { name: string; description: string | undefined },
+): HubFunction & { strict: boolean } {
+  const tool = object(item, path)
+  if (tool.type !== 'function') inexpressible(at(path, 'type'), `is '${String(tool.type)}', a tool the upstream's format does not have`)
+  onlyKnown(tool, FUNCTION_TOOL.known, path)
+  const name = FUNCTION_TOOL.read(tool, 'name', path)
+  const description = FUNCTION_TOOL.read(tool, 'description', path)
+  return {
+    name: namespace ? namespaced(namespace.name, name) : name,
+    // The namespace's description is what the model reads of the group: it stays with each of its functions.
+    description: namespace?.description === undefined ? description : [namespace.description, description].filter(Boolean).join('\n\n'),
+    parameters: FUNCTION_TOOL.read(tool, 'parameters', path),
+    // Unlike chat completions, a Responses function is strict unless it says otherwise.
+    strict: tool.strict !== false,
   }
-  const functions = list.map((item, i): HubFunction => {
+}
+
+function tools(list: unknown[] | undefined, dropped: string[]): { tools: HubFunction[]; strict: boolean } {
+  if (list === undefined) return { tools: [], strict: false }
+  const functions: (HubFunction & { strict: boolean; path: string })[] = []
+  list.forEach((item, i) => {
     const path = `tools[${i}]`
     const tool = object(item, path)
-    if (tool.type !== 'function') inexpressible(at(path, 'type'), `is '${String(tool.type)}', a tool the upstream's format does not have`)
-    onlyKnown(tool, FUNCTION_TOOL.known, path)
-    return {
-      name: FUNCTION_TOOL.read(tool, 'name', path),
-      description: FUNCTION_TOOL.read(tool, 'description', path),
-      parameters: FUNCTION_TOOL.read(tool, 'parameters', path),
+    if (typeof tool.type === 'string' && OFFERED_TOOLS.has(tool.type)) {
+      dropped.push(path)
+      return
     }
+    if (tool.type !== 'namespace') {
+      functions.push({ ...functionTool(tool, path), path: at(path, 'strict') })
+      return
+    }
+    onlyKnown(tool, NAMESPACE_TOOL.known, path)
+    const namespace = { name: NAMESPACE_TOOL.read(tool, 'name', path), description: NAMESPACE_TOOL.read(tool, 'description', path) }
+    NAMESPACE_TOOL.read(tool, 'tools', path).forEach((member, j) => {
+      const where = at(at(path, 'tools'), j)
+      functions.push({ ...functionTool(member, where, namespace), path: at(where, 'strict') })
+    })
   })
-  return { tools: functions, strict: strict.length > 0 && strict.every((s) => s) }
+  const strict = functions.filter((fn) => fn.strict)
+  if (strict.length > 0 && strict.length < functions.length) {
+    const odd = functions.find((fn) => fn.strict !== functions[0]?.strict)
+    inexpressible(odd?.path ?? 'tools', 'differs between tools (strict schemas are all or none upstream)')
+  }
+  return {
+    tools: functions.map(({ name, description, parameters }) => ({ name, description, parameters })),
+    strict: functions.length > 0 && strict.length === functions.length,
+  }
 }
 
 function functionName(value: unknown, path: string): string {
@@ -201,10 +284,15 @@ function output(text: JsonObject | undefined): HubOutput | undefined {
   }
 }
 
-function effort(reasoning: JsonObject | undefined): HubRequest['reasoning'] {
+/** `auto`: summaries if the provider makes them, a hint; a named kind of summary is asked for, and refused. */
+const SUMMARY_HINT = 'auto'
+
+function effort(reasoning: JsonObject | undefined, dropped: string[]): HubRequest['reasoning'] {
   if (reasoning === undefined) return undefined
-  neutral(reasoning, 'summary', () => false, 'asks for reasoning summaries', 'reasoning')
-  neutral(reasoning, 'generate_summary', () => false, 'asks for reasoning summaries', 'reasoning')
+  for (const key of ['summary', 'generate_summary']) {
+    if (reasoning[key] === SUMMARY_HINT) dropped.push(at('reasoning', key))
+    else neutral(reasoning, key, () => false, 'asks for reasoning summaries', 'reasoning')
+  }
   const named = responsesReasoning.read(reasoning, 'effort', 'reasoning')
   if (named === undefined) return undefined
   if (!isEffort(named)) inexpressible('reasoning.effort', `is '${named}'`)
@@ -218,12 +306,10 @@ export function responsesRequestToHub(body: JsonObject): HubRequest {
     if (!absent(body[field]))
       refuse(field, `'${field}' ${what}, which a model of another format cannot read; send the whole conversation in 'input'.`)
   }
-  neutral(body, 'store', (v) => v === false, "asks to store the response for later retrieval (the gateway stores none; leave 'store' out)")
   neutral(body, 'background', (v) => v === false, 'asks for a background response, kept by the upstream to be fetched later')
-  neutral(body, 'parallel_tool_calls', (v) => v === true, 'turns parallel tool calls off')
   neutral(body, 'truncation', (v) => v === 'disabled', 'asks the upstream to drop earlier turns that do not fit')
   neutral(body, 'top_logprobs', (v) => v === 0, 'asks for log probabilities')
-  responsesRequest.read(body, 'metadata')
+  const dropped = responsesRequest.hinted(body)
   const include = responsesRequest.read(body, 'include') ?? []
   include.forEach((value, i) => {
     if (string(value, `include[${i}]`) !== HARMLESS_INCLUDE) inexpressible(`include[${i}]`, `asks for '${String(value)}'`)
@@ -233,15 +319,22 @@ export function responsesRequestToHub(body: JsonObject): HubRequest {
   // Checked before the rest of the input: an absent one is refused as missing, not as the wrong type.
   if (absent(body.input)) refuse('input', "'input' is required.")
   const instructions = responsesRequest.read(body, 'instructions')
-  const { system, messages } = conversation(responsesRequest.read(body, 'input'), instructions)
-  const declared = tools(responsesRequest.read(body, 'tools'))
+  const built = conversation(responsesRequest.read(body, 'input'), instructions)
+  dropped.push(...built.dropped)
+  const declared = tools(responsesRequest.read(body, 'tools'), dropped)
+  const text = responsesRequest.read(body, 'text')
+  const parallel = responsesRequest.read(body, 'parallel_tool_calls')
+  const fields: HubRequest['fields'] = {}
+  if (text?.format !== undefined) fields.output = 'text.format'
+  if (parallel === false) fields.parallelToolCalls = 'parallel_tool_calls'
+  if (!absent(body.tool_choice)) fields.toolChoice = 'tool_choice'
   return {
-    system,
-    messages,
+    system: built.system,
+    messages: built.messages,
     tools: declared.tools,
     strictTools: declared.strict,
     toolChoice: toolChoice(responsesRequest.read(body, 'tool_choice')),
-    output: output(responsesRequest.read(body, 'text')),
+    output: output(text),
     temperature: responsesRequest.read(body, 'temperature'),
     topP: responsesRequest.read(body, 'top_p'),
     maxOutputTokens: responsesRequest.read(body, 'max_output_tokens'),
@@ -250,8 +343,12 @@ export function responsesRequestToHub(body: JsonObject): HubRequest {
     seed: undefined,
     presencePenalty: undefined,
     frequencyPenalty: undefined,
-    reasoning: effort(responsesRequest.read(body, 'reasoning')),
+    reasoning: effort(responsesRequest.read(body, 'reasoning'), dropped),
+    topK: undefined,
+    parallelToolCalls: parallel === false ? false : undefined,
     // A Responses stream always ends with the whole response, its usage included.
     includeUsage: true,
+    fields,
+    dropped,
   }
 }

@@ -1,6 +1,7 @@
 // Hub answers → Responses objects: the whole answer, and the parts a stream's events share with it.
 
 import { isObject } from '../../../json/value.js'
+import { type Carried, carry } from '../../../translate/carry.js'
 import type { CallPlan } from '../../../translate/format.js'
 import type { HubFinish, HubPart, HubResponse, HubUsage } from '../../../translate/hub.js'
 import type {
@@ -10,6 +11,7 @@ import type {
   ResponsesItemStatus,
   ResponsesMessageItem,
   ResponsesOutputItem,
+  ResponsesReasoningItem,
   ResponsesResponse,
   ResponsesUsage,
 } from './wire.js'
@@ -21,7 +23,7 @@ export function responseId(id: string | undefined, plan: CallPlan): string {
 }
 
 /** The id of the output item at `index`: the same for the same answer, whole or streamed. */
-export function itemId(kind: 'msg' | 'fc', response: string, index: number): string {
+export function itemId(kind: 'msg' | 'fc' | 'rs', response: string, index: number): string {
   return `${kind}_${response.slice('resp_'.length)}_${index}`
 }
 
@@ -29,7 +31,7 @@ export function itemId(kind: 'msg' | 'fc', response: string, index: number): str
 export function usageFromHub(usage: HubUsage): ResponsesUsage {
   return {
     input_tokens: usage.input,
-    input_tokens_details: { cached_tokens: usage.cachedInput ?? 0 },
+    input_tokens_details: { cached_tokens: usage.cachedInput ?? 0, cache_write_tokens: usage.cacheWrite ?? 0 },
     output_tokens: usage.output,
     output_tokens_details: { reasoning_tokens: usage.reasoning ?? 0 },
     total_tokens: usage.total,
@@ -113,26 +115,52 @@ export function messageItem(id: string, status: ResponsesItemStatus): ResponsesM
   return { id, type: 'message', status, content: [], role: 'assistant' }
 }
 
-/** A hub tool call as a function call item; a thought signature rides along for the client to send back. */
+/** The namespaces of the functions a request declared in one: a call of `ns__name` is written as `name` in `ns`. */
+export function namespaces(request: CallPlan['request']): ReadonlySet<string> {
+  const names = new Set<string>()
+  for (const tool of Array.isArray(request.tools) ? request.tools : []) {
+    if (isObject(tool) && tool.type === 'namespace' && typeof tool.name === 'string') names.add(tool.name)
+  }
+  return names
+}
+
+/** A hub tool call as a function call item, in its namespace when its name says it has one the request declared. */
 export function functionCallItem(
-  part: Pick<HubPart & { type: 'tool_call' }, 'id' | 'name' | 'signature'>,
+  part: Pick<HubPart & { type: 'tool_call' }, 'id' | 'name'>,
   args: string,
   id: string,
   status: ResponsesItemStatus,
+  declared: ReadonlySet<string>,
 ): ResponsesFunctionCallItem {
   const item: ResponsesFunctionCallItem = { id, type: 'function_call', status, arguments: args, call_id: part.id, name: part.name }
-  if (part.signature !== undefined) item.extra_content = { google: { thought_signature: part.signature } }
+  const split = part.name.indexOf('__')
+  if (split > 0 && declared.has(part.name.slice(0, split))) {
+    item.namespace = part.name.slice(0, split)
+    item.name = part.name.slice(split + 2)
+  }
   return item
 }
 
+/** A reasoning item carrying reasoning, or a tool call's signature, for the client to send back (see `carry.ts`). */
+export function reasoningItem(id: string, carried: Carried): ResponsesReasoningItem {
+  return { id, type: 'reasoning', summary: [], encrypted_content: carry(carried) }
+}
+
 /** The output items of an answer's parts: text and refusals in a row form one message, each tool call an item of its own. */
-function outputItems(parts: HubPart[], response: string): ResponsesOutputItem[] {
+function outputItems(parts: HubPart[], response: string, declared: ReadonlySet<string>): ResponsesOutputItem[] {
   const items: ResponsesOutputItem[] = []
   let message: ResponsesMessageItem | undefined
   for (const part of parts) {
+    if (part.type === 'reasoning') {
+      message = undefined
+      items.push(reasoningItem(itemId('rs', response, items.length), { reasoning: [part], signature: undefined }))
+      continue
+    }
     if (part.type === 'tool_call') {
       message = undefined
-      items.push(functionCallItem(part, JSON.stringify(part.args), itemId('fc', response, items.length), 'completed'))
+      if (part.signature !== undefined)
+        items.push(reasoningItem(itemId('rs', response, items.length), { reasoning: [], signature: part.signature }))
+      items.push(functionCallItem(part, JSON.stringify(part.args), itemId('fc', response, items.length), 'completed', declared))
       continue
     }
     if (part.type !== 'text' && part.type !== 'refusal') continue
@@ -161,7 +189,7 @@ export function responsesResponseFromHub(hub: HubResponse, plan: CallPlan): Resp
     created: hub.created ?? plan.created,
     status: incomplete === undefined ? 'completed' : 'incomplete',
     incomplete,
-    output: outputItems(choice?.parts ?? [], id),
+    output: outputItems(choice?.parts ?? [], id, namespaces(plan.request)),
     usage: hub.usage && usageFromHub(hub.usage),
   })
 }

@@ -1,8 +1,19 @@
 // Hub stream events → Responses stream events, each typed (`event:` names its `type`) and numbered.
 
+import { type Carried, PendingReasoning } from '../../../translate/carry.js'
 import type { CallPlan, SseOut, StreamEncoder } from '../../../translate/format.js'
 import type { HubFinish, HubStreamEvent, HubUsage } from '../../../translate/hub.js'
-import { functionCallItem, incompleteReason, itemId, messageItem, responseId, responseObject, usageFromHub } from './response.js'
+import {
+  functionCallItem,
+  incompleteReason,
+  itemId,
+  messageItem,
+  namespaces,
+  reasoningItem,
+  responseId,
+  responseObject,
+  usageFromHub,
+} from './response.js'
 import type {
   ResponsesFunctionCallItem,
   ResponsesMessageItem,
@@ -45,8 +56,12 @@ export class ResponsesStreamEncoder implements StreamEncoder {
   private open: OpenMessage | OpenCall | undefined
   private finish: HubFinish | undefined
   private usage: HubUsage | undefined
+  private readonly declared: ReadonlySet<string>
+  /** Reasoning not yet written: an item is written whole, once what follows it starts. */
+  private readonly reasoning = new PendingReasoning()
 
   constructor(private readonly plan: CallPlan) {
+    this.declared = namespaces(plan.request)
     this.id = responseId(undefined, plan)
     this.model = plan.model
     this.created = plan.created
@@ -150,13 +165,27 @@ export class ResponsesStreamEncoder implements StreamEncoder {
     }
   }
 
+  /** Writes a whole reasoning item, closing what is open. */
+  private reasoningItem(carried: Carried, out: SseOut[]): void {
+    this.close(out)
+    const item = reasoningItem(itemId('rs', this.id, this.output.length), carried)
+    const index = this.add(item, out)
+    this.emit(out, { type: 'response.output_item.done', output_index: index, item })
+  }
+
+  /** Writes the reasoning held, one item per part, before what comes next. */
+  private flushReasoning(out: SseOut[]): void {
+    for (const part of this.reasoning.take()) this.reasoningItem({ reasoning: [part], signature: undefined }, out)
+  }
+
   private toolCall(event: HubStreamEvent & { type: 'tool_call' }, out: SseOut[]): void {
     let call = this.open?.kind === 'call' && this.open.hubIndex === event.index ? this.open : undefined
     if (!call) {
       this.close(out)
+      if (event.signature !== undefined) this.reasoningItem({ reasoning: [], signature: event.signature }, out)
       const index = this.output.length
-      const part = { id: event.id ?? `call_${this.id}_${index}`, name: event.name ?? '', signature: event.signature }
-      const item = functionCallItem(part, '', itemId('fc', this.id, index), 'in_progress')
+      const part = { id: event.id ?? `call_${this.id}_${index}`, name: event.name ?? '' }
+      const item = functionCallItem(part, '', itemId('fc', this.id, index), 'in_progress', this.declared)
       call = { kind: 'call', item, index: this.add(item, out), hubIndex: event.index }
       this.open = call
     }
@@ -178,6 +207,11 @@ export class ResponsesStreamEncoder implements StreamEncoder {
       }
       this.start(out)
       if ('choice' in event && event.choice !== 0) continue
+      if (event.type === 'reasoning') {
+        this.reasoning.add(event)
+        continue
+      }
+      if (event.type !== 'usage') this.flushReasoning(out)
       switch (event.type) {
         case 'text':
           this.text('output_text', event.text, out)
@@ -209,6 +243,7 @@ export class ResponsesStreamEncoder implements StreamEncoder {
     // After an error event nothing follows, so the client cannot take the cut answer for a whole one.
     if (this.failed) return out
     this.start(out)
+    this.flushReasoning(out)
     this.close(out)
     const status = incompleteReason(this.finish) === undefined ? 'completed' : 'incomplete'
     this.emit(out, { type: status === 'completed' ? 'response.completed' : 'response.incomplete', response: this.response(status) })

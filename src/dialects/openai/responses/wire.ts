@@ -1,5 +1,5 @@
 // The subset of OpenAI's Responses wire format this module reads and writes (as a client format only).
-import { field, optionalField, type PayloadType, payload } from '../../../translate/payload.js'
+import { field, hintField, optionalField, type PayloadType, payload } from '../../../translate/payload.js'
 import { array, boolean, integer, number, object, string, unchecked } from '../../../translate/readers.js'
 
 /** `input`: text (one user turn) or a list of items. */
@@ -37,8 +37,14 @@ export const responsesRequest = payload({
   max_output_tokens: optionalField(integer, { gatewayReads: true }),
   reasoning: optionalField(responsesReasoning.object),
   include: optionalField(array),
-  metadata: optionalField(object),
-  store: optionalField(boolean),
+  metadata: hintField(),
+  store: hintField(),
+  user: hintField(),
+  safety_identifier: hintField(),
+  prompt_cache_key: hintField(),
+  prompt_cache_retention: hintField(),
+  client_metadata: hintField(),
+  service_tier: hintField(),
   background: optionalField(boolean),
   truncation: optionalField(string),
   top_logprobs: optionalField(integer),
@@ -78,16 +84,30 @@ export interface ResponsesFunctionCallItem {
   arguments: string
   call_id: string
   name: string
+  /** The namespace of a function declared in one (`name` is then its name within it). */
+  namespace?: string
   extra_content?: { google: { thought_signature: string } }
 }
 
+/**
+ * A reasoning item. The gateway writes one to carry what another format's model needs back (its reasoning, a
+ * Gemini thought signature) in `encrypted_content`, the field clients that keep no state send back as received.
+ */
+export interface ResponsesReasoningItem {
+  id: string
+  type: 'reasoning'
+  summary: unknown[]
+  encrypted_content: string
+}
+
 /** An item of an answer's `output`. */
-export type ResponsesOutputItem = ResponsesMessageItem | ResponsesFunctionCallItem
+export type ResponsesOutputItem = ResponsesMessageItem | ResponsesFunctionCallItem | ResponsesReasoningItem
 
 /** Token usage of an answer. */
 export interface ResponsesUsage {
   input_tokens: number
-  input_tokens_details: { cached_tokens: number }
+  /** `cache_write_tokens` is required of every usage since OpenAI's schema of July 2026. */
+  input_tokens_details: { cached_tokens: number; cache_write_tokens: number }
   output_tokens: number
   output_tokens_details: { reasoning_tokens: number }
   total_tokens: number

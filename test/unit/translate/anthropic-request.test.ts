@@ -1,0 +1,474 @@
+// The Messages request rules: how a Messages request is read (system text and blocks, tool uses and results,
+// thinking and effort, hints dropped, what is refused), and how one is written for an Anthropic upstream (the
+// required max_tokens, thinking within its bounds, tool choices, the members Messages lacks refused by the
+// client's own name).
+import { describe, expect, it } from 'vitest'
+import { anthropic, gemini, openai, translatorFor } from '../../../src/dialects/index.js'
+import { carry } from '../../../src/translate/carry.js'
+import type { CallInfo } from '../../../src/translate/index.js'
+import { callInfo, ok, refusedField, upstreamBody, WEATHER_TOOL } from './helpers.js'
+
+const messagesToChat = translatorFor(anthropic, openai, 'messages')!
+const messagesToGemini = translatorFor(anthropic, gemini, 'messages')!
+const chatToMessages = translatorFor(openai, anthropic, 'chat.completions')!
+const responsesToMessages = translatorFor(openai, anthropic, 'responses')!
+const geminiToMessages = translatorFor(gemini, anthropic, 'generateContent')!
+
+const user = [{ role: 'user', content: 'x' }]
+/** A Messages request with `fields`. */
+const messages = (fields: Record<string, unknown>) => ({ model: 'claude', max_tokens: 1024, messages: user, ...fields })
+const WEATHER = {
+  name: 'get_weather',
+  description: 'The weather',
+  input_schema: { type: 'object', properties: { city: { type: 'string' } } },
+}
+
+describe('a Messages request read', () => {
+  it('takes system text or blocks, and keeps a system message mid-conversation where it stands', () => {
+    const fields = messages({
+      system: [
+        { type: 'text', text: 'Be brief.', cache_control: { type: 'ephemeral' } },
+        { type: 'text', text: 'Be kind.' },
+      ],
+      messages: [
+        { role: 'user', content: [{ type: 'text', text: 'hi' }] },
+        { role: 'assistant', content: 'hello' },
+        { role: 'system', content: 'Answer in French.' },
+        { role: 'user', content: 'why?' },
+      ],
+    })
+    expect(upstreamBody(messagesToChat, fields)).toMatchObject({
+      messages: [
+        {
+          role: 'system',
+          content: [
+            { type: 'text', text: 'Be brief.' },
+            { type: 'text', text: 'Be kind.' },
+          ],
+        },
+        { role: 'user', content: 'hi' },
+        { role: 'assistant', content: 'hello' },
+        { role: 'system', content: 'Answer in French.' },
+        { role: 'user', content: 'why?' },
+      ],
+    })
+    expect(upstreamBody(messagesToGemini, fields)).toMatchObject({
+      systemInstruction: { parts: [{ text: 'Be brief.' }, { text: 'Be kind.' }] },
+      contents: [
+        { role: 'user', parts: [{ text: 'hi' }] },
+        { role: 'model', parts: [{ text: 'hello' }] },
+        { role: 'user', parts: [{ text: 'Answer in French.' }] },
+        { role: 'user', parts: [{ text: 'why?' }] },
+      ],
+    })
+    expect((upstreamBody(messagesToChat, messages({ system: 'Be brief.' })) as { messages: unknown[] }).messages[0]).toEqual({
+      role: 'system',
+      content: 'Be brief.',
+    })
+  })
+
+  it('drops the hints, wherever they are, and names each by path', () => {
+    const fields = messages({
+      metadata: { user_id: 'u1' },
+      context_management: { edits: [] },
+      cache_control: { type: 'ephemeral' },
+      service_tier: 'auto',
+      inference_geo: 'us',
+      thinking: { type: 'enabled', budget_tokens: 2048, display: 'omitted' },
+      system: [{ type: 'text', text: 's', cache_control: { type: 'ephemeral' } }],
+      tools: [
+        { ...WEATHER, cache_control: { type: 'ephemeral' }, eager_input_streaming: true },
+        { type: 'web_search_20250305', name: 'web_search' },
+      ],
+      messages: [
+        {
+          role: 'user',
+          content: [{ type: 'image', source: { type: 'url', url: 'https://x/y.png' }, cache_control: { type: 'ephemeral' } }],
+        },
+      ],
+    })
+    const { body, plan } = ok(messagesToGemini.request(fields, callInfo()))
+    expect(plan.dropped).toEqual([
+      'metadata',
+      'context_management',
+      'cache_control',
+      'service_tier',
+      'inference_geo',
+      'system[0].cache_control',
+      'messages[0].content[0].cache_control',
+      'tools[0].cache_control',
+      'tools[0].eager_input_streaming',
+      'tools[1]',
+      'thinking.display',
+    ])
+    expect(JSON.stringify(body)).not.toMatch(/cache_control|ephemeral|user_id|web_search/)
+  })
+
+  it('sends tool uses and results, a failed one as Gemini’s error response', () => {
+    const fields = messages({
+      tools: [WEATHER],
+      messages: [
+        { role: 'user', content: 'Weather in Paris and Rome?' },
+        {
+          role: 'assistant',
+          content: [
+            { type: 'tool_use', id: 'toolu_1', name: 'get_weather', input: { city: 'Paris' } },
+            { type: 'tool_use', id: 'toolu_2', name: 'get_weather', input: { city: 'Rome' } },
+          ],
+        },
+        {
+          role: 'user',
+          content: [
+            {
+              type: 'tool_result',
+              tool_use_id: 'toolu_1',
+              content: [
+                { type: 'text', text: '15 ' },
+                { type: 'text', text: 'degrees' },
+              ],
+            },
+            { type: 'tool_result', tool_use_id: 'toolu_2', content: 'no such city', is_error: true },
+            { type: 'text', text: 'Thanks.' },
+          ],
+        },
+      ],
+    })
+    expect(upstreamBody(messagesToChat, fields)).toMatchObject({
+      messages: [
+        { role: 'user' },
+        { role: 'assistant', content: null, tool_calls: [{ id: 'toolu_1' }, { id: 'toolu_2' }] },
+        { role: 'tool', tool_call_id: 'toolu_1', content: '15 degrees' },
+        { role: 'tool', tool_call_id: 'toolu_2', content: 'no such city' },
+        { role: 'user', content: 'Thanks.' },
+      ],
+    })
+    expect(upstreamBody(messagesToGemini, fields)).toMatchObject({
+      contents: [
+        { role: 'user' },
+        { role: 'model', parts: [{ functionCall: { id: 'toolu_1' } }, { functionCall: { id: 'toolu_2' } }] },
+        {
+          role: 'user',
+          parts: [
+            { functionResponse: { id: 'toolu_1', name: 'get_weather', response: { output: '15 degrees' } } },
+            { functionResponse: { id: 'toolu_2', name: 'get_weather', response: { error: 'no such city' } } },
+            { text: 'Thanks.' },
+          ],
+        },
+      ],
+    })
+  })
+
+  it.each([
+    [{ type: 'auto' }, 'auto', { mode: 'AUTO' }],
+    [{ type: 'any' }, 'required', { mode: 'ANY' }],
+    [{ type: 'none' }, 'none', { mode: 'NONE' }],
+    [
+      { type: 'tool', name: 'get_weather' },
+      { type: 'function', function: { name: 'get_weather' } },
+      { mode: 'ANY', allowedFunctionNames: ['get_weather'] },
+    ],
+  ])('takes tool_choice %j', (choice, chat, config) => {
+    expect(upstreamBody(messagesToChat, messages({ tools: [WEATHER], tool_choice: choice }))).toMatchObject({ tool_choice: chat })
+    expect(upstreamBody(messagesToGemini, messages({ tools: [WEATHER], tool_choice: choice }))).toMatchObject({
+      toolConfig: { functionCallingConfig: config },
+    })
+  })
+
+  it('turns one tool call per answer into parallel_tool_calls: false, and is refused by Gemini, which has none', () => {
+    const fields = messages({ tools: [WEATHER], tool_choice: { type: 'auto', disable_parallel_tool_use: true } })
+    expect(upstreamBody(messagesToChat, fields)).toMatchObject({ tool_choice: 'auto', parallel_tool_calls: false })
+    expect(refusedField(messagesToGemini, fields)).toBe('tool_choice.disable_parallel_tool_use')
+  })
+
+  it.each([
+    [{ thinking: { type: 'enabled', budget_tokens: 2048 } }, 'medium', { thinkingBudget: 2048 }],
+    [{ thinking: { type: 'enabled', budget_tokens: 31999 } }, 'high', { thinkingBudget: 31999 }],
+    [{ thinking: { type: 'adaptive' } }, undefined, { thinkingBudget: -1 }],
+    [{ thinking: { type: 'adaptive' }, output_config: { effort: 'low' } }, 'low', { thinkingBudget: 1024 }],
+    [{ output_config: { effort: 'max' } }, 'xhigh', { thinkingBudget: 32768 }],
+    [{ thinking: { type: 'disabled' } }, 'none', { thinkingBudget: 0 }],
+  ])('reads %j as a reasoning effort or budget', (fields, effort, thinkingConfig) => {
+    expect((upstreamBody(messagesToChat, messages(fields)) as Record<string, unknown>).reasoning_effort).toBe(effort)
+    expect(upstreamBody(messagesToGemini, messages(fields))).toMatchObject({ generationConfig: { thinkingConfig } })
+  })
+
+  it('takes the budget when both a budget and an effort are set, and names the effort dropped', () => {
+    const { body, plan } = ok(
+      messagesToGemini.request(
+        messages({ thinking: { type: 'enabled', budget_tokens: 4096 }, output_config: { effort: 'low' } }),
+        callInfo(),
+      ),
+    )
+    expect(body).toMatchObject({ generationConfig: { thinkingConfig: { thinkingBudget: 4096 } } })
+    expect(plan.dropped).toEqual(['output_config.effort'])
+  })
+
+  it('sends top_k to Gemini, refuses it toward chat, and takes stop sequences, sampling and a JSON schema answer', () => {
+    const schema = { type: 'object', properties: { a: { type: 'string' } }, required: ['a'], additionalProperties: false }
+    const fields = messages({
+      top_k: 5,
+      temperature: 0.2,
+      top_p: 0.9,
+      stop_sequences: ['END'],
+      output_config: { format: { type: 'json_schema', schema } },
+    })
+    expect(upstreamBody(messagesToGemini, fields)).toMatchObject({
+      generationConfig: {
+        topK: 5,
+        temperature: 0.2,
+        topP: 0.9,
+        stopSequences: ['END'],
+        maxOutputTokens: 1024,
+        responseMimeType: 'application/json',
+      },
+    })
+    expect(refusedField(messagesToChat, fields)).toBe('top_k')
+    expect(upstreamBody(messagesToChat, { ...fields, top_k: undefined })).toMatchObject({
+      temperature: 0.2,
+      stop: ['END'],
+      response_format: { type: 'json_schema', json_schema: { name: 'response', schema, strict: true } },
+    })
+  })
+
+  it('reads images inline and by URL and a PDF with its title', () => {
+    const fields = messages({
+      messages: [
+        {
+          role: 'user',
+          content: [
+            { type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'AAAA' } },
+            { type: 'image', source: { type: 'url', url: 'https://x/y.jpg' } },
+            { type: 'document', source: { type: 'base64', media_type: 'application/pdf', data: 'JVBE' }, title: 'a.pdf' },
+          ],
+        },
+      ],
+    })
+    expect(upstreamBody(messagesToChat, fields)).toMatchObject({
+      messages: [
+        {
+          role: 'user',
+          content: [
+            { type: 'image_url', image_url: { url: 'data:image/png;base64,AAAA' } },
+            { type: 'image_url', image_url: { url: 'https://x/y.jpg' } },
+            { type: 'file', file: { file_data: 'data:application/pdf;base64,JVBE', filename: 'a.pdf' } },
+          ],
+        },
+      ],
+    })
+  })
+
+  it('gives a tool use back the Gemini thought signature the thinking block before it carried', () => {
+    const fields = messages({
+      messages: [
+        { role: 'user', content: 'x' },
+        {
+          role: 'assistant',
+          content: [
+            { type: 'thinking', thinking: '', signature: carry({ reasoning: [], signature: 'c2ln' }) },
+            { type: 'tool_use', id: 'toolu_1', name: 'f', input: {} },
+          ],
+        },
+        { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: 'ok' }] },
+      ],
+    })
+    expect((upstreamBody(messagesToGemini, fields) as { contents: unknown[] }).contents[1]).toEqual({
+      role: 'model',
+      parts: [{ functionCall: { id: 'toolu_1', name: 'f', args: {} }, thoughtSignature: 'c2ln' }],
+    })
+    // A thinking block of Claude's own is for Claude: another format's model is not sent it.
+    const own = {
+      ...fields,
+      messages: [
+        user[0],
+        {
+          role: 'assistant',
+          content: [
+            { type: 'thinking', thinking: 'hmm', signature: 'EqQB' },
+            { type: 'text', text: 'y' },
+          ],
+        },
+      ],
+    }
+    expect((upstreamBody(messagesToChat, own) as { messages: unknown[] }).messages[1]).toEqual({ role: 'assistant', content: 'y' })
+  })
+
+  it.each([
+    ['container', { container: 'c1' }],
+    ['mcp_servers', { mcp_servers: [] }],
+    ['tools[0].type', { tools: [{ type: 'bash_20250124', name: 'bash' }] }],
+    [
+      'tools[1].strict',
+      {
+        tools: [
+          { ...WEATHER, strict: true },
+          { ...WEATHER, name: 'g' },
+        ],
+      },
+    ],
+    ['thinking.type', { thinking: { type: 'sometimes' } }],
+    ['output_config.effort', { output_config: { effort: 'extreme' } }],
+    ['messages[0].role', { messages: [{ role: 'tool', content: 'x' }] }],
+    [
+      'messages[0].content[0].source.file_id',
+      { messages: [{ role: 'user', content: [{ type: 'image', source: { type: 'file', file_id: 'f1' } }] }] },
+    ],
+    ['messages[0].content[0].type', { messages: [{ role: 'user', content: [{ type: 'tool_use', id: 't', name: 'f', input: {} }] }] }],
+    ['messages[0].content[0].tool_use_id', { messages: [{ role: 'user', content: [{ type: 'tool_result', tool_use_id: 'nope' }] }] }],
+    [
+      'messages[2].content[0].content[0].type',
+      {
+        messages: [
+          user[0],
+          { role: 'assistant', content: [{ type: 'tool_use', id: 't', name: 'f', input: {} }] },
+          {
+            role: 'user',
+            content: [
+              { type: 'tool_result', tool_use_id: 't', content: [{ type: 'image', source: { type: 'url', url: 'https://x/y.png' } }] },
+            ],
+          },
+        ],
+      },
+    ],
+  ])('refuses %s', (field, fields) => {
+    expect(refusedField(messagesToChat, messages(fields))).toBe(field)
+    expect(refusedField(messagesToGemini, messages(fields))).toBe(field)
+  })
+})
+
+/** The Messages request `translator` writes for `fields`, with a model whose `maxOutputTokens` is `max`. */
+function written(translator: typeof chatToMessages, fields: Record<string, unknown>, max?: number): Record<string, unknown> {
+  const call: CallInfo = { ...callInfo(), ...(max === undefined ? {} : { maxOutputTokens: max }) }
+  return ok(translator.request(fields, call)).body as Record<string, unknown>
+}
+
+describe('a request written for an Anthropic upstream', () => {
+  const chat = (fields: Record<string, unknown>) => ({ model: 'm', messages: user, ...fields })
+
+  it('always has max_tokens: the client’s limit, else the model’s maxOutputTokens, else 4096', () => {
+    expect(written(chatToMessages, chat({ max_completion_tokens: 300 }), 8000)).toMatchObject({ max_tokens: 300 })
+    expect(written(chatToMessages, chat({}), 8000)).toMatchObject({ max_tokens: 8000 })
+    expect(written(chatToMessages, chat({}))).toEqual({
+      model: 'upstream-model',
+      max_tokens: 4096,
+      messages: [{ role: 'user', content: 'x' }],
+    })
+    expect(written(responsesToMessages, { model: 'm', input: 'x', max_output_tokens: 77 })).toMatchObject({ max_tokens: 77 })
+    expect(written(geminiToMessages, { contents: [{ parts: [{ text: 'x' }] }] })).toMatchObject({ max_tokens: 4096 })
+  })
+
+  it.each([
+    [{ reasoning_effort: 'high' }, { thinking: { type: 'adaptive' }, output_config: { effort: 'high' } }],
+    [{ reasoning_effort: 'minimal' }, { thinking: { type: 'adaptive' }, output_config: { effort: 'low' } }],
+    [{ reasoning_effort: 'none' }, { thinking: { type: 'disabled' } }],
+  ])('sends chat’s %j as adaptive thinking at that effort', (fields, expected) => {
+    expect(written(chatToMessages, chat(fields))).toMatchObject(expected)
+  })
+
+  it.each([
+    [{ thinkingBudget: 2048 }, 4096, { type: 'enabled', budget_tokens: 2048 }],
+    [{ thinkingBudget: 100 }, 4096, { type: 'enabled', budget_tokens: 1024 }],
+    [{ thinkingBudget: 24576 }, 4096, { type: 'enabled', budget_tokens: 4095 }],
+    [{ thinkingBudget: 2048 }, 1000, { type: 'disabled' }],
+    [{ thinkingBudget: -1 }, 4096, { type: 'adaptive' }],
+    [{ thinkingBudget: 0 }, 4096, { type: 'disabled' }],
+  ])('sends Gemini’s %j within max_tokens %i as %j', (thinkingConfig, maxOutputTokens, thinking) => {
+    const body = written(geminiToMessages, {
+      contents: [{ parts: [{ text: 'x' }] }],
+      generationConfig: { thinkingConfig, maxOutputTokens },
+    })
+    expect(body.thinking).toEqual(thinking)
+    expect(body.max_tokens).toBe(maxOutputTokens)
+  })
+
+  it('writes tools, tool choices and one tool call per answer', () => {
+    const tools = [WEATHER_TOOL, { type: 'function', function: { name: 'now' } }]
+    expect(written(chatToMessages, chat({ tools, tool_choice: 'required', parallel_tool_calls: false }))).toMatchObject({
+      tools: [
+        { name: 'get_current_weather', description: WEATHER_TOOL.function.description, input_schema: WEATHER_TOOL.function.parameters },
+        { name: 'now', input_schema: { type: 'object', properties: {} } },
+      ],
+      tool_choice: { type: 'any', disable_parallel_tool_use: true },
+    })
+    expect(written(chatToMessages, chat({ tools, parallel_tool_calls: false })).tool_choice).toEqual({
+      type: 'auto',
+      disable_parallel_tool_use: true,
+    })
+    expect(written(chatToMessages, chat({ tools, tool_choice: { type: 'function', function: { name: 'now' } } })).tool_choice).toEqual({
+      type: 'tool',
+      name: 'now',
+    })
+    expect(written(chatToMessages, chat({ tools, tool_choice: 'none' })).tool_choice).toEqual({ type: 'none' })
+    const every = {
+      type: 'allowed_tools',
+      allowed_tools: { mode: 'required', tools: tools.map((t) => ({ type: 'function', function: { name: t.function.name } })) },
+    }
+    expect(written(chatToMessages, chat({ tools, tool_choice: every })).tool_choice).toEqual({ type: 'any' })
+  })
+
+  it('writes tool results, a failed Gemini one with is_error, and a system instruction as text or blocks', () => {
+    const body = written(geminiToMessages, {
+      systemInstruction: { parts: [{ text: 'a' }, { text: 'b' }] },
+      contents: [
+        { role: 'user', parts: [{ text: 'x' }] },
+        {
+          role: 'model',
+          parts: [{ functionCall: { id: 'c1', name: 'f', args: {} } }, { functionCall: { id: 'c2', name: 'f', args: {} } }],
+        },
+        {
+          role: 'user',
+          parts: [
+            { functionResponse: { id: 'c1', name: 'f', response: { t: 1 } } },
+            { functionResponse: { id: 'c2', name: 'f', response: { error: 'boom' } } },
+          ],
+        },
+      ],
+    })
+    expect(body.system).toEqual([
+      { type: 'text', text: 'a' },
+      { type: 'text', text: 'b' },
+    ])
+    expect((body.messages as unknown[])[2]).toEqual({
+      role: 'user',
+      content: [
+        { type: 'tool_result', tool_use_id: 'c1', content: '{"t":1}' },
+        { type: 'tool_result', tool_use_id: 'c2', content: 'boom', is_error: true },
+      ],
+    })
+    expect(written(chatToMessages, { model: 'm', messages: [{ role: 'system', content: 'be brief' }, ...user] }).system).toBe('be brief')
+  })
+
+  it.each([
+    ['n', { n: 2 }],
+    ['seed', { seed: 7 }],
+    ['presence_penalty', { presence_penalty: 0.5 }],
+    ['frequency_penalty', { frequency_penalty: 0.5 }],
+    ['response_format', { response_format: { type: 'json_object' } }],
+    [
+      'tool_choice',
+      {
+        tools: [WEATHER_TOOL, { type: 'function', function: { name: 'a' } }, { type: 'function', function: { name: 'b' } }],
+        tool_choice: {
+          type: 'allowed_tools',
+          allowed_tools: {
+            mode: 'required',
+            tools: [
+              { type: 'function', function: { name: 'a' } },
+              { type: 'function', function: { name: 'b' } },
+            ],
+          },
+        },
+      },
+    ],
+    ['messages', { messages: [{ role: 'user', content: [{ type: 'input_audio', input_audio: { data: 'AAAA', format: 'wav' } }] }] }],
+  ])('refuses chat’s %s, which Messages has no field for', (field, fields) => {
+    expect(refusedField(chatToMessages, chat(fields))).toBe(field)
+  })
+
+  it('refuses Gemini’s members Messages lacks by their own names', () => {
+    const request = (generationConfig: Record<string, unknown>) => ({ contents: [{ parts: [{ text: 'x' }] }], generationConfig })
+    expect(refusedField(geminiToMessages, request({ candidateCount: 2 }))).toBe('generationConfig.candidateCount')
+    expect(refusedField(geminiToMessages, request({ seed: 1 }))).toBe('generationConfig.seed')
+    expect(refusedField(geminiToMessages, request({ responseMimeType: 'application/json' }))).toBe('generationConfig.responseMimeType')
+    expect(written(geminiToMessages, request({ topK: 3 }))).toMatchObject({ top_k: 3 })
+  })
+})
