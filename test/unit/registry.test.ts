@@ -39,9 +39,11 @@ describe('what derives from the dialect registry', () => {
 
   it("a model serves its upstream dialect's operations and the translated ones, never another's embeddings or counts", () => {
     expect([...servedOperations(gemini)].sort()).toEqual(
-      ['batchEmbedContents', 'chat.completions', 'countTokens', 'embedContent', 'generateContent', 'responses'].sort(),
+      ['batchEmbedContents', 'chat.completions', 'countTokens', 'embedContent', 'generateContent', 'messages', 'responses'].sort(),
     )
-    expect([...servedOperations(openai)].sort()).toEqual(['chat.completions', 'embeddings', 'generateContent', 'responses'].sort())
+    expect([...servedOperations(openai)].sort()).toEqual(
+      ['chat.completions', 'embeddings', 'generateContent', 'messages', 'responses'].sort(),
+    )
     for (const dialect of DIALECTS) {
       for (const route of MODEL_ROUTES) {
         if (route.dialect !== dialect && route.format.refuseOtherFormat)

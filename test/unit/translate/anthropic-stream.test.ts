@@ -235,7 +235,8 @@ describe('a Messages stream read for another format’s client', () => {
       '"message":"Overloaded","type":"api_error"',
     )
     expect(stream(geminiToMessages, { contents: [{ parts: [{ text: 'x' }] }] }, broken)).toContain(
-      '{"error":{"code":529,"message":"Overloaded"',
+      // Google's status names pair 529 with none: the nearest, 503 UNAVAILABLE, names it.
+      '{"error":{"code":503,"message":"Overloaded","status":"UNAVAILABLE"}',
     )
   })
 })
