@@ -25,19 +25,6 @@ export const QUIRKS: readonly Quirk[] = [
     where: /\((response\.created|response\.in_progress)\)$/,
     path: /^response\.usage$/,
   },
-  // Expected to fail until translated Responses answers report cache writes (the Responses usage work in progress).
-  {
-    id: 'translated-responses-cache-write-tokens',
-    cases: /^responses translated (json|stream) (text|tool)$/,
-    path: /(^|\.)usage\.input_tokens_details\.cache_write_tokens$/,
-  },
-  // Expected to fail until a passthrough stream's last error event is the Responses `error` event (per-operation stream error events).
-  {
-    id: 'responses-passthrough-broken-error-event',
-    cases: /^responses passthrough stream broken$/,
-    where: /^event \d+ \(\?\)$/,
-    path: /^(type|sequence_number)$/,
-  },
   // Passthrough bytes are the upstream's own: what the mock upstream sends, as OpenAI's API does, against the schema.
   { id: 'upstream-system-fingerprint-null', cases: /^chat passthrough/, path: /^system_fingerprint$/ },
   { id: 'upstream-user-null', cases: /^responses passthrough/, path: /^(response\.)?user$/ },
