@@ -246,7 +246,10 @@ export function describeHubContract(name: DialectName, options: HubContractOptio
 
           if (t.response !== undefined && wire) {
             it('assembles, as the upstream sent it, into its whole answer', () => {
-              expect(assembledAnswer(wire.operation, data, plan())).toEqual(whole(wire.format))
+              // A format that assembles its stream from the events themselves keeps every member the upstream sent;
+              // one assembled through the hub gives what the hub carries, as a whole answer through it does.
+              const expected = wire.format.assembleStream ? JSON.parse(t.response as string) : whole(wire.format)
+              expect(assembledAnswer(wire.operation, data, plan())).toEqual(expected)
             })
           }
 

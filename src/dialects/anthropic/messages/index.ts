@@ -1,4 +1,5 @@
 import type { WireFormat } from '../../../translate/format.js'
+import { assembleMessage } from './assemble.js'
 import { messagesRequestFromHub, messagesRequestToHub } from './request.js'
 import { messagesErrorFromHub, messagesErrorToHub, messagesResponseFromHub, messagesResponseToHub } from './response.js'
 import { MessagesStreamDecoder, MessagesStreamEncoder } from './stream.js'
@@ -13,4 +14,6 @@ export const messagesFormat: WireFormat = {
   errorFromHub: messagesErrorFromHub,
   streamDecoder: () => new MessagesStreamDecoder(),
   streamEncoder: (plan) => new MessagesStreamEncoder(plan),
+  // A kept stream's record is the message its events add up to, every member the upstream sent kept.
+  assembleStream: assembleMessage,
 }
