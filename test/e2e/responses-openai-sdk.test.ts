@@ -223,11 +223,25 @@ describe.each(OPENAI_SDKS)('%s responses.create, translated to a Gemini-upstream
     expect(upstream(marker)).toHaveLength(0)
   })
 
-  it('a built-in tool (web_search), which Gemini’s format does not have: a 400 naming it', async () => {
-    const marker = `gem web search ${name}`
-    const request = (await client()).responses.create({ model: GEMINI_MODEL, input: marker, tools: [{ type: 'web_search' }] })
+  it('a built-in tool Gemini’s format does not have (file_search): a 400 naming it', async () => {
+    const marker = `gem file search ${name}`
+    const request = (await client()).responses.create({
+      model: GEMINI_MODEL,
+      input: marker,
+      tools: [{ type: 'file_search', vector_store_ids: ['vs_1'] }],
+    })
     await expect(request).rejects.toMatchObject({ status: 400, param: 'tools[0].type' })
     expect(upstream(marker)).toHaveLength(0)
+  })
+
+  it('web search offered to the model: dropped, named in x-model-gateway-dropped, and the model answers without it', async () => {
+    const marker = `gem web search ${name}`
+    const { data, response } = await (await client()).responses
+      .create({ model: GEMINI_MODEL, input: marker, tools: [{ type: 'web_search' }] })
+      .withResponse()
+    expect(data.output_text).toBe(`Echo: ${marker}`)
+    expect(response.headers.get('x-model-gateway-dropped')).toBe('tools[0]')
+    expect(upstream(marker)).toHaveLength(1)
   })
 
   it('the SDK timing out and retrying gets the answer of one upstream call, billed once', async () => {
