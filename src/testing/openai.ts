@@ -159,7 +159,8 @@ function imageCount(content: unknown): number {
 function answerOf(body: ChatRequest, ctl: JsonObject, lastUser: string, images: number): ChatAnswer {
   const controlled = controlledText(ctl)
   if (controlled !== undefined) return { content: controlled }
-  const messages = body.messages.filter(isObject)
+  // Instructions (a system or developer message, which agents also send mid-conversation) are not a turn.
+  const messages = body.messages.filter(isObject).filter((m) => m.role !== 'system' && m.role !== 'developer')
   const last = messages.at(-1)
   if (last?.role === 'tool') {
     let first = messages.length - 1

@@ -81,6 +81,15 @@ describe('tools', () => {
     expect(viaGemini.json.candidates[0].content.parts[0].functionCall.name).toBe('get_time')
   })
 
+  it('OpenAI: instructions after the user’s turn (as agents send them) are no turn: the user still spoke last', async () => {
+    const messages = [
+      { role: 'user', content: 'what is the weather' },
+      { role: 'system', content: 'Reminder: be brief.' },
+    ]
+    const res = await post(CHAT, chat({ tools: [WEATHER], messages }))
+    expect(res.json.choices[0].message.tool_calls[0].function.name).toBe('get_weather')
+  })
+
   it('OpenAI: mock.tool_arguments overrides, and tool results are quoted', async () => {
     const called = await post(CHAT, chat({ tools: [WEATHER], mock: { tool_arguments: { city: 'Oslo' } } }))
     const call = called.json.choices[0].message.tool_calls[0]
