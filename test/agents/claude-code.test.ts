@@ -59,5 +59,22 @@ describe.skipIf(notInstalled !== undefined)(
         expect(run.stdout).toContain(`42-${marker}`)
       })
     })
+
+    it('keeps a Gemini thought signature through its tool loop: it rides in a thinking block and goes back to Gemini', async () => {
+      const marker = 'signed-claude-on-gemini'
+      const signature = 'gemini-thought-signature-for-claude-code'
+      gw.mock.steer(marker, {
+        tool_name: 'Bash',
+        tool_arguments: { command: `echo $((6*7))-${marker}`, description: 'Print a marker' },
+        thought_signature: signature,
+      })
+      const before = gw.mock.requests.length
+      const run = await claude(gw, 'claude-on-gemini', `Run the shell command for ${marker}.`, ['--allowedTools', 'Bash'])
+      expect(run.code, `${run.stdout}\n${run.stderr}`.slice(-3000)).toBe(0)
+      // The Gemini request that carries the function's response gives the call its signature back.
+      const answered = gw.mock.requests.slice(before).find((request) => request.body.includes(`42-${marker}`))
+      expect(answered?.body).toContain(`"thoughtSignature":"${signature}"`)
+      expect(run.stdout).toContain(`42-${marker}`)
+    })
   },
 )

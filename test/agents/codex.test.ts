@@ -74,5 +74,17 @@ describe.skipIf(notInstalled !== undefined)(
         expect(run.stdout).toContain(`42-${marker}`)
       })
     })
+
+    it('keeps a Gemini thought signature through its tool loop: it rides in a reasoning item and goes back to Gemini', async () => {
+      const marker = 'signed-codex-on-gemini'
+      const signature = 'gemini-thought-signature-for-codex'
+      gw.mock.steer(marker, { tool_name: 'exec_command', tool_arguments: { cmd: `echo $((6*7))-${marker}` }, thought_signature: signature })
+      const before = gw.mock.requests.length
+      const run = await codex(gw, 'codex-on-gemini', `Run the shell command for ${marker}.`)
+      expect(run.code, `${run.stdout}\n${run.stderr}`.slice(-3000)).toBe(0)
+      const answered = gw.mock.requests.slice(before).find((request) => request.body.includes(`42-${marker}`))
+      expect(answered?.body).toContain(`"thoughtSignature":"${signature}"`)
+      expect(run.stdout).toContain(`42-${marker}`)
+    })
   },
 )
