@@ -472,3 +472,26 @@ describe('a request written for an Anthropic upstream', () => {
     expect(written(geminiToMessages, request({ topK: 3 }))).toMatchObject({ top_k: 3 })
   })
 })
+
+describe('a request written for an Anthropic upstream, as Anthropic checks it', () => {
+  it('leaves empty text out, and puts tool results before what else the user says', () => {
+    const body = written(geminiToMessages, {
+      contents: [
+        { role: 'user', parts: [{ text: 'x' }] },
+        { role: 'model', parts: [{ text: '', thoughtSignature: 'c2ln' }, { functionCall: { id: 'c1', name: 'f', args: {} } }] },
+        { role: 'user', parts: [{ text: 'Here it is:' }, { functionResponse: { id: 'c1', name: 'f', response: { output: 'ok' } } }] },
+      ],
+    })
+    expect(body.messages).toEqual([
+      { role: 'user', content: 'x' },
+      { role: 'assistant', content: [{ type: 'tool_use', id: 'c1', name: 'f', input: {} }] },
+      {
+        role: 'user',
+        content: [
+          { type: 'tool_result', tool_use_id: 'c1', content: 'ok' },
+          { type: 'text', text: 'Here it is:' },
+        ],
+      },
+    ])
+  })
+})
