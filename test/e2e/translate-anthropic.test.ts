@@ -17,6 +17,8 @@ const CLAUDE_KEY = 'sk-ant-upstream-secret'
 
 /** The mock upstream (OpenAI and Gemini), the Anthropic one, and a gateway with a model of each on node:http. */
 const fx = {} as { url: string; mock: MockUpstream; gateway: Gateway; server: MountedServer }
+/** What the gateway logged at debug level. */
+const debug: Array<{ message: string; meta: Record<string, unknown> | undefined }> = []
 let claude: ClaudeUpstream
 beforeAll(async () => {
   claude = await startClaudeUpstream(CLAUDE_KEY)
@@ -34,6 +36,7 @@ beforeAll(async () => {
       { id: CLAUDE, upstream: 'claude', maxOutputTokens: 2048 },
     ],
     auth: { apiKeys: [KEY_A] },
+    logger: { debug: (message, meta) => debug.push({ message, meta }), warn: () => {}, error: () => {} },
   })
   fx.server = await NODE_KINDS[0]!.mount(fx.gateway)
   fx.url = fx.server.url
@@ -75,6 +78,12 @@ describe.each([
     expect(data.usage.input_tokens).toBeGreaterThan(0)
     expect(data.usage.output_tokens).toBeGreaterThan(0)
     expect(response.headers.get('x-model-gateway-dropped')).toBe('metadata')
+    // The operator's debug line names the field, never its value.
+    const requestId = response.headers.get('x-request-id')
+    expect(debug.filter((line) => line.meta?.requestId === requestId)).toEqual([
+      { message: expect.stringContaining('dropped'), meta: { requestId, fields: ['metadata'] } },
+    ])
+    expect(JSON.stringify(debug)).not.toContain('u-1')
     const [sent] = upstream(marker)
     expect(JSON.stringify(sent)).not.toContain('u-1')
     expect(JSON.stringify(sent)).toContain('Be brief.')

@@ -116,6 +116,27 @@ describe('a stream written for a Messages client', () => {
     })
   })
 
+  it('writes reasoning another format carried back as Claude wrote it, a redacted block whole', () => {
+    const redacted = { type: 'reasoning', text: '', signature: 'EmwKAhgB', redacted: true } as const
+    const signed = { type: 'reasoning', text: 'Hmm.', signature: 'EqQB', redacted: false } as const
+    const call = { index: 0, id: 'toolu_1', type: 'function', function: { name: 'f', arguments: '{}' } }
+    const extra = { google: { thought_signature: carry({ reasoning: [redacted, signed], signature: undefined }) } }
+    const events = typedFrames(
+      stream(messagesToChat, MESSAGES_REQUEST, [chunk({ tool_calls: [{ ...call, extra_content: extra }] }, 'tool_calls')]),
+    )
+    expect(events.slice(1, 10).map(({ data }) => data)).toEqual([
+      { type: 'content_block_start', index: 0, content_block: { type: 'redacted_thinking', data: 'EmwKAhgB' } },
+      { type: 'content_block_stop', index: 0 },
+      { type: 'content_block_start', index: 1, content_block: { type: 'thinking', thinking: '', signature: '' } },
+      { type: 'content_block_delta', index: 1, delta: { type: 'thinking_delta', thinking: 'Hmm.' } },
+      { type: 'content_block_delta', index: 1, delta: { type: 'signature_delta', signature: 'EqQB' } },
+      { type: 'content_block_stop', index: 1 },
+      { type: 'content_block_start', index: 2, content_block: { type: 'tool_use', id: 'toolu_1', name: 'f', input: {} } },
+      { type: 'content_block_delta', index: 2, delta: { type: 'input_json_delta', partial_json: '{}' } },
+      { type: 'content_block_stop', index: 2 },
+    ])
+  })
+
   it('ends with one error event, nothing after it, when the upstream breaks off', () => {
     const translation = messagesToChat.stream(planOf(messagesToChat, MESSAGES_REQUEST, true))
     const out = translation.event(JSON.stringify(chunk({ content: 'Hi' }))) + translation.fail(502, 'The upstream broke off.')

@@ -176,9 +176,16 @@ function blockOf(part: HubPart): MessagesBlockParam {
   }
 }
 
-/** A hub message as a request's message: one text part as plain text, as most clients send it; blocks otherwise. */
+/**
+ * A hub message as a request's message: one text part as plain text, as most clients send it; blocks otherwise.
+ * Anthropic refuses an empty text block, and tool results after other content, so empty text (a Gemini part that
+ * only carried a signature) is left out and results go first.
+ */
 export function messageOf(message: HubMessage): MessagesMessageParam {
-  const only = message.parts[0]
-  if (message.parts.length === 1 && only?.type === 'text') return { role: message.role, content: only.text }
-  return { role: message.role, content: message.parts.map(blockOf) }
+  const parts = message.parts.filter((part) => part.type !== 'text' || part.text !== '')
+  const only = parts[0]
+  if (parts.length === 1 && only?.type === 'text') return { role: message.role, content: only.text }
+  const results = parts.filter((part) => part.type === 'tool_result')
+  const ordered = results.length === 0 ? parts : [...results, ...parts.filter((part) => part.type !== 'tool_result')]
+  return { role: message.role, content: ordered.map(blockOf) }
 }

@@ -222,11 +222,12 @@ export class MessagesStreamEncoder implements StreamEncoder {
     this.emit(out, { type: 'content_block_stop', index: this.blocks - 1 })
   }
 
+  /** Opens a block; one that comes whole (`writing` undefined: redacted thinking) is stopped at once. */
   private open(out: SseOut[], block: MessagesContentBlock, writing: Writing | undefined): void {
     this.stop(out)
     this.emit(out, { type: 'content_block_start', index: this.blocks++, content_block: block })
     this.writing = writing
-    if (!writing) this.stop(out)
+    if (!writing) this.emit(out, { type: 'content_block_stop', index: this.blocks - 1 })
   }
 
   private delta(out: SseOut[], delta: MessagesDelta): void {
