@@ -83,7 +83,7 @@ describeMatrix('CORS with listed origins', (kind) => {
       expect(res.status).toBe(200)
       expect(res.headers['access-control-allow-origin']).toBe(APP)
       expect(res.headers['access-control-expose-headers']).toBe(
-        'x-request-id, request-id, idempotent-replayed, retry-after, x-should-retry',
+        'x-request-id, request-id, idempotent-replayed, retry-after, x-should-retry, x-model-gateway-dropped',
       )
       expect(varyOf(res.headers.vary)).toContain('origin')
       expect(res.headers['x-request-id']).toBeDefined()
