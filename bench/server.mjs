@@ -31,18 +31,23 @@ let awaited = /** @type {{ count: number, reply: () => void } | undefined} */ (u
  * The bench gateway's upstreams and models. `BENCH_RESILIENCE=pool`: a two-key pool and a fallback model, all
  * healthy (what the resilience interceptors cost when nothing fails); `=dead`: the model's upstream refuses
  * connections, so every call fails over to its fallback; `=cross`: the same, to a fallback of the other format
- * (the Gemini model: request and answer translated).
+ * (the Gemini model: request and answer translated). Every variant has the Gemini and the Claude model beside the
+ * OpenAI one: a configured model costs a call to another model nothing, so the OpenAI figures stay comparable.
  */
 function upstreamsFor(resilience) {
-  const base = [{ id: 'gemini-2.5-flash', upstream: 'mock-gemini' }]
-  const gemini = { 'mock-gemini': { type: 'gemini', baseUrl: upstream } }
+  const base = [
+    { id: 'gemini-2.5-flash', upstream: 'mock-gemini' },
+    { id: 'claude-sonnet-4-5', upstream: 'mock-anthropic' },
+  ]
+  // Anthropic's base URL has no `/v1`, nor has the mock's Messages API.
+  const others = { 'mock-gemini': { type: 'gemini', baseUrl: upstream }, 'mock-anthropic': { type: 'anthropic', baseUrl: upstream } }
   if (resilience === 'pool' || resilience === 'dead' || resilience === 'cross') {
     const primaryUrl = resilience === 'pool' ? `${upstream}/v1` : `http://127.0.0.1:${process.env.BENCH_DEAD_PORT}/v1`
     return {
       upstreams: {
         primary: { type: 'openai', baseUrl: primaryUrl, apiKeys: ['sk-bench-pool-1', 'sk-bench-pool-2'] },
         backup: { type: 'openai', baseUrl: `${upstream}/v1` },
-        ...gemini,
+        ...others,
       },
       models: [
         { id: 'gpt-4o-mini', upstream: 'primary', fallbacks: [resilience === 'cross' ? 'gemini-2.5-flash' : 'backup-model'] },
@@ -52,7 +57,7 @@ function upstreamsFor(resilience) {
     }
   }
   return {
-    upstreams: { mock: { type: 'openai', baseUrl: `${upstream}/v1` }, ...gemini },
+    upstreams: { mock: { type: 'openai', baseUrl: `${upstream}/v1` }, ...others },
     models: [{ id: 'gpt-4o-mini', upstream: 'mock' }, ...base],
   }
 }

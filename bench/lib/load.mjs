@@ -104,7 +104,8 @@ export async function saturate(target, body, connections, durationS, setup) {
 
 /**
  * Reads one SSE stream and timestamps every frame (`\n\n`-terminated event) on arrival.
- * Frames that arrive in the same read as the one before are counted as coalesced.
+ * Frames that arrive in the same read as the one before are counted as coalesced. `lastFrame` is the last data frame's
+ * text: a stream without `[DONE]` (Anthropic's, Google's) tells a clean end from an error event only by it.
  * @param {Client | Pool} client @param {Target} target @param {string} body
  */
 export async function readStream(client, target, body) {
@@ -120,6 +121,7 @@ export async function readStream(client, target, body) {
   let coalesced = 0
   let done = false
   let pending = ''
+  let lastFrame = ''
   /** @type {number[]} */
   const gaps = []
   for await (const chunk of res.body) {
@@ -132,6 +134,7 @@ export async function readStream(client, target, body) {
       // A resumable stream's events may open with their `id` line, typed events (Responses) with an `event:` line.
       if (!/(^|\n)data:/.test(frame)) continue
       frames++
+      lastFrame = frame
       if (frame.includes('data: [DONE]')) done = true
       if (first < 0) first = now
       else gaps.push(now - last)
@@ -140,5 +143,5 @@ export async function readStream(client, target, body) {
       last = now
     }
   }
-  return { ttft: first, gaps, frames, coalesced, done, total: last }
+  return { ttft: first, gaps, frames, coalesced, done, total: last, lastFrame }
 }

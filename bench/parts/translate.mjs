@@ -4,13 +4,16 @@
 // and the inter-frame p99 of a 64-delta stream. The same for a Responses client (`POST /v1/responses`): passthrough
 // to `gpt-4o-mini`, translated to `gemini-2.5-flash`. The Responses passthrough row lives here rather than in part 1,
 // whose contestants all send one chat body to one path. An embeddings call on the same model rides along in the
-// latency rounds: the added p50 of another passthrough route, `POST /v1/embeddings`.
+// latency rounds: the added p50 of another passthrough route, `POST /v1/embeddings`. And a Messages client
+// (`POST /v1/messages`) on `claude-sonnet-4-5` (passthrough), `gpt-4o-mini` and `gemini-2.5-flash` (translated):
+// translate-messages.mjs.
 import { Client } from 'undici'
 import { SMALL_BODY, STREAM_BODY } from '../lib/bodies.mjs'
 import { ALL, readStream, saturate } from '../lib/load.mjs'
 import { startChild } from '../lib/proc.mjs'
 import { num, ratio, section, spread, table, verdictTable } from '../lib/report.mjs'
 import { median, ms, percentile, summary } from '../lib/stats.mjs'
+import { MESSAGES_KINDS, messagesCalls, messagesReport, messagesStreamEnded } from './translate-messages.mjs'
 
 const HERE = new URL('..', import.meta.url)
 const MODEL = 'gemini-2.5-flash'
@@ -76,6 +79,8 @@ async function interleavedP50(calls, count) {
 
 async function measure(ctx, gateway) {
   const { cfg, log, mock } = ctx
+  const messages = messagesCalls({ gateway, mockUrl: mock.ready.url, key: ctx.serverEnv.BENCH_KEY })
+  const ofMessages = (field) => Object.fromEntries(MESSAGES_KINDS.map((k) => [k, messages[k][field]]))
   const direct = {
     passthrough: { origin: mock.ready.url, path: '/v1/chat/completions', headers: { 'content-type': 'application/json' } },
     translated: {
@@ -88,6 +93,7 @@ async function measure(ctx, gateway) {
   direct.responses = { ...direct.passthrough, path: '/v1/responses' }
   direct.embeddings = { ...direct.passthrough, path: '/v1/embeddings' }
   direct.responsesGemini = direct.translated
+  Object.assign(direct, ofMessages('direct'))
   const responsesAt = { ...gateway, path: '/v1/responses' }
   // A Gemini client on the same model: the Gemini upstream's path through the gateway without translation, so the
   // difference between the two Gemini-upstream rows is the translation's own.
@@ -98,6 +104,7 @@ async function measure(ctx, gateway) {
     responses: responsesAt,
     responsesGemini: responsesAt,
     embeddings: { ...gateway, path: '/v1/embeddings' },
+    ...ofMessages('at'),
   }
   const body = {
     passthrough: SMALL_BODY,
@@ -106,10 +113,11 @@ async function measure(ctx, gateway) {
     responses: responsesBody('gpt-4o-mini'),
     responsesGemini: responsesBody(MODEL),
     embeddings: EMBEDDINGS_BODY,
+    ...ofMessages('body'),
   }
   // The translated Responses body reaches the mock as the very generate-content body a Gemini client sends.
-  const directBody = { ...body, translated: GEMINI_SMALL_BODY, responsesGemini: GEMINI_SMALL_BODY }
-  const kinds = ['passthrough', 'translated', 'responses', 'responsesGemini']
+  const directBody = { ...body, translated: GEMINI_SMALL_BODY, responsesGemini: GEMINI_SMALL_BODY, ...ofMessages('directBody') }
+  const kinds = ['passthrough', 'translated', 'responses', 'responsesGemini', ...MESSAGES_KINDS]
   const all = [...kinds, 'gemini']
   // Measured for latency only: no throughput run, no stream.
   const whole = [...all, 'embeddings']
@@ -141,6 +149,7 @@ async function measure(ctx, gateway) {
     gemini: GEMINI_STREAM_BODY,
     responses: responsesStreamBody('gpt-4o-mini'),
     responsesGemini: responsesStreamBody(MODEL),
+    ...ofMessages('streamBody'),
   }
   // A Gemini client streaming the same model: the Gemini route's own pacing, untranslated, the fair baseline.
   const streamAt = { ...at, gemini: { ...gateway, path: `/v1beta/models/${MODEL}:streamGenerateContent?alt=sse` } }
@@ -155,6 +164,7 @@ async function measure(ctx, gateway) {
           const stream = await readStream(client, streamAt[k], streamBody[k])
           // Only chat streams end with [DONE]; Google's and Responses streams just end.
           if (!stream.done && (k === 'passthrough' || k === 'translated')) throw new Error(`a ${k} stream ended without [DONE]`)
+          if (MESSAGES_KINDS.includes(k) && !messagesStreamEnded(stream)) throw new Error(`a ${k} stream ended without message_stop`)
           gaps[k].push(...stream.gaps)
           ttfts[k].push(stream.ttft)
           got[k].frames.add(stream.frames)
@@ -191,7 +201,9 @@ export async function translatePart(ctx) {
     responses: summary(responses.added50),
     responsesGemini: summary(responsesGemini.added50),
     embeddings: summary(embeddings.added50),
+    ...Object.fromEntries(MESSAGES_KINDS.map((k) => [k, summary(got[k].added50)])),
   }
+  const messagesPart = messagesReport(got)
   const addedRatio = summary(trans.added50.map((v, r) => v / pass.added50[r]))
   const responsesRatio = summary(responsesGemini.added50.map((v, r) => v / responses.added50[r]))
   const responsesGapOwn = summary(responsesGemini.gap99.map((v, r) => v - gemini.gap99[r]))
@@ -230,11 +242,12 @@ export async function translatePart(ctx) {
       measured: `${num(responsesGapOwn.median, 3)} ms`,
       ok: Number.isFinite(responsesGapOwn.median) ? responsesGapOwn.median <= 0.1 : undefined,
     },
+    ...messagesPart.verdicts,
   ]
   const text = section(
-    `12. Translation: chat and Responses clients on the Gemini-upstream model against passthrough (same gateway, interleaved rounds; median of ${ctx.cfg.rounds} round(s), min–max)`,
+    `12. Translation: chat, Responses and Messages clients on models of another format against passthrough (same gateway, interleaved rounds; median of ${ctx.cfg.rounds} round(s), min–max)`,
     [
-      `Added p50 = gateway p50 − the mock's p50 for the body it receives (for the translated call, the generate-content body the gateway sends; for embeddings, the same body on the mock's /v1/embeddings), ${ctx.cfg.latencyCount} requests each per round, one of each call in turn. req/s at c=${ctx.cfg.connections}. Streams: 64 deltas of 10 bytes, one every ${ctx.cfg.sseFrameGapMs} ms, ${ctx.cfg.sseStreams} of each kind per round, one of each in turn (${ctx.cfg.sseRounds} round(s)); frames/stream counts data frames, [DONE] included (a Responses stream's frames are its typed events, opening and closing ones included).`,
+      `Added p50 = gateway p50 − the mock's p50 for the body it receives (for a translated call, the body the gateway sends that route: generate-content, or chat completions for Messages on gpt-4o-mini; for embeddings, the same body on the mock's /v1/embeddings), ${ctx.cfg.latencyCount} requests each per round, one of each call in turn. req/s at c=${ctx.cfg.connections}. Streams: 64 deltas of 10 bytes, one every ${ctx.cfg.sseFrameGapMs} ms, ${ctx.cfg.sseStreams} of each kind per round, one of each in turn (${ctx.cfg.sseRounds} round(s)); frames/stream counts data frames, [DONE] included (a Responses or Messages stream's frames are its typed events, opening and closing ones included, and Messages' \`ping\`). Messages calls send \`x-api-key\`, \`anthropic-version: 2023-06-01\` and \`max_tokens: 1024\`; their passthrough's baseline is the mock's own /v1/messages.`,
     ],
     `${table(
       ['call', 'added p50 ms c=1', 'req/s c=32', 'failed', 'stream TTFT ms', 'inter-frame p99 ms', 'frames/stream'],
@@ -245,6 +258,7 @@ export async function translatePart(ctx) {
         row('embeddings passthrough (gpt-4o-mini, POST /v1/embeddings)', embeddings, added.embeddings),
         row('Responses passthrough (gpt-4o-mini)', responses, added.responses),
         row(`Responses translated (${MODEL})`, responsesGemini, added.responsesGemini),
+        ...messagesPart.rows.map(([label, k]) => row(label, got[k], added[k])),
       ],
     )}\n\n${table(
       ['ratio / difference (per round, then median)', 'value'],
@@ -256,8 +270,9 @@ export async function translatePart(ctx) {
         ['translated − Gemini client inter-frame p99 ms (same upstream route)', spread(gapOwn, 3)],
         ['Responses translated ÷ Responses passthrough added p50', spread(responsesRatio)],
         ['Responses translated − Gemini client inter-frame p99 ms (same upstream route)', spread(responsesGapOwn, 3)],
+        ...messagesPart.ratios,
       ],
     )}\n\n${verdictTable(verdicts)}`,
   )
-  return { added, addedRatio, translationOwn, rpsRatio, gapDelta, responsesRatio, responsesGapOwn, verdicts, text }
+  return { added, addedRatio, translationOwn, rpsRatio, gapDelta, responsesRatio, responsesGapOwn, messages: messagesPart, verdicts, text }
 }

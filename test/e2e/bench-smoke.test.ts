@@ -48,7 +48,7 @@ describe('benchmark harness (--quick)', () => {
     expect(stdout).not.toMatch(/^Failed:/m)
   }, 180_000)
 
-  it('runs the translation part: passthrough and translated calls and streams, chat and Responses, and prints their table', async () => {
+  it('runs the translation part: passthrough and translated calls and streams, chat, Responses and Messages, and prints their table', async () => {
     const { code, stdout, stderr } = await runBench(['--quick', '--only', 'translate'])
     expect(code, stderr).toBe(0)
     expect(stdout).toContain('### 12. Translation')
@@ -60,6 +60,12 @@ describe('benchmark harness (--quick)', () => {
     expect(stdout).toMatch(/^\| Responses translated \(gemini-2\.5-flash\) +\| \d/m)
     // The stream baseline of the same upstream route, untranslated.
     expect(stdout).toMatch(/^\| translated − Gemini client inter-frame p99 ms \(same upstream route\) +\| -?\d/m)
+    // A Messages client on a model of each upstream format, and what reads Anthropic's passthrough against OpenAI's.
+    expect(stdout).toMatch(/^\| Messages passthrough \(claude-sonnet-4-5\) +\| -?\d/m)
+    expect(stdout).toMatch(/^\| Messages translated \(gpt-4o-mini, to chat completions\) +\| -?\d/m)
+    expect(stdout).toMatch(/^\| Messages translated \(gemini-2\.5-flash, to generate-content\) +\| -?\d/m)
+    expect(stdout).toMatch(/^\| Anthropic passthrough ÷ OpenAI passthrough req\/s +\| \d/m)
+    expect(stdout).toMatch(/^\| Messages → Gemini stream inter-frame p99 ≤ passthrough of the same upstream route \+ 0\.1 ms +\| -?\d/m)
     expect(stdout).not.toMatch(/^Failed:/m)
   }, 180_000)
 
