@@ -32,6 +32,12 @@ const chunk = (delta: object, finish: string | null = null) => ({
 })
 
 describe('a stream written for a Messages client', () => {
+  it('starts the message with the upstream’s first chunk, before any text: a chat upstream’s first says only its role', () => {
+    const translation = messagesToChat.stream(planOf(messagesToChat, MESSAGES_REQUEST, true))
+    const first = typedFrames(translation.event(JSON.stringify(chunk({ role: 'assistant', content: '' }))))
+    expect(first.map(({ data }) => data.type)).toEqual(['message_start'])
+  })
+
   it('names each event, numbers each block, and puts usage reported at the end in message_delta', () => {
     const out = stream(messagesToChat, MESSAGES_REQUEST, [
       chunk({ role: 'assistant', content: '' }),

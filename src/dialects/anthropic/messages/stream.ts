@@ -287,6 +287,9 @@ export class MessagesStreamEncoder implements StreamEncoder {
         if (this.started) continue
         if (event.id !== undefined) this.id = messageId(event.id, this.plan)
         this.model = event.model ?? this.model
+        // The message starts as soon as the upstream's does: a chat upstream's first chunk says only its role, and
+        // holding `message_start` for the first text would cost the client one upstream frame of time to first byte.
+        this.start(out, batch)
         continue
       }
       if (event.type === 'error') {
