@@ -1,17 +1,22 @@
 import Anthropic from '@anthropic-ai/sdk'
+import { Stream } from '@anthropic-ai/sdk/core/streaming'
+import type { RawMessageStreamEvent } from '@anthropic-ai/sdk/resources/messages'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { freePort } from '../../bench/lib/free-port.mjs'
 import { createGateway, type Gateway } from '../../src/gateway.js'
 import { type MockUpstream, startMockUpstream } from '../../src/testing/index.js'
 import type { GatewayOptions, UsageEvent } from '../../src/types.js'
 import { CLAUDE_MODEL } from '../support/anthropic-sdks.js'
-import { KEY_A, UPSTREAM_KEY } from '../support/fixture.js'
-import { eventually, type MountedServer } from '../support/http.js'
+import { bearer, KEY_A, UPSTREAM_KEY } from '../support/fixture.js'
+import { call, eventually, type MountedServer } from '../support/http.js'
 import { startKeyGate } from '../support/key-gate.js'
+import { type ScriptedUpstream, startScriptedUpstream } from '../support/scripted-upstream.js'
 import { NODE_KINDS } from '../support/servers.js'
+import { cutAfterEvents, sseEvents } from '../support/sse-client.js'
 
-// The gateway's promises on Messages beyond a single call: key pools on an Anthropic upstream and fallbacks from a
-// Claude model to models of the other formats, each seen through the Anthropic SDK and what the upstreams recorded.
+// The gateway's promises on Messages beyond a single call: key pools on an Anthropic upstream, fallbacks from a Claude
+// model to models of the other formats, usage events of streams, and a cancel through the Recoveries API, each seen
+// through the Anthropic SDK and what the upstreams recorded.
 
 /** What a test started for itself, closed after it, newest first. */
 const opened: Array<{ close(): Promise<unknown> }> = []
@@ -33,6 +38,9 @@ async function startGateway(options: Pick<GatewayOptions, 'upstreams' | 'models'
   const sdk = new Anthropic({ baseURL: server.url, apiKey: KEY_A, maxRetries: 0 })
   return { gateway, server, logs, usage, sdk, close: () => server.close().then(() => gateway.close()) }
 }
+
+/** What a resumer of a cancelled stream is told, in the error event that ends it. */
+const CANCELLED = 'The call was cancelled through the Recoveries API.'
 
 /** A Messages request of one user turn. */
 const ask = (model: string, text: string) => ({ model, max_tokens: 64, messages: [{ role: 'user' as const, content: text }] })
@@ -232,4 +240,150 @@ describe('a Claude model whose upstream fails before billing falls back to a mod
       })
     })
   }
+})
+
+describe('usage events and cancels of Messages streams', () => {
+  /** Every count of a prompt partly read from the cache and partly written to it, and of a long answer. */
+  const USAGE = { input_tokens: 900, cache_creation_input_tokens: 40, cache_read_input_tokens: 60, output_tokens: 25_000 }
+  const HEADERS = { 'x-api-key': KEY_A, 'anthropic-version': '2023-06-01' }
+  let mock: MockUpstream
+  let scripted: ScriptedUpstream
+  let gw: Awaited<ReturnType<typeof startGateway>>
+  beforeAll(async () => {
+    mock = await startMockUpstream({ apiKey: UPSTREAM_KEY })
+    scripted = await startScriptedUpstream()
+    gw = await startGateway({
+      upstreams: {
+        claude: { type: 'anthropic', baseUrl: mock.url, apiKey: UPSTREAM_KEY },
+        scripted: { type: 'anthropic', baseUrl: scripted.url, apiKey: UPSTREAM_KEY },
+        gpt: { type: 'openai', baseUrl: `${mock.url}/v1`, apiKey: UPSTREAM_KEY },
+        gem: { type: 'gemini', baseUrl: mock.url, apiKey: UPSTREAM_KEY },
+      },
+      models: [
+        { id: CLAUDE_MODEL, upstream: 'claude' },
+        { id: 'claude-scripted', upstream: 'scripted' },
+        { id: 'gpt-4o-mini', upstream: 'gpt' },
+        { id: 'gemini-2.5-flash', upstream: 'gem' },
+      ],
+      // Plain streams stop with their client: only the Idempotency-Key makes the cancelled one resumable.
+      recovery: { streams: 'cancel' },
+    })
+  })
+  afterAll(async () => {
+    await gw.close()
+    await mock.close()
+    await scripted.close()
+  })
+  const usageOf = (requestId: string | null | undefined) => eventually(() => gw.usage.find((u) => u.requestId === requestId))
+
+  it.each([
+    ['Gemini', 'gemini-2.5-flash', 'gem', { promptTokenCount: 100, candidatesTokenCount: 7, thoughtsTokenCount: 50, totalTokenCount: 157 }],
+    ['OpenAI', 'gpt-4o-mini', 'gpt', { prompt_tokens: 100, completion_tokens: 57, total_tokens: 157 }],
+  ])(
+    'a Messages stream translated from %s: counted from the upstream’s final events, and told to the client',
+    async (_, model, upstream, usage) => {
+      const marker = `usage of a stream from ${model}`
+      mock.steer(marker, { usage, chunks: 4 })
+      const stream = gw.sdk.messages.stream(ask(model, marker))
+      const message = await stream.finalMessage()
+      expect(message.content).toEqual([{ type: 'text', text: `Echo: ${marker}` }])
+      expect(message.usage).toMatchObject({ input_tokens: 100, output_tokens: 57 })
+      expect(await usageOf(stream.request_id)).toMatchObject({
+        model,
+        endpoint: 'messages',
+        input_tokens: 100,
+        output_tokens: 57,
+        total_tokens: 157,
+        recovered: false,
+        upstream,
+      })
+    },
+  )
+
+  /** The events the mock streams for `controls`, its `message_delta` cut down to the output count, as Anthropic documents it. */
+  async function outputOnlyDelta(controls: Record<string, unknown>): Promise<string[]> {
+    const body = { ...ask(CLAUDE_MODEL, 'stream of the script'), stream: true, mock: controls }
+    const res = await call(`${mock.url}/v1/messages`, { headers: { 'x-api-key': UPSTREAM_KEY, 'anthropic-version': '2023-06-01' }, body })
+    return sseEvents(res.text).map((event) => {
+      if (!event.startsWith('event: message_delta\n')) return event
+      const data = JSON.parse(event.slice(event.indexOf('data: ') + 6))
+      return `event: message_delta\ndata: ${JSON.stringify({ ...data, usage: { output_tokens: data.usage.output_tokens } })}\n\n`
+    })
+  }
+
+  it.each([
+    ['a short stream', { chunks: 3 }, 0],
+    ['a stream of over 64 KiB of deltas', { content_bytes: 100_000, chunks: 50 }, 64 * 1024],
+  ])('passed through, input only in message_start and output only in message_delta: %s', async (_, controls, deltaBytes) => {
+    const events = await outputOnlyDelta({ usage: USAGE, ...controls })
+    expect(events.filter((e) => e.startsWith('event: content_block_delta\n')).join('').length).toBeGreaterThan(deltaBytes)
+    expect(events[0]).toContain('"input_tokens":900,"cache_creation_input_tokens":40,"cache_read_input_tokens":60')
+    expect(events.at(-2)).toMatch(/"usage":\{"output_tokens":25000\}\}\n\n$/)
+    scripted.script(events.map((event) => Buffer.from(event)))
+    const res = await call(`${gw.server.url}/v1/messages`, { headers: HEADERS, body: { ...ask('claude-scripted', 'x'), stream: true } })
+    expect(res.text).toBe(events.join(''))
+    expect(await usageOf(res.headers['x-request-id'] as string)).toMatchObject({
+      model: 'claude-scripted',
+      endpoint: 'messages',
+      input_tokens: 1000,
+      output_tokens: 25_000,
+      total_tokens: 26_000,
+      upstream: 'scripted',
+      keyAlias: 'key-1',
+    })
+  })
+
+  it('a long stream whose message_delta repeats the input counts: read once, never added', async () => {
+    const controls = { usage: USAGE, content_bytes: 100_000, chunks: 50 }
+    const res = await call(`${gw.server.url}/v1/messages`, {
+      headers: HEADERS,
+      body: { ...ask(CLAUDE_MODEL, 'x'), stream: true, mock: controls },
+    })
+    expect(res.text.length).toBeGreaterThan(100_000)
+    expect(sseEvents(res.text).at(-2)).toContain('"usage":{"input_tokens":900,')
+    expect(await usageOf(res.headers['x-request-id'] as string)).toMatchObject({ input_tokens: 1000, output_tokens: 25_000 })
+  })
+
+  it('a keyed stream cancelled through the Recoveries API: the upstream call stops, what came is kept, a resume ends in the SDK’s error', async () => {
+    const marker = 'cancel my message'
+    const aborted = mock.abortedStreams
+    const body = { ...ask(CLAUDE_MODEL, marker), stream: true, mock: { content_bytes: 2000, chunks: 40, chunk_delay_ms: 50 } }
+    const cut = await cutAfterEvents(`${gw.server.url}/v1/messages`, { ...HEADERS, 'idempotency-key': 'cancel-messages-1' }, body, 4)
+    const cancel = await call(`${gw.server.url}/v1/recoveries/${cut.requestId}/cancel`, { method: 'POST', headers: bearer(KEY_A) })
+    expect(cancel.json).toEqual({ request_id: cut.requestId, cancelled: true, reason: 'cancelled' })
+    // The mock saw its request end before its stream did.
+    await mock.waitFor(() => mock.abortedStreams > aborted)
+    expect(mock.requests.find((r) => r.body.includes(marker))?.response).not.toContain('message_stop')
+    const record = await eventually(async () => {
+      const res = await call(`${gw.server.url}/v1/recoveries/${cut.requestId}`, { headers: bearer(KEY_A) })
+      return res.status === 200 ? res.json : undefined
+    })
+    expect(record.interrupted_reason).toBe('cancelled')
+    const raw: string = record.response.stream_raw
+    expect(raw.startsWith(cut.received)).toBe(true)
+    const events = sseEvents(raw)
+    const ending = { type: 'error', error: { type: 'invalid_request_error', message: CANCELLED }, request_id: cut.requestId }
+    expect(events.at(-1)).toBe(`id: ${events.length}\nevent: error\ndata: ${JSON.stringify(ending)}\n\n`)
+    // What came is kept: the message its text deltas make, cut short.
+    const came = [...raw.matchAll(/"text_delta","text":"([^"]*)"/g)].map((m) => m[1]).join('')
+    const kept = JSON.parse(record.response.body_raw)
+    expect(kept).toMatchObject({ type: 'message', role: 'assistant', content: [{ type: 'text', text: came }] })
+    expect(came.length).toBeGreaterThan(0)
+    expect(came.length).toBeLessThan(2000)
+    // A resume after the fourth event: the rest of what came, then the error event, which the SDK raises.
+    const resumed = await fetch(`${gw.server.url}/v1/recoveries/${cut.requestId}/stream`, {
+      headers: { ...bearer(KEY_A), 'last-event-id': '4' },
+    })
+    const seen: string[] = []
+    const read = async () => {
+      for await (const event of Stream.fromSSEResponse<RawMessageStreamEvent>(resumed, new AbortController())) seen.push(event.type)
+    }
+    const error = await read().catch((e: unknown) => e)
+    expect(error).toBeInstanceOf(Anthropic.APIError)
+    const raised = error as InstanceType<typeof Anthropic.APIError>
+    expect(raised.type).toBe('invalid_request_error')
+    expect(raised.apiMessage).toBe(CANCELLED)
+    expect(raised.error).toEqual(ending)
+    expect(seen).toEqual(events.slice(4, -1).map((event) => /\nevent: (\w+)\n/.exec(event)?.[1]))
+  })
 })
