@@ -121,10 +121,25 @@ describe('key pools on an Anthropic upstream', () => {
     // The spare key first (the limited one rests), then the limited one anyway: nothing else was left to try.
     expect(gate.refused).toEqual(['sk-ant-limited-aaaa', 'sk-ant-spare-bbbb', 'sk-ant-limited-aaaa'])
   })
+
+  it('every key refused (401, 403): the SDK gets a 502 api_error in Anthropic’s shape, the operator an error line', async () => {
+    const { gate, gw } = await pooled(['sk-ant-revoked-1111', 'sk-ant-forbidden-2222'])
+    gate.refusals.set('sk-ant-revoked-1111', { status: 401 }).set('sk-ant-forbidden-2222', { status: 403 })
+    const error = await gw.sdk.messages.create(ask(CLAUDE_MODEL, 'no key works')).catch((e: unknown) => e)
+    expect(error).toBeInstanceOf(Anthropic.InternalServerError)
+    const failed = error as InstanceType<typeof Anthropic.InternalServerError>
+    expect([failed.status, failed.error]).toEqual([
+      502,
+      { type: 'error', error: { type: 'api_error', message: expect.any(String) }, request_id: failed.requestID },
+    ])
+    const line = gw.logs.find((l) => l.message === "model-gateway: the upstream refused the gateway's credentials")
+    expect(line?.meta).toMatchObject({ requestId: failed.requestID, upstream: 'claude', status: 403 })
+    expect(JSON.stringify(gw.logs)).not.toMatch(/sk-ant-|no key works/)
+  })
 })
 
-/** The failures of a Claude primary before it could bill, and the fallbacks of the other formats it is given. */
-const FAILURES = ['503', '429', 'refused'] as const
+/** How a Claude primary fails before it could bill (529: Anthropic overloaded; each status with a retry-after), and the fallbacks. */
+const FAILURES = ['503', '529', '429', 'refused'] as const
 const TARGETS = [
   {
     name: 'an OpenAI model',
@@ -183,8 +198,7 @@ describe('a Claude model whose upstream fails before billing falls back to a mod
     mock.requests.filter((r) => r.body.includes(marker)).map((r) => ({ path: r.path, body: JSON.parse(r.body) }))
   /** The model a case calls, its primary made to fail as `failure` says for requests carrying `marker`. */
   const failing = (failure: (typeof FAILURES)[number], target: (typeof TARGETS)[number], marker: string) => {
-    if (failure === '503') primary.steer(marker, { status: 503, headers: { 'retry-after': '2' } })
-    if (failure === '429') primary.steer(marker, { status: 429, headers: { 'retry-after': '3' } })
+    primary.steer(marker, failure === 'refused' ? undefined : { status: Number(failure), headers: { 'retry-after': '2' } })
     return failure === 'refused' ? `claude-down-to-${target.model}` : `claude-up-to-${target.model}`
   }
 
@@ -288,15 +302,8 @@ describe('usage events and cancels of Messages streams', () => {
       const message = await stream.finalMessage()
       expect(message.content).toEqual([{ type: 'text', text: `Echo: ${marker}` }])
       expect(message.usage).toMatchObject({ input_tokens: 100, output_tokens: 57 })
-      expect(await usageOf(stream.request_id)).toMatchObject({
-        model,
-        endpoint: 'messages',
-        input_tokens: 100,
-        output_tokens: 57,
-        total_tokens: 157,
-        recovered: false,
-        upstream,
-      })
+      const counted = { input_tokens: 100, output_tokens: 57, total_tokens: 157 }
+      expect(await usageOf(stream.request_id)).toMatchObject({ ...counted, model, endpoint: 'messages', recovered: false, upstream })
     },
   )
 
@@ -322,15 +329,10 @@ describe('usage events and cancels of Messages streams', () => {
     scripted.script(events.map((event) => Buffer.from(event)))
     const res = await call(`${gw.server.url}/v1/messages`, { headers: HEADERS, body: { ...ask('claude-scripted', 'x'), stream: true } })
     expect(res.text).toBe(events.join(''))
-    expect(await usageOf(res.headers['x-request-id'] as string)).toMatchObject({
-      model: 'claude-scripted',
-      endpoint: 'messages',
-      input_tokens: 1000,
-      output_tokens: 25_000,
-      total_tokens: 26_000,
-      upstream: 'scripted',
-      keyAlias: 'key-1',
-    })
+    // 900 read afresh, 40 written to the cache and 60 read from it, from message_start; 25 000 out, from message_delta.
+    const counted = { input_tokens: 1000, output_tokens: 25_000, total_tokens: 26_000 }
+    const event = await usageOf(res.headers['x-request-id'] as string)
+    expect(event).toMatchObject({ ...counted, model: 'claude-scripted', endpoint: 'messages', upstream: 'scripted', keyAlias: 'key-1' })
   })
 
   it('a long stream whose message_delta repeats the input counts: read once, never added', async () => {
