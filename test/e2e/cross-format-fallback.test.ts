@@ -41,6 +41,7 @@ beforeAll(async () => {
       'gemini-primary': { type: 'gemini', baseUrl: primary.url, apiKey: UPSTREAM_KEY, circuit },
       'gemini-backup': { type: 'gemini', baseUrl: backup.url, apiKey: UPSTREAM_KEY },
       'openai-backup': { type: 'openai', baseUrl: `${backup.url}/v1`, apiKey: UPSTREAM_KEY },
+      'claude-backup': { type: 'anthropic', baseUrl: backup.url, apiKey: UPSTREAM_KEY },
     },
     models: [
       { id: 'gpt-main', upstream: 'openai-primary', fallbacks: ['gemini-spare', 'gpt-spare'] },
@@ -48,6 +49,9 @@ beforeAll(async () => {
       { id: 'gemini-main', upstream: 'gemini-primary', fallbacks: ['gpt-spare'] },
       { id: 'gemini-spare', upstream: 'gemini-backup', upstreamModel: 'gemini-2.5-flash' },
       { id: 'gpt-spare', upstream: 'openai-backup', upstreamModel: 'gpt-4o-mini' },
+      { id: 'gpt-to-claude', upstream: 'openai-primary', fallbacks: ['claude-spare'] },
+      { id: 'gpt-down-to-claude', upstream: 'openai-refused', fallbacks: ['claude-spare'] },
+      { id: 'claude-spare', upstream: 'claude-backup', upstreamModel: 'claude-haiku-4-5' },
     ],
     auth: { apiKeys: [KEY_A] },
     onUsage: (u) => usage.push(u),
@@ -120,6 +124,54 @@ describe.each(OPENAI_SDKS)('%s: a chat model falls back to a Gemini model', (sdk
     expect(got(primary, marker)).toHaveLength(failure === 'refused' ? 0 : 1)
     expect(got(backup, marker).map((r) => r.path)).toEqual(['/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse'])
   })
+})
+
+describe.each(OPENAI_SDKS)('%s: a chat model falls back to a Claude model', (sdk, load) => {
+  const CLAUDE_FAILURES: Array<[string, string]> = [
+    ['503', 'gpt-to-claude'],
+    ['429', 'gpt-to-claude'],
+    ['refused', 'gpt-down-to-claude'],
+  ]
+
+  it.each(CLAUDE_FAILURES)(
+    'primary %s: a chat completion, whole and streamed, made of the Claude model’s message',
+    async (failure, model) => {
+      const marker = `claude fallback ${failure} ${sdk}`
+      failPrimary(failure, marker)
+      const client = new (await load())({ baseURL: `${server.url}/v1`, apiKey: KEY_A, maxRetries: 0 })
+      const { data: completion, request_id } = await client.chat.completions
+        .create({ model, messages: [{ role: 'user', content: `${marker} whole` }] })
+        .withResponse()
+      expect(completion.object).toBe('chat.completion')
+      expect(completion.choices[0]?.message).toMatchObject({ role: 'assistant', content: `Echo: ${marker} whole` })
+      expect(completion.choices[0]?.finish_reason).toBe('stop')
+      const stream = await client.chat.completions.create({
+        model,
+        messages: [{ role: 'user', content: `${marker} streamed` }],
+        stream: true,
+      })
+      let text = ''
+      let finish: string | null | undefined
+      for await (const chunk of stream) {
+        expect(chunk.object).toBe('chat.completion.chunk')
+        text += chunk.choices[0]?.delta.content ?? ''
+        finish = chunk.choices[0]?.finish_reason ?? finish
+      }
+      expect([text, finish]).toEqual([`Echo: ${marker} streamed`, 'stop'])
+      expect(got(primary, marker)).toHaveLength(failure === 'refused' ? 0 : 2)
+      // Messages wants an output limit the chat request did not set: the model's default. The key is the gateway's.
+      expect(got(backup, marker).map((r) => [r.path, r.body.model, r.body.stream, r.body.max_tokens])).toEqual([
+        ['/v1/messages', 'claude-haiku-4-5', undefined, 4096],
+        ['/v1/messages', 'claude-haiku-4-5', true, 4096],
+      ])
+      const heads = backup.requests.filter((r) => r.body.includes(marker)).map((r) => r.headers)
+      expect(heads.map((h) => [h['x-api-key'], h['anthropic-version'], h.authorization])).toEqual(
+        Array(2).fill([UPSTREAM_KEY, '2023-06-01', undefined]),
+      )
+      const event = await eventually(() => usage.find((u) => u.requestId === request_id))
+      expect(event).toMatchObject({ model, upstream: 'claude-backup', endpoint: 'chat.completions' })
+    },
+  )
 })
 
 describe('a Gemini client', () => {

@@ -8,6 +8,7 @@ import { gatewayChannels } from '../../src/index.js'
 import { instrumentGateway } from '../../src/otel/index.js'
 import { chatBody, geminiBody } from '../support/bodies.js'
 import { bearer, type Fixture, KEY_A, startFixture, UPSTREAM_KEY } from '../support/fixture.js'
+import { goog, gpath } from '../support/gemini.js'
 import { call, eventually, sendThenAbort } from '../support/http.js'
 import { NODE_KINDS } from '../support/servers.js'
 
@@ -273,6 +274,90 @@ describe('instrumentGateway', () => {
       'model_gateway.request_id': expect.not.stringMatching(first.headers['x-request-id'] as string),
     })
     expect(countOf((await points('model_gateway.call.replayed'))[0])).toBe(before + 1)
+  })
+})
+
+describe('instrumentGateway on Messages', () => {
+  const CLAUDE = 'claude-haiku-4-5'
+  const ANTHROPIC = { 'x-api-key': KEY_A, 'anthropic-version': '2023-06-01' }
+  const anthropic = { 'gen_ai.operation.name': 'chat', 'gen_ai.provider.name': 'anthropic', 'gen_ai.request.model': CLAUDE }
+  /** A Messages body of one user turn (`count` leaves out what a token count does not take). */
+  const ask = (model: string, extra: Record<string, unknown> = {}, count = false) => ({
+    model,
+    ...(count ? {} : { max_tokens: 64 }),
+    messages: [{ role: 'user', content: PROMPT }],
+    ...extra,
+  })
+  let other: Fixture
+  let stopOther: () => void
+  beforeAll(async () => {
+    other = await startFixture(NODE, {
+      upstreams: {
+        claude: { type: 'anthropic', baseUrl: fx.mock.url, apiKey: UPSTREAM_KEY },
+        gem: { type: 'gemini', baseUrl: fx.mock.url, apiKey: UPSTREAM_KEY },
+      },
+      models: [CLAUDE, 'gemini-2.5-flash'].map((id) => ({ id, upstream: id === CLAUDE ? 'claude' : 'gem' })),
+    })
+    stopOther = instrumentGateway(other.gateway, { tracerProvider, meterProvider })
+  })
+  afterAll(async () => {
+    stopOther()
+    await other.close()
+  })
+  /** The input and output token sums the usage histogram holds for Anthropic chat calls of the Claude model so far. */
+  const tokensSoFar = async () => {
+    const list = await points('gen_ai.client.token.usage')
+    const sum = (type: string) => (withAttributes(list, { ...anthropic, 'gen_ai.token.type': type })?.value as Histogram | undefined)?.sum
+    return [sum('input') ?? 0, sum('output') ?? 0] as const
+  }
+
+  it.each([false, true])(
+    'on an Anthropic upstream (stream: %s): anthropic and chat on both spans, input counting the cache',
+    async (stream) => {
+      const [input, output] = await tokensSoFar()
+      const usage = { input_tokens: 10, cache_creation_input_tokens: 20, cache_read_input_tokens: 30, output_tokens: 7 }
+      const res = await call(`${other.url}/v1/messages`, { headers: ANTHROPIC, body: ask(CLAUDE, { stream, mock: { usage } }) })
+      expect(res.status).toBe(200)
+      const { server, clients } = await traceOf(res.headers['x-request-id'] as string)
+      const answered = { ...anthropic, 'gen_ai.request.stream': stream, 'gen_ai.response.model': CLAUDE, 'http.response.status_code': 200 }
+      expect(server.name).toBe(`chat ${CLAUDE}`)
+      expect(server.attributes).toEqual({
+        ...answered,
+        'gen_ai.response.finish_reasons': ['end_turn'],
+        'gen_ai.usage.input_tokens': 60,
+        'gen_ai.usage.output_tokens': 7,
+        'model_gateway.request_id': res.headers['x-request-id'],
+      })
+      expect(clients.map((c) => c.name)).toEqual([`chat ${CLAUDE}`])
+      expect(clients[0]?.attributes).toEqual({ ...answered, 'model_gateway.upstream': 'claude' })
+      // Input is every prompt token: 10 read afresh, 20 written to the cache, 30 read from it.
+      const [inputNow, outputNow] = await tokensSoFar()
+      expect([inputNow - input, outputNow - output]).toEqual([60, 7])
+      expect(JSON.stringify(spans().map((s) => s.attributes))).not.toContain(PROMPT)
+    },
+  )
+
+  it.each([
+    [
+      'a chat client on a Claude model',
+      '/v1/chat/completions',
+      bearer(KEY_A),
+      chatBody('x', { model: CLAUDE }),
+      'chat',
+      'anthropic',
+      'chat',
+    ],
+    ['a Gemini client on a Claude model', gpath(false, CLAUDE), goog(KEY_A), geminiBody(), 'generate_content', 'anthropic', 'chat'],
+    ['a Messages client on a Gemini model', '/v1/messages', ANTHROPIC, ask('gemini-2.5-flash'), 'chat', 'gcp.gemini', 'generate_content'],
+    ['a token count', '/v1/messages/count_tokens', ANTHROPIC, ask(CLAUDE, {}, true), 'count_tokens', 'anthropic', 'count_tokens'],
+  ])('%s: the SERVER span names the client’s operation, the CLIENT span the upstream’s, both the provider', async (...row) => {
+    const [, path, headers, body, operation, provider, attempt] = row
+    const res = await call(`${other.url}${path}`, { headers, body })
+    expect(res.status).toBe(200)
+    const { server, clients } = await traceOf(res.headers['x-request-id'] as string)
+    expect(server.attributes).toMatchObject({ 'gen_ai.operation.name': operation, 'gen_ai.provider.name': provider })
+    const attempts = clients.map((c) => [c.attributes['gen_ai.operation.name'], c.attributes['gen_ai.provider.name']])
+    expect(attempts).toEqual([[attempt, provider]])
   })
 })
 
