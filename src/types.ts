@@ -46,6 +46,13 @@ export interface UpstreamOptions {
    */
   anthropicVersion?: string
   /**
+   * `type: 'openai'` only: the API calls translated from another dialect (Gemini, Anthropic clients) take.
+   * `'responses'` sends them to `POST {baseUrl}/responses` (for models only the Responses API serves, such as
+   * `gpt-5-codex`), with `store: false`; chat-completions and Responses clients' own calls stay passthrough.
+   * @default 'chat'
+   */
+  api?: 'chat' | 'responses'
+  /**
    * After `failures` failed calls in a row (unreachable, or 429/5xx) calls fail at once for `cooldownMs`, then one
    * probe decides. @default { failures: 5, cooldownMs: 30000 }
    */

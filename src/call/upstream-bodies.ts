@@ -1,6 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http'
 import type { ResolvedModel } from '../config/resolve.js'
-import { type Dialect, type OperationFormat, translatorFor } from '../dialects/index.js'
+import { type OperationFormat, translatorFor } from '../dialects/index.js'
 import type { RequestBody } from '../http/read-body.js'
 import { replaceTopLevelString } from '../json/rewrite.js'
 import type { Operation } from '../types.js'
@@ -69,9 +69,10 @@ function renamed(format: OperationFormat, body: RequestBody, id: string, upstrea
  */
 export class UpstreamBodies implements CallBodies {
   readonly #source: BodySource
-  // Most calls only ever need one format: no map until a second one is asked for.
-  #first: { dialect: Dialect; entry: Prepared | Refused } | undefined
-  #others: Map<Dialect, Prepared | Refused> | undefined
+  // Most calls only ever need one format: no map until a second one is asked for. Keyed by the upstream's dialect
+  // and, for a translation, the API it is written for (two upstreams of a dialect may take different ones).
+  #first: { key: object; entry: Prepared | Refused } | undefined
+  #others: Map<object, Prepared | Refused> | undefined
   #fields: Record<string, unknown> | undefined
   /** The client's headers its dialect forwards, read once. */
   readonly #forwarded: readonly string[]
@@ -98,8 +99,8 @@ export class UpstreamBodies implements CallBodies {
   }
 
   operationFor(model: ResolvedModel): Operation {
-    const dialect = model.upstream.dialect
-    return dialect === this.#source.inbound ? this.#source.format.operation : dialect.translatedOperation
+    const { dialect, api } = model.upstream
+    return dialect === this.#source.inbound ? this.#source.format.operation : api.operation
   }
 
   headersFor(model: ResolvedModel): readonly string[] {
@@ -121,18 +122,19 @@ export class UpstreamBodies implements CallBodies {
   }
 
   #prepared(model: ResolvedModel): Prepared | Refused {
-    const dialect = model.upstream.dialect
+    const { dialect, api } = model.upstream
+    const key: object = dialect === this.#source.inbound ? dialect : api.format
     if (this.#first === undefined) {
       const entry = this.#prepare(model)
-      this.#first = { dialect, entry }
+      this.#first = { key, entry }
       return entry
     }
-    if (this.#first.dialect === dialect) return this.#first.entry
+    if (this.#first.key === key) return this.#first.entry
     this.#others ??= new Map()
-    let entry = this.#others.get(dialect)
+    let entry = this.#others.get(key)
     if (!entry) {
       entry = this.#prepare(model)
-      this.#others.set(dialect, entry)
+      this.#others.set(key, entry)
     }
     return entry
   }
@@ -147,7 +149,7 @@ export class UpstreamBodies implements CallBodies {
     // Embeddings and token counts are passthrough only: their other-format models cannot take them.
     const refusal = format.refuseOtherFormat?.(model.id)
     if (refusal !== undefined) return { refusedField: 'model', message: refusal }
-    const translator = translatorFor(inbound, model.upstream.dialect, format.operation)
+    const translator = translatorFor(inbound, model.upstream.dialect, format.operation, model.upstream.api)
     if (!translator) return { refusedField: 'model', message: `The model '${model.id}' speaks a format this call cannot be translated to.` }
     // A large body is only scanned on the way in; translating it needs it whole, once however many formats need it.
     this.#fields ??= body.value ?? (JSON.parse(body.bytes.toString('utf8')) as Record<string, unknown>)

@@ -1,4 +1,12 @@
-import { DIALECT_NAMES, DIALECT_UPSTREAM_OPTIONS, type Dialect, dialectNamed } from '../dialects/index.js'
+import {
+  DIALECT_NAMES,
+  DIALECT_UPSTREAM_OPTIONS,
+  type Dialect,
+  dialectNamed,
+  type UpstreamApi,
+  type UpstreamOptionValues,
+  upstreamApi,
+} from '../dialects/index.js'
 import { isObject } from '../json/value.js'
 import type { KeySelection } from '../types.js'
 import { fail, knownKeys } from './checks.js'
@@ -40,6 +48,8 @@ export interface ResolvedUpstream {
    * `headers` is in neither: it goes as configured, so no call carries it twice.
    */
   dialectHeaders: { forwarded: readonly string[]; own: readonly string[] }
+  /** The format and operation calls translated from another dialect take to it (OpenAI's chat or Responses, by `api`). */
+  api: UpstreamApi
   /** How the next call's key is picked when there are several. */
   keySelection: KeySelection
   /** When its circuit opens (failed calls in a row) and how long it then rests before a probe. */
@@ -107,7 +117,7 @@ export function resolveUpstream(name: string, raw: unknown): ResolvedUpstream {
     fail(`upstreams.${name}.keySelection must be one of: ${KEY_SELECTIONS.map((s) => `'${s}'`).join(', ')}`)
   }
   const circuit = resolveCircuit(name, raw.circuit)
-  const dialectHeaders = resolveDialectHeaders(name, raw, dialect, headers)
+  const { dialectHeaders, options } = resolveDialectOptions(name, raw, dialect, headers)
   const authHeader = Object.keys(headers).some((header) => CREDENTIAL_HEADER.test(header))
   // A missing key would reach the client as the upstream's "invalid API key", indistinguishable from its own.
   if (keys.length === 0 && !authHeader && raw.keyless !== true && !LOOPBACK.test(url.hostname)) {
@@ -129,36 +139,40 @@ export function resolveUpstream(name: string, raw: unknown): ResolvedUpstream {
     keySelection: keySelection as KeySelection,
     circuit,
     dialectHeaders,
+    api: upstreamApi(dialect, options),
   }
 }
 
 /**
- * The options of the upstream's own dialect (refused for an upstream of another: they would mean nothing to it), and
- * the dialect headers its calls carry.
+ * The options of the upstream's own dialect (refused for an upstream of another: they would mean nothing to it):
+ * their values, and the dialect headers its calls carry.
  */
-function resolveDialectHeaders(
+function resolveDialectOptions(
   name: string,
   raw: Record<string, unknown>,
   dialect: Dialect,
   configured: Record<string, string>,
-): ResolvedUpstream['dialectHeaders'] {
+): { dialectHeaders: ResolvedUpstream['dialectHeaders']; options: UpstreamOptionValues } {
   for (const [option, dialects] of DIALECT_UPSTREAM_OPTIONS) {
     if (raw[option] !== undefined && !dialects.includes(dialect)) {
       fail(`upstreams.${name}.${option} is an option of ${dialects.map((d) => `type '${d.name}'`).join(' or ')} upstreams only`)
     }
   }
   const own: string[] = []
+  const options: Record<string, string> = {}
   for (const [option, { header, default: fallback, problem }] of Object.entries(dialect.upstreamOptions ?? {})) {
     const value = raw[option]
     if (value !== undefined) {
       const why = problem(value)
       if (why !== undefined) fail(`upstreams.${name}.${option} ${why}`)
-      if (configured[header] !== undefined) fail(`upstreams.${name} sets ${header} twice: as ${option} and in headers`)
+      if (header !== undefined && configured[header] !== undefined)
+        fail(`upstreams.${name} sets ${header} twice: as ${option} and in headers`)
     }
-    if (configured[header] === undefined) own.push(header, value === undefined ? fallback : String(value))
+    options[option] = value === undefined ? fallback : String(value)
+    if (header !== undefined && configured[header] === undefined) own.push(header, options[option])
   }
   const forwarded = (dialect.forwardedHeaders ?? []).filter((header) => configured[header] === undefined)
-  return { forwarded, own }
+  return { dialectHeaders: { forwarded, own }, options }
 }
 
 /** `circuit: { failures, cooldownMs }`, each a positive integer. */

@@ -92,14 +92,26 @@ export interface ErrorFacts {
   requestId?: string
 }
 
-/** An upstream option only upstreams of one dialect take (`anthropicVersion`): checked once, sent as a header. */
+/**
+ * An upstream option only upstreams of one dialect take: checked once, and sent as a header (`anthropicVersion`) or
+ * read by the dialect to pick the API translated calls take (`api`).
+ */
 export interface DialectUpstreamOption {
-  /** The request header that carries the option's value upstream. */
-  readonly header: string
+  /** The request header that carries the option's value upstream; absent for an option no call carries. @default none */
+  readonly header?: string
   /** The value sent when the upstream does not set the option. */
   readonly default: string
   /** Why a configured value cannot be sent, or undefined when it can. */
   problem(value: unknown): string | undefined
+}
+
+/** The values of an upstream's dialect options (`upstreamOptions`), each the configured one or its default. */
+export type UpstreamOptionValues = Readonly<Record<string, string>>
+
+/** How a translated call reaches an upstream: the format it is written in and the operation it becomes upstream. */
+export interface UpstreamApi {
+  readonly format: UpstreamFormat
+  readonly operation: Operation
 }
 
 /** What a model listing shows of one configured model. */
@@ -147,6 +159,11 @@ export interface Dialect {
   readonly upstreamFormat: UpstreamFormat
   /** The operation a translated call is to an upstream of this dialect (what `upstreamFormat` writes). */
   readonly translatedOperation: Operation
+  /**
+   * The API a translated call takes to an upstream whose dialect options are `options`, for a dialect whose
+   * upstreams serve more than one (OpenAI's `api: 'responses'`). @default `upstreamFormat` as `translatedOperation`
+   */
+  upstreamApiFor?(options: UpstreamOptionValues): UpstreamApi
   /** The provider's name in the OpenTelemetry GenAI conventions (`gen_ai.provider.name`). */
   readonly otelProviderName: string
   /** The API key a client of this format presents. */

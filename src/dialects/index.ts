@@ -5,7 +5,7 @@ import type { CallPlan } from '../translate/format.js'
 import { joinFormats, type Translator } from '../translate/index.js'
 import type { Operation } from '../types.js'
 import { anthropic } from './anthropic/index.js'
-import type { Dialect, ModelRoute, OperationFormat } from './dialect.js'
+import type { Dialect, ModelRoute, OperationFormat, UpstreamApi, UpstreamOptionValues } from './dialect.js'
 import { gemini } from './gemini/index.js'
 import { DIALECT_NAMES, type DialectName } from './names.js'
 import { openai } from './openai/index.js'
@@ -70,14 +70,25 @@ export const DIALECT_UPSTREAM_OPTIONS: ReadonlyMap<string, readonly Dialect[]> =
   ]),
 )
 
+/** The API translated calls take to an upstream of `dialect` with these option values. */
+export function upstreamApi(dialect: Dialect, options: UpstreamOptionValues = {}): UpstreamApi {
+  return dialect.upstreamApiFor?.(options) ?? { format: dialect.upstreamFormat, operation: dialect.translatedOperation }
+}
+
 /**
- * The translator from a client's `operation` in its dialect to an upstream's dialect, or undefined when both
- * dialects are the same (passthrough) or the operation is passthrough only.
+ * The translator from a client's `operation` in its dialect to an upstream's dialect, written in the upstream's
+ * `api` (its dialect's default unless its options pick another), or undefined when both dialects are the same
+ * (passthrough) or the operation is passthrough only.
  */
-export function translatorFor(inbound: Dialect, outbound: Dialect, operation: Operation): Translator | undefined {
+export function translatorFor(
+  inbound: Dialect,
+  outbound: Dialect,
+  operation: Operation,
+  api: UpstreamApi = upstreamApi(outbound),
+): Translator | undefined {
   if (inbound === outbound) return undefined
   const from = OPERATIONS.get(operation)?.hub
-  return from ? joinFormats(from, outbound.upstreamFormat) : undefined
+  return from ? joinFormats(from, api.format) : undefined
 }
 
 /**
@@ -103,6 +114,8 @@ export type {
   ListedModel,
   ModelRoute,
   OperationFormat,
+  UpstreamApi,
+  UpstreamOptionValues,
 } from './dialect.js'
 export { batchEmbedContents, countTokens, embedContent, gemini, generateContent, googleStatus } from './gemini/index.js'
 export { DIALECT_NAMES, type DialectName } from './names.js'

@@ -85,6 +85,8 @@ const isFunctionTool = (t: unknown): t is JsonObject => isObject(t) && t.type ==
 function answerOf(body: JsonObject, ctl: JsonObject, items: JsonObject[]): ResponsesAnswer {
   const controlled = controlledText(ctl)
   if (controlled !== undefined) return { content: controlled }
+  // Instructions (a system or developer message, which agents also send mid-conversation) are not a turn.
+  items = items.filter((item) => !isMessage(item) || (item.role !== 'system' && item.role !== 'developer'))
   const last = items.at(-1)
   if (last?.type === 'function_call_output') {
     let first = items.length - 1

@@ -66,5 +66,5 @@ export interface UpstreamFormat {
   streamDecoder(plan: CallPlan): StreamDecoder
 }
 
-/** A format that serves as either side (chat completions, generate-content); Responses is a client format only. */
+/** A format that serves as either side (chat completions, generate-content, Messages, Responses). */
 export type WireFormat = ClientFormat & UpstreamFormat

@@ -88,6 +88,7 @@ export type HubOptional =
   | 'parallelToolCalls'
   | 'output'
   | 'toolChoice'
+  | 'stop'
 
 /** A chat request in neutral terms. Undefined members were not set and take the target's defaults. */
 export interface HubRequest {

@@ -5,12 +5,12 @@
  * `dialects/gemini/generate-content/`): they read requests, answers, errors and stream events into the neutral model
  * of `hub.ts` and write them back out of it, so a new format costs one reader and one writer rather than one
  * translator per pair. A `Translator` is a reader of one format joined to a writer of another (`joinFormats`);
- * same-format calls get none and stay byte-exact passthrough. OpenAI's Responses API is a client format only: it
- * reads requests and writes answers, and a Responses call to an OpenAI upstream is passthrough, so no upstream ever
- * gets one translated. This folder holds only the hub and the machinery no dialect owns.
+ * same-format calls get none and stay byte-exact passthrough. A Responses call to an OpenAI upstream is passthrough;
+ * an OpenAI upstream configured with `api: 'responses'` gets calls of other dialects written as Responses requests
+ * (for models only that API serves). This folder holds only the hub and the machinery no dialect owns.
  *
  * Use from the call pipeline:
- * - `translatorFor(inbound, outbound, operation)` (the dialect registry): undefined when both are the same dialect.
+ * - `translatorFor(inbound, outbound, operation, api)` (the dialect registry): undefined when both are the same dialect.
  * - `request(fields, call)`: the upstream body and the call's `CallPlan`, or `{ ok: false, field, message }` for a
  *   400 naming the field (the client's own field path, e.g. `messages[2].tool_call_id`).
  * - `response(body, plan)`: a 2xx upstream answer in the client's format; a failure means the upstream sent

@@ -8,6 +8,7 @@ const MODELS = [
   { id: 'claude-sonnet-4-5', upstream: 'anthropic' },
   { id: 'claude-on-openai', upstream: 'openai', upstreamModel: 'gpt-4o-mini' },
   { id: 'claude-on-gemini', upstream: 'gemini', upstreamModel: 'gemini-2.5-flash' },
+  { id: 'claude-on-responses', upstream: 'responses', upstreamModel: 'gpt-5-codex' },
 ]
 
 /** Claude Code in print mode against the gateway, with nothing sent anywhere else. */

@@ -78,6 +78,8 @@ export async function startAgentGateway(models: GatewayOptions['models']): Promi
       anthropic: { type: 'anthropic', baseUrl: mock.url, apiKey: UPSTREAM_KEY },
       openai: { type: 'openai', baseUrl: `${mock.url}/v1`, apiKey: UPSTREAM_KEY },
       gemini: { type: 'gemini', baseUrl: mock.url, apiKey: UPSTREAM_KEY },
+      // The same mock, taking translated calls through its Responses API, as models only that API serves need.
+      responses: { type: 'openai', baseUrl: `${mock.url}/v1`, apiKey: UPSTREAM_KEY, api: 'responses' },
     },
     models,
     auth: { apiKeys: [CLIENT_KEY] },

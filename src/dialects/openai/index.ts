@@ -1,8 +1,9 @@
 import type { Operation, TokenCounts } from '../../types.js'
-import type { Dialect, ListedModel } from '../dialect.js'
+import type { Dialect, ListedModel, UpstreamApi } from '../dialect.js'
 import { bearer, choiceReasons, newestUsage, tokenCount } from '../shared.js'
 import { chatCompletionsFormat } from './chat-completions/index.js'
 import { chatCompletions, embeddings, responses } from './operations.js'
+import { responsesFormat } from './responses/index.js'
 
 /** Token counts of a `usage` object: chat completions say `prompt_tokens`, Responses say `input_tokens`. */
 function counts(usage: unknown): TokenCounts | undefined {
@@ -26,11 +27,18 @@ function modelObject(model: ListedModel) {
 }
 
 /**
- * The path below the base URL of each operation an OpenAI-compatible upstream serves besides chat completions. A
- * Responses call goes upstream as one only when the upstream speaks OpenAI too; every other operation that reaches
- * an OpenAI upstream in another format was translated into chat completions.
+ * The path below the base URL of each operation an OpenAI-compatible upstream serves besides chat completions: a
+ * Responses call is a Responses client's own, or one translated for an upstream with `api: 'responses'`.
  */
 const UPSTREAM_PATHS: Partial<Record<Operation, string>> = { embeddings: '/embeddings', responses: '/responses' }
+
+/** The APIs a translated call can take to an OpenAI upstream, by its `api` option. */
+const UPSTREAM_APIS: Readonly<Record<string, UpstreamApi>> = {
+  // Chat completions is what every OpenAI-compatible API serves.
+  chat: { format: chatCompletionsFormat, operation: 'chat.completions' },
+  // Some models (`gpt-5-codex`, `o3-pro`) are served by the Responses API alone.
+  responses: { format: responsesFormat, operation: 'responses' },
+}
 
 /** The OpenAI wire format: chat completions and Responses, Bearer keys, `{ error: { message, type, param, code } }`. */
 export const openai: Dialect = {
@@ -41,9 +49,17 @@ export const openai: Dialect = {
     { path: '/v1/embeddings', format: embeddings },
   ],
   clientHeaders: ['authorization', 'openai-organization', 'openai-project'],
-  // A translated call reaches an OpenAI-compatible upstream as chat completions, which every such API serves.
+  upstreamOptions: {
+    // No call carries it: it picks the API calls translated from another dialect take.
+    api: {
+      default: 'chat',
+      problem: (value) => (typeof value === 'string' && Object.hasOwn(UPSTREAM_APIS, value) ? undefined : "must be 'chat' or 'responses'"),
+    },
+  },
+  // A translated call reaches an OpenAI-compatible upstream as chat completions unless it is configured otherwise.
   upstreamFormat: chatCompletionsFormat,
   translatedOperation: 'chat.completions',
+  upstreamApiFor: (options) => UPSTREAM_APIS[options.api ?? 'chat'] ?? (UPSTREAM_APIS.chat as UpstreamApi),
   otelProviderName: 'openai',
   clientKey: (headers) => bearer(headers.authorization),
   // The default on shared paths: any client that does not say it is another format's.

@@ -173,6 +173,7 @@ export function messagesRequestToHub(body: JsonObject): HubRequest {
   if (choice !== undefined) fields.toolChoice = 'tool_choice'
   if (disabled === true) fields.parallelToolCalls = 'tool_choice.disable_parallel_tool_use'
   if (!absent(body.top_k)) fields.topK = 'top_k'
+  if (!absent(body.stop_sequences)) fields.stop = 'stop_sequences'
   if (!absent(body.output_config) && !absent((body.output_config as JsonObject).format)) fields.output = 'output_config.format'
   const systemTexts = system(messagesRequest.read(body, 'system'), state)
   const messages = conversation(messagesRequest.read(body, 'messages'), state)

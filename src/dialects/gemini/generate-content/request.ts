@@ -287,6 +287,7 @@ const SOURCES: readonly [HubOptional, keyof GeminiGenerationConfig & string][] =
   ['frequencyPenalty', 'frequencyPenalty'],
   ['topK', 'topK'],
   ['output', 'responseMimeType'],
+  ['stop', 'stopSequences'],
 ]
 
 function partOf(part: HubPart): GeminiPart | undefined {

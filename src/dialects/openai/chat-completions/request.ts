@@ -262,10 +262,11 @@ const SOURCES: readonly [HubOptional, keyof ChatRequest & string][] = [
   ['output', 'response_format'],
   ['parallelToolCalls', 'parallel_tool_calls'],
   ['toolChoice', 'tool_choice'],
+  ['stop', 'stop'],
 ]
 
 /** Thinking budgets read back as the nearest effort (the reverse of Google's documented effort → budget table). */
-function effortOf(reasoning: HubReasoning): string | undefined {
+export function effortOf(reasoning: HubReasoning): string | undefined {
   // Anthropic's `max` is above OpenAI's highest effort.
   if ('effort' in reasoning) return reasoning.effort === 'max' ? 'xhigh' : reasoning.effort
   if (reasoning.budget < 0) return undefined

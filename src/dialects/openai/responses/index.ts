@@ -1,19 +1,29 @@
 import { isObject } from '../../../json/value.js'
-import type { ClientFormat } from '../../../translate/format.js'
+import type { WireFormat } from '../../../translate/format.js'
 import { parseJson } from '../../../translate/readers.js'
-import { chatErrorFromHub } from '../chat-completions/response.js'
+import { chatErrorFromHub, chatErrorToHub } from '../chat-completions/response.js'
 import { responsesRequestToHub } from './request.js'
 import { responsesResponseFromHub } from './response.js'
 import { ResponsesStreamEncoder } from './stream.js'
+import { responsesRequestFromHub } from './upstream-request.js'
+import { responsesResponseToHub } from './upstream-response.js'
+import { ResponsesStreamDecoder } from './upstream-stream.js'
 
-/** OpenAI's Responses format, as a client speaks it: requests read, answers and stream events written. */
-export const responsesFormat: ClientFormat = {
+/**
+ * OpenAI's Responses format, both sides: a client's requests read and answers written, and for an upstream with
+ * `api: 'responses'` another dialect's calls written and their answers read.
+ */
+export const responsesFormat: WireFormat = {
   requestToHub: responsesRequestToHub,
   responseFromHub: responsesResponseFromHub,
   // Responses errors have chat completions' shape: `{ error: { message, type, param, code } }`.
   errorFromHub: chatErrorFromHub,
   streamEncoder: (plan) => new ResponsesStreamEncoder(plan),
   assembleStream: lastResponse,
+  requestFromHub: responsesRequestFromHub,
+  responseToHub: (body) => responsesResponseToHub(body),
+  errorToHub: chatErrorToHub,
+  streamDecoder: () => new ResponsesStreamDecoder(),
 }
 
 /** Event types that end a Responses stream carrying the whole `response`. */

@@ -1,4 +1,4 @@
-// Responses requests → hub requests. Responses is a client format only, so there is no way back.
+// Responses requests → hub requests, as a client sends them (`upstream-request.ts` writes them for an upstream).
 
 import { carried, unpack } from '../../../translate/carry.js'
 import type { HubFunction, HubMessage, HubOutput, HubPart, HubRequest, HubToolChoice } from '../../../translate/hub.js'

@@ -1,4 +1,4 @@
-// The subset of OpenAI's Responses wire format this module reads and writes (as a client format only).
+// The subset of OpenAI's Responses wire format this module reads and writes, as a client's format and an upstream's.
 import { field, hintField, optionalField, type PayloadType, payload } from '../../../translate/payload.js'
 import { array, boolean, integer, number, object, string, unchecked } from '../../../translate/readers.js'
 
@@ -171,3 +171,55 @@ export type ResponsesStreamEvent =
   | ({ type: 'response.function_call_arguments.delta'; delta: string } & ItemRef)
   | ({ type: 'response.function_call_arguments.done'; name: string; arguments: string } & ItemRef)
   | { type: 'error'; code: string | null; message: string; param: string | null }
+
+/** A content part of an input message, as the gateway writes one upstream. */
+export type ResponsesInputPart =
+  | { type: 'input_text'; text: string }
+  | { type: 'input_image'; image_url: string; detail: 'auto' }
+  | { type: 'input_file'; file_data: string; filename?: string }
+
+/** An input item, as the gateway writes one upstream. */
+export type ResponsesInputItem =
+  | { type: 'message'; role: 'user' | 'system'; content: ResponsesInputPart[] }
+  | { type: 'message'; role: 'assistant'; content: string }
+  | { type: 'function_call'; call_id: string; name: string; arguments: string }
+  | { type: 'function_call_output'; call_id: string; output: string }
+  | { type: 'reasoning'; id: string; summary: { type: 'summary_text'; text: string }[]; encrypted_content: string }
+
+/** A function tool; `parameters` and `strict` are required members of OpenAI's schema, and `strict` defaults to true. */
+export interface ResponsesFunctionTool {
+  type: 'function'
+  name: string
+  description?: string
+  parameters: Record<string, unknown>
+  strict: boolean
+}
+
+/** `tool_choice`, as the gateway writes it. */
+export type ResponsesToolChoice =
+  | 'auto'
+  | 'none'
+  | 'required'
+  | { type: 'function'; name: string }
+  | { type: 'allowed_tools'; mode: 'required'; tools: { type: 'function'; name: string }[] }
+
+/** A Responses request, as the gateway writes one for an upstream from another dialect's call. */
+export interface ResponsesUpstreamRequest {
+  model: string
+  input: ResponsesInputItem[]
+  instructions?: string
+  /** The gateway keeps the conversation in each request: nothing is left stored upstream. */
+  store: false
+  stream?: true
+  tools?: ResponsesFunctionTool[]
+  tool_choice?: ResponsesToolChoice
+  parallel_tool_calls?: false
+  text?: {
+    format: { type: 'json_object' } | { type: 'json_schema'; name: string; description?: string; schema: unknown; strict?: boolean }
+  }
+  reasoning?: { effort: string }
+  include?: ['reasoning.encrypted_content']
+  max_output_tokens?: number
+  temperature?: number
+  top_p?: number
+}
