@@ -58,21 +58,16 @@ export class ResponsesStreamDecoder implements StreamDecoder {
     return call
   }
 
+  /** A call's arguments given whole (in its `done` event or item), when no delta streamed them: sent once. */
+  private wholeArguments(call: { index: number; streamed: boolean }, args: unknown, out: HubStreamEvent[]): void {
+    if (call.streamed || typeof args !== 'string' || args === '') return
+    call.streamed = true
+    out.push({ type: 'tool_call', choice: 0, index: call.index, id: undefined, name: undefined, args, signature: undefined })
+  }
+
   private itemDone(event: JsonObject, item: JsonObject, out: HubStreamEvent[]): void {
     if (item.type === 'function_call') {
-      const call = this.call(event, item, out)
-      if (!call.streamed && typeof item.arguments === 'string' && item.arguments !== '') {
-        call.streamed = true
-        out.push({
-          type: 'tool_call',
-          choice: 0,
-          index: call.index,
-          id: undefined,
-          name: undefined,
-          args: item.arguments,
-          signature: undefined,
-        })
-      }
+      this.wholeArguments(this.call(event, item, out), item.arguments, out)
     } else if (item.type === 'reasoning') {
       const part = reasoningPart(item)
       if (!part) return
@@ -133,21 +128,8 @@ export class ResponsesStreamDecoder implements StreamDecoder {
     else if (event.type === 'response.output_item.added' && isObject(event.item) && event.item.type === 'function_call')
       this.call(event, event.item, out)
     else if (event.type === 'response.output_item.done' && isObject(event.item)) this.itemDone(event, event.item, out)
-    else if (event.type === 'response.function_call_arguments.done') {
-      const call = this.call(event, event, out)
-      if (!call.streamed && typeof event.arguments === 'string' && event.arguments !== '') {
-        call.streamed = true
-        out.push({
-          type: 'tool_call',
-          choice: 0,
-          index: call.index,
-          id: undefined,
-          name: undefined,
-          args: event.arguments,
-          signature: undefined,
-        })
-      }
-    } else this.delta(event, out)
+    else if (event.type === 'response.function_call_arguments.done') this.wholeArguments(this.call(event, event, out), event.arguments, out)
+    else this.delta(event, out)
     return out
   }
 }
