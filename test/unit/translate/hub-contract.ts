@@ -286,10 +286,10 @@ export function describeHubContract(name: DialectName, options: HubContractOptio
           /** The answer as the dialect's own format writes it, for a client of the transcript's call. */
           const written = () => ok(joinFormats(ownFormat(), up).response(bytes(text), sent().plan))
 
-          it('reads the answer into the hub and writes it back as the up sent it, less what the hub does not carry', () => {
+          it('reads the answer into the hub and writes it back as the upstream sent it, less what the hub does not carry', () => {
             expect(written()).toEqual(edited(answer, unreadEdit(t.unread), t.answer))
-            // What the format writes, it writes again the same.
-            expect(ok(joinFormats(ownFormat(), up).response(written(), sent().plan))).toEqual(written())
+            // What the format writes, it writes again the same, but for opaque tokens it wraps again (and the notes say so).
+            expect(ok(joinFormats(ownFormat(), up).response(written(), sent().plan))).toEqual(edited(written(), t.again))
           })
 
           for (const other of CLIENTS.filter((c) => c.dialect !== dialect)) {
@@ -308,7 +308,7 @@ export function describeHubContract(name: DialectName, options: HubContractOptio
         function describeError(t: Transcript, text: string): void {
           const status = t.status ?? expect.fail(`${t.folder}/${t.name}: an error needs its status`)
           const message = up.errorToHub(JSON.parse(text)).message
-          it(`writes the error back as the up sent it (status ${status}), less what the hub does not carry`, () => {
+          it(`writes the error back as the upstream sent it (status ${status}), less what the hub does not carry`, () => {
             expect(joinFormats(ownFormat(), up).error(status, bytes(text))).toEqual(
               edited(JSON.parse(text), unreadEdit(t.unread), t.answer),
             )
@@ -336,8 +336,8 @@ export function describeHubContract(name: DialectName, options: HubContractOptio
           }
 
           if (t.response !== undefined && own) {
-            it('assembles, as the up sent it, into its whole answer', () => {
-              // A format that assembles its stream from the events themselves keeps every member the up sent;
+            it('assembles, as the upstream sent it, into its whole answer', () => {
+              // A format that assembles its stream from the events themselves keeps every member the upstream sent;
               // one assembled through the hub gives what the hub carries, as a whole answer through it does.
               const expected = own.format.assembleStream ? JSON.parse(t.response as string) : whole(own.format)
               expect(assembledAnswer(own.operation, data, plan())).toEqual(expected)

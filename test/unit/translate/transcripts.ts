@@ -44,6 +44,8 @@ export interface Notes {
   request?: Edit
   /** The answer or error written back by its own format. */
   answer?: Edit
+  /** That written answer, read back and written again, where it does not come out the same (an opaque token wrapped again). */
+  again?: Edit
   /** By the other dialect's name; or by `<dialect> <operation>` for what calling it through another of its APIs changes too. */
   through?: Record<string, Passage>
 }
