@@ -5,5 +5,6 @@ import { describeHubContract } from './hub-contract.js'
 describeHubContract('openai', {
   clientFormats: [chatCompletionsFormat, responsesFormat],
   upstreamFormat: chatCompletionsFormat,
+  otherUpstreams: [{ api: 'responses' }],
   fixtures: new URL('../../../src/dialects/openai/__fixtures__/', import.meta.url),
 })

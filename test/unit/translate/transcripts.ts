@@ -22,6 +22,8 @@ export interface Edit {
 export interface Passage {
   /** The other dialect cannot express the request: translating toward it is refused at this field of the client's body. */
   refused?: string
+  /** The request as written for the other dialect is one its own clients' format cannot send: reading it back is refused at this field. */
+  backRefused?: string
   /** The body the dialect's own upstream format writes, after a trip through the other dialect and back. */
   request?: Edit
   /** The answer (or the streamed answer, assembled) the dialect's own format writes, after the same trip. */
@@ -42,7 +44,9 @@ export interface Notes {
   request?: Edit
   /** The answer or error written back by its own format. */
   answer?: Edit
-  /** By the other dialect's name. */
+  /** That written answer, read back and written again, where it does not come out the same (an opaque token wrapped again). */
+  again?: Edit
+  /** By the other dialect's name; or by `<dialect> <operation>` for what calling it through another of its APIs changes too. */
   through?: Record<string, Passage>
 }
 
@@ -107,13 +111,18 @@ export function loadTranscripts(root: URL): { transcripts: Transcript[]; unclaim
   return { transcripts, unclaimed }
 }
 
-/** The folder-wide passages with a transcript's own: both sets of changes apply. */
-function joinPassages(all: Record<string, Passage> = {}, own: Record<string, Passage> = {}): Record<string, Passage> {
+/** The folder-wide passages with a transcript's own: both sets of changes apply (the second's refusal first). */
+export function joinPassages(all: Record<string, Passage> = {}, own: Record<string, Passage> = {}): Record<string, Passage> {
   const joined: Record<string, Passage> = {}
   for (const name of new Set([...Object.keys(all), ...Object.keys(own)])) {
     const a = all[name] ?? {}
     const b = own[name] ?? {}
-    joined[name] = { refused: b.refused ?? a.refused, request: joinEdits(a.request, b.request), answer: joinEdits(a.answer, b.answer) }
+    joined[name] = {
+      refused: b.refused ?? a.refused,
+      backRefused: b.backRefused ?? a.backRefused,
+      request: joinEdits(a.request, b.request),
+      answer: joinEdits(a.answer, b.answer),
+    }
   }
   return joined
 }
