@@ -26,9 +26,16 @@ export const AGENT_BINARIES = {
 
 /**
  * Installs both agents (about 800 MB: each ships a native binary) unless they are there already; resolves to why
- * they cannot be installed, or undefined when they are ready. Nothing else decides to skip an agent test.
+ * they cannot be installed, or undefined when they are ready. Nothing else decides to skip an agent test, and under
+ * CI (`CI` set) nothing does: there an agent that cannot be installed fails the run, as a missing Redis does.
  */
 export async function installAgents(): Promise<string | undefined> {
+  const reason = await installed()
+  if (reason !== undefined && process.env.CI) throw new Error(`The coding agents are needed under CI, but ${reason}`)
+  return reason
+}
+
+async function installed(): Promise<string | undefined> {
   if (existsSync(AGENT_BINARIES.claude) && existsSync(AGENT_BINARIES.codex)) return undefined
   mkdirSync(AGENTS_DIR, { recursive: true })
   try {
