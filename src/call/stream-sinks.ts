@@ -1,8 +1,8 @@
 import type { Dialect, ErrorFacts, OperationFormat } from '../dialects/index.js'
 import type { ResponseHead, ResponseSink } from '../http/sink.js'
-import { EventSplitter } from '../recovery/stream/events.js'
 import type { StreamLog } from '../recovery/stream/stream-log.js'
 import { EventCounter } from '../sse/event-counter.js'
+import { EventSplitter } from '../sse/split.js'
 import { sseEvent } from '../sse/write.js'
 
 /** What a client is told of a stream its upstream broke off, whichever sink tells it. */

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest'
 import { gemini, openai } from '../../src/dialects/index.js'
-import { EventSplitter, splitEvents } from '../../src/recovery/stream/events.js'
+import { splitEvents } from '../../src/recovery/stream/events.js'
 import { type LoggedEvent, StreamLog } from '../../src/recovery/stream/stream-log.js'
+import { EventSplitter } from '../../src/sse/split.js'
 
 const text = (buffers: Buffer[]) => buffers.map((b) => b.toString()).join('|')
 
