@@ -169,8 +169,8 @@ export interface LimitOptions {
   /** Deepest nesting of objects and arrays in a request body; deeper bodies get 400 (no LLM request nests so deep). @default 1000 */
   maxJsonDepth?: number
   /**
-   * Request-body bytes the gateway holds at once, all requests together (a declared length counts from the start);
-   * past it a request gets 503 with `retry-after` before its body is read. @default 1073741824 (1 GiB)
+   * Request-body bytes the gateway holds at once, all requests together, counted as they arrive (a declared length
+   * alone holds nothing); past it a request gets 503 with `retry-after`. @default 1073741824 (1 GiB)
    */
   maxInFlightRequestBytes?: number
   /** The same bound for one owner, so no client takes the whole budget. @default 268435456 (256 MiB) */

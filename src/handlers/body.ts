@@ -1,5 +1,5 @@
 import type { Exchange } from '../http/dispatch.js'
-import { type BodyRead, declaredLength, type RequestBody, readJsonBody } from '../http/read-body.js'
+import { type BodyRead, bytesHeldBeforeReading, type RequestBody, readJsonBody } from '../http/read-body.js'
 import type { Runtime } from '../runtime.js'
 
 /**
@@ -13,7 +13,7 @@ export async function withBody<T>(
   work: (body: RequestBody) => Promise<T>,
 ): Promise<T> {
   const read: BodyRead = { preparsed: ex.preparsed, ...needs, reservation: undefined }
-  const reservation = rt.bodyBudget.reserve(ex.owner, declaredLength(ex.req, read, rt.bodyLimits))
+  const reservation = rt.bodyBudget.reserve(ex.owner, bytesHeldBeforeReading(ex.req, read, rt.bodyLimits))
   read.reservation = reservation
   try {
     return await work(await readJsonBody(ex.req, rt.bodyLimits, read))

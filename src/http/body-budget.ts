@@ -17,9 +17,10 @@ export interface BodyBudgetLimits {
 }
 
 /**
- * Bounds the request-body bytes held at once, in total and per owner, so a burst of large uploads (or of
- * connections that only declare large bodies) answers 503 instead of exhausting memory, and one owner cannot
- * take the whole budget from the others.
+ * Bounds the request-body bytes held at once, in total and per owner, so a burst of large uploads answers 503
+ * instead of exhausting memory, and one owner cannot take the whole budget from the others. Bytes are counted as
+ * memory is taken for them, never from a declared length alone: idle connections that declare large bodies and send
+ * none hold next to nothing.
  */
 export class BodyBudget {
   private total = 0
@@ -27,7 +28,7 @@ export class BodyBudget {
 
   constructor(private readonly limits: BodyBudgetLimits) {}
 
-  /** A reservation of `bytes` (the declared length, or 0 for a body of unknown length), or a 503 to answer with. */
+  /** A reservation of `bytes` (those already in memory; a streamed body grows it as it arrives), or a 503 to answer with. */
   reserve(owner: string, bytes: number): Reservation {
     const reservation = new Held(this, owner)
     if (!reservation.grow(bytes)) throw overloaded()

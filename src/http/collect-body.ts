@@ -21,8 +21,9 @@ export interface CollectOptions {
   /** When the whole body must have arrived, and the error past it (the stream is then left alone, paused). */
   deadline?: { at: Deadline; error: () => Error }
   /**
-   * Counts the bytes of a body beyond its declared length (all of a body of unknown length) against a budget, the
-   * declared ones having been reserved before; past it, `overBudget` (the stream is drained).
+   * Counts the memory a body takes as it takes it: the buffer of a small declared length when it is made at the first
+   * chunk, every other byte as it arrives. A declaration alone holds nothing, so idle connections that only declare
+   * large bodies cannot fill the budget. Past it, `overBudget` (the stream is drained).
    */
   budget?: { grow(bytes: number): boolean }
   /** The error for a chunk the budget refused. */
@@ -55,6 +56,8 @@ export function collectBody(stream: Readable, options: CollectOptions): Promise<
     // The buffer of a declared length, made at the first chunk: a body that comes whole in one chunk is kept as is.
     let whole: Buffer | undefined
     let size = 0
+    // Bytes counted against the budget so far: the preallocated buffer, else what arrived.
+    let counted = 0
     let settled = false
     const deadline = options.deadline
     const disarm = deadline?.at.arm(() => {
@@ -86,9 +89,15 @@ export function collectBody(stream: Readable, options: CollectOptions): Promise<
       }
       reject(error)
     }
+    const overBudget = () => fail((options.overBudget ?? options.tooLarge)(), true)
     const onData = (chunk: Buffer) => {
       if (target > 0 && (whole !== undefined || chunks.length === 0)) {
         const needed = size + chunk.length
+        // The first chunk takes the declared length's memory (kept as it is, or the buffer it is copied into).
+        if (counted === 0) {
+          if (options.budget && !options.budget.grow(target)) return overBudget()
+          counted = target
+        }
         if (whole === undefined && needed === target) {
           whole = chunk
           size = needed
@@ -106,8 +115,9 @@ export function collectBody(stream: Readable, options: CollectOptions): Promise<
       }
       size += chunk.length
       if (size > limit) return fail(options.tooLarge(), true)
-      if (options.budget && size > declared && !options.budget.grow(Math.min(chunk.length, size - declared))) {
-        return fail((options.overBudget ?? options.tooLarge)(), true)
+      if (size > counted) {
+        if (options.budget && !options.budget.grow(size - counted)) return overBudget()
+        counted = size
       }
       chunks.push(chunk)
     }

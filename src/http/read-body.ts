@@ -73,7 +73,7 @@ export interface BodyRead {
    * checked without building what validation would read. @default true
    */
   readsMembers?: boolean
-  /** Counts a body of undeclared length against the body budget as it arrives (a declared one is reserved before). */
+  /** Counts a streamed body against the body budget as its memory is taken (what a host parser kept is reserved before). */
   reservation?: Reservation
 }
 
@@ -88,13 +88,18 @@ export function readJsonBody(req: IncomingMessage, limits: BodyLimits, read: Bod
   return obtainBody(req, limits, read)
 }
 
-/** The bytes a request declares it will send (0 when unknown: counted as they arrive), or a 413 when too many. */
-export function declaredLength(req: IncomingMessage, read: BodyRead, limits: BodyLimits): number {
+/**
+ * The bytes of a request body already in memory before the gateway reads it (what a host parser kept), or a 413
+ * when the declared length is too large. A body still to stream counts 0: its bytes are counted as they arrive, since
+ * reserving a declared length would let connections that never send it hold the budget.
+ */
+export function bytesHeldBeforeReading(req: IncomingMessage, read: BodyRead, limits: BodyLimits): number {
   if (read.preparsed?.raw !== undefined) return Buffer.byteLength(read.preparsed.raw)
   const declared = Number(req.headers['content-length'])
   if (!Number.isSafeInteger(declared) || declared < 0) return 0
   if (declared > limits.maxBytes) throw tooLarge(limits.maxBytes)
-  return declared
+  // A host parser that read the stream kept its value, re-serialised to about the declared size.
+  return req.readableEnded ? declared : 0
 }
 
 /** Reads a request body up to `limit` bytes; answers 413 from `content-length` alone when it is already too large. */

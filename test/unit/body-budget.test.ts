@@ -51,8 +51,12 @@ describe('collectBody with a declared length', () => {
     expect(whole.every((byte) => byte === 7)).toBe(true)
   })
 
-  it('counts against the budget only the bytes beyond the declared length, which was reserved before', async () => {
-    for (const declared of [1000, 3 << 20]) {
+  it('counts a large declared body as it arrives and a small one whole at its first chunk, never from the declaration alone', async () => {
+    const quarter = (3 << 20) / 4
+    for (const [declared, expected] of [
+      [1000, [1000, 10]],
+      [3 << 20, [quarter, quarter, quarter, quarter, 10]],
+    ] as const) {
       const grown: number[] = []
       const stream = new PassThrough()
       const read = collectBody(stream, {
@@ -63,12 +67,38 @@ describe('collectBody with a declared length', () => {
         broken: () => new Error('broken'),
         budget: { grow: (bytes) => grown.push(bytes) > 0 },
       })
+      await new Promise((resolve) => setImmediate(resolve))
+      expect(grown).toEqual([])
       const piece = Buffer.alloc(declared / 4, 1)
       for (let i = 0; i < 4; i++) stream.write(piece)
-      expect(grown).toEqual([])
       stream.end(Buffer.alloc(10, 1))
       expect((await read).length).toBe(declared + 10)
-      expect(grown).toEqual([10])
+      expect(grown).toEqual(expected)
+    }
+  })
+
+  it('refuses with the budget error at the chunk the budget cannot hold', async () => {
+    for (const declared of [1000, 3 << 20]) {
+      let room = 600
+      const stream = new PassThrough()
+      const read = collectBody(stream, {
+        limit: 8 << 20,
+        expectedBytes: declared,
+        afterOverflow: 'drain',
+        tooLarge: () => new Error('too large'),
+        broken: () => new Error('broken'),
+        overBudget: () => new Error('over budget'),
+        budget: {
+          grow: (bytes) => {
+            if (bytes > room) return false
+            room -= bytes
+            return true
+          },
+        },
+      })
+      stream.write(Buffer.alloc(500, 1))
+      stream.end(Buffer.alloc(500, 1))
+      await expect(read).rejects.toThrow('over budget')
     }
   })
 })
