@@ -55,7 +55,7 @@ export class KeyRedaction {
   /** Length of the longest tail of `data` that could, with the bytes that follow, become some key. */
   partialKeyAtEnd(data: Buffer): number {
     // Without a backslash in reach only a literal prefix can be cut off, and only the key's length back.
-    const escaped = data.lastIndexOf(BACKSLASH) > data.length - this.widest
+    const escaped = data.indexOf(BACKSLASH, Math.max(0, data.length - this.widest + 1)) !== -1
     let longest = 0
     for (const key of this.keys) {
       const first = key.literal[0] as number
