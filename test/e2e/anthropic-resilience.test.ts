@@ -3,10 +3,10 @@ import { Stream } from '@anthropic-ai/sdk/core/streaming'
 import type { RawMessageStreamEvent } from '@anthropic-ai/sdk/resources/messages'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { freePort } from '../../bench/lib/free-port.mjs'
-import { createGateway, type Gateway } from '../../src/gateway.js'
 import { type MockUpstream, startMockUpstream } from '../../src/testing/index.js'
 import type { GatewayOptions, UsageEvent } from '../../src/types.js'
 import { CLAUDE_MODEL } from '../support/anthropic-sdks.js'
+import { collectingGateway } from '../support/collecting-gateway.js'
 import { bearer, KEY_A, UPSTREAM_KEY } from '../support/fixture.js'
 import { call, eventually, type MountedServer } from '../support/http.js'
 import { startKeyGate } from '../support/key-gate.js'
@@ -26,14 +26,7 @@ afterEach(async () => {
 
 /** A gateway with these upstreams and models on node:http; its warn and error lines and usage events collected. */
 async function startGateway(options: Pick<GatewayOptions, 'upstreams' | 'models'> & Partial<GatewayOptions>) {
-  const logs: Array<{ message: string; meta?: Record<string, unknown> }> = []
-  const usage: UsageEvent[] = []
-  const gateway: Gateway = createGateway({
-    auth: { apiKeys: [KEY_A] },
-    logger: { warn: (message, meta) => logs.push({ message, meta }), error: (message, meta) => logs.push({ message, meta }) },
-    onUsage: (u) => usage.push(u),
-    ...options,
-  })
+  const { gateway, logs, usage } = collectingGateway(options)
   const server: MountedServer = await NODE_KINDS[0]!.mount(gateway)
   const sdk = new Anthropic({ baseURL: server.url, apiKey: KEY_A, maxRetries: 0 })
   return { gateway, server, logs, usage, sdk, close: () => server.close().then(() => gateway.close()) }

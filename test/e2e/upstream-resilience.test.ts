@@ -3,9 +3,10 @@ import http from 'node:http'
 import { afterEach, describe, expect, it } from 'vitest'
 import { nodeHandler } from '../../adapters/node.js'
 import { freePort } from '../../bench/lib/free-port.mjs'
-import { createGateway, type Gateway } from '../../src/gateway.js'
-import type { GatewayOptions, UsageEvent } from '../../src/types.js'
+import { createGateway } from '../../src/gateway.js'
+import type { GatewayOptions } from '../../src/types.js'
 import { chatBody } from '../support/bodies.js'
+import { collectingGateway } from '../support/collecting-gateway.js'
 import { bearer, KEY_A } from '../support/fixture.js'
 import { call, eventually, listen, type MountedServer } from '../support/http.js'
 import { serve } from '../support/servers.js'
@@ -59,14 +60,7 @@ afterEach(async () => {
 
 /** A gateway on node:http with these upstreams and models; logs and usage collected. */
 async function gatewayWith(options: Pick<GatewayOptions, 'upstreams' | 'models'> & Partial<GatewayOptions>) {
-  const logs: Array<{ message: string; meta?: Record<string, unknown> }> = []
-  const usage: UsageEvent[] = []
-  const gateway: Gateway = createGateway({
-    auth: { apiKeys: [KEY_A] },
-    logger: { warn: (message, meta) => logs.push({ message, meta }), error: (message, meta) => logs.push({ message, meta }) },
-    onUsage: (u) => usage.push(u),
-    ...options,
-  })
+  const { gateway, logs, usage } = collectingGateway(options)
   const server: MountedServer = await serve(nodeHandler(gateway))
   opened.push({ close: () => gateway.close() }, server)
   const post = (content: string, extra: Record<string, unknown> = {}) =>
