@@ -5,7 +5,8 @@ import path from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { anchors, codeBlocks, docFiles, links, prose, readDoc, root } from './markdown.js'
 
-const files = docFiles()
+// The examples' guide is read beside the source, not shipped, but its links must hold all the same.
+const files = [...docFiles(), 'examples/README.md']
 
 describe('README.md', () => {
   const text = readDoc('README.md')
@@ -41,7 +42,8 @@ describe.each(files)('%s', (file) => {
       const resolved = pathPart === '' ? path.join(root, file) : path.join(root, path.dirname(file), decodeURIComponent(pathPart))
       const inPackage = ['docs/', 'README.md', 'LICENSE'].some((shipped) => path.relative(root, resolved).startsWith(shipped))
       // The contributors' pages may point into the repository; every other page ships in the package, alone.
-      if (!inPackage && !file.startsWith('docs/contributing/')) broken.push(`${file}:${line} ${target}: outside the package`)
+      if (!inPackage && !file.startsWith('docs/contributing/') && !file.startsWith('examples/'))
+        broken.push(`${file}:${line} ${target}: outside the package`)
       if (!existsSync(resolved)) {
         broken.push(`${file}:${line} ${target}: no such file`)
         continue

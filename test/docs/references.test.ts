@@ -4,6 +4,7 @@
 import path from 'node:path'
 import ts from 'typescript'
 import { describe, expect, it } from 'vitest'
+import { DEFAULTS, KNOWN_KEYS } from '../../src/config/defaults.js'
 import { STATUS_BY_CODE } from '../../src/errors.js'
 import { gatewayChannels } from '../../src/observe/channels.js'
 import { readDoc, root, section } from './markdown.js'
@@ -133,6 +134,21 @@ describe('docs/reference/options.md', () => {
       expect(defaultCell, `${name}: default cell`).toBeTruthy()
       if (fact.jsdocDefault) expect(defaultCell, `${name}: @default ${fact.jsdocDefault}`).toContain(leadingLiteral(fact.jsdocDefault))
     }
+  })
+
+  it.each(
+    Object.entries(DEFAULTS).flatMap(([group, values]) => Object.entries(values).map(([key, value]) => [group, key, value] as const)),
+  )('states the default the code applies to %s.%s (%i)', (group, key, value) => {
+    const name = group === 'circuit' ? `upstreams.<name>.circuit.${key}` : `${group}.${key}`
+    expect(rowOf(doc, name)?.[2], name).toContain(`\`${value}\``)
+  })
+
+  it('documents every key the options check accepts (dialect upstream options included)', () => {
+    const prefixes: Record<string, string> = { top: '', upstream: 'upstreams.<name>.', model: 'models[].' }
+    const missing = Object.entries(KNOWN_KEYS).flatMap(([group, keys]) =>
+      (keys as readonly string[]).map((key) => `${prefixes[group] ?? `${group}.`}${key}`).filter((name) => !rowOf(doc, name)),
+    )
+    expect(missing).toEqual([])
   })
 
   it('documents no option the types do not have', () => {
