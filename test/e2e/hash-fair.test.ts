@@ -1,0 +1,31 @@
+import { describe, expect, it } from 'vitest'
+import { hashesInWorker } from '../../src/json/hash-worker.js'
+import { chatBody } from '../support/bodies.js'
+import { bearer, KEY_A, KEY_B, useFixture } from '../support/fixture.js'
+import { call, eventually } from '../support/http.js'
+import { NODE_KINDS } from '../support/servers.js'
+
+describe('the hash worker serves owners in turn', () => {
+  const fx = useFixture(NODE_KINDS[0] as (typeof NODE_KINDS)[number])
+
+  it('answers another owner’s keyed call while a lookup of 32 MiB of {} is being hashed', async () => {
+    const order: string[] = []
+    const huge = `{"model":"gpt-4o-mini","messages":[${'{},'.repeat((32 * 1024 * 1024) / 3)}{}]}`
+    const lookup = call(`${fx.url}/v1/recoveries/lookup`, { headers: { ...bearer(KEY_A), 'content-type': 'application/json' }, body: huge })
+    const looked = lookup.then((res) => {
+      order.push('lookup')
+      return res
+    })
+    // A's body is read and scanned, and its hash is in the worker, before B's call is sent.
+    await eventually(() => hashesInWorker() > 0 || order.length > 0, 20_000)
+    // Over 1 MiB, so B's body is hashed on the worker too; keyed, so its call waits for the hash.
+    const keyed = await call(`${fx.url}/v1/chat/completions`, {
+      headers: { ...bearer(KEY_B), 'idempotency-key': 'fair-hash-1' },
+      body: chatBody('x'.repeat(1_200_000)),
+    })
+    order.push('keyed')
+    expect(keyed.status).toBe(200)
+    expect((await looked).status).toBe(200)
+    expect(order).toEqual(['keyed', 'lookup'])
+  })
+})
