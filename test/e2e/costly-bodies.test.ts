@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest'
+import { SCAN_FROM_BYTES } from '../../src/http/read-body.js'
 import { hashesInWorker } from '../../src/json/hash-worker.js'
 import { chatBody } from '../support/bodies.js'
 import { bearer, KEY_A, KEY_B, useFixture } from '../support/fixture.js'
@@ -27,5 +28,29 @@ describe('the hash worker serves owners in turn', () => {
     expect(keyed.status).toBe(200)
     expect((await looked).status).toBe(200)
     expect(order).toEqual(['keyed', 'lookup'])
+  })
+})
+
+describe('a body under 1 MiB nested 990 deep', () => {
+  const fx = useFixture(NODE_KINDS[0] as (typeof NODE_KINDS)[number])
+  const chain = `${'['.repeat(989)}${']'.repeat(989)}`
+  // The nesting is inside a tool's parameters, where the upstream takes any JSON: 995 levels in all.
+  const head =
+    '{"model":"gpt-4o-mini","messages":[{"role":"user","content":"hi"}],"tools":[{"type":"function","function":{"name":"f","parameters":{"type":"object","x":['
+  const count = Math.floor((SCAN_FROM_BYTES - head.length - 100) / (chain.length + 1))
+  const body = `${head}${Array(count).fill(chain).join(',')}]}}}]}`
+
+  it('is forwarded as sent, and its Idempotency-Key repeat is answered from the first call by the hash of its bytes', async () => {
+    const headers = { ...bearer(KEY_A), 'content-type': 'application/json', 'idempotency-key': 'deep-1' }
+    const first = await call(`${fx.url}/v1/chat/completions`, { headers, body })
+    expect(first.status).toBe(200)
+    expect(fx.mock.requests.at(-1)?.body).toBe(body)
+    const upstreamCalls = fx.mock.requests.length
+    const repeat = await call(`${fx.url}/v1/chat/completions`, { headers, body })
+    expect(repeat.status).toBe(200)
+    expect(repeat.json.id).toBe(first.json.id)
+    expect(fx.mock.requests.length).toBe(upstreamCalls)
+    const lookup = await call(`${fx.url}/v1/recoveries/lookup`, { headers: { ...bearer(KEY_A), 'content-type': 'application/json' }, body })
+    expect(lookup.status).toBe(200)
   })
 })
