@@ -29,6 +29,24 @@ describe('the hash worker serves owners in turn', () => {
     expect((await looked).status).toBe(200)
     expect(order).toEqual(['keyed', 'lookup'])
   })
+
+  it('answers a small request before either of two lookups of 16 MiB of small objects sent just before it', async () => {
+    const messages = Array.from({ length: 400_000 }, (_, i) => `{"role":"user","content":"m${i % 97}","n":${i}}`)
+    const body = Buffer.from(`{"model":"gpt-4o-mini","messages":[${messages.join(',')}]}`)
+    const order: string[] = []
+    const lookup = (key: string, tag: string) =>
+      call(`${fx.url}/v1/recoveries/lookup`, { headers: { ...bearer(key), 'content-type': 'application/json' }, body }).then((res) => {
+        order.push(tag)
+        return res
+      })
+    const lookups = [lookup(KEY_A, 'a'), lookup(KEY_B, 'b')]
+    // One body arrived, was scanned and is being hashed; the other is still read or scanned on the loop.
+    await eventually(() => hashesInWorker() > 0 || order.length > 0, 20_000)
+    expect((await call(`${fx.url}/v1/models`, { headers: bearer(KEY_A) })).status).toBe(200)
+    order.push('probe')
+    for (const res of await Promise.all(lookups)) expect(res.status).toBe(200)
+    expect(order[0]).toBe('probe')
+  })
 })
 
 describe('a body under 1 MiB nested 990 deep', () => {
