@@ -69,7 +69,8 @@ export async function keepAlivePart(ctx) {
     for (const kind of KINDS) {
       const env = { ...ctx.serverEnv, BENCH_KEEP_ALIVE_MS: kind === 'on' ? String(cfg.keepAliveIntervalMs) : '0' }
       servers[kind] = await startChild(new URL('server.mjs', HERE).pathname, ['gw-node'], { cpus: plan.server, env })
-      if (servers[kind].ready.type !== 'ready') return { text: `### 16. Keep-alive on held streams\n\nSkipped: ${servers[kind].ready.reason}\n` }
+      if (servers[kind].ready.type !== 'ready')
+        return { text: `### 16. Keep-alive on held streams\n\nSkipped: ${servers[kind].ready.reason}\n` }
       target[kind] = targetFor('gw-node', servers[kind].ready.port)
     }
     // A warm-up round each: the first one grows heaps and pools that every later round finds grown.
@@ -110,7 +111,10 @@ export async function keepAlivePart(ctx) {
     [
       `The same gateway twice, keep-alive on (every ${cfg.keepAliveIntervalMs} ms, so each held stream gets about ${Math.round(cfg.keepAliveWindowMs / cfg.keepAliveIntervalMs)} comments in the window) and off, in interleaved rounds. CPU = server CPU time over a ${cfg.keepAliveWindowMs} ms window while every stream is held (procfs ticks, 10 ms resolution); RSS = peak RSS during the round − RSS before it. Comments = keep-alive comments a stream got in all.`,
     ],
-    table(['gateway', 'complete', 'comments/stream', 'server CPU ms in window', 'CPU µs per stream per s', 'peak RSS KiB per stream'], rows),
+    table(
+      ['gateway', 'complete', 'comments/stream', 'server CPU ms in window', 'CPU µs per stream per s', 'peak RSS KiB per stream'],
+      rows,
+    ),
   )
   return { rows: med, text }
 }

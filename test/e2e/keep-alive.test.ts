@@ -88,7 +88,11 @@ function spyingFetch(): { fetch: typeof fetch; seen: () => string } {
         controller.enqueue(chunk)
       },
     })
-    return new Response(response.body.pipeThrough(tap), { status: response.status, statusText: response.statusText, headers: response.headers })
+    return new Response(response.body.pipeThrough(tap), {
+      status: response.status,
+      statusText: response.statusText,
+      headers: response.headers,
+    })
   }
   return { fetch: spy, seen: () => seen }
 }
@@ -103,8 +107,8 @@ function expectInterleaved(raw: string): void {
 
 const chatBody = (content: string, extra: Record<string, unknown> = {}) => ({
   model: 'gpt',
-  messages: [{ role: 'user', content }],
-  stream: true,
+  messages: [{ role: 'user' as const, content }],
+  stream: true as const,
   ...extra,
 })
 
@@ -177,7 +181,8 @@ describe('keep-alive on streams (keepAlive.streamMs: 50)', () => {
     try {
       const client = new GoogleGenAI({ apiKey: KEY_A, httpOptions: { baseUrl: chain.url } })
       let text = ''
-      for await (const chunk of await client.models.generateContentStream({ model: GEMINI, contents: 'sdk genai' })) text += chunk.text ?? ''
+      for await (const chunk of await client.models.generateContentStream({ model: GEMINI, contents: 'sdk genai' }))
+        text += chunk.text ?? ''
       expect(text).toBe('Echo: sdk genai')
     } finally {
       globalThis.fetch = original
@@ -190,7 +195,14 @@ describe('keep-alive on streams (keepAlive.streamMs: 50)', () => {
     chain.mock.steer('sdk vercel', SLOW)
     const provider = createOpenAI({ apiKey: KEY_A, baseURL: `${chain.url}/v1`, fetch: spy.fetch })
     let failure: unknown
-    const result = streamText({ model: provider.chat('gpt'), prompt: 'sdk vercel', maxRetries: 0, onError: ({ error }) => (failure = error) })
+    const result = streamText({
+      model: provider.chat('gpt'),
+      prompt: 'sdk vercel',
+      maxRetries: 0,
+      onError: ({ error }) => {
+        failure = error
+      },
+    })
     expect(await result.text).toBe('Echo: sdk vercel')
     expect(failure).toBeUndefined()
     expectInterleaved(spy.seen())
@@ -248,7 +260,13 @@ describe('keep-alive on streams (keepAlive.streamMs: 50)', () => {
 describe('an upstream error after the keep-alive commit: a 200 stream ending with the dialect’s error event', () => {
   const chain = useChain({ keepAlive: { streamMs: 50 } })
   const message = 'Mock upstream error (status 429).'
-  const errorCases = [
+  const errorCases: Array<{
+    name: string
+    path: string
+    headers: Record<string, string>
+    body: (marker: string) => unknown
+    event: (requestId: string) => string
+  }> = [
     {
       name: 'chat completions',
       path: '/v1/chat/completions',
@@ -261,7 +279,8 @@ describe('an upstream error after the keep-alive commit: a 200 stream ending wit
       path: '/v1/responses',
       headers: bearer(KEY_A),
       body: (marker: string) => ({ model: 'gpt', input: marker, stream: true }),
-      event: () => `event: error\ndata: {"type":"error","code":"upstream_error","message":"${message}","param":null,"sequence_number":0}\n\n`,
+      event: () =>
+        `event: error\ndata: {"type":"error","code":"upstream_error","message":"${message}","param":null,"sequence_number":0}\n\n`,
     },
     {
       name: 'generate content',
@@ -324,7 +343,9 @@ describe('resumes and records', () => {
     chain.mock.steer('followed', { chunks: 4, chunk_delay_ms: 250 })
     const cut = await cutAfterEvents(`${chain.url}/v1/chat/completions`, bearer(KEY_A), chatBody('followed'), 1)
     expect(cut.seen).toBe(1)
-    const resumed = await call(`${chain.url}/v1/recoveries/${cut.requestId}/stream`, { headers: { ...bearer(KEY_A), 'last-event-id': '1' } })
+    const resumed = await call(`${chain.url}/v1/recoveries/${cut.requestId}/stream`, {
+      headers: { ...bearer(KEY_A), 'last-event-id': '1' },
+    })
     expect(resumed.status).toBe(200)
     expect(resumed.text).toContain(KEEP_ALIVE)
     const events = resumed.text.split(KEEP_ALIVE).join('')
