@@ -13,7 +13,8 @@ import { type MockUpstream, startMockUpstream } from '../../src/testing/index.js
 import type { GatewayOptions } from '../../src/types.js'
 import { startCuttingProxy } from '../support/cutting-proxy.js'
 import { bearer, KEY_A, UPSTREAM_KEY } from '../support/fixture.js'
-import { call, eventually, type MountedServer } from '../support/http.js'
+import { call, eventually, type MountedServer, open } from '../support/http.js'
+import { type ScriptedUpstream, startScriptedUpstream } from '../support/scripted-upstream.js'
 import { NODE_KINDS } from '../support/servers.js'
 import { cutAfterEvents, dataEvents } from '../support/sse-client.js'
 
@@ -32,10 +33,12 @@ interface Chain {
   close(): Promise<void>
 }
 
-async function startChain(options: Partial<GatewayOptions>): Promise<Chain> {
+async function startChain(options: Partial<GatewayOptions>, scripted?: ScriptedUpstream): Promise<Chain> {
   const mock = await startMockUpstream({ apiKey: UPSTREAM_KEY })
   const gateway = createGateway({
     upstreams: {
+      // A model of its own on an upstream that writes exactly the pieces a test scripts.
+      ...(scripted ? { scripted: { type: 'openai' as const, baseUrl: `${scripted.url}/v1` } } : {}),
       oai: { type: 'openai', baseUrl: `${mock.url}/v1`, apiKey: UPSTREAM_KEY },
       gem: { type: 'gemini', baseUrl: mock.url, apiKey: UPSTREAM_KEY },
       claude: { type: 'anthropic', baseUrl: mock.url, apiKey: UPSTREAM_KEY },
@@ -46,6 +49,7 @@ async function startChain(options: Partial<GatewayOptions>): Promise<Chain> {
       { id: CLAUDE, upstream: 'claude' },
       // Its upstream model name is what the mock is steered by: the fallback's request does not carry it.
       { id: 'flaky', upstream: 'oai', upstreamModel: 'flaky-upstream', fallbacks: ['gpt'] },
+      ...(scripted ? [{ id: 'scripted', upstream: 'scripted' }] : []),
     ],
     auth: { apiKeys: [KEY_A] },
     logger: { warn: () => {}, error: () => {} },
@@ -297,6 +301,14 @@ describe('an upstream error after the keep-alive commit: a 200 stream ending wit
       event: (requestId: string) =>
         `event: error\ndata: {"type":"error","error":{"type":"rate_limit_error","message":"${message}"},"request_id":"${requestId}"}\n\n`,
     },
+    {
+      name: 'Messages translated to an OpenAI upstream',
+      path: '/v1/messages',
+      headers: { 'x-api-key': KEY_A, 'anthropic-version': '2023-06-01' },
+      body: (marker: string) => ({ model: 'gpt', max_tokens: 16, messages: [{ role: 'user', content: marker }], stream: true }),
+      event: (requestId: string) =>
+        `event: error\ndata: {"type":"error","error":{"type":"rate_limit_error","message":"${message}"},"request_id":"${requestId}"}\n\n`,
+    },
   ]
 
   for (const c of errorCases) {
@@ -358,6 +370,59 @@ describe('resumes and records', () => {
     const kept = record.response.stream_raw as string
     expect(kept).not.toContain('keep-alive')
     expect(dataEvents(kept)).toBe(7)
+  })
+})
+
+describe('a keep-alive never lands inside an event', () => {
+  let scripted: ScriptedUpstream
+  let chain: Chain
+  beforeAll(async () => {
+    scripted = await startScriptedUpstream()
+    chain = await startChain({ keepAlive: { streamMs: 50 } }, scripted)
+  })
+  afterAll(async () => {
+    await chain.close()
+    await scripted.close()
+  })
+
+  it('an upstream quiet in the middle of an event gets no comment until the event is whole', async () => {
+    const event = 'data: {"choices":[{"index":0,"delta":{"content":"whole"}}]}\n\n'
+    const pieces = [event.slice(0, 20), event.slice(20), 'data: [DONE]\n\n']
+    scripted.script(
+      pieces.map((piece) => Buffer.from(piece)),
+      { gated: true },
+    )
+    scripted.release()
+    const cut = await open(`${chain.url}/v1/chat/completions`, {
+      headers: bearer(KEY_A),
+      body: chatBody('cut event', { model: 'scripted' }),
+    })
+    let text = ''
+    const ended = new Promise<void>((resolve) => {
+      cut.body.on('data', (chunk: Buffer) => {
+        text += chunk.toString()
+      })
+      cut.body.on('end', resolve)
+    })
+    await eventually(() => text === pieces[0])
+    // Another stream of the same gateway, quiet at an event boundary, shows the sweeps went on meanwhile.
+    chain.mock.steer('witness', { hang: true })
+    const witness = await open(`${chain.url}/v1/chat/completions`, { headers: bearer(KEY_A), body: chatBody('witness') })
+    await new Promise<void>((resolve) => {
+      let seen = ''
+      witness.body.on('data', (chunk: Buffer) => {
+        seen += chunk.toString()
+        if (seen.split(KEEP_ALIVE).length > 3) resolve()
+      })
+    })
+    witness.body.destroy()
+    expect(text).toBe(pieces[0])
+    scripted.release()
+    scripted.release()
+    await ended
+    // Quiet after the whole event: comments may follow it, never sit inside it.
+    expect(text.split(KEEP_ALIVE).join('')).toBe(pieces.join(''))
+    expect(text.startsWith(pieces[0] + pieces[1])).toBe(true)
   })
 })
 
