@@ -22,6 +22,7 @@ export type {
   GatewayStatus,
   HandleOptions,
   IdempotencyOptions,
+  KeepAliveOptions,
   KeySelection,
   LimitOptions,
   ModelOptions,

@@ -187,6 +187,17 @@ export interface TimeoutOptions {
   requestBodyMs?: number
 }
 
+/** Keep-alive comments on streams, for proxies and CDNs that cut a connection that stays quiet too long. */
+export interface KeepAliveOptions {
+  /**
+   * A stream whose client got no byte for this many ms (before the upstream's first byte too) gets an SSE comment,
+   * `: keep-alive`, which SSE parsers skip; 0 turns it off. One before the upstream's first byte sends the 200 and
+   * the stream's headers: an upstream error after that is the stream's last event, in the client's format.
+   * @default 15000
+   */
+  streamMs?: number
+}
+
 /** Browser access (CORS). Off unless set. */
 export interface CorsOptions {
   /**
@@ -247,6 +258,8 @@ export interface GatewayOptions {
   limits?: LimitOptions
   /** Timeouts. */
   timeouts?: TimeoutOptions
+  /** Keep-alive comments on quiet streams. @default { streamMs: 15000 } */
+  keepAlive?: KeepAliveOptions
   /** Browser access: answers preflights and sets CORS headers on every answer. @default undefined (off) */
   cors?: CorsOptions
   /** Called once per completed 2xx upstream call with normalised token counts (0 when the upstream reported none). @default undefined */
