@@ -83,7 +83,13 @@ describe('the built package', () => {
     'model-gateway/express': { expressMiddleware: 'function' },
     'model-gateway/koa': { koaMiddleware: 'function' },
     'model-gateway/otel': { instrumentGateway: 'function' },
-    'model-gateway/client': { createRecoveringFetch: 'function', RecoveringFetchError: 'function', findRecoveringFetchError: 'function' },
+    'model-gateway/client': {
+      createRecoveringFetch: 'function',
+      RecoveringFetchError: 'function',
+      findRecoveringFetchError: 'function',
+      createRecoveriesClient: 'function',
+      RecoveriesError: 'function',
+    },
     'model-gateway/testing': { startMockUpstream: 'function' },
   }
 
