@@ -301,6 +301,11 @@ export interface RecoveryRecord extends RecoverySummary {
      */
     stream_raw?: string
   }
+  /**
+   * When the answer was first served again to a repeat of the call (a replay of its `Idempotency-Key`, an SDK retry),
+   * Unix seconds: it reached a client after all. Absent until then.
+   */
+  served_again_at?: number
 }
 
 /**

@@ -1,4 +1,5 @@
-// model-gateway/client: a fetch for the SDKs that keeps a model call alive across broken connections. It runs in
+// model-gateway/client: a fetch for the SDKs that keeps a model call alive across broken connections, and a client of
+// the Recoveries API for the answers kept when one was lost anyway. It runs in
 // browsers, edge runtimes, Deno, Bun and Node alike: no dependencies, nothing from outside this directory.
 import { BaseHealth, CallRun } from './call-run.js'
 import { type RecoveringFetchOptions, resolveOptions } from './options.js'
@@ -7,6 +8,16 @@ import { sendModelCall } from './send.js'
 
 export { findRecoveringFetchError, RecoveringFetchError, type RecoveringFetchErrorDetails } from './errors.js'
 export type { RecoveringFetchEvent, RecoveringFetchOptions, RecoveringFetchStep } from './options.js'
+export { createRecoveriesClient, type RecoveriesClient, type RecoveriesClientOptions, RecoveriesError } from './recoveries-client.js'
+export type {
+  RecoveredAnswer,
+  RecoveryDeleteAllResult,
+  RecoveryDeleteResult,
+  RecoveryList,
+  RecoveryListParams,
+  RecoveryRecord,
+  RecoverySummary,
+} from './recovery-types.js'
 
 /** The function `createRecoveringFetch` returns: called like `fetch`. */
 export type RecoveringFetch = (input: RequestInfo | URL, init?: RequestInit) => Promise<Response>

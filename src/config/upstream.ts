@@ -102,6 +102,13 @@ export function resolveUpstream(name: string, raw: unknown): ResolvedUpstream {
   if (url.search || url.hash || url.username || url.password) {
     fail(`upstreams.${name}.baseUrl must not carry a query, fragment or credentials`)
   }
+  const meant = dialect.intendedBasePath(url.pathname)
+  if (meant !== undefined) {
+    fail(
+      `upstreams.${name}.baseUrl ends in the path of a call ('${url.pathname}'), which the gateway adds itself; ` +
+        `did you mean '${url.origin}${meant}'?`,
+    )
+  }
   const headers: Record<string, string> = {}
   if (raw.headers !== undefined) {
     if (!isObject(raw.headers)) fail(`upstreams.${name}.headers must be an object of strings`)

@@ -201,6 +201,11 @@ export interface Dialect {
   readonly finishReasonField: string
   /** A configured `baseUrl` path, normalised (without a trailing slash). */
   upstreamBasePath(pathname: string): string
+  /**
+   * The base path meant when a configured `baseUrl` path goes on into the path of a call (which the gateway adds
+   * itself, so every call would miss), or undefined when the path may be right.
+   */
+  intendedBasePath(pathname: string): string | undefined
   /** Why a configured `upstreamModel` cannot be sent to this format, or undefined when it can. */
   upstreamModelProblem(name: string): string | undefined
   /** Path of an upstream call below the base path. */

@@ -4,6 +4,7 @@ import type { Exchange } from '../http/dispatch.js'
 import { sendJson } from '../http/reply.js'
 import { REQUEST_ID_PATTERN } from '../http/request-id.js'
 import { ClientSink } from '../http/sink.js'
+import { noteServedAgain } from '../idempotency/served-again.js'
 import { followJournal, followLog, journalRunning, streamHead, writeEventsAfter } from '../recovery/stream/follow.js'
 import { JOURNAL_TICK_MS, journalNames, parseJournalHead } from '../recovery/stream/journal.js'
 import type { Runtime } from '../runtime.js'
@@ -31,7 +32,8 @@ function resumePoint(ex: Exchange): number {
 
 /**
  * `GET /v1/recoveries/{request_id}/stream`: the events of a stream after `Last-Event-ID` (or `?after=`), followed
- * live while the call runs, in this process or another sharing the store, or replayed from its record once kept.
+ * live while the call runs, in this process or another sharing the store, or replayed from its record once kept. A
+ * resume delivered to its end is noted on the record (`served_again_at`): the answer reached its client after all.
  */
 export async function resumeStream(rt: Runtime, ex: Exchange, requestId: string): Promise<void> {
   const after = resumePoint(ex)
@@ -48,10 +50,12 @@ export async function resumeStream(rt: Runtime, ex: Exchange, requestId: string)
     const log = rt.followable.get(owner, requestId)?.log
     if (log?.events) {
       sink.open(streamHead())
+      noteServedAgain(rt, owner, requestId, sink)
       return following(followLog(log, after, sink))
     }
     if (await journalRunning(rt.store, owner, requestId)) {
       sink.open(streamHead())
+      noteServedAgain(rt, owner, requestId, sink)
       return following(followJournal(rt.store, owner, requestId, after, sink))
     }
     const record = await rt.store.get(owner, requestId)
@@ -60,6 +64,7 @@ export async function resumeStream(rt: Runtime, ex: Exchange, requestId: string)
       if (streamed === undefined)
         invalidField('request_id', 'This recovery record is a whole response, not a stream: fetch it with GET /v1/recoveries/{request_id}.')
       sink.open(streamHead())
+      noteServedAgain(rt, owner, requestId, sink)
       writeEventsAfter(sink, streamed, after, { seen: 0 })
       sink.end()
       return

@@ -12,6 +12,7 @@ import { decodeKeyState, encodeKeyState } from './key-state.js'
 import { CallLease, CLAIM_MARGIN_MS, keyName, runName } from './lease.js'
 import type { KeptAnswer } from './recent-answers.js'
 import { findRecordedAnswer } from './recorded-answer.js'
+import { noteServedAgain } from './served-again.js'
 import { replayedHead } from './shared-response.js'
 
 /** What admission decided: the request was answered already, or it runs (with a lease when it may be repeated). */
@@ -123,6 +124,7 @@ async function admitKeyed(rt: Runtime, spec: CallSpec, client: ClientSink, finge
       lease.shared.fail(inFlight())
       lease.withdraw()
       publishServed(rt, spec, done.follow, 'join')
+      noteServedAgain(rt, spec.owner, done.follow, client)
       client.open(replayedHead(streamHead(withRequestId({}, spec.inbound, done.follow))))
       await followJournal(rt.store, spec.owner, done.follow, 0, client)
       return SERVED
@@ -209,10 +211,12 @@ function answerHead(spec: CallSpec, answer: KeptAnswer): ResponseHead {
 function replay(rt: Runtime, spec: CallSpec, client: ClientSink, answer: KeptAnswer): void {
   client.complete(answerHead(spec, answer), answer.body)
   publishServed(rt, spec, answer.requestId, 'replay')
+  noteServedAgain(rt, spec.owner, answer.requestId, client)
 }
 
 async function joinRunning(rt: Runtime, spec: CallSpec, client: ClientSink, running: JoinableCall): Promise<void> {
   publishServed(rt, spec, running.requestId, 'join')
+  noteServedAgain(rt, spec.owner, running.requestId, client)
   await running.shared.join(client)
 }
 

@@ -178,6 +178,26 @@ export function describeStoreContract(
       expect(await store.get(bystander, theirs.request_id)).toEqual(theirs)
     })
 
+    it('markServedAgain: the detail gets served_again_at (the first time counts), the summaries do not, other owners never', async () => {
+      const owner = newOwner()
+      const record = makeRecord()
+      const other = makeRecord()
+      // Noted before the record is kept (a repeat served while its call still ran), then kept.
+      await store.markServedAgain(owner, record.request_id, 1_800_000_000, ttl)
+      await store.put(owner, record, ttl)
+      await store.put(owner, other, ttl)
+      await store.markServedAgain(owner, record.request_id, 1_800_000_100, ttl)
+      await store.markServedAgain(newOwner(), other.request_id, 1_800_000_000, ttl)
+      expect(await store.get(owner, record.request_id)).toEqual({ ...record, served_again_at: 1_800_000_000 })
+      expect(await store.get(owner, other.request_id)).toEqual(other)
+      for (const summary of await store.list(owner)) {
+        expect(Object.keys(summary).sort()).toEqual(['created_at', 'interrupted_reason', 'request_body_hash', 'request_id'])
+      }
+      // A note without a record makes no record.
+      await store.markServedAgain(owner, requestIdAt(Date.now()), 1_800_000_000, ttl)
+      expect(await store.list(owner)).toHaveLength(2)
+    })
+
     it('keeps owners apart', async () => {
       const alice = newOwner()
       const bob = newOwner()

@@ -4,6 +4,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import { promisify } from 'node:util'
+import vm from 'node:vm'
 import { publint } from 'publint'
 import { formatMessage } from 'publint/utils'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -84,7 +85,13 @@ describe('the built package', () => {
     'model-gateway/express': { expressMiddleware: 'function' },
     'model-gateway/koa': { koaMiddleware: 'function' },
     'model-gateway/otel': { instrumentGateway: 'function' },
-    'model-gateway/client': { createRecoveringFetch: 'function', RecoveringFetchError: 'function', findRecoveringFetchError: 'function' },
+    'model-gateway/client': {
+      createRecoveringFetch: 'function',
+      RecoveringFetchError: 'function',
+      findRecoveringFetchError: 'function',
+      createRecoveriesClient: 'function',
+      RecoveriesError: 'function',
+    },
     'model-gateway/testing': { startMockUpstream: 'function' },
   }
 
@@ -173,6 +180,40 @@ describe('the built package', () => {
       const code = await readFile(path.join(pkgDir, 'dist', file), 'utf8')
       expect(code, file).not.toMatch(/\bimport\s*[\s{*'"(]|\brequire\s*\(/)
     }
+  })
+
+  it('the client entry runs with web globals only: the CJS build evaluated where there is no process, Buffer or require', async () => {
+    const code = await readFile(path.join(pkgDir, 'dist', 'client.cjs'), 'utf8')
+    const seen: string[] = []
+    const answers: Record<string, unknown> = {
+      'POST /ai/v1/recoveries/lookup': {
+        items: [{ request_id: 'R1', created_at: 1, interrupted_reason: 'context canceled', request_body_hash: 'h' }],
+      },
+      'GET /ai/v1/recoveries/R1': { request_id: 'R1', response: { body_raw: '{"object":"chat.completion"}' } },
+    }
+    const fakeFetch = async (input: string, init: RequestInit) => {
+      const url = new URL(input)
+      seen.push(`${init.method} ${url.pathname} ${new Headers(init.headers).get('authorization')}`)
+      return new Response(JSON.stringify(answers[`${init.method} ${url.pathname}`] ?? {}), { status: 200 })
+    }
+    // What a browser or an edge runtime has; nothing of Node's.
+    const web = { URL, URLSearchParams, Headers, Request, Response, AbortController, AbortSignal, ReadableStream, TextEncoder, TextDecoder }
+    const context = vm.createContext({
+      ...web,
+      crypto: globalThis.crypto,
+      setTimeout,
+      clearTimeout,
+      fetch: fakeFetch,
+      module: { exports: {} },
+    })
+    vm.runInContext(`(function (module, exports) {\n${code}\n})(module, module.exports); globalThis.entry = module.exports`, context)
+    const entry = (context as { entry: Record<string, any> }).entry
+    expect(vm.runInContext('[typeof process, typeof Buffer, typeof require]', context)).toEqual(['undefined', 'undefined', 'undefined'])
+    const recoveries = entry.createRecoveriesClient({ baseUrl: 'https://ai.example.com/ai/v1', apiKey: 'sk-web' })
+    const kept = await recoveries.recover({ model: 'm', messages: [] })
+    expect(kept).toMatchObject({ requestId: 'R1', answer: { object: 'chat.completion' } })
+    expect(seen).toEqual(['POST /ai/v1/recoveries/lookup Bearer sk-web', 'GET /ai/v1/recoveries/R1 Bearer sk-web'])
+    expect(typeof entry.createRecoveringFetch({ baseUrls: ['https://ai.example.com'] })).toBe('function')
   })
 
   it('publint finds no errors, warnings counted as errors', async () => {

@@ -134,6 +134,8 @@ export const anthropic: Dialect = {
   finishReasons,
   // Anthropic documents its base URL without a version; one copied with `/v1` still works.
   upstreamBasePath: (pathname) => pathname.replace(/\/+$/, '').replace(/\/v1$/, ''),
+  // A base URL copied with the endpoint on it (`…/v1/messages`): the SDK's base URL is the host alone.
+  intendedBasePath: (pathname) => /^(.*?)(?:\/v1)?\/messages(?:\/count_tokens|\/batches)?$/.exec(pathname.replace(/\/+$/, ''))?.[1],
   upstreamModelProblem: () => undefined,
   upstreamPath: (basePath, _upstreamModel, operation) => `${basePath}${UPSTREAM_PATHS[operation] ?? '/v1/messages'}`,
   upstreamAuthHeaders: (apiKey) => ({ 'x-api-key': apiKey }),

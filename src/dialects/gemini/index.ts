@@ -104,6 +104,11 @@ export const gemini: Dialect = {
   },
   // Google documents its base URL with `/v1beta`; the gateway adds the version itself, so a copied URL still works.
   upstreamBasePath: (pathname) => pathname.replace(/\/+$/, '').replace(/\/v1beta$/, ''),
+  // A base URL copied from a call (`…/v1beta/models/gemini-2.5-flash:generateContent`): the host is what is meant.
+  intendedBasePath: (pathname) => {
+    const path = pathname.replace(/\/+$/, '')
+    return /^(.*?)\/v1(?:beta|alpha)?\/models(?:[/:].*)?$/.exec(path)?.[1] ?? (/:[A-Za-z]+$/.test(path) ? '' : undefined)
+  },
   upstreamModelProblem: (name) => (/^[\w.-]+$/.test(name) ? undefined : 'must be a plain Gemini model name'),
   upstreamPath: (basePath, upstreamModel, operation, stream) =>
     `${basePath}/v1beta/models/${encodeURIComponent(upstreamModel)}:${METHODS[operation] ?? (stream ? 'streamGenerateContent?alt=sse' : 'generateContent')}`,

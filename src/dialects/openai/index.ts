@@ -82,6 +82,8 @@ export const openai: Dialect = {
     }
   },
   upstreamBasePath: (pathname) => pathname.replace(/\/+$/, ''),
+  // A base URL copied with the endpoint on it (`…/v1/chat/completions`): every call would go to `…/chat/completions/chat/completions`.
+  intendedBasePath: (pathname) => /^(.*?)\/(?:chat\/completions|responses|embeddings)$/.exec(pathname.replace(/\/+$/, ''))?.[1],
   upstreamModelProblem: () => undefined,
   upstreamPath: (basePath, _upstreamModel, operation) => `${basePath}${UPSTREAM_PATHS[operation] ?? '/chat/completions'}`,
   upstreamAuthHeaders: (apiKey) => ({ authorization: `Bearer ${apiKey}` }),

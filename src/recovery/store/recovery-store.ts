@@ -34,6 +34,12 @@ export interface RecoveryStore {
   get(owner: string, requestId: string): Promise<RecoveryRecord | undefined>
   /** True when the record existed. */
   delete(owner: string, requestId: string): Promise<boolean>
+  /**
+   * Notes that the answer of `requestId` was served again at `at` (Unix seconds), for its record's `served_again_at`.
+   * The first time counts. Written whether or not the record exists yet (it may be kept after its repeat was served);
+   * kept `ttlMs`, as long as a record lives.
+   */
+  markServedAgain(owner: string, requestId: string, at: number, ttlMs: number): Promise<void>
   /** How many records were deleted (or, with `dryRun`, would be). Only the owner's records. */
   deleteAll(owner: string, options: { dryRun: boolean }): Promise<number>
   /** Sets an owner's single value unless it holds one; resolves the value there, or undefined when this call set it. */
@@ -191,9 +197,16 @@ class KeyvRecoveryStore implements RecoveryStore {
       assertKeyParts(owner, requestId)
       await this.#catalog.ready()
       const keys = recordKeys(owner, requestId)
-      const parts: unknown[] = await Promise.all([this.#keyv.get(keys.detail), this.#keyv.get(keys.request), this.#keyv.get(keys.response)])
+      const [parts, servedAt] = await Promise.all([
+        Promise.all([this.#keyv.get(keys.detail), this.#keyv.get(keys.request), this.#keyv.get(keys.response)]) as Promise<unknown[]>,
+        // A note that cannot be read leaves the record without it rather than hiding the record.
+        this.#values.get(valueKey(owner, servedName(requestId))).catch((error: unknown) => {
+          this.#onError(error)
+          return undefined
+        }),
+      ])
       const record = joinRecord(parts[0], parts[1], parts[2])
-      if (record && record.request_id === requestId) return record
+      if (record && record.request_id === requestId) return withServedAgain(record, servedAt)
       if (parts.every((part) => part !== undefined)) {
         this.#onError(new Error(`model-gateway: recovery record ${requestId} is malformed; ignored`))
         return undefined
@@ -210,6 +223,16 @@ class KeyvRecoveryStore implements RecoveryStore {
       assertKeyParts(owner, requestId)
       await this.#catalog.ready()
       return (await this.#catalog.remove(owner, [{ requestId, keys: recordKeys(owner, requestId) }])) > 0
+    })
+  }
+
+  markServedAgain(owner: string, requestId: string, at: number, ttlMs: number): Promise<void> {
+    return this.#run('markServedAgain', async () => {
+      assertKeyParts(owner, requestId)
+      invariant(Number.isSafeInteger(at) && at > 0, 'served_again_at is Unix seconds')
+      await this.#catalog.ready()
+      // Set only when unset: the first repeat served is the one that says the answer was not lost.
+      await this.#values.claim(valueKey(owner, servedName(requestId)), String(at), ttlMs)
     })
   }
 
@@ -296,4 +319,15 @@ class KeyvRecoveryStore implements RecoveryStore {
       this.#onError(error)
     }
   }
+}
+
+/** The owner's value that holds when a record's answer was first served again. */
+function servedName(requestId: string): string {
+  return `served:${requestId}`
+}
+
+/** The record with its `served_again_at`, when its answer was served again (a value this store wrote: Unix seconds). */
+function withServedAgain(record: RecoveryRecord, servedAt: string | undefined): RecoveryRecord {
+  const at = servedAt === undefined ? Number.NaN : Number(servedAt)
+  return Number.isSafeInteger(at) && at > 0 ? { ...record, served_again_at: at } : record
 }

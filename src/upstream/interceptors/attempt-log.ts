@@ -1,6 +1,7 @@
 import { performance } from 'node:perf_hooks'
 import { isGatewayError } from '../../errors.js'
 import type { GatewayLogger } from '../../types.js'
+import { failureCause } from '../failure.js'
 import type { UpstreamRequest } from '../send.js'
 import type { UpstreamInterceptor } from './compose.js'
 
@@ -8,8 +9,9 @@ import type { UpstreamInterceptor } from './compose.js'
 const WORTH_A_LINE = (status: number) => status === 401 || status === 403 || status === 429 || status >= 500
 
 /**
- * One `warn` line per failed upstream attempt: request id, upstream, model, key alias, status or error code,
- * duration and attempt number. Never a key, never a prompt.
+ * One `warn` line per failed upstream attempt: request id, upstream and its origin, model, key alias, status or error
+ * code (with the cause beneath it: `ECONNREFUSED`, `ENOTFOUND`, a TLS code, a timeout), duration and attempt number.
+ * Never a key, never a prompt.
  */
 export function attemptLog(logger: GatewayLogger): UpstreamInterceptor {
   // Reactions rather than an async frame: every attempt passes through here, and only a failed one has work to do.
@@ -21,7 +23,12 @@ export function attemptLog(logger: GatewayLogger): UpstreamInterceptor {
         return response
       },
       (error: unknown) => {
-        logger.warn(FAILED, { ...facts(request, started), code: isGatewayError(error) ? error.code : 'internal_error' })
+        const cause = failureCause(error)
+        logger.warn(FAILED, {
+          ...facts(request, started),
+          code: isGatewayError(error) ? error.code : 'internal_error',
+          ...(cause === undefined ? {} : { cause }),
+        })
         throw error
       },
     )
@@ -35,6 +42,8 @@ function facts(request: UpstreamRequest, started: number) {
   return {
     requestId: request.requestId,
     upstream: request.model.upstream.name,
+    // Scheme, host and port only: a base URL's path says nothing more about reaching it, and never carries a key.
+    origin: request.model.upstream.origin,
     model: request.model.upstreamModel,
     key: (request.key ?? request.model.upstream.keys[0])?.alias,
     attempt: request.attempt,
