@@ -4,6 +4,8 @@ import type { BodyBudget } from './http/body-budget.js'
 import type { BodyLimits } from './http/read-body.js'
 import type { JoinableCalls } from './idempotency/joinable-calls.js'
 import type { RecentAnswers } from './idempotency/recent-answers.js'
+import type { Ledger } from './ledger/ledger.js'
+import type { NanoPrices } from './ledger/pricing.js'
 import type { RecoveryStore } from './recovery/store/recovery-store.js'
 import type { FollowableCalls } from './recovery/stream/followable-calls.js'
 import type { KeyRedaction } from './upstream/redact.js'
@@ -31,4 +33,8 @@ export interface Runtime {
   readonly repeats: { readonly joinable: JoinableCalls; readonly recent: RecentAnswers }
   /** The calls of this process a resume can follow or a cancel can stop, by request id. */
   readonly followable: FollowableCalls
+  /** Each owner's limits and counters; undefined without `limits.owners` (then no call touches a store for it). */
+  readonly ledger: Ledger | undefined
+  /** `pricing` by model id, in nano-dollars per million tokens; undefined without it. */
+  readonly prices: ReadonlyMap<string, NanoPrices> | undefined
 }

@@ -1,5 +1,7 @@
 import type Keyv from 'keyv'
 import { isObject } from '../json/value.js'
+import { type ResolvedOwnerLimits, resolveOwnerLimits } from '../ledger/limits.js'
+import { type NanoPrices, resolvePricing } from '../ledger/pricing.js'
 import type {
   AuthOptions,
   GatewayLogger,
@@ -23,7 +25,11 @@ export interface ResolvedOptions {
   store: Keyv | undefined
   recovery: Required<RecoveryOptions>
   idempotency: Required<IdempotencyOptions>
-  limits: Required<LimitOptions>
+  limits: Required<Omit<LimitOptions, 'owners' | 'failClosed'>>
+  /** `pricing` by model id; undefined without it. */
+  pricing: Map<string, NanoPrices> | undefined
+  /** `limits.owners` and `limits.failClosed`; undefined without owner limits. */
+  ownerLimits: { owners: ResolvedOwnerLimits; failClosed: boolean } | undefined
   timeouts: Required<TimeoutOptions>
   /** Undefined when CORS is off (the default). */
   cors: ResolvedCors | undefined
@@ -154,6 +160,9 @@ export function resolveOptions(options: GatewayOptions): ResolvedOptions {
   if (idempotency.sdkRetries !== undefined && typeof idempotency.sdkRetries !== 'boolean') fail('idempotency.sdkRetries must be a boolean')
   const limits = section(options.limits, 'limits', KNOWN_KEYS.limits)
   const timeouts = section(options.timeouts, 'timeouts', KNOWN_KEYS.timeouts)
+  const pricing = resolvePricing(options.pricing, new Set(models.keys()))
+  const owners = resolveOwnerLimits(limits.owners, pricing !== undefined)
+  if (limits.failClosed !== undefined && typeof limits.failClosed !== 'boolean') fail('limits.failClosed must be a boolean')
   const cors = resolveCors(options.cors === undefined ? undefined : section(options.cors, 'cors', KNOWN_KEYS.cors))
   if (options.onUsage !== undefined && typeof options.onUsage !== 'function') fail('onUsage must be a function')
   const logger = options.logger ?? CONSOLE
@@ -199,6 +208,8 @@ export function resolveOptions(options: GatewayOptions): ResolvedOptions {
         'limits.maxInFlightRequestBytesPerOwner',
       ),
     },
+    pricing,
+    ownerLimits: owners && { owners, failClosed: limits.failClosed === true },
     timeouts: {
       upstreamMs: positiveInt(timeouts.upstreamMs, DEFAULTS.timeouts.upstreamMs, 'timeouts.upstreamMs'),
       connectMs: positiveInt(timeouts.connectMs, DEFAULTS.timeouts.connectMs, 'timeouts.connectMs'),
