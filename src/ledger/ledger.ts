@@ -10,6 +10,22 @@ import { RedisCounters } from './redis-counters.js'
 /** How often a failing store is reported: one warn line per interval, with a count of the failures in between. */
 const WARN_INTERVAL_MS = 10_000
 
+/** The headers a 429 of the ledger may carry: OpenAI's names and Anthropic's. */
+export const RATE_LIMIT_HEADERS = [
+  'x-ratelimit-limit-requests',
+  'x-ratelimit-remaining-requests',
+  'x-ratelimit-reset-requests',
+  'x-ratelimit-limit-tokens',
+  'x-ratelimit-remaining-tokens',
+  'x-ratelimit-reset-tokens',
+  'anthropic-ratelimit-requests-limit',
+  'anthropic-ratelimit-requests-remaining',
+  'anthropic-ratelimit-requests-reset',
+  'anthropic-ratelimit-tokens-limit',
+  'anthropic-ratelimit-tokens-remaining',
+  'anthropic-ratelimit-tokens-reset',
+] as const
+
 /** Options of a ledger. */
 export interface LedgerOptions {
   owners: ResolvedOwnerLimits

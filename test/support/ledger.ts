@@ -1,4 +1,5 @@
 // A gateway with priced models of every dialect in front of one mock upstream, for the ledger's tests.
+import { expect } from 'vitest'
 import { nodeHandler } from '../../adapters/node.js'
 import { createGateway, type Gateway } from '../../src/gateway.js'
 import { type MockUpstream, startMockUpstream } from '../../src/testing/index.js'
@@ -181,4 +182,41 @@ export async function startLedgerChain(overrides: Partial<GatewayOptions> = {}, 
       if (!mock) await upstream.close()
     },
   }
+}
+
+/**
+ * Waits, when the minute is near its end, for the next one to begin: the limits count in fixed minutes, and a test
+ * that fills one must not see it start anew halfway (no timing is asserted; this only picks when to begin).
+ */
+export async function freshMinute(spareSeconds = 15): Promise<void> {
+  const intoMinute = Date.now() % 60_000
+  if (intoMinute < 60_000 - spareSeconds * 1000) return
+  await new Promise((resolve) => setTimeout(resolve, 60_000 - intoMinute + 50))
+}
+
+/** The rate-limit headers of a 429, as a client sees them. */
+export const RATE_HEADERS = [
+  'x-ratelimit-limit-requests',
+  'x-ratelimit-remaining-requests',
+  'x-ratelimit-limit-tokens',
+  'x-ratelimit-remaining-tokens',
+  'anthropic-ratelimit-requests-limit',
+  'anthropic-ratelimit-requests-remaining',
+  'anthropic-ratelimit-requests-reset',
+] as const
+
+/** Each dialect's 429 body, as its SDK reads it. */
+export const LIMIT_BODIES: Record<string, unknown> = {
+  'OpenAI chat completions': {
+    error: expect.objectContaining({ code: 'rate_limit_exceeded', message: expect.stringMatching(/^Rate limit reached/) }),
+  },
+  'OpenAI Responses': {
+    error: expect.objectContaining({ code: 'rate_limit_exceeded', message: expect.stringMatching(/^Rate limit reached/) }),
+  },
+  'Gemini generate-content': { error: { code: 429, status: 'RESOURCE_EXHAUSTED', message: expect.stringMatching(/^Rate limit reached/) } },
+  'Anthropic Messages': {
+    type: 'error',
+    error: { type: 'rate_limit_error', message: expect.stringMatching(/^Rate limit reached/) },
+    request_id: expect.any(String),
+  },
 }
