@@ -40,7 +40,7 @@ export async function runCall(rt: Runtime, spec: CallSpec, client: ClientSink): 
     if (admission.served) return
     lease = admission.lease
   }
-  const charged = rt.ledger ? await admitToLedger(rt.ledger, spec, lease) : undefined
+  const charged = rt.ledger && metered(spec) ? await admitToLedger(rt.ledger, spec, lease) : undefined
   if (channels.callStart.hasSubscribers) channels.callStart.publish(callStartMessage(rt.id, spec))
   let outcome: CallOutcome = { status: 500, delivered: false, recovered: false, usage: undefined }
   try {
@@ -56,6 +56,9 @@ export async function runCall(rt: Runtime, spec: CallSpec, client: ClientSink): 
     if (channels.callEnd.hasSubscribers) channels.callEnd.publish(endMessage(rt, spec, outcome))
   }
 }
+
+/** Whether a call counts against its owner's limits: token counting is free upstream, and clients (Claude Code) call it often. */
+const metered = (spec: CallSpec): boolean => spec.operation !== 'countTokens' && spec.operation !== 'messages.countTokens'
 
 /** The ledger's check before a call goes upstream; a refusal fails the call's lease, so calls that joined it get it too. */
 async function admitToLedger(ledger: Ledger, spec: CallSpec, lease: CallLease | undefined): Promise<LedgerEntry | undefined> {

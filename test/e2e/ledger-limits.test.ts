@@ -193,6 +193,23 @@ describe('what is free', () => {
     expect(c.mock.requests).toHaveLength(1)
     expect(await c.gateway.usage(OWNER_A)).toMatchObject({ requests: 1 })
   })
+
+  it('token counting is free upstream and never counted', async () => {
+    expect((await send(c, CLAUDE)).status).toBe(200)
+    for (let i = 0; i < 3; i++) {
+      const counted = await call(`${c.url}/v1/messages/count_tokens`, {
+        headers: CLAUDE.headers(KEY_A),
+        body: { model: 'claude-haiku-4-5', messages: [{ role: 'user', content: 'count me' }] },
+      })
+      expect(counted.status).toBe(200)
+      const gemini = await call(`${c.url}/v1beta/models/gemini-2.5-flash:countTokens`, {
+        headers: GEMINI.headers(KEY_A),
+        body: { contents: [{ role: 'user', parts: [{ text: 'count me' }] }] },
+      })
+      expect(gemini.status).toBe(200)
+    }
+    expect(await c.gateway.usage(OWNER_A)).toMatchObject({ requests: 1 })
+  })
 })
 
 describe('gateway.usage', () => {
