@@ -3,7 +3,10 @@ import type { IncomingMessage, ServerResponse } from 'node:http'
 import type Keyv from 'keyv'
 import type { DialectName, Operation } from './dialects/names.js'
 
+import type { ModelPrice, OwnerLimits, OwnerUsage } from './ledger/types.js'
+
 export type { DialectName, Operation } from './dialects/names.js'
+export type { ModelPrice, OwnerLimits, OwnerUsage } from './ledger/types.js'
 
 /**
  * Token counts in one shape for every format. `input_tokens` counts every prompt token (those read from or written to
@@ -197,40 +200,6 @@ export interface LimitOptions {
    * per 10 s); `true` refuses it with 503. @default false
    */
   failClosed?: boolean
-}
-
-/** One owner's rate limits and budget; a limit left out is no limit. */
-export interface OwnerLimits {
-  /** Model calls that may start in one minute (a fixed window, every dialect counted together). */
-  requestsPerMinute?: number
-  /** Tokens (input + output, as upstreams report them) that may be used in one minute. */
-  tokensPerMinute?: number
-  /** USD that may be spent in one UTC day, priced by `pricing`. */
-  costPerDay?: number
-}
-
-/** A model's prices in USD per million tokens. */
-export interface ModelPrice {
-  /** Input (prompt) tokens. */
-  input: number
-  /** Input tokens read from a prompt cache. @default input */
-  cachedInput?: number
-  /** Input tokens written to a prompt cache. @default input */
-  cacheWrite?: number
-  /** Output tokens. */
-  output: number
-  /** Reasoning (thinking) tokens. @default output */
-  reasoning?: number
-}
-
-/** What an owner used in its current windows, as `gateway.usage(owner)` answers. */
-export interface OwnerUsage {
-  /** Model calls started this minute. */
-  requests: number
-  /** Tokens used this minute. */
-  tokens: number
-  /** Nano-dollars (USD × 10⁹) spent this UTC day. */
-  cost: number
 }
 
 /** Timeouts. */

@@ -3,7 +3,8 @@
 // exact sum of tokens × price, divided by a million and rounded once (half up).
 import { fail, knownKeys } from '../config/checks.js'
 import { isObject } from '../json/value.js'
-import type { ModelPrice, TokenCounts } from '../types.js'
+import type { TokenCounts } from '../types.js'
+import type { ModelPrice } from './types.js'
 
 /** A model's prices in nano-dollars per million tokens, each kind resolved to the price it is billed at. */
 export interface NanoPrices {

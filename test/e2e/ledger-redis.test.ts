@@ -1,5 +1,5 @@
 import { createClient } from '@keyv/redis'
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, afterEach, beforeAll, expect, it } from 'vitest'
 import { freePort } from '../../bench/lib/free-port.mjs'
 import { ownerId } from '../../src/index.js'
 import type { MockUpstream } from '../../src/testing/index.js'
