@@ -25,6 +25,7 @@ import { clientPart } from './parts/client.mjs'
 import { hostilePart } from './parts/hostile.mjs'
 import { latencyPart, ssePart, streamsHeldPart, throughputPart } from './parts/http.mjs'
 import { instructionsPart } from './parts/instructions.mjs'
+import { limitsPart } from './parts/limits.mjs'
 import { otelPart } from './parts/otel.mjs'
 import { redisPart } from './parts/redis.mjs'
 import { repeatsPart } from './parts/repeats.mjs'
@@ -115,6 +116,7 @@ const PARTS = [
   'otel',
   'streams',
   'client',
+  'limits',
 ]
 const QUICK_PARTS = ['latency', 'throughput', 'sse', 'hash']
 
@@ -357,6 +359,7 @@ async function main() {
   await run('otel', otelPart)
   await run('streams', streamsPart)
   await run('client', clientPart)
+  await run('limits', limitsPart)
   await mock.stop()
 
   const verdicts = verdictsOf(results)

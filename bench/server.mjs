@@ -101,6 +101,13 @@ async function createBenchGateway() {
     store,
     // BENCH_STREAMS=finish: every stream is resumable (numbered, kept in memory while it runs).
     recovery: process.env.BENCH_STREAMS ? { streams: process.env.BENCH_STREAMS } : undefined,
+    // BENCH_LIMITS=1: per-owner limits no call reaches, so every call pays a check and a charge and none is refused.
+    ...(process.env.BENCH_LIMITS === '1'
+      ? {
+          pricing: { 'gpt-4o-mini': { input: 0.15, output: 0.6 } },
+          limits: { owners: { requestsPerMinute: 1e12, tokensPerMinute: 1e15, costPerDay: 1e6 } },
+        }
+      : {}),
   })
   if (process.env.BENCH_OTEL) await instrumentWithOtel(gateway, process.env.BENCH_OTEL)
   return gateway
