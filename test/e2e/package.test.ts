@@ -76,6 +76,7 @@ describe('the built package', () => {
       GatewayError: 'function',
       isGatewayError: 'function',
       requestBodyHash: 'function',
+      ownerId: 'function',
       OMITTED_TOO_LARGE: 'string',
       gatewayChannels: 'object',
     },
