@@ -26,6 +26,7 @@ import { hostilePart } from './parts/hostile.mjs'
 import { latencyPart, ssePart, streamsHeldPart, throughputPart } from './parts/http.mjs'
 import { instructionsPart } from './parts/instructions.mjs'
 import { keepAlivePart } from './parts/keep-alive.mjs'
+import { limitsPart } from './parts/limits.mjs'
 import { otelPart } from './parts/otel.mjs'
 import { redisPart } from './parts/redis.mjs'
 import { repeatsPart } from './parts/repeats.mjs'
@@ -123,6 +124,7 @@ const PARTS = [
   'streams',
   'keepalive',
   'client',
+  'limits',
 ]
 const QUICK_PARTS = ['latency', 'throughput', 'sse', 'hash']
 
@@ -366,6 +368,7 @@ async function main() {
   await run('streams', streamsPart)
   await run('keepalive', keepAlivePart)
   await run('client', clientPart)
+  await run('limits', limitsPart)
   await mock.stop()
 
   const verdicts = verdictsOf(results)

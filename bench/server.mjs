@@ -103,6 +103,13 @@ async function createBenchGateway() {
     recovery: process.env.BENCH_STREAMS ? { streams: process.env.BENCH_STREAMS } : undefined,
     // BENCH_KEEP_ALIVE_MS: keep-alive's interval (0: off); else the default.
     keepAlive: process.env.BENCH_KEEP_ALIVE_MS ? { streamMs: Number(process.env.BENCH_KEEP_ALIVE_MS) } : undefined,
+    // BENCH_LIMITS=1: per-owner limits no call reaches, so every call pays a check and a charge and none is refused.
+    ...(process.env.BENCH_LIMITS === '1'
+      ? {
+          pricing: { 'gpt-4o-mini': { input: 0.15, output: 0.6 } },
+          limits: { owners: { requestsPerMinute: 1e12, tokensPerMinute: 1e15, costPerDay: 1e6 } },
+        }
+      : {}),
   })
   if (process.env.BENCH_OTEL) await instrumentWithOtel(gateway, process.env.BENCH_OTEL)
   return gateway

@@ -16,6 +16,7 @@ export type HttpErrorCode =
   | 'idempotency_key_invalid'
   | 'idempotency_in_flight'
   | 'idempotency_key_reused'
+  | 'rate_limit_exceeded'
   | 'upstream_unreachable'
   | 'upstream_timeout'
   | 'upstream_response_too_large'
@@ -51,6 +52,7 @@ export const STATUS_BY_CODE: Readonly<Record<HttpErrorCode, number>> = {
   idempotency_key_invalid: 400,
   idempotency_in_flight: 409,
   idempotency_key_reused: 422,
+  rate_limit_exceeded: 429,
   upstream_unreachable: 502,
   upstream_timeout: 504,
   upstream_response_too_large: 502,
@@ -77,6 +79,8 @@ export interface GatewayErrorOptions {
   retryAfterSeconds?: number
   /** Sent as `x-should-retry: true`: the OpenAI SDKs come back even where they would not by status alone. */
   shouldRetry?: boolean
+  /** More response headers of the answer (a rate limit's). */
+  headers?: Readonly<Record<string, string>>
   cause?: unknown
 }
 
@@ -92,6 +96,7 @@ export class GatewayError extends Error {
   readonly details: Readonly<Record<string, unknown>> | undefined
   readonly retryAfterSeconds: number | undefined
   readonly shouldRetry: boolean
+  readonly headers: Readonly<Record<string, string>> | undefined
   readonly [BRAND] = true
 
   constructor(code: GatewayErrorCode, message: string, options?: GatewayErrorOptions) {
@@ -102,6 +107,7 @@ export class GatewayError extends Error {
     this.details = options?.details
     this.retryAfterSeconds = options?.retryAfterSeconds
     this.shouldRetry = options?.shouldRetry === true
+    this.headers = options?.headers
   }
 
   /** The HTTP status this error answers with; undefined for `invalid_options`, which no request can cause. */

@@ -15,6 +15,7 @@ import { KeepAliveSweeper } from './http/keep-alive.js'
 import { type Match, matchRequest } from './http/router.js'
 import { JoinableCalls } from './idempotency/joinable-calls.js'
 import { RecentAnswers } from './idempotency/recent-answers.js'
+import { Ledger } from './ledger/ledger.js'
 import { subscribeUsage } from './observe/usage.js'
 import { createRecoveryStore } from './recovery/store/recovery-store.js'
 import { FollowableCalls } from './recovery/stream/followable-calls.js'
@@ -116,6 +117,8 @@ export function createGateway(options: GatewayOptions): Gateway {
       joinable: new JoinableCalls(),
       recent: new RecentAnswers({ ttlMs: resolved.idempotency.recentMs, maxBytes: resolved.idempotency.recentMaxBytes }),
     },
+    ledger: resolved.ownerLimits && new Ledger({ ...resolved.ownerLimits, store: resolved.store, logger: resolved.logger }),
+    prices: resolved.pricing,
   }
   const cors = resolved.cors ? createCors(resolved.cors) : undefined
   const unsubscribeUsage = resolved.onUsage ? subscribeUsage(id, resolved.onUsage, resolved.logger) : undefined
@@ -149,6 +152,12 @@ export function createGateway(options: GatewayOptions): Gateway {
   return {
     id,
     status,
+    usage(owner) {
+      if (typeof owner !== 'string' || owner === '') {
+        return Promise.reject(new GatewayError('invalid_request', 'usage(owner) takes the owner id usage events carry'))
+      }
+      return rt.ledger ? rt.ledger.usage(owner) : Promise.resolve({ requests: 0, tokens: 0, cost: 0 })
+    },
     handle(req, res, init = {}) {
       const match = matchRequest(req.method ?? 'GET', init.path ?? req.url ?? '/', init.claimUnknown ?? false, req.headers)
       if (!match) return Promise.resolve(false)
@@ -179,6 +188,8 @@ export function createGateway(options: GatewayOptions): Gateway {
           }
         }
         unsubscribeUsage?.()
+        // Charges still on their way land before the store closes.
+        await rt.ledger?.settled()
         rt.repeats.recent.clear()
         await rt.store.close()
         if (!aborted) await agent.close()

@@ -1,5 +1,6 @@
 export { type ConfigErrorCode, GatewayError, type GatewayErrorCode, type HttpErrorCode, isGatewayError } from './errors.js'
 export { createGateway } from './gateway.js'
+export { ownerId } from './http/auth.js'
 export { requestBodyHash } from './json/hash.js'
 export {
   type CallEndMessage,
@@ -26,7 +27,10 @@ export type {
   KeySelection,
   LimitOptions,
   ModelOptions,
+  ModelPrice,
   Operation,
+  OwnerLimits,
+  OwnerUsage,
   PreparsedBody,
   RecoveryOptions,
   RecoveryRecord,

@@ -5,6 +5,8 @@ import type { KeepAliveSweeper } from './http/keep-alive.js'
 import type { BodyLimits } from './http/read-body.js'
 import type { JoinableCalls } from './idempotency/joinable-calls.js'
 import type { RecentAnswers } from './idempotency/recent-answers.js'
+import type { Ledger } from './ledger/ledger.js'
+import type { NanoPrices } from './ledger/pricing.js'
 import type { RecoveryStore } from './recovery/store/recovery-store.js'
 import type { FollowableCalls } from './recovery/stream/followable-calls.js'
 import type { KeyRedaction } from './upstream/redact.js'
@@ -34,4 +36,8 @@ export interface Runtime {
   readonly followable: FollowableCalls
   /** Keeps quiet streams alive (`keepAlive.streamMs`); undefined when that is 0. */
   readonly keepAlive: KeepAliveSweeper | undefined
+  /** Each owner's limits and counters; undefined without `limits.owners` (then no call touches a store for it). */
+  readonly ledger: Ledger | undefined
+  /** `pricing` by model id, in nano-dollars per million tokens; undefined without it. */
+  readonly prices: ReadonlyMap<string, NanoPrices> | undefined
 }

@@ -3,13 +3,26 @@ import type { IncomingMessage, ServerResponse } from 'node:http'
 import type Keyv from 'keyv'
 import type { DialectName, Operation } from './dialects/names.js'
 
-export type { DialectName, Operation } from './dialects/names.js'
+import type { ModelPrice, OwnerLimits, OwnerUsage } from './ledger/types.js'
 
-/** Token counts in one shape for every format. */
+export type { DialectName, Operation } from './dialects/names.js'
+export type { ModelPrice, OwnerLimits, OwnerUsage } from './ledger/types.js'
+
+/**
+ * Token counts in one shape for every format. `input_tokens` counts every prompt token (those read from or written to
+ * a prompt cache included) and `output_tokens` every generated one (reasoning included); the breakdown fields say how
+ * many of them were of each kind, 0 when the upstream reported none.
+ */
 export interface TokenCounts {
   input_tokens: number
   output_tokens: number
   total_tokens: number
+  /** Of `input_tokens`, those read from a prompt cache. */
+  cached_input_tokens: number
+  /** Of `input_tokens`, those written to a prompt cache (Anthropic bills them apart). */
+  cache_write_tokens: number
+  /** Of `output_tokens`, the model's reasoning (thinking) tokens. */
+  reasoning_tokens: number
 }
 
 /** How a pool of upstream keys picks the key of each call. */
@@ -175,6 +188,18 @@ export interface LimitOptions {
   maxInFlightRequestBytes?: number
   /** The same bound for one owner, so no client takes the whole budget. @default 268435456 (256 MiB) */
   maxInFlightRequestBytesPerOwner?: number
+  /**
+   * Each owner's rate limits and budget (the guide "Limits and cost"): one set for every owner, or a function of the
+   * owner id (the one usage events carry) returning that owner's set, or undefined for none (sync or async). Checked
+   * before a call goes upstream; tokens and cost are charged with the call's real usage when it ends, so a call may
+   * overshoot a limit by its own size. Replays, joins and recoveries are free. @default undefined (no limits, no store I/O)
+   */
+  owners?: OwnerLimits | ((owner: string) => OwnerLimits | undefined | Promise<OwnerLimits | undefined>)
+  /**
+   * What a limit check does when the store cannot answer (Redis down): `false` lets the call through (one warn line
+   * per 10 s); `true` refuses it with 503. @default false
+   */
+  failClosed?: boolean
 }
 
 /** Timeouts. */
@@ -228,6 +253,13 @@ export interface UsageEvent extends TokenCounts {
   upstream: string
   /** The alias of the upstream key that answered (`key-1`… or the configured `alias`); absent for a keyless upstream. */
   keyAlias?: string
+  /**
+   * False when the upstream never finished the call (a stream that broke off, or one cancelled when its client left):
+   * the counts are then what the upstream had reported so far.
+   */
+  complete: boolean
+  /** The call's cost in nano-dollars (USD × 10⁹, an integer), when `pricing` prices the model that answered. */
+  cost?: number
 }
 
 /** Where the gateway reports problems it cannot answer to a client (failed record writes, store errors). */
@@ -262,7 +294,12 @@ export interface GatewayOptions {
   keepAlive?: KeepAliveOptions
   /** Browser access: answers preflights and sets CORS headers on every answer. @default undefined (off) */
   cors?: CorsOptions
-  /** Called once per completed 2xx upstream call with normalised token counts (0 when the upstream reported none). @default undefined */
+  /**
+   * Prices of models by id, in USD per million tokens: usage events, `call:end` and the OTel cost counter then carry
+   * each call's cost in nano-dollars, and `limits.owners.costPerDay` can be enforced. @default undefined (no cost)
+   */
+  pricing?: Record<string, ModelPrice>
+  /** Called once per 2xx upstream call with normalised token counts (0 when the upstream reported none). @default undefined */
   onUsage?: (usage: UsageEvent) => void
   /** Receives warnings and errors (and debug lines, when it has `debug`). @default console, without its debug lines */
   logger?: GatewayLogger
@@ -356,6 +393,11 @@ export interface Gateway {
   close(options?: { timeoutMs?: number }): Promise<void>
   /** The gateway's health, as `GET /v1/health` answers it, for hosts that serve their own health route. */
   status(): Promise<GatewayStatus>
+  /**
+   * What an owner (the id usage events carry) used in its current windows, from the store the limits are kept in;
+   * all zeros without `limits.owners`. Rejects with GatewayError('store_unavailable') when that store cannot answer.
+   */
+  usage(owner: string): Promise<OwnerUsage>
 }
 
 /** Text stored in place of a request body above `recovery.maxStoredRequestBytes`. */

@@ -113,6 +113,15 @@ function issueTargets(results) {
   const v = []
   const kept = results.otel?.kept
   v.push({ target: 'OpenTelemetry on (SDK): req/s ≥ 0.85× off', measured: fmt(kept, 2, '×'), ok: judge([kept], () => kept >= 0.85) })
+  const limits = results.limits
+  if (limits) {
+    const { addedMemory } = limits
+    v.push({
+      target: 'per-owner limits in memory: a check adds ≤ 0.02 ms to p50',
+      measured: fmt(addedMemory, 3, ' ms'),
+      ok: judge([addedMemory], () => addedMemory <= 0.02),
+    })
+  }
   for (const kind of ['whole', 'stream']) {
     const row = results.client?.rows?.[kind]
     if (!row) continue

@@ -3,7 +3,14 @@ import { objectAfterKey, stringsAfterKey } from '../json/after-key.js'
 import type { TokenCounts } from '../types.js'
 
 /** The counts reported for a completed call whose upstream sent no usage (e.g. a chat stream without `include_usage`). */
-export const NO_USAGE: Readonly<TokenCounts> = Object.freeze({ input_tokens: 0, output_tokens: 0, total_tokens: 0 })
+export const NO_USAGE: Readonly<TokenCounts> = Object.freeze({
+  input_tokens: 0,
+  output_tokens: 0,
+  total_tokens: 0,
+  cached_input_tokens: 0,
+  cache_write_tokens: 0,
+  reasoning_tokens: 0,
+})
 
 /** Bodies up to this size are parsed whole for their facts; bigger ones only in their last `TAIL_BYTES`. */
 const PARSE_WHOLE_BYTES = 1024 * 1024

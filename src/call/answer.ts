@@ -16,6 +16,10 @@ export interface CallOutcome {
   delivered: boolean
   recovered: boolean
   usage: TokenCounts | undefined
+  /** False when the upstream never finished a 2xx answer (a stream broken off or cancelled). @default true */
+  incomplete?: boolean
+  /** `CallEndMessage.cost`. */
+  cost?: number
   /** `CallEndMessage.finishReasons`. */
   finishReasons?: string[]
   /** Which upstream model and key answered, once one did. */

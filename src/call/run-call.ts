@@ -3,11 +3,14 @@ import { isGatewayError } from '../errors.js'
 import type { ClientSink } from '../http/sink.js'
 import { admitCall, mayBeRepeated } from '../idempotency/admit.js'
 import type { CallLease } from '../idempotency/lease.js'
+import type { Ledger, LedgerEntry } from '../ledger/ledger.js'
+import { costOf } from '../ledger/pricing.js'
 import { callStartMessage } from '../observe/call-message.js'
 import { type CallEndMessage, channels } from '../observe/channels.js'
 import { type FollowableCall, followableCall } from '../recovery/stream/followable-calls.js'
 import { Journal } from '../recovery/stream/journal.js'
 import type { Runtime } from '../runtime.js'
+import type { TokenCounts } from '../types.js'
 import { type AbortHook, abortWith, type UpstreamResponse } from '../upstream/send.js'
 import {
   type CallOutcome,
@@ -37,6 +40,7 @@ export async function runCall(rt: Runtime, spec: CallSpec, client: ClientSink): 
     if (admission.served) return
     lease = admission.lease
   }
+  const charged = rt.ledger && metered(spec) ? await admitToLedger(rt.ledger, spec, lease) : undefined
   if (channels.callStart.hasSubscribers) channels.callStart.publish(callStartMessage(rt.id, spec))
   let outcome: CallOutcome = { status: 500, delivered: false, recovered: false, usage: undefined }
   try {
@@ -48,8 +52,30 @@ export async function runCall(rt: Runtime, spec: CallSpec, client: ClientSink): 
     await lease?.fail(error)
     throw error
   } finally {
+    if (outcome.usage) priceAndCharge(rt, spec, outcome, charged)
     if (channels.callEnd.hasSubscribers) channels.callEnd.publish(endMessage(rt, spec, outcome))
   }
+}
+
+/** Whether a call counts against its owner's limits: token counting is free upstream, and clients (Claude Code) call it often. */
+const metered = (spec: CallSpec): boolean => spec.operation !== 'countTokens' && spec.operation !== 'messages.countTokens'
+
+/** The ledger's check before a call goes upstream; a refusal fails the call's lease, so calls that joined it get it too. */
+async function admitToLedger(ledger: Ledger, spec: CallSpec, lease: CallLease | undefined): Promise<LedgerEntry | undefined> {
+  try {
+    return await ledger.admit(spec.owner)
+  } catch (error) {
+    await lease?.fail(error)
+    throw error
+  }
+}
+
+/** A used call's cost (by the prices of the model that answered), charged to its owner when it has limits. */
+function priceAndCharge(rt: Runtime, spec: CallSpec, outcome: CallOutcome, charged: LedgerEntry | undefined): void {
+  const usage = outcome.usage as TokenCounts
+  const prices = rt.prices?.get((outcome.served?.model ?? spec.model).id)
+  if (prices) outcome.cost = costOf(prices, usage)
+  if (charged) rt.ledger?.charge(charged, usage.total_tokens, outcome.cost ?? 0)
 }
 
 /**
@@ -107,7 +133,7 @@ async function wholeCall(rt: Runtime, spec: CallSpec, client: ClientSink, lease:
       : await keepRecord(rt, spec, { reason: delivery.reason, status, contentType, body })
   if (journalDone) await journalDone
   const outcome: CallOutcome = { status, delivered: delivery.delivered, recovered, usage: undefined, served }
-  if (channels.callEnd.hasSubscribers) {
+  if (channels.callEnd.hasSubscribers || rt.ledger) {
     const facts = factsOfBody(served.model.upstream.dialect, upstreamBody)
     outcome.usage = facts.usage ?? NO_USAGE
     if (facts.finishReasons) outcome.finishReasons = facts.finishReasons
@@ -122,7 +148,11 @@ function endMessage(rt: Runtime, spec: CallSpec, outcome: CallOutcome): CallEndM
   message.delivered = outcome.delivered
   message.recovered = outcome.recovered
   message.durationMs = performance.now() - spec.startedAt
-  if (outcome.usage) message.usage = outcome.usage
+  if (outcome.usage) {
+    message.usage = outcome.usage
+    message.complete = outcome.incomplete !== true
+    if (outcome.cost !== undefined) message.cost = outcome.cost
+  }
   if (outcome.finishReasons) message.finishReasons = outcome.finishReasons
   if (outcome.served) {
     message.upstream = outcome.served.model.upstream.name

@@ -177,7 +177,8 @@ async function relayStream(
     await resumable?.journal?.finish('failed')
     return { status, delivered: (await client.watch.settled()).delivered, recovered: false, usage: undefined, served: response.served }
   }
-  const tail = channels.callEnd.hasSubscribers ? new StreamTail() : undefined
+  // Usage is read for subscribers, and for a ledger that charges what a call used.
+  const tail = channels.callEnd.hasSubscribers || rt.ledger ? new StreamTail() : undefined
   const ending = new StreamEnding(spec)
   const brokenEvent = () => ending.broken()
   const lastEvent = () => (resumable?.live.cancelled ? ending.cancelled() : ending.broken())
@@ -220,7 +221,10 @@ async function relayStream(
   if (tail?.firstChunkAt !== undefined) outcome.firstChunkMs = tail.firstChunkAt - spec.startedAt
   // A cancel that came after the last event stopped nothing.
   const cancelled = broken && resumable?.live.cancelled === true
-  if (broken) outcome.error = cancelled ? CANCELLED : stop.reason ? CLIENT_DISCONNECTED : 'upstream_stream_broken'
+  if (broken) {
+    outcome.error = cancelled ? CANCELLED : stop.reason ? CLIENT_DISCONNECTED : 'upstream_stream_broken'
+    outcome.incomplete = true
+  }
   // A cancel can reach the gateway before it sees the client leave: the cut stream then looks delivered, yet it was
   // stopped on purpose and is kept all the same.
   if (resumable && (cancelled || !delivery.delivered) && resumable.log.events) {

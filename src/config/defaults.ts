@@ -44,14 +44,28 @@ export const DEFAULTS = {
 
 /** The keys each options object may hold; anything else is a typo, answered with the nearest of these. */
 export const KNOWN_KEYS = {
-  top: ['upstreams', 'models', 'auth', 'store', 'recovery', 'idempotency', 'limits', 'timeouts', 'keepAlive', 'cors', 'onUsage', 'logger'],
+  top: [
+    'upstreams',
+    'models',
+    'auth',
+    'store',
+    'recovery',
+    'idempotency',
+    'limits',
+    'timeouts',
+    'keepAlive',
+    'cors',
+    'pricing',
+    'onUsage',
+    'logger',
+  ],
   // With the options of one dialect's upstreams (`anthropicVersion`): a misspelt one is then named, its default is the dialect's.
   upstream: ['type', 'baseUrl', 'apiKey', 'apiKeys', 'keySelection', 'keyless', 'headers', 'circuit', ...DIALECT_UPSTREAM_OPTIONS.keys()],
   model: ['id', 'upstream', 'upstreamModel', 'ownedBy', 'created', 'fallbacks', 'maxOutputTokens'],
   auth: ['apiKeys', 'authenticate'],
   recovery: [...Object.keys(DEFAULTS.recovery), 'streams'],
   idempotency: ['sdkRetries', ...Object.keys(DEFAULTS.idempotency)],
-  limits: Object.keys(DEFAULTS.limits),
+  limits: [...Object.keys(DEFAULTS.limits), 'owners', 'failClosed'],
   timeouts: Object.keys(DEFAULTS.timeouts),
   cors: ['origins', 'allowHeaders', 'maxAgeSeconds'],
   keepAlive: Object.keys(DEFAULTS.keepAlive),

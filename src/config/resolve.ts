@@ -1,5 +1,7 @@
 import type Keyv from 'keyv'
 import { isObject } from '../json/value.js'
+import { type ResolvedOwnerLimits, resolveOwnerLimits } from '../ledger/limits.js'
+import { type NanoPrices, resolvePricing } from '../ledger/pricing.js'
 import type {
   AuthOptions,
   GatewayLogger,
@@ -24,7 +26,11 @@ export interface ResolvedOptions {
   store: Keyv | undefined
   recovery: Required<RecoveryOptions>
   idempotency: Required<IdempotencyOptions>
-  limits: Required<LimitOptions>
+  limits: Required<Omit<LimitOptions, 'owners' | 'failClosed'>>
+  /** `pricing` by model id; undefined without it. */
+  pricing: Map<string, NanoPrices> | undefined
+  /** `limits.owners` and `limits.failClosed`; undefined without owner limits. */
+  ownerLimits: { owners: ResolvedOwnerLimits; failClosed: boolean } | undefined
   timeouts: Required<TimeoutOptions>
   /** `streamMs` 0 when keep-alive is off. */
   keepAlive: Required<KeepAliveOptions>
@@ -170,6 +176,9 @@ export function resolveOptions(options: GatewayOptions): ResolvedOptions {
   const limits = section(options.limits, 'limits', KNOWN_KEYS.limits)
   const timeouts = section(options.timeouts, 'timeouts', KNOWN_KEYS.timeouts)
   const keepAlive = section(options.keepAlive, 'keepAlive', KNOWN_KEYS.keepAlive)
+  const pricing = resolvePricing(options.pricing, new Set(models.keys()))
+  const owners = resolveOwnerLimits(limits.owners, pricing !== undefined)
+  if (limits.failClosed !== undefined && typeof limits.failClosed !== 'boolean') fail('limits.failClosed must be a boolean')
   const cors = resolveCors(options.cors === undefined ? undefined : section(options.cors, 'cors', KNOWN_KEYS.cors))
   if (options.onUsage !== undefined && typeof options.onUsage !== 'function') fail('onUsage must be a function')
   const logger = options.logger ?? CONSOLE
@@ -215,6 +224,8 @@ export function resolveOptions(options: GatewayOptions): ResolvedOptions {
         'limits.maxInFlightRequestBytesPerOwner',
       ),
     },
+    pricing,
+    ownerLimits: owners && { owners, failClosed: limits.failClosed === true },
     timeouts: {
       upstreamMs: positiveInt(timeouts.upstreamMs, DEFAULTS.timeouts.upstreamMs, 'timeouts.upstreamMs'),
       connectMs: positiveInt(timeouts.connectMs, DEFAULTS.timeouts.connectMs, 'timeouts.connectMs'),

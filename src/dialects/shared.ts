@@ -7,6 +7,23 @@ export function tokenCount(value: unknown): number {
   return typeof value === 'number' && Number.isFinite(value) && value > 0 ? value : 0
 }
 
+/** Token counts from their parts; `input` and `output` include the cached, cache-write and reasoning tokens. */
+export function tokenCounts(input: number, output: number, cachedInput = 0, cacheWrite = 0, reasoning = 0): TokenCounts {
+  return {
+    input_tokens: input,
+    output_tokens: output,
+    total_tokens: input + output,
+    cached_input_tokens: Math.min(cachedInput, input),
+    cache_write_tokens: Math.min(cacheWrite, input),
+    reasoning_tokens: Math.min(reasoning, output),
+  }
+}
+
+/** A member of a `…_details` object of a usage object, as a token count. */
+export function detailCount(details: unknown, field: string): number {
+  return typeof details === 'object' && details !== null ? tokenCount((details as Record<string, unknown>)[field]) : 0
+}
+
 /** The key of an `Authorization: Bearer <key>` header. */
 export function bearer(header: string | undefined): string | undefined {
   if (!header) return undefined

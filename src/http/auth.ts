@@ -16,6 +16,16 @@ export function ownerOfKey(apiKey: string): string {
 }
 
 /**
+ * The owner id the gateway gives a caller (the one usage events, `gateway.usage` and a `limits.owners` function see):
+ * of the `owner` an `authenticate` function returns, or of a key of `auth.apiKeys`.
+ */
+export function ownerId(of: { owner: string } | { apiKey: string }): string {
+  if ('owner' in of && typeof of.owner === 'string') return digest('owner', of.owner)
+  if ('apiKey' in of && typeof of.apiKey === 'string') return ownerOfKey(of.apiKey)
+  throw new GatewayError('invalid_request', 'ownerId takes { owner } (from authenticate) or { apiKey } (from auth.apiKeys)')
+}
+
+/**
  * Resolves a presented key to an owner id; fails with GatewayError('invalid_api_key'). A fixed key list answers
  * at once (a throw, or the owner itself), sparing every request a promise; `authenticate` answers with a promise.
  */

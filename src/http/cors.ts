@@ -2,13 +2,22 @@ import type { IncomingMessage, ServerResponse } from 'node:http'
 import { DROPPED_HEADER } from '../call/translation.js'
 import type { ResolvedCors } from '../config/cors.js'
 import { REQUEST_ID_HEADERS } from '../dialects/index.js'
+import { RATE_LIMIT_HEADERS } from '../ledger/ledger.js'
 import type { Match } from './router.js'
 
 /**
  * Response headers a browser script may read: the request id (under each SDK's name), a replay's mark, the retry
- * hints, and the hint fields a translation dropped.
+ * hints, the rate-limit headers of a 429, and the hint fields a translation dropped.
  */
-const EXPOSED = ['x-request-id', ...REQUEST_ID_HEADERS, 'idempotent-replayed', 'retry-after', 'x-should-retry', DROPPED_HEADER].join(', ')
+const EXPOSED = [
+  'x-request-id',
+  ...REQUEST_ID_HEADERS,
+  'idempotent-replayed',
+  'retry-after',
+  'x-should-retry',
+  ...RATE_LIMIT_HEADERS,
+  DROPPED_HEADER,
+].join(', ')
 const METHODS = 'GET, POST, DELETE'
 /** The OpenAI SDKs send a family of these from browsers (`x-stainless-os`, `-retry-count`, …), more each release. */
 const STAINLESS = 'x-stainless-'

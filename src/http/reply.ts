@@ -33,7 +33,7 @@ export function sendError(res: ServerResponse, error: GatewayError, to: { dialec
     sendJson(res, status, { ...error.details, message: error.message, reason })
     return
   }
-  const headers: Record<string, string> = {}
+  const headers: Record<string, string> = error.headers ? { ...error.headers } : {}
   if (error.retryAfterSeconds !== undefined) headers['retry-after'] = String(error.retryAfterSeconds)
   if (error.shouldRetry) headers['x-should-retry'] = 'true'
   // The rest of such a body is not worth reading: the connection ends with this answer.

@@ -85,8 +85,15 @@ export interface CallEndMessage extends CallStartMessage {
   delivered: boolean
   /** Whether an undelivered response was kept as a recovery record. */
   recovered: boolean
-  /** Token counts of a completed 2xx call (zeros when the upstream reported none); absent otherwise. */
+  /**
+   * Token counts of a 2xx call (zeros when the upstream reported none); absent otherwise. A stream the upstream did
+   * not finish has the counts it reported so far, and `complete: false`.
+   */
   usage?: TokenCounts
+  /** With `usage`: whether the upstream finished the call (false for a stream that broke off or was cancelled). */
+  complete?: boolean
+  /** With `usage`: the call's cost in nano-dollars (USD × 10⁹), when `pricing` prices the model that answered. */
+  cost?: number
   /**
    * Why each choice of a completed 2xx answer stopped, one per choice in choice order, in the upstream's own words
    * (`stop`, `tool_calls`, `STOP`, `MAX_TOKENS`, …), a translated call's included; absent when the answer named none.

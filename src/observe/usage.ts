@@ -18,6 +18,8 @@ export function subscribeUsage(gatewayId: string, onUsage: (usage: UsageEvent) =
         recovered: end.recovered,
         upstream: end.upstream,
         ...(end.keyAlias === undefined ? {} : { keyAlias: end.keyAlias }),
+        complete: end.complete !== false,
+        ...(end.cost === undefined ? {} : { cost: end.cost }),
       })
     } catch (error) {
       logger.error('model-gateway: onUsage threw', { requestId: end.requestId, error: String(error) })

@@ -179,6 +179,7 @@ export function instrumentGateway(gateway?: Pick<Gateway, 'id'>, options: Instru
         instruments.tokenUsage.record(usage.input_tokens, shape.inputTokens)
         instruments.tokenUsage.record(usage.output_tokens, shape.outputTokens)
       }
+      if (message.cost !== undefined) instruments.cost.add(message.cost, shape.answered)
       if (!open) return
       calls.delete(message.requestId)
       const { span } = open
@@ -189,6 +190,7 @@ export function instrumentGateway(gateway?: Pick<Gateway, 'id'>, options: Instru
         span.setAttribute('gen_ai.usage.input_tokens', usage.input_tokens)
         span.setAttribute('gen_ai.usage.output_tokens', usage.output_tokens)
       }
+      if (message.cost !== undefined) span.setAttribute('model_gateway.cost', message.cost)
       if (errorType) markFailed(span, errorType)
       else span.setAttribute('gen_ai.response.model', message.upstreamModel)
       span.end()

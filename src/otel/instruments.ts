@@ -15,6 +15,8 @@ export interface Instruments {
   callsReplayed: Counter
   callsJoined: Counter
   recoveriesFetched: Counter
+  /** Nano-dollars spent, from `pricing`. */
+  cost: Counter
 }
 
 /** Creates the instruments on `meter`, named and bucketed as the GenAI conventions say (gateway counters as `model_gateway.*`). */
@@ -49,6 +51,10 @@ export function createInstruments(meter: Meter): Instruments {
     recoveriesFetched: meter.createCounter('model_gateway.recovery.fetched', {
       unit: '{record}',
       description: 'Recovery records fetched by their owner.',
+    }),
+    cost: meter.createCounter('model_gateway.call.cost', {
+      unit: 'n[USD]',
+      description: 'Cost of model calls in nano-dollars (USD × 10⁹), priced by the gateway’s pricing option.',
     }),
   }
 }

@@ -241,5 +241,13 @@ export function toolOutputText(output: HubToolOutput): string {
 
 /** The gateway's token counts of a hub usage. */
 export function tokenCounts(usage: HubUsage): TokenCounts {
-  return { input_tokens: usage.input, output_tokens: usage.output, total_tokens: usage.input + usage.output }
+  const { input, output } = usage
+  return {
+    input_tokens: input,
+    output_tokens: output,
+    total_tokens: input + output,
+    cached_input_tokens: Math.min(usage.cachedInput ?? 0, input),
+    cache_write_tokens: Math.min(usage.cacheWrite ?? 0, input),
+    reasoning_tokens: Math.min(usage.reasoning ?? 0, output),
+  }
 }

@@ -282,7 +282,16 @@ describe('errors and the host error handler', () => {
   async function withStub(handle: Gateway['handle']) {
     const seen: unknown[] = []
     const app = express()
-    app.use('/ai', expressMiddleware({ id: 'fake', handle, close: async () => {}, status: async () => ({ status: 'ok', store: 'ok' }) }))
+    app.use(
+      '/ai',
+      expressMiddleware({
+        id: 'fake',
+        handle,
+        close: async () => {},
+        status: async () => ({ status: 'ok', store: 'ok' }),
+        usage: async () => ({ requests: 0, tokens: 0, cost: 0 }),
+      }),
+    )
     app.use(((error, req, res, next) => {
       seen.push(error)
       hostErrorHandler(error, req, res, next)
@@ -334,6 +343,7 @@ describe('errors and the host error handler', () => {
         handle: async () => Promise.reject(new Error('boom')),
         close: async () => {},
         status: async () => ({ status: 'ok', store: 'ok' }),
+        usage: async () => ({ requests: 0, tokens: 0, cost: 0 }),
       }),
     )
     const server = await serve(app.callback(), '')
@@ -356,6 +366,7 @@ describe('errors and the host error handler', () => {
         },
         close: async () => {},
         status: async () => ({ status: 'ok', store: 'ok' }),
+        usage: async () => ({ requests: 0, tokens: 0, cost: 0 }),
       }),
     )
     const server = await serve(app.callback(), '')

@@ -295,7 +295,16 @@ describe('usage events and cancels of Messages streams', () => {
       const message = await stream.finalMessage()
       expect(message.content).toEqual([{ type: 'text', text: `Echo: ${marker}` }])
       expect(message.usage).toMatchObject({ input_tokens: 100, output_tokens: 57 })
-      const counted = { input_tokens: 100, output_tokens: 57, total_tokens: 157 }
+      // Gemini reports its thoughts apart: they are part of the output, and said so.
+      const reasoning = upstream === 'gem' ? 50 : 0
+      const counted = {
+        input_tokens: 100,
+        output_tokens: 57,
+        total_tokens: 157,
+        cached_input_tokens: 0,
+        cache_write_tokens: 0,
+        reasoning_tokens: reasoning,
+      }
       expect(await usageOf(stream.request_id)).toMatchObject({ ...counted, model, endpoint: 'messages', recovered: false, upstream })
     },
   )
@@ -323,7 +332,14 @@ describe('usage events and cancels of Messages streams', () => {
     const res = await call(`${gw.server.url}/v1/messages`, { headers: HEADERS, body: { ...ask('claude-scripted', 'x'), stream: true } })
     expect(res.text).toBe(events.join(''))
     // 900 read afresh, 40 written to the cache and 60 read from it, from message_start; 25 000 out, from message_delta.
-    const counted = { input_tokens: 1000, output_tokens: 25_000, total_tokens: 26_000 }
+    const counted = {
+      input_tokens: 1000,
+      output_tokens: 25_000,
+      total_tokens: 26_000,
+      cached_input_tokens: 60,
+      cache_write_tokens: 40,
+      reasoning_tokens: 0,
+    }
     const event = await usageOf(res.headers['x-request-id'] as string)
     expect(event).toMatchObject({ ...counted, model: 'claude-scripted', endpoint: 'messages', upstream: 'scripted', keyAlias: 'key-1' })
   })

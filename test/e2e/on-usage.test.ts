@@ -33,7 +33,14 @@ describeMatrix('onUsage', (kind) => {
       body: (mock: Record<string, unknown>, stream = false) =>
         chatBody('count me', stream ? { stream: true, stream_options: { include_usage: true }, mock } : { mock }),
       usage: { prompt_tokens: 100, completion_tokens: 57, total_tokens: 157 },
-      counts: { input_tokens: 100, output_tokens: 57, total_tokens: 157 },
+      counts: {
+        input_tokens: 100,
+        output_tokens: 57,
+        total_tokens: 157,
+        cached_input_tokens: 0,
+        cache_write_tokens: 0,
+        reasoning_tokens: 0,
+      },
     },
     {
       name: 'generate-content',
@@ -44,7 +51,14 @@ describeMatrix('onUsage', (kind) => {
       headers: goog(KEY_A),
       body: (mock: Record<string, unknown>, _stream = false) => geminiBody('count me', { mock }),
       usage: { promptTokenCount: 100, toolUsePromptTokenCount: 20, candidatesTokenCount: 7, thoughtsTokenCount: 50, totalTokenCount: 177 },
-      counts: { input_tokens: 120, output_tokens: 57, total_tokens: 177 },
+      counts: {
+        input_tokens: 120,
+        output_tokens: 57,
+        total_tokens: 177,
+        cached_input_tokens: 0,
+        cache_write_tokens: 0,
+        reasoning_tokens: 50,
+      },
     },
   ] as const
 
@@ -58,6 +72,7 @@ describeMatrix('onUsage', (kind) => {
       recovered,
       upstream: f.upstream,
       keyAlias: 'key-1',
+      complete: true,
     })
 
     it(`${f.name}: fires once for a delivered response`, async () => {
@@ -119,9 +134,13 @@ describeMatrix('onUsage', (kind) => {
         input_tokens: 0,
         output_tokens: 0,
         total_tokens: 0,
+        cached_input_tokens: 0,
+        cache_write_tokens: 0,
+        reasoning_tokens: 0,
         recovered: false,
         upstream: 'mock',
         keyAlias: 'key-1',
+        complete: true,
       },
     ])
   })

@@ -78,6 +78,7 @@ describe('the built package', () => {
       GatewayError: 'function',
       isGatewayError: 'function',
       requestBodyHash: 'function',
+      ownerId: 'function',
       OMITTED_TOO_LARGE: 'string',
       gatewayChannels: 'object',
     },

@@ -210,16 +210,25 @@ describe('operation formats', () => {
       input_tokens: 3,
       output_tokens: 4,
       total_tokens: 7,
+      cached_input_tokens: 0,
+      cache_write_tokens: 0,
+      reasoning_tokens: 0,
     })
     expect(openai.usage({ object: 'response', usage: { input_tokens: 5, output_tokens: 6 } })).toEqual({
       input_tokens: 5,
       output_tokens: 6,
       total_tokens: 11,
+      cached_input_tokens: 0,
+      cache_write_tokens: 0,
+      reasoning_tokens: 0,
     })
     expect(openai.usage({ type: 'response.completed', response: { usage: { input_tokens: 1, output_tokens: 2 } } })).toEqual({
       input_tokens: 1,
       output_tokens: 2,
       total_tokens: 3,
+      cached_input_tokens: 0,
+      cache_write_tokens: 0,
+      reasoning_tokens: 0,
     })
     expect(openai.usage({ type: 'response.created', response: { usage: null } })).toBeUndefined()
     expect(openai.usage({ choices: [], usage: null })).toBeUndefined()

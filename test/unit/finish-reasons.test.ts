@@ -42,7 +42,7 @@ describe('finish reasons of a whole answer', () => {
     expect(factsOfBody(openai, body({ choices: [choice(0, 'stop')] })).finishReasons).toEqual(['stop'])
     const two = body({ choices: [choice(1, 'length'), choice(0, 'tool_calls')], usage: { prompt_tokens: 1, completion_tokens: 2 } })
     expect(factsOfBody(openai, two)).toEqual({
-      usage: { input_tokens: 1, output_tokens: 2, total_tokens: 3 },
+      usage: { input_tokens: 1, output_tokens: 2, total_tokens: 3, cached_input_tokens: 0, cache_write_tokens: 0, reasoning_tokens: 0 },
       finishReasons: ['tool_calls', 'length'],
     })
   })
@@ -70,17 +70,27 @@ describe('finish reasons of a whole answer', () => {
   it('reads the answer’s own usage and reason when its text quotes or names them', () => {
     const quoting = `he wrote "finish_reason": "quoted", "usage": {"prompt_tokens": 99}`
     const chat = body({ choices: [choice(0, 'stop', quoting)], usage: { prompt_tokens: 2, completion_tokens: 3 } })
-    expect(factsOfBody(openai, chat)).toEqual({ usage: { input_tokens: 2, output_tokens: 3, total_tokens: 5 }, finishReasons: ['stop'] })
+    expect(factsOfBody(openai, chat)).toEqual({
+      usage: { input_tokens: 2, output_tokens: 3, total_tokens: 5, cached_input_tokens: 0, cache_write_tokens: 0, reasoning_tokens: 0 },
+      finishReasons: ['stop'],
+    })
     // A content of exactly the key's name is a JSON string like the key itself: the real one is still found.
     const naming = body({ choices: [choice(0, 'length', 'usage')], usage: { prompt_tokens: 4, completion_tokens: 1 } })
     expect(factsOfBody(openai, naming)).toEqual({
-      usage: { input_tokens: 4, output_tokens: 1, total_tokens: 5 },
+      usage: { input_tokens: 4, output_tokens: 1, total_tokens: 5, cached_input_tokens: 0, cache_write_tokens: 0, reasoning_tokens: 0 },
       finishReasons: ['length'],
     })
     expect(factsOfBody(openai, body({ choices: [choice(0, 'stop', 'usage')] }))).toEqual({ usage: undefined, finishReasons: ['stop'] })
     // A Responses answer whose metadata names a `usage` after the real one.
     const responses = body({ output: [], usage: { input_tokens: 5, output_tokens: 6 }, metadata: { usage: 'x' } })
-    expect(factsOfBody(openai, responses).usage).toEqual({ input_tokens: 5, output_tokens: 6, total_tokens: 11 })
+    expect(factsOfBody(openai, responses).usage).toEqual({
+      input_tokens: 5,
+      output_tokens: 6,
+      total_tokens: 11,
+      cached_input_tokens: 0,
+      cache_write_tokens: 0,
+      reasoning_tokens: 0,
+    })
   })
 
   describe('of a body too large to parse whole', () => {
@@ -89,7 +99,7 @@ describe('finish reasons of a whole answer', () => {
     it('is read from the tail, in either format, with the usage', () => {
       const chat = body({ id: 'c', choices: [choice(0, 'length', long)], usage: { prompt_tokens: 7, completion_tokens: 9 } })
       expect(factsOfBody(openai, chat)).toEqual({
-        usage: { input_tokens: 7, output_tokens: 9, total_tokens: 16 },
+        usage: { input_tokens: 7, output_tokens: 9, total_tokens: 16, cached_input_tokens: 0, cache_write_tokens: 0, reasoning_tokens: 0 },
         finishReasons: ['length'],
       })
       const generated = body({ candidates: [candidate(0, 'STOP', long)], usageMetadata: { promptTokenCount: 3 }, modelVersion: 'v' })
@@ -122,7 +132,7 @@ describe('finish reasons of a stream, from its tail', () => {
   it('reads a chat stream’s reason with its usage, wherever the stream was cut into chunks', () => {
     for (let at = 1; at < chat.length; at += 7) {
       expect(tailOf(chat, at).read(openai), `cut at ${at}`).toEqual({
-        usage: { input_tokens: 8, output_tokens: 5, total_tokens: 13 },
+        usage: { input_tokens: 8, output_tokens: 5, total_tokens: 13, cached_input_tokens: 0, cache_write_tokens: 0, reasoning_tokens: 0 },
         finishReasons: ['stop'],
       })
     }
@@ -145,7 +155,7 @@ describe('finish reasons of a stream, from its tail', () => {
       geminiChunk([candidate(0, 'MAX_TOKENS', 'b')]) +
       geminiChunk([candidate(0, 'STOP', '')], { usageMetadata: { promptTokenCount: 4, candidatesTokenCount: 2 } })
     expect(tailOf(text, 30).read(gemini)).toEqual({
-      usage: { input_tokens: 4, output_tokens: 2, total_tokens: 6 },
+      usage: { input_tokens: 4, output_tokens: 2, total_tokens: 6, cached_input_tokens: 0, cache_write_tokens: 0, reasoning_tokens: 0 },
       finishReasons: ['STOP'],
     })
   })

@@ -13,7 +13,14 @@ describe('usage of a large response body', () => {
         usage: { prompt_tokens: 7, completion_tokens: 9, nested: { a: '}' } },
       }),
     )
-    expect(factsOfBody(openai, chat).usage).toEqual({ input_tokens: 7, output_tokens: 9, total_tokens: 16 })
+    expect(factsOfBody(openai, chat).usage).toEqual({
+      input_tokens: 7,
+      output_tokens: 9,
+      total_tokens: 16,
+      cached_input_tokens: 0,
+      cache_write_tokens: 0,
+      reasoning_tokens: 0,
+    })
     const generated = Buffer.from(
       JSON.stringify({
         candidates: [{ content: { parts: [{ text: long }] } }],
@@ -21,7 +28,14 @@ describe('usage of a large response body', () => {
         modelVersion: 'v',
       }),
     )
-    expect(factsOfBody(gemini, generated).usage).toEqual({ input_tokens: 3, output_tokens: 4, total_tokens: 7 })
+    expect(factsOfBody(gemini, generated).usage).toEqual({
+      input_tokens: 3,
+      output_tokens: 4,
+      total_tokens: 7,
+      cached_input_tokens: 0,
+      cache_write_tokens: 0,
+      reasoning_tokens: 0,
+    })
   })
 
   it('finds none when the usage is not in the tail, or the tail is cut', () => {

@@ -33,17 +33,34 @@ describe('usage normalisation', () => {
       modelVersion: 'gemini-2.5-flash',
       responseId: 'r1',
     }
-    expect(geminiDialect.usage(response)).toEqual({ input_tokens: 120, output_tokens: 57, total_tokens: 177 })
+    expect(geminiDialect.usage(response)).toEqual({
+      input_tokens: 120,
+      output_tokens: 57,
+      total_tokens: 177,
+      cached_input_tokens: 0,
+      cache_write_tokens: 0,
+      reasoning_tokens: 50,
+    })
     expect(factsOfBody(geminiDialect, Buffer.from(JSON.stringify(response))).usage).toEqual({
       input_tokens: 120,
       output_tokens: 57,
       total_tokens: 177,
+      cached_input_tokens: 0,
+      cache_write_tokens: 0,
+      reasoning_tokens: 50,
     })
   })
 
   it('takes a Gemini response without tool-use or thoughts counts as prompt and candidates only', () => {
     const usage = geminiDialect.usage({ usageMetadata: { promptTokenCount: 3, candidatesTokenCount: 4, totalTokenCount: 7 } })
-    expect(usage).toEqual({ input_tokens: 3, output_tokens: 4, total_tokens: 7 })
+    expect(usage).toEqual({
+      input_tokens: 3,
+      output_tokens: 4,
+      total_tokens: 7,
+      cached_input_tokens: 0,
+      cache_write_tokens: 0,
+      reasoning_tokens: 0,
+    })
   })
 
   it('takes a chat completion’s prompt and completion tokens (reasoning is already inside completion_tokens)', () => {
@@ -59,7 +76,14 @@ describe('usage normalisation', () => {
         completion_tokens_details: { reasoning_tokens: 20, audio_tokens: 0, accepted_prediction_tokens: 0, rejected_prediction_tokens: 0 },
       },
     }
-    expect(openaiDialect.usage(completion)).toEqual({ input_tokens: 12, output_tokens: 30, total_tokens: 42 })
+    expect(openaiDialect.usage(completion)).toEqual({
+      input_tokens: 12,
+      output_tokens: 30,
+      total_tokens: 42,
+      cached_input_tokens: 4,
+      cache_write_tokens: 0,
+      reasoning_tokens: 20,
+    })
   })
 
   it('reports nothing when usage is missing, null or the body is not JSON', () => {
@@ -80,8 +104,22 @@ describe('usage normalisation', () => {
     const usage = geminiDialect.usage({
       usageMetadata: { promptTokenCount: '5', candidatesTokenCount: -3, thoughtsTokenCount: 2, toolUsePromptTokenCount: null },
     })
-    expect(usage).toEqual({ input_tokens: 0, output_tokens: 2, total_tokens: 2 })
-    expect(openaiDialect.usage({ usage: {} })).toEqual({ input_tokens: 0, output_tokens: 0, total_tokens: 0 })
+    expect(usage).toEqual({
+      input_tokens: 0,
+      output_tokens: 2,
+      total_tokens: 2,
+      cached_input_tokens: 0,
+      cache_write_tokens: 0,
+      reasoning_tokens: 2,
+    })
+    expect(openaiDialect.usage({ usage: {} })).toEqual({
+      input_tokens: 0,
+      output_tokens: 0,
+      total_tokens: 0,
+      cached_input_tokens: 0,
+      cache_write_tokens: 0,
+      reasoning_tokens: 0,
+    })
   })
 })
 
@@ -99,7 +137,14 @@ describe('stream tail', () => {
         },
       }),
   )
-  const final = { input_tokens: 11, output_tokens: 10, total_tokens: 21 }
+  const final = {
+    input_tokens: 11,
+    output_tokens: 10,
+    total_tokens: 21,
+    cached_input_tokens: 0,
+    cache_write_tokens: 0,
+    reasoning_tokens: 6,
+  }
 
   it('reads the usage of the final Gemini frame, wherever the stream was cut into chunks', () => {
     for (let at = 1; at < gemini.length; at++) {
@@ -126,6 +171,9 @@ describe('stream tail', () => {
         input_tokens: 5,
         output_tokens: 3,
         total_tokens: 8,
+        cached_input_tokens: 0,
+        cache_write_tokens: 0,
+        reasoning_tokens: 1,
       })
     }
   })
@@ -140,7 +188,14 @@ describe('stream tail', () => {
     const bytes = Buffer.from(text)
     const done = text.lastIndexOf('[DONE]')
     for (const at of [1, done - 3, done + 2, bytes.length - 1]) {
-      expect(tailOf(cut(bytes, [at])).read(openaiDialect).usage).toEqual({ input_tokens: 8, output_tokens: 5, total_tokens: 13 })
+      expect(tailOf(cut(bytes, [at])).read(openaiDialect).usage).toEqual({
+        input_tokens: 8,
+        output_tokens: 5,
+        total_tokens: 13,
+        cached_input_tokens: 0,
+        cache_write_tokens: 0,
+        reasoning_tokens: 0,
+      })
     }
   })
 
@@ -162,7 +217,14 @@ describe('stream tail', () => {
         Buffer.from(geminiFrame('end', { usageMetadata: { promptTokenCount: 40, candidatesTokenCount: 2 } })),
       ]),
     )
-    expect(tail.read(geminiDialect).usage).toEqual({ input_tokens: 40, output_tokens: 2, total_tokens: 42 })
+    expect(tail.read(geminiDialect).usage).toEqual({
+      input_tokens: 40,
+      output_tokens: 2,
+      total_tokens: 42,
+      cached_input_tokens: 0,
+      cache_write_tokens: 0,
+      reasoning_tokens: 0,
+    })
   })
 
   it('reads a Responses stream’s usage from its response.completed event, even one larger than the window', () => {
@@ -175,7 +237,14 @@ describe('stream tail', () => {
     const created = event('response.created', { response: { id: 'resp_1', status: 'in_progress', output: [], usage: null } })
     const small = Buffer.from(created + event('response.output_text.delta', { delta: 'hi' }) + completed('hi'))
     for (const at of [1, small.length - 20]) {
-      expect(tailOf(cut(small, [at])).read(openaiDialect).usage).toEqual({ input_tokens: 12, output_tokens: 7, total_tokens: 19 })
+      expect(tailOf(cut(small, [at])).read(openaiDialect).usage).toEqual({
+        input_tokens: 12,
+        output_tokens: 7,
+        total_tokens: 19,
+        cached_input_tokens: 0,
+        cache_write_tokens: 0,
+        reasoning_tokens: 2,
+      })
     }
     // The closing event repeats the whole answer: past the window, only its end is kept, where the usage is.
     const long = Buffer.from(created + completed('x'.repeat(200_000)))
@@ -190,6 +259,9 @@ describe('stream tail', () => {
       input_tokens: 12,
       output_tokens: 7,
       total_tokens: 19,
+      cached_input_tokens: 0,
+      cache_write_tokens: 0,
+      reasoning_tokens: 2,
     })
     expect(tailOf([Buffer.from(created)]).read(openaiDialect).usage).toBeUndefined()
   })
@@ -204,11 +276,21 @@ describe('Responses usage', () => {
       usage: { input_tokens: 30, input_tokens_details: { cached_tokens: 10 }, output_tokens: 9, total_tokens: 39 },
       metadata: {},
     }
-    expect(openaiDialect.usage(response)).toEqual({ input_tokens: 30, output_tokens: 9, total_tokens: 39 })
+    expect(openaiDialect.usage(response)).toEqual({
+      input_tokens: 30,
+      output_tokens: 9,
+      total_tokens: 39,
+      cached_input_tokens: 10,
+      cache_write_tokens: 0,
+      reasoning_tokens: 0,
+    })
     expect(factsOfBody(openaiDialect, Buffer.from(JSON.stringify(response))).usage).toEqual({
       input_tokens: 30,
       output_tokens: 9,
       total_tokens: 39,
+      cached_input_tokens: 10,
+      cache_write_tokens: 0,
+      reasoning_tokens: 0,
     })
   })
 })
@@ -236,7 +318,14 @@ describe("a stream's usage, read by its dialect's stream reader", () => {
         usage: () =>
           input === undefined && output === undefined
             ? undefined
-            : { input_tokens: input ?? 0, output_tokens: output ?? 0, total_tokens: (input ?? 0) + (output ?? 0) },
+            : {
+                input_tokens: input ?? 0,
+                output_tokens: output ?? 0,
+                total_tokens: (input ?? 0) + (output ?? 0),
+                cached_input_tokens: 0,
+                cache_write_tokens: 0,
+                reasoning_tokens: 0,
+              },
       }
     },
   }
@@ -251,12 +340,26 @@ describe("a stream's usage, read by its dialect's stream reader", () => {
       event({ kind: 'delta', tokens: 40 }),
     ]
     expect(chunks.reduce((sum, chunk) => sum + chunk.length, 0)).toBeGreaterThan(128 * 1024)
-    expect(tailOf(chunks).read(splitUsage).usage).toEqual({ input_tokens: 12, output_tokens: 40, total_tokens: 52 })
+    expect(tailOf(chunks).read(splitUsage).usage).toEqual({
+      input_tokens: 12,
+      output_tokens: 40,
+      total_tokens: 52,
+      cached_input_tokens: 0,
+      cache_write_tokens: 0,
+      reasoning_tokens: 0,
+    })
   })
 
   it('reads a short stream once, from its tail alone', () => {
     const chunks = [event({ kind: 'start', tokens: 5 }), event({ kind: 'delta', tokens: 7 })]
-    expect(tailOf(chunks).read(splitUsage).usage).toEqual({ input_tokens: 5, output_tokens: 7, total_tokens: 12 })
+    expect(tailOf(chunks).read(splitUsage).usage).toEqual({
+      input_tokens: 5,
+      output_tokens: 7,
+      total_tokens: 12,
+      cached_input_tokens: 0,
+      cache_write_tokens: 0,
+      reasoning_tokens: 0,
+    })
   })
 
   it('stops at the newest usage for a dialect whose events carry it whole', () => {
@@ -265,6 +368,13 @@ describe("a stream's usage, read by its dialect's stream reader", () => {
       Buffer.from(`data: ${JSON.stringify({ choices: [], usage: { prompt_tokens: 9, completion_tokens: 4 } })}\n\n`),
       Buffer.from('data: [DONE]\n\n'),
     ]
-    expect(tailOf(chunks).read(openaiDialect).usage).toEqual({ input_tokens: 9, output_tokens: 4, total_tokens: 13 })
+    expect(tailOf(chunks).read(openaiDialect).usage).toEqual({
+      input_tokens: 9,
+      output_tokens: 4,
+      total_tokens: 13,
+      cached_input_tokens: 0,
+      cache_write_tokens: 0,
+      reasoning_tokens: 0,
+    })
   })
 })

@@ -1,7 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http'
 import type { Operation, TokenCounts } from '../../types.js'
 import type { Dialect, ListedModel, StreamUsageReader } from '../dialect.js'
-import { bearer, tokenCount } from '../shared.js'
+import { bearer, tokenCount, tokenCounts } from '../shared.js'
 import { messagesFormat } from './messages/index.js'
 import { messages, messagesCountTokens } from './operations.js'
 import { anthropicErrorBody } from './status.js'
@@ -37,8 +37,8 @@ const USAGE_KEYS: Readonly<Record<keyof UsageFields, string>> = {
 /** Input is every prompt token, cached or written to the cache; output the generated ones. */
 function countsOf(fields: Partial<UsageFields>): TokenCounts {
   const input = (fields.input ?? 0) + (fields.cacheWrite ?? 0) + (fields.cacheRead ?? 0)
-  const output = fields.output ?? 0
-  return { input_tokens: input, output_tokens: output, total_tokens: input + output }
+  // Thinking tokens are billed as output and not reported apart.
+  return tokenCounts(input, fields.output ?? 0, fields.cacheRead ?? 0, fields.cacheWrite ?? 0)
 }
 
 /** The `usage` object of a message, a `message_start` event (in its `message`) or a `message_delta` event. */

@@ -1,7 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http'
 import type { Operation, TokenCounts } from '../../types.js'
 import type { Dialect, ListedModel, ModelRoute, OperationFormat } from '../dialect.js'
-import { bearer, choiceReasons, newestUsage, tokenCount } from '../shared.js'
+import { bearer, choiceReasons, newestUsage, tokenCount, tokenCounts } from '../shared.js'
 import { generateContentFormat } from './generate-content/index.js'
 import { batchEmbedContents, countTokens, embedContent, generateContent } from './operations.js'
 import { googleStatus } from './status.js'
@@ -45,8 +45,9 @@ function usage(response: unknown): TokenCounts | undefined {
   if (typeof meta !== 'object' || meta === null) return undefined
   // Tool-use prompt tokens are billed as input and thoughts as output.
   const input = tokenCount(meta.promptTokenCount) + tokenCount(meta.toolUsePromptTokenCount)
-  const output = tokenCount(meta.candidatesTokenCount) + tokenCount(meta.thoughtsTokenCount)
-  return { input_tokens: input, output_tokens: output, total_tokens: input + output }
+  const reasoning = tokenCount(meta.thoughtsTokenCount)
+  const output = tokenCount(meta.candidatesTokenCount) + reasoning
+  return tokenCounts(input, output, tokenCount(meta.cachedContentTokenCount), 0, reasoning)
 }
 
 /** Each method on a model, by the name its path ends in. */

@@ -1,17 +1,22 @@
 import type { Operation, TokenCounts } from '../../types.js'
 import type { Dialect, ListedModel, UpstreamApi } from '../dialect.js'
-import { bearer, choiceReasons, newestUsage, tokenCount } from '../shared.js'
+import { bearer, choiceReasons, detailCount, newestUsage, tokenCount, tokenCounts } from '../shared.js'
 import { chatCompletionsFormat } from './chat-completions/index.js'
 import { chatCompletions, embeddings, responses } from './operations.js'
 import { responsesFormat } from './responses/index.js'
 
-/** Token counts of a `usage` object: chat completions say `prompt_tokens`, Responses say `input_tokens`. */
+/**
+ * Token counts of a `usage` object: chat completions say `prompt_tokens` (details in `prompt_tokens_details`),
+ * Responses say `input_tokens` (details in `input_tokens_details`); cached and reasoning tokens are parts of them.
+ */
 function counts(usage: unknown): TokenCounts | undefined {
   if (typeof usage !== 'object' || usage === null) return undefined
   const fields = usage as Record<string, unknown>
   const input = tokenCount(fields.prompt_tokens ?? fields.input_tokens)
   const output = tokenCount(fields.completion_tokens ?? fields.output_tokens)
-  return { input_tokens: input, output_tokens: output, total_tokens: input + output }
+  const inputDetails = fields.prompt_tokens_details ?? fields.input_tokens_details
+  const outputDetails = fields.completion_tokens_details ?? fields.output_tokens_details
+  return tokenCounts(input, output, detailCount(inputDetails, 'cached_tokens'), 0, detailCount(outputDetails, 'reasoning_tokens'))
 }
 
 /** The usage of a chat completion or chunk, a Responses object, or a Responses stream event (in its `response`). */

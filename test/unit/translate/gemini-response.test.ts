@@ -191,7 +191,9 @@ describe('an answer written as generate-content', () => {
     expect(out).toMatchObject({
       usageMetadata: { promptTokenCount: 10, candidatesTokenCount: 10, thoughtsTokenCount: 40, totalTokenCount: 60 },
     })
-    expect(gemini.usage(out)).toEqual(openai.usage({ usage: { prompt_tokens: 10, completion_tokens: 50 } }))
+    expect(gemini.usage(out)).toEqual(
+      openai.usage({ usage: { prompt_tokens: 10, completion_tokens: 50, completion_tokens_details: { reasoning_tokens: 40 } } }),
+    )
   })
 
   it('maps the documented tool call answer, its id kept', () => {

@@ -42,7 +42,14 @@ describe('a stream written as chat chunks', () => {
     expect(all.at(-1)).toBe('[DONE]')
     // Not asked, no chunk carries a `usage` member at all, not even null.
     expect(all.some((frame) => typeof frame === 'object' && frame !== null && 'usage' in frame)).toBe(false)
-    expect(stream.usage()).toEqual({ input_tokens: 8, output_tokens: 8, total_tokens: 16 })
+    expect(stream.usage()).toEqual({
+      input_tokens: 8,
+      output_tokens: 8,
+      total_tokens: 16,
+      cached_input_tokens: 0,
+      cache_write_tokens: 0,
+      reasoning_tokens: 3,
+    })
   })
 
   it('reports an event it cannot read', () => {

@@ -63,7 +63,14 @@ describe('generate-content stream to Responses events', () => {
       output: [{ id: 'msg_r1_0', type: 'message', status: 'completed', content: [{ type: 'output_text', text: 'The sky.' }] }],
       usage: { input_tokens: 8, output_tokens: 5, total_tokens: 13 },
     })
-    expect(usage).toEqual({ input_tokens: 8, output_tokens: 5, total_tokens: 13 })
+    expect(usage).toEqual({
+      input_tokens: 8,
+      output_tokens: 5,
+      total_tokens: 13,
+      cached_input_tokens: 0,
+      cache_write_tokens: 0,
+      reasoning_tokens: 0,
+    })
   })
 
   it('writes a function call as its own item: added, its arguments, done; after text, the message closes first', () => {

@@ -1,0 +1,160 @@
+// The ledger: each owner's limits checked before a call goes upstream, and its usage charged when the call ends.
+import type Keyv from 'keyv'
+import { GatewayError } from '../errors.js'
+import { isRedisKeyv } from '../recovery/store/redis-link.js'
+import type { GatewayLogger, OwnerUsage } from '../types.js'
+import { type CheckResult, type CounterLimits, type Counters, MemoryCounters } from './counters.js'
+import { answeredLimits, type ResolvedOwnerLimits } from './limits.js'
+import { RedisCounters } from './redis-counters.js'
+
+/** How often a failing store is reported: one warn line per interval, with a count of the failures in between. */
+const WARN_INTERVAL_MS = 10_000
+
+/** The headers a 429 of the ledger may carry: OpenAI's names and Anthropic's. */
+export const RATE_LIMIT_HEADERS = [
+  'x-ratelimit-limit-requests',
+  'x-ratelimit-remaining-requests',
+  'x-ratelimit-reset-requests',
+  'x-ratelimit-limit-tokens',
+  'x-ratelimit-remaining-tokens',
+  'x-ratelimit-reset-tokens',
+  'anthropic-ratelimit-requests-limit',
+  'anthropic-ratelimit-requests-remaining',
+  'anthropic-ratelimit-requests-reset',
+  'anthropic-ratelimit-tokens-limit',
+  'anthropic-ratelimit-tokens-remaining',
+  'anthropic-ratelimit-tokens-reset',
+] as const
+
+/** Options of a ledger. */
+export interface LedgerOptions {
+  owners: ResolvedOwnerLimits
+  failClosed: boolean
+  /** The gateway's store: a Keyv on Redis shares the counters across processes; anything else keeps them here. */
+  store: Keyv | undefined
+  logger: GatewayLogger
+}
+
+/** What `admit` hands back for the call's end: whom to charge. */
+export interface LedgerEntry {
+  owner: string
+}
+
+/** One gateway's ledger over its counters. */
+export class Ledger {
+  readonly #owners: ResolvedOwnerLimits
+  readonly #failClosed: boolean
+  readonly #counters: Counters
+  readonly #warn: (what: string, error: unknown) => void
+  readonly #pending = new Set<Promise<void>>()
+
+  constructor(options: LedgerOptions) {
+    this.#owners = options.owners
+    this.#failClosed = options.failClosed
+    this.#warn = rateLimitedWarn(options.logger, options.failClosed)
+    this.#counters =
+      options.store && isRedisKeyv(options.store)
+        ? new RedisCounters(options.store, (error) => this.#warn('connection', error))
+        : new MemoryCounters()
+  }
+
+  /**
+   * Checks the owner's limits before its call goes upstream and counts the call. Resolves the entry to charge at
+   * the call's end, or undefined when the owner has no limits; rejects with the 429 (or, failing closed, the 503).
+   */
+  async admit(owner: string): Promise<LedgerEntry | undefined> {
+    const limits = await this.#limitsOf(owner)
+    if (limits === undefined) return undefined
+    let result: CheckResult
+    try {
+      result = await this.#counters.check(owner, limits)
+    } catch (error) {
+      this.#warn('check', error)
+      if (this.#failClosed) {
+        throw new GatewayError('store_unavailable', 'The rate limits cannot be checked now; try again shortly.', { retryAfterSeconds: 1 })
+      }
+      return { owner }
+    }
+    if (result.over !== undefined) throw overLimit(result, limits)
+    return { owner }
+  }
+
+  /** Adds a finished call's tokens and cost to its owner's windows; never rejects (a failure is a warn line). */
+  charge(entry: LedgerEntry, tokens: number, cost: number): void {
+    if (tokens === 0 && cost === 0) return
+    const charged = this.#counters.charge(entry.owner, tokens, cost).catch((error: unknown) => this.#warn('charge', error))
+    this.#pending.add(charged)
+    void charged.finally(() => this.#pending.delete(charged))
+  }
+
+  /** What the owner used in its current windows. */
+  usage(owner: string): Promise<OwnerUsage> {
+    return this.#counters.usage(owner)
+  }
+
+  /** Resolves once every charge sent has landed or failed (for `close()`). */
+  async settled(): Promise<void> {
+    while (this.#pending.size > 0) await Promise.all(this.#pending)
+  }
+
+  #limitsOf(owner: string): CounterLimits | undefined | Promise<CounterLimits | undefined> {
+    const owners = this.#owners
+    if ('fixed' in owners) return owners.fixed
+    const answer = owners.of(owner)
+    // A sync function costs no promise turn.
+    return answer instanceof Promise ? answer.then(answeredLimits) : answeredLimits(answer)
+  }
+}
+
+/** The 429 of a reached limit: `retry-after` when its window starts anew, and the rate-limit headers SDKs read. */
+function overLimit(result: CheckResult, limits: CounterLimits): GatewayError {
+  const resetMs = result.over === 'cost' ? result.dayResetMs : result.minuteResetMs
+  const headers: Record<string, string> = {}
+  const minuteReset = new Date(Date.now() + result.minuteResetMs).toISOString().replace(/\.\d{3}Z$/, 'Z')
+  if (limits.requests >= 0) {
+    const remaining = String(Math.max(0, limits.requests - result.requests))
+    headers['x-ratelimit-limit-requests'] = String(limits.requests)
+    headers['x-ratelimit-remaining-requests'] = remaining
+    headers['x-ratelimit-reset-requests'] = `${Math.ceil(result.minuteResetMs / 1000)}s`
+    headers['anthropic-ratelimit-requests-limit'] = String(limits.requests)
+    headers['anthropic-ratelimit-requests-remaining'] = remaining
+    headers['anthropic-ratelimit-requests-reset'] = minuteReset
+  }
+  if (limits.tokens >= 0) {
+    const remaining = String(Math.max(0, limits.tokens - result.tokens))
+    headers['x-ratelimit-limit-tokens'] = String(limits.tokens)
+    headers['x-ratelimit-remaining-tokens'] = remaining
+    headers['x-ratelimit-reset-tokens'] = `${Math.ceil(result.minuteResetMs / 1000)}s`
+    headers['anthropic-ratelimit-tokens-limit'] = String(limits.tokens)
+    headers['anthropic-ratelimit-tokens-remaining'] = remaining
+    headers['anthropic-ratelimit-tokens-reset'] = minuteReset
+  }
+  const what = { requests: 'requests per minute', tokens: 'tokens per minute', cost: 'cost per day' }[result.over ?? 'requests']
+  return new GatewayError('rate_limit_exceeded', `Rate limit reached: ${what}. Try again in ${Math.ceil(resetMs / 1000)} s.`, {
+    retryAfterSeconds: Math.max(1, Math.ceil(resetMs / 1000)),
+    headers,
+  })
+}
+
+/** A warn line for a store the ledger cannot reach: the first, then one per interval with the count skipped. */
+function rateLimitedWarn(logger: GatewayLogger, failClosed: boolean): (what: string, error: unknown) => void {
+  const line = failClosed
+    ? 'model-gateway: the rate-limit store failed; calls are refused until it answers'
+    : 'model-gateway: the rate-limit store failed; calls go on unmetered'
+  let last = Number.NEGATIVE_INFINITY
+  let suppressed = 0
+  return (what, error) => {
+    const now = Date.now()
+    if (now - last < WARN_INTERVAL_MS) {
+      suppressed++
+      return
+    }
+    last = now
+    logger.warn(line, {
+      step: what,
+      error: String((error as { message?: unknown })?.message ?? error),
+      ...(suppressed > 0 ? { suppressed } : {}),
+    })
+    suppressed = 0
+  }
+}

@@ -1,0 +1,82 @@
+// Prices and the cost of a call, in integer nano-dollars. A price in USD per million tokens is turned into integer
+// nano-dollars per million tokens once, from its decimal digits, so no float error enters; a call's cost is the
+// exact sum of tokens × price, divided by a million and rounded once (half up).
+import { fail, knownKeys } from '../config/checks.js'
+import { isObject } from '../json/value.js'
+import type { TokenCounts } from '../types.js'
+import type { ModelPrice } from './types.js'
+
+/** A model's prices in nano-dollars per million tokens, each kind resolved to the price it is billed at. */
+export interface NanoPrices {
+  input: bigint
+  cachedInput: bigint
+  cacheWrite: bigint
+  output: bigint
+  reasoning: bigint
+}
+
+const PRICE_KEYS = ['input', 'cachedInput', 'cacheWrite', 'output', 'reasoning'] as const
+/** The largest price taken, in USD per million tokens: far above any model's, and exact to the nano-dollar. */
+const MAX_PRICE = 1_000_000
+const MILLION = 1_000_000n
+const HALF_MILLION = 500_000n
+
+/** USD (a finite number ≥ 0, at most 9 decimals kept) as integer nano-dollars, from its decimal digits. */
+export function nanoDollars(usd: number): bigint {
+  // toFixed(9) is the decimal nearest the double: 0.15 is "0.150000000", not 0.1499999999999999944…
+  const [whole, fraction = ''] = usd.toFixed(9).split('.')
+  return BigInt(whole as string) * 1_000_000_000n + BigInt(fraction.padEnd(9, '0'))
+}
+
+function price(value: unknown, where: string): bigint {
+  if (typeof value !== 'number' || Number.isNaN(value)) fail(`${where} must be a number (USD per million tokens)`)
+  if (!Number.isFinite(value) || value < 0 || value > MAX_PRICE) {
+    fail(`${where} must be between 0 and ${MAX_PRICE} (USD per million tokens), got ${value}`)
+  }
+  return nanoDollars(value)
+}
+
+/** Checks `pricing` and resolves it per model id; throws GatewayError('invalid_options'). */
+export function resolvePricing(raw: unknown, modelIds: ReadonlySet<string>): Map<string, NanoPrices> | undefined {
+  if (raw === undefined) return undefined
+  if (!isObject(raw)) fail('pricing must be an object of model id → { input, output, cachedInput?, cacheWrite?, reasoning? }')
+  const prices = new Map<string, NanoPrices>()
+  for (const [model, entry] of Object.entries(raw)) {
+    const where = `pricing['${model}']`
+    if (!modelIds.has(model)) fail(`${where}: no model has this id (models: ${[...modelIds].join(', ')})`)
+    if (!isObject(entry)) fail(`${where} must be an object { input, output, cachedInput?, cacheWrite?, reasoning? }`)
+    knownKeys(entry, PRICE_KEYS, `${where}.`)
+    if (entry.input === undefined || entry.output === undefined) fail(`${where} needs both input and output prices`)
+    const input = price(entry.input, `${where}.input`)
+    const output = price(entry.output, `${where}.output`)
+    const optional = (key: keyof ModelPrice, fallback: bigint) =>
+      entry[key] === undefined ? fallback : price(entry[key], `${where}.${key}`)
+    prices.set(model, {
+      input,
+      cachedInput: optional('cachedInput', input),
+      cacheWrite: optional('cacheWrite', input),
+      output,
+      reasoning: optional('reasoning', output),
+    })
+  }
+  return prices
+}
+
+/**
+ * The cost of a call's tokens in nano-dollars: cached and cache-write tokens at their prices, the rest of the input at
+ * `input`; reasoning tokens at `reasoning`, the rest of the output at `output`.
+ */
+export function costOf(prices: NanoPrices, usage: TokenCounts): number {
+  const cached = BigInt(usage.cached_input_tokens)
+  const written = BigInt(usage.cache_write_tokens)
+  const reasoning = BigInt(usage.reasoning_tokens)
+  const plainInput = BigInt(Math.max(0, usage.input_tokens - usage.cached_input_tokens - usage.cache_write_tokens))
+  const plainOutput = BigInt(Math.max(0, usage.output_tokens - usage.reasoning_tokens))
+  const perMillion =
+    plainInput * prices.input +
+    cached * prices.cachedInput +
+    written * prices.cacheWrite +
+    plainOutput * prices.output +
+    reasoning * prices.reasoning
+  return Number((perMillion + HALF_MILLION) / MILLION)
+}
