@@ -192,6 +192,8 @@ export interface CorsOptions {
   /**
    * Origins whose scripts may call the gateway, as browsers send them (`https://app.example.com`: scheme, host and
    * port), or `'*'` for any. Their keys still travel in headers, never cookies, so `'*'` gives no one else's access.
+   * An origin may start its host with one wildcard label, `https://*.example.com`: it matches `https://app.example.com`,
+   * never `https://example.com`, `https://a.b.example.com` or `https://app.example.com.evil.net`; any other `*` is refused.
    */
   origins: readonly string[] | '*'
   /**
