@@ -64,6 +64,9 @@ function storeErrorReporter(logger: GatewayLogger): (error: unknown) => void {
   }
 }
 
+/** How many request ids one eviction log line names (oldest first); its `count` says how many went. */
+const EVICTED_IDS_LOGGED = 20
+
 /**
  * Creates a gateway; throws GatewayError('invalid_options') on bad options.
  *
@@ -94,8 +97,13 @@ export function createGateway(options: GatewayOptions): Gateway {
       keyv: resolved.store,
       maxMemoryBytes: resolved.recovery.maxMemoryBytes,
       ownerLimits: { maxRecords: resolved.recovery.maxRecordsPerOwner, maxBytes: resolved.recovery.maxBytesPerOwner },
-      onEvict: ({ requestId, reason }) =>
-        resolved.logger.warn('model-gateway: recovery record evicted before its time', { requestId, reason }),
+      // One line per eviction report (a trim may take hundreds): the count, and the first ids to look for.
+      onEvict: ({ requestIds, reason }) =>
+        resolved.logger.warn('model-gateway: recovery records evicted before their time', {
+          reason,
+          count: requestIds.length,
+          requestIds: requestIds.slice(0, EVICTED_IDS_LOGGED),
+        }),
       onError: storeErrorReporter(resolved.logger),
     }),
     bodyLimits: {

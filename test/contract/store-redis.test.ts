@@ -63,7 +63,7 @@ await describeWithRedis('Redis store suite', () => {
   })
 
   describe('Redis store', () => {
-    it('puts every key under the namespace, the index in a hash, each with a TTL', async () => {
+    it('puts every key under the namespace, the index in a hash and its order in a sorted set, each with a TTL', async () => {
       const keyv = makeKeyv(RUN)
       const store = createRecoveryStore({ keyv })
       const owner = newOwner()
@@ -74,6 +74,7 @@ await describeWithRedis('Redis store suite', () => {
       expect(keys).toEqual(
         [
           `${RUN}::idx:{${owner}}`,
+          `${RUN}::ord:{${owner}}`,
           `${RUN}::rec:{${owner}}:${id}`,
           `${RUN}::rec:{${owner}}:${id}:req`,
           `${RUN}::rec:{${owner}}:${id}:res`,
@@ -85,6 +86,7 @@ await describeWithRedis('Redis store suite', () => {
         expect(pttl).toBeLessThanOrEqual(60_000)
       }
       expect(await admin.type(`${RUN}::idx:{${owner}}`)).toBe('hash')
+      expect(await admin.zRange(`${RUN}::ord:{${owner}}`, 0, -1)).toEqual([`${String(record.created_at).padStart(15, '0')}:${id}`])
       // The body is stored as Keyv's JSON of a plain string: escaped once, not twice.
       const stored = await admin.get(`${RUN}::rec:{${owner}}:${id}:req`)
       expect(JSON.parse(stored ?? '')).toMatchObject({ value: record.request.body_raw })

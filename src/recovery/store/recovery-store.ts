@@ -28,6 +28,11 @@ export interface RecoveryStore {
   put(owner: string, record: RecoveryRecord, ttlMs: number): Promise<void>
   /** Live records, newest first (created_at, then request_id, descending). */
   list(owner: string): Promise<RecoverySummary[]>
+  /**
+   * Up to `limit` live records in the same order, after the record `after` (from the start without it), and whether
+   * more follow; undefined when `after` is not a live record. On Redis it reads only what the page needs.
+   */
+  listPage(owner: string, page: { limit: number; after?: string }): Promise<{ items: RecoverySummary[]; hasMore: boolean } | undefined>
   /** Same order, only records whose `request_body_hash` matches. */
   lookup(owner: string, hash: string): Promise<RecoverySummary[]>
   /** Undefined when the record, or any part of it, is missing or expired. */
@@ -127,7 +132,8 @@ class KeyvRecoveryStore implements RecoveryStore {
       const memory = createMemoryKeyv(options.maxMemoryBytes)
       this.#keyv = memory.keyv
       this.#owned = memory.adapter
-      const catalog = new MemoryCatalog(memory.keyv, limits, onEvict)
+      const cache = memory.adapter.cache
+      const catalog = new MemoryCatalog(memory.keyv, limits, onEvict, { capacity: cache.maxSize, used: () => cache.calculatedSize })
       memory.adapter.onEvict = (key) => {
         const detail = DETAIL_KEY.exec(key)
         if (detail) catalog.evicted(detail[1] as string, detail[2] as string)
@@ -170,7 +176,26 @@ class KeyvRecoveryStore implements RecoveryStore {
     return this.#runSteps('list', async (step) => {
       assertKeyParts(owner)
       await this.#catalog.ready()
+      // A catalog kept in order is read in order, page by page: no sort of the whole list on the loop.
+      const ordered = await this.#catalog.page?.(owner, { limit: Number.POSITIVE_INFINITY }, { step })
+      if (ordered) return ordered.entries.map(toSummary)
       return (await this.#catalog.entries(owner, { step })).sort(newestFirst).map(toSummary)
+    })
+  }
+
+  listPage(owner: string, page: { limit: number; after?: string }): Promise<{ items: RecoverySummary[]; hasMore: boolean } | undefined> {
+    return this.#runSteps('list', async (step) => {
+      assertKeyParts(owner)
+      invariant(Number.isSafeInteger(page.limit) && page.limit > 0, 'a page needs a positive limit')
+      await this.#catalog.ready()
+      if (this.#catalog.page) {
+        const found = await this.#catalog.page(owner, page, { step })
+        return found && { items: found.entries.map(toSummary), hasMore: found.hasMore }
+      }
+      const all = (await this.#catalog.entries(owner, { step })).sort(newestFirst)
+      const from = page.after === undefined ? 0 : all.findIndex((e) => e.request_id === page.after) + 1
+      if (from === 0 && page.after !== undefined) return undefined
+      return { items: all.slice(from, from + page.limit).map(toSummary), hasMore: from + page.limit < all.length }
     })
   }
 
