@@ -14,6 +14,7 @@ import { createDispatch } from './http/dispatch.js'
 import { type Match, matchRequest } from './http/router.js'
 import { JoinableCalls } from './idempotency/joinable-calls.js'
 import { RecentAnswers } from './idempotency/recent-answers.js'
+import { channels, type RecordsTrimMessage } from './observe/channels.js'
 import { subscribeUsage } from './observe/usage.js'
 import { createRecoveryStore } from './recovery/store/recovery-store.js'
 import { FollowableCalls } from './recovery/stream/followable-calls.js'
@@ -104,6 +105,9 @@ export function createGateway(options: GatewayOptions): Gateway {
           count: requestIds.length,
           requestIds: requestIds.slice(0, EVICTED_IDS_LOGGED),
         }),
+      onTrim: (trim) => {
+        if (channels.recordsTrim.hasSubscribers) channels.recordsTrim.publish({ gatewayId: id, ...trim } satisfies RecordsTrimMessage)
+      },
       onError: storeErrorReporter(resolved.logger),
     }),
     bodyLimits: {

@@ -35,7 +35,10 @@ function serveRecoveries(rt: Runtime): (ex: Exchange, route: RecoveryRoute) => P
         }
         const found = await store.listPage(owner, page)
         if (!found) {
-          throw invalidField('after', `No record with request_id '${shown(page.after ?? '')}' to continue after; list again without 'after'.`)
+          throw invalidField(
+            'after',
+            `No record with request_id '${shown(page.after ?? '')}' to continue after; list again without 'after'.`,
+          )
         }
         return sendJson(res, 200, { count: found.items.length, items: found.items, has_more: found.hasMore })
       }

@@ -306,7 +306,9 @@ export function describeStoreContract(
           .map((r) => r.request_id)
           .reverse(),
       )
-      expect(evictedRecords(evictions)).toEqual(mine.slice(0, 3).map((r) => ({ owner, requestId: r.request_id, reason: 'owner_record_limit' })))
+      expect(evictedRecords(evictions)).toEqual(
+        mine.slice(0, 3).map((r) => ({ owner, requestId: r.request_id, reason: 'owner_record_limit' })),
+      )
       expect(await store.get(owner, mine[0]?.request_id as string)).toBeUndefined()
       expect((await store.list(other)).map((s) => s.request_id)).toEqual([theirs.request_id])
     })

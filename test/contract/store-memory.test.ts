@@ -77,14 +77,20 @@ describe('in-memory store', () => {
         .map((r) => r.request_id)
         .reverse(),
     )
-    expect(evictedRecords(evictions)).toEqual(burst.slice(0, 28).map((r) => ({ owner: noisy, requestId: r.request_id, reason: 'owner_byte_limit' })))
+    expect(evictedRecords(evictions)).toEqual(
+      burst.slice(0, 28).map((r) => ({ owner: noisy, requestId: r.request_id, reason: 'owner_byte_limit' })),
+    )
     await store.close()
   })
 
   it('makes room from the owners over their fair share: three heavy owners filling the store never evict a light one', async () => {
     const evictions: Eviction[] = []
     // The per-owner quota at its default ratio, half the store: three owners at their quota would hold 150 % of it.
-    const store = createRecoveryStore({ maxMemoryBytes: 4 << 20, ownerLimits: { maxRecords: 10_000, maxBytes: 2 << 20 }, onEvict: (e) => evictions.push(e) })
+    const store = createRecoveryStore({
+      maxMemoryBytes: 4 << 20,
+      ownerLimits: { maxRecords: 10_000, maxBytes: 2 << 20 },
+      onEvict: (e) => evictions.push(e),
+    })
     const light = newOwner()
     const heavy = [newOwner(), newOwner(), newOwner()]
     const start = Date.now() - 600_000
@@ -92,7 +98,11 @@ describe('in-memory store', () => {
     for (const r of kept) await store.put(light, r, 60_000)
     // ~200 KB each, written in turns: 20 per heavy owner, 4 MB each, 12 MB in all into a 4 MiB store.
     for (let i = 0; i < 60; i++) {
-      const record = makeRecord({ id: requestIdAt(start + 1000 + i * 10), requestBody: 'q'.repeat(80_000), responseBody: 'r'.repeat(20_000) })
+      const record = makeRecord({
+        id: requestIdAt(start + 1000 + i * 10),
+        requestBody: 'q'.repeat(80_000),
+        responseBody: 'r'.repeat(20_000),
+      })
       await store.put(heavy[i % 3] as string, record, 60_000)
     }
     expect((await store.list(light)).map((s) => s.request_id)).toEqual(kept.map((r) => r.request_id).reverse())

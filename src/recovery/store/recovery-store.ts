@@ -21,6 +21,7 @@ import { approxBytes, createMemoryKeyv, type LruStoreAdapter } from './lru-adapt
 import { type Eviction, MemoryCatalog, type OwnerLimits } from './memory-catalog.js'
 import { RedisCatalog } from './redis-catalog.js'
 import { isRedisKeyv } from './redis-link.js'
+import type { Trim } from './redis-order.js'
 
 /** Storage of recovery records, private per owner. All methods reject with GatewayError('store_unavailable') when the backing store fails. */
 export interface RecoveryStore {
@@ -69,6 +70,8 @@ export interface RecoveryStoreOptions {
   ownerLimits?: OwnerLimits
   /** Told of every record removed before its time (an owner's quota, or the memory store's byte bound). */
   onEvict?: (eviction: Eviction) => void
+  /** Told when this process starts and ends a trim of an owner's oldest records on Redis (with how many it evicted). */
+  onTrim?: (trim: Trim) => void
   /** Receives errors Keyv and its adapter emit (Keyv swallows them otherwise). */
   onError?: (err: unknown) => void
   /** Deadline of one store call, in ms. @default 5000 */
@@ -121,6 +124,7 @@ class KeyvRecoveryStore implements RecoveryStore {
           onError: this.#onError,
           maxRecords: limits.maxRecords,
           onEvict,
+          onTrim: options.onTrim ?? (() => {}),
         })
         this.#catalog = redis
         this.#values = new RedisValues(redis.link)

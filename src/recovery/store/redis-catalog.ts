@@ -1,18 +1,10 @@
 import type Keyv from 'keyv'
 import type { CatalogPage, CatalogWalk, OwnerCatalog } from './catalog.js'
 import { storeUnavailable } from './guard.js'
-import {
-  type CatalogEntry,
-  catalogKey,
-  orderKey,
-  orderMember,
-  type RecordKeys,
-  type RecordValue,
-  recordKeys,
-} from './layout.js'
+import { type CatalogEntry, catalogKey, orderKey, orderMember, type RecordKeys, type RecordValue, recordKeys } from './layout.js'
 import type { Eviction } from './memory-catalog.js'
 import { isUnsupportedExpireMode, RedisLink, type RedisMulti } from './redis-link.js'
-import { type FieldPage, OwnerOrder, parseField, type Removal } from './redis-order.js'
+import { type FieldPage, OwnerOrder, parseField, type Removal, type Trim } from './redis-order.js'
 
 /**
  * Fields asked for per HSCAN call and records deleted per transaction: large enough that an owner with 300 000
@@ -51,7 +43,13 @@ export class RedisCatalog implements OwnerCatalog {
   /** `waitMs`: how long calls wait for the first connection (never for a lost one). */
   constructor(
     keyv: Keyv,
-    options: { waitMs: number; onError: (error: unknown) => void; maxRecords: number; onEvict: (eviction: Eviction) => void },
+    options: {
+      waitMs: number
+      onError: (error: unknown) => void
+      maxRecords: number
+      onEvict: (eviction: Eviction) => void
+      onTrim: (trim: Trim) => void
+    },
   ) {
     this.#link = new RedisLink(keyv, { waitMs: options.waitMs, onError: options.onError })
     this.#onError = options.onError
@@ -59,6 +57,7 @@ export class RedisCatalog implements OwnerCatalog {
     this.#order = new OwnerOrder(this.#link, {
       maxRecords: options.maxRecords,
       onEvict: options.onEvict,
+      onTrim: options.onTrim,
       onError: options.onError,
       walk: (owner, step, visit) => this.#walk(owner, step, visit),
       removeBatch: (owner, records) => this.#removeBatch(owner, records),

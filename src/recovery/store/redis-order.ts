@@ -43,10 +43,18 @@ export function parseField(field: string, value: unknown): CatalogEntry | undefi
   }
 }
 
+/** A trim of an owner's oldest records starting, or ending with how many it removed. */
+export interface Trim {
+  owner: string
+  phase: 'start' | 'end'
+  evicted: number
+}
+
 /** What the order needs from the catalog it sits beside. */
 export interface OrderOptions {
   maxRecords: number
   onEvict: (eviction: Eviction) => void
+  onTrim: (trim: Trim) => void
   onError: (error: unknown) => void
   /** Walks the owner's catalog hash page by page. */
   walk: (owner: string, step: (() => void) | undefined, visit: (page: FieldPage) => Promise<void> | void) => Promise<void>
@@ -67,8 +75,11 @@ export interface OrderOptions {
 export class OwnerOrder {
   readonly #link: RedisLink
   readonly #options: OrderOptions
-  /** The trim running per owner in this process: every write that finds the owner over its cap joins it. */
-  readonly #trims = new Map<string, Promise<void>>()
+  /**
+   * The trim running per owner in this process: every write that finds the owner over its cap joins it, and marks it
+   * to run once more, so a write that landed after its last check is trimmed too.
+   */
+  readonly #trims = new Map<string, { done: Promise<void>; again: boolean }>()
 
   constructor(link: RedisLink, options: OrderOptions) {
     this.#link = link
@@ -111,14 +122,27 @@ export class OwnerOrder {
    * that asked was taken either way.
    */
   trim(owner: string, incomplete: boolean): Promise<void> {
-    let running = this.#trims.get(owner)
-    if (!running) {
-      running = this.#trimOnce(owner, incomplete)
-        .catch(this.#options.onError)
-        .finally(() => this.#trims.delete(owner))
-      this.#trims.set(owner, running)
+    const running = this.#trims.get(owner)
+    if (running) {
+      running.again = true
+      return running.done
     }
-    return running
+    const trim = { done: Promise.resolve(), again: false }
+    trim.done = (async () => {
+      try {
+        // Re-indexed once at most: a later round finds the set complete.
+        let reindex = incomplete
+        do {
+          trim.again = false
+          await this.#trimOnce(owner, reindex).catch(this.#options.onError)
+          reindex = false
+        } while (trim.again)
+      } finally {
+        this.#trims.delete(owner)
+      }
+    })()
+    this.#trims.set(owner, trim)
+    return trim.done
   }
 
   async #trimOnce(owner: string, incomplete: boolean): Promise<void> {
@@ -127,6 +151,7 @@ export class OwnerOrder {
     const token = randomUUID()
     const held = await client.set(lock, token, { condition: 'NX', expiration: { type: 'PX', value: TRIM_LOCK_MS } })
     if (held === null) return
+    this.#options.onTrim({ owner, phase: 'start', evicted: 0 })
     const catalog = this.#link.key(catalogKey(owner))
     const order = this.#link.key(orderKey(owner))
     const evicted: string[] = []
@@ -137,7 +162,9 @@ export class OwnerOrder {
         const [listed] = await client.multi().hLen(catalog).pExpire(lock, TRIM_LOCK_MS).execAsPipeline()
         const excess = Number(listed) - this.#options.maxRecords
         if (excess <= 0) break
-        const oldest = (await client.zRange(order, '-', '+', { BY: 'LEX', LIMIT: { offset: 0, count: Math.min(excess, PAGE) } })).map(String)
+        const oldest = (await client.zRange(order, '-', '+', { BY: 'LEX', LIMIT: { offset: 0, count: Math.min(excess, PAGE) } })).map(
+          String,
+        )
         if (oldest.length === 0) break
         const removals = oldest.map((member) => {
           const requestId = memberRequestId(member)
@@ -148,6 +175,7 @@ export class OwnerOrder {
       }
     } finally {
       if (evicted.length > 0) this.#options.onEvict({ owner, requestIds: evicted, reason: 'owner_record_limit' })
+      this.#options.onTrim({ owner, phase: 'end', evicted: evicted.length })
       // Released only when still ours: a lock that expired mid-trim may be another process's by now.
       if ((await client.get(lock).catch(() => undefined)) === token) await client.del(lock).catch(this.#options.onError)
     }
@@ -203,7 +231,8 @@ export class OwnerOrder {
       else candidates.push(entry)
     })
     const { live, gone } = await liveOf(candidates)
-    for (const entry of gone) stale.push({ requestId: entry.request_id, keys: recordKeys(owner, entry.request_id), member: orderMember(entry) })
+    for (const entry of gone)
+      stale.push({ requestId: entry.request_id, keys: recordKeys(owner, entry.request_id), member: orderMember(entry) })
     if (stale.length > 0) await this.#options.removeBatch(owner, stale)
     if (orphans.length > 0) await client.zRem(this.#link.key(orderKey(owner)), orphans)
     return live
