@@ -113,7 +113,7 @@ export interface RecoveryOptions {
   maxStoredRequestBytes?: number
   /** Byte bound of the default in-memory store (ignored when `store` is given). @default 268435456 (256 MiB) */
   maxMemoryBytes?: number
-  /** Records one owner may keep; past it that owner's oldest go first (each logged with its request id). @default 10000 */
+  /** Records one owner may keep; past it that owner's oldest go first (logged once per trim, with a count). @default 10000 */
   maxRecordsPerOwner?: number
   /**
    * Bytes one owner may keep in the default in-memory store, so one owner's records never push out another's;
