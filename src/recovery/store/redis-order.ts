@@ -200,6 +200,9 @@ export class OwnerOrder {
     await this.#options.walk(owner, step, async (page) => {
       const members = page.flatMap(({ entry }) => (entry ? [{ score: 0, value: orderMember(entry) }] : []))
       if (members.length > 0) await client.multi().zAdd(order, members).exec()
+      // A malformed entry is never listed and has no member: dropped here, or every read would re-index again.
+      const malformed = page.flatMap(({ field, entry }) => (entry ? [] : [{ requestId: field, keys: recordKeys(owner, field) }]))
+      if (malformed.length > 0) await this.#options.removeBatch(owner, malformed)
     })
     const [ttl] = await client.multi().pTTL(catalog).exec()
     if (Number(ttl) > 0) await client.multi().pExpire(order, Number(ttl)).exec()
