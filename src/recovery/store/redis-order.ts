@@ -76,10 +76,10 @@ export class OwnerOrder {
   readonly #link: RedisLink
   readonly #options: OrderOptions
   /**
-   * The trim running per owner in this process: every write that finds the owner over its cap joins it, and marks it
-   * to run once more, so a write that landed after its last check is trimmed too.
+   * The trim running per owner in this process; a write that finds the owner over its cap while it runs marks it to
+   * run once more, so a write that landed after its last check is trimmed too.
    */
-  readonly #trims = new Map<string, { done: Promise<void>; again: boolean }>()
+  readonly #trims = new Map<string, { again: boolean }>()
 
   constructor(link: RedisLink, options: OrderOptions) {
     this.#link = link
@@ -116,33 +116,34 @@ export class OwnerOrder {
   }
 
   /**
-   * Brings the owner back to its cap, one trim per owner at a time: in this process every caller joins the trim
-   * running, and across processes a short Redis lock lets one trim while the others go on. `incomplete`: the order set
-   * has fewer members than the catalog, so it is re-indexed first. Never rejects (errors go to `onError`): the write
-   * that asked was taken either way.
+   * Brings the owner back to its cap, one trim per owner at a time: in this process a write that finds a trim running
+   * marks it to run once more (so its record is trimmed too) and goes on, and across processes a short Redis lock
+   * lets one trim while the others go on. The write that started the trim waits for its first round only; rounds asked
+   * for meanwhile run after it, so no write waits on a trim that steady traffic keeps going. `incomplete`: the order
+   * set has fewer members than the catalog, so it is re-indexed first. Never rejects (errors go to `onError`): the
+   * write that asked was taken either way.
    */
   trim(owner: string, incomplete: boolean): Promise<void> {
     const running = this.#trims.get(owner)
     if (running) {
       running.again = true
-      return running.done
+      return Promise.resolve()
     }
-    const trim = { done: Promise.resolve(), again: false }
-    trim.done = (async () => {
+    const trim = { again: false }
+    this.#trims.set(owner, trim)
+    const first = this.#trimOnce(owner, incomplete).catch(this.#options.onError)
+    void first.then(async () => {
       try {
-        // Re-indexed once at most: a later round finds the set complete.
-        let reindex = incomplete
-        do {
+        while (trim.again) {
           trim.again = false
-          await this.#trimOnce(owner, reindex).catch(this.#options.onError)
-          reindex = false
-        } while (trim.again)
+          await this.#trimOnce(owner, false).catch(this.#options.onError)
+        }
       } finally {
+        // In the same turn as the last check: a write marking the trim from now on starts a new one.
         this.#trims.delete(owner)
       }
-    })()
-    this.#trims.set(owner, trim)
-    return trim.done
+    })
+    return first
   }
 
   async #trimOnce(owner: string, incomplete: boolean): Promise<void> {
