@@ -25,6 +25,7 @@ import { clientPart } from './parts/client.mjs'
 import { hostilePart } from './parts/hostile.mjs'
 import { latencyPart, ssePart, streamsHeldPart, throughputPart } from './parts/http.mjs'
 import { instructionsPart } from './parts/instructions.mjs'
+import { keepAlivePart } from './parts/keep-alive.mjs'
 import { otelPart } from './parts/otel.mjs'
 import { redisPart } from './parts/redis.mjs'
 import { repeatsPart } from './parts/repeats.mjs'
@@ -68,6 +69,11 @@ const FULL = {
   resumeCuts: 20,
   instructionsWarmup: 8000,
   instructionsCount: 4000,
+  keepAliveStreams: 1000,
+  keepAliveIntervalMs: 100,
+  keepAliveQuietMs: 3000,
+  keepAliveSettleMs: 500,
+  keepAliveWindowMs: 2000,
 }
 const QUICK = {
   ...FULL,
@@ -96,6 +102,7 @@ const QUICK = {
   resumeCuts: 3,
   instructionsWarmup: 300,
   instructionsCount: 200,
+  keepAliveStreams: 100,
 }
 
 const PARTS = [
@@ -114,6 +121,7 @@ const PARTS = [
   'translate',
   'otel',
   'streams',
+  'keepalive',
   'client',
 ]
 const QUICK_PARTS = ['latency', 'throughput', 'sse', 'hash']
@@ -356,6 +364,7 @@ async function main() {
   await run('translate', translatePart)
   await run('otel', otelPart)
   await run('streams', streamsPart)
+  await run('keepalive', keepAlivePart)
   await run('client', clientPart)
   await mock.stop()
 

@@ -101,6 +101,8 @@ async function createBenchGateway() {
     store,
     // BENCH_STREAMS=finish: every stream is resumable (numbered, kept in memory while it runs).
     recovery: process.env.BENCH_STREAMS ? { streams: process.env.BENCH_STREAMS } : undefined,
+    // BENCH_KEEP_ALIVE_MS: keep-alive's interval (0: off); else the default.
+    keepAlive: process.env.BENCH_KEEP_ALIVE_MS ? { streamMs: Number(process.env.BENCH_KEEP_ALIVE_MS) } : undefined,
   })
   if (process.env.BENCH_OTEL) await instrumentWithOtel(gateway, process.env.BENCH_OTEL)
   return gateway

@@ -22,6 +22,7 @@ export type HttpErrorCode =
   | 'upstream_invalid_response'
   | 'upstream_auth_failed'
   | 'upstream_stream_broken'
+  | 'upstream_error'
   | 'call_cancelled'
   | 'store_unavailable'
   | 'gateway_closed'
@@ -56,6 +57,8 @@ export const STATUS_BY_CODE: Readonly<Record<HttpErrorCode, number>> = {
   upstream_invalid_response: 502,
   upstream_auth_failed: 502,
   upstream_stream_broken: 502,
+  // Only ever an event of a stream a keep-alive had committed: the status the event carries is the upstream's own.
+  upstream_error: 502,
   // What proxies log for a request its client closed: nobody is left to read it, and no SDK retries it.
   call_cancelled: 499,
   store_unavailable: 503,

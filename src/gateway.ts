@@ -11,6 +11,7 @@ import { BodyBudget } from './http/body-budget.js'
 import { createCors } from './http/cors.js'
 import { DeadlineSweeper } from './http/deadlines.js'
 import { createDispatch } from './http/dispatch.js'
+import { KeepAliveSweeper } from './http/keep-alive.js'
 import { type Match, matchRequest } from './http/router.js'
 import { JoinableCalls } from './idempotency/joinable-calls.js'
 import { RecentAnswers } from './idempotency/recent-answers.js'
@@ -122,6 +123,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     redaction: new KeyRedaction([...resolved.upstreams.values()].flatMap((upstream) => upstream.secrets)),
     circuits: () => circuits.states(resolved.upstreams.values()),
     followable: new FollowableCalls(),
+    keepAlive: resolved.keepAlive.streamMs > 0 ? new KeepAliveSweeper(resolved.keepAlive.streamMs) : undefined,
     repeats: {
       joinable: new JoinableCalls(),
       recent: new RecentAnswers({ ttlMs: resolved.idempotency.recentMs, maxBytes: resolved.idempotency.recentMaxBytes }),

@@ -23,6 +23,7 @@ export type {
   GatewayStatus,
   HandleOptions,
   IdempotencyOptions,
+  KeepAliveOptions,
   KeySelection,
   LimitOptions,
   ModelOptions,

@@ -1,6 +1,7 @@
 import type { Agent } from 'undici'
 import type { ResolvedOptions } from './config/resolve.js'
 import type { BodyBudget } from './http/body-budget.js'
+import type { KeepAliveSweeper } from './http/keep-alive.js'
 import type { BodyLimits } from './http/read-body.js'
 import type { JoinableCalls } from './idempotency/joinable-calls.js'
 import type { RecentAnswers } from './idempotency/recent-answers.js'
@@ -31,4 +32,6 @@ export interface Runtime {
   readonly repeats: { readonly joinable: JoinableCalls; readonly recent: RecentAnswers }
   /** The calls of this process a resume can follow or a cancel can stop, by request id. */
   readonly followable: FollowableCalls
+  /** Keeps quiet streams alive (`keepAlive.streamMs`); undefined when that is 0. */
+  readonly keepAlive: KeepAliveSweeper | undefined
 }

@@ -130,7 +130,7 @@ export interface RecoveryOptions {
 
 /**
  * Serving a call again instead of paying for it twice: SDK retries and `Idempotency-Key` requests are answered from
- * the call still running or the response kept (README, "Retries and idempotency").
+ * the call still running or the response kept (docs/guides/retries-and-idempotency.md).
  */
 export interface IdempotencyOptions {
   /**
@@ -185,6 +185,17 @@ export interface TimeoutOptions {
   connectMs?: number
   /** Longest time a request body may take to arrive; past it the client gets 408 and the connection closes. @default 60000 */
   requestBodyMs?: number
+}
+
+/** Keep-alive comments on streams, for proxies and CDNs that cut a connection that stays quiet too long. */
+export interface KeepAliveOptions {
+  /**
+   * A stream whose client got no byte for this many ms (before the upstream's first byte too) gets an SSE comment,
+   * `: keep-alive`, which SSE parsers skip; 0 turns it off. One before the upstream's first byte sends the 200 and
+   * the stream's headers: an upstream error after that is the stream's last event, in the client's format.
+   * @default 15000
+   */
+  streamMs?: number
 }
 
 /** Browser access (CORS). Off unless set. */
@@ -249,6 +260,8 @@ export interface GatewayOptions {
   limits?: LimitOptions
   /** Timeouts. */
   timeouts?: TimeoutOptions
+  /** Keep-alive comments on quiet streams. @default { streamMs: 15000 } */
+  keepAlive?: KeepAliveOptions
   /** Browser access: answers preflights and sets CORS headers on every answer. @default undefined (off) */
   cors?: CorsOptions
   /** Called once per completed 2xx upstream call with normalised token counts (0 when the upstream reported none). @default undefined */

@@ -1,6 +1,7 @@
 // Part 4c: hostile bodies. One request at a time to a fresh gateway, each a body a client can send within
-// `limits.maxRequestBytes`: a lookup nested about a million levels deep (answered 400 past `limits.maxJsonDepth`)
-// and a lookup of many small objects (answered 200, hashed on a worker thread). What is measured is the gateway's
+// `limits.maxRequestBytes`: a lookup nested about a million levels deep (answered 400 past `limits.maxJsonDepth`),
+// one just under 1 MiB nested 990 deep (answered 200), and lookups of many small objects and of `{}` repeated
+// (answered 200, hashed on a worker thread). What is measured is the gateway's
 // own longest event-loop stall while it answers, against the absolute target of 100 ms, and the time to answer.
 import { Client } from 'undici'
 import { manyObjectsBody } from '../lib/bodies.mjs'
@@ -21,11 +22,24 @@ export function deepBody(bytes) {
   return { body: Buffer.from(`${head}${open.repeat(pairs)}0${close.repeat(pairs)}}`), levels: 2 * pairs + 1 }
 }
 
-/** @param {'deep' | 'wide'} kind @param {number} bytes */
+/** Just under 1 MiB of arrays nested 990 deep, within `limits.maxJsonDepth`: answered 200, never parsed on the loop. */
+export function deep990Body() {
+  const chain = `${'['.repeat(989)}${']'.repeat(989)}`
+  const head = '{"model":"gpt-4o-mini","messages":['
+  const count = Math.floor((1024 * 1024 - head.length - 10) / (chain.length + 1))
+  return Buffer.from(`${head}${Array(count).fill(chain).join(',')}]}`)
+}
+
+/** @param {'deep' | 'deep990' | 'empties' | 'wide'} kind @param {number} bytes */
 function hostileBody(kind, bytes) {
   if (kind === 'deep') {
     const { body, levels } = deepBody(bytes)
     return { body, what: `lookup nested ${(levels / 1e6).toFixed(2)} M levels deep` }
+  }
+  if (kind === 'deep990') return { body: deep990Body(), what: 'lookup nested 990 levels deep' }
+  if (kind === 'empties') {
+    const body = Buffer.from(`{"model":"gpt-4o-mini","messages":[${'{},'.repeat(Math.floor(bytes / 3) - 20)}{}]}`)
+    return { body, what: 'lookup of {} repeated' }
   }
   return { body: Buffer.from(manyObjectsBody(bytes)), what: 'lookup of many small objects' }
 }
@@ -53,7 +67,9 @@ export async function hostilePart(ctx) {
   try {
     for (const [kind, bytes] of [
       ['deep', cfg.hostileDeepBytes],
+      ['deep990', 0],
       ['wide', cfg.hostileWideBytes],
+      ['empties', cfg.hostileWideBytes],
     ]) {
       const { body, what } = hostileBody(kind, bytes)
       const stalls = []
@@ -75,7 +91,7 @@ export async function hostilePart(ctx) {
   const text = section(
     `4c. Hostile bodies: the gateway's longest event-loop stall while it answers one (ms; median of ${cfg.stallRounds} round(s), min–max)`,
     [
-      `One request at a time to a fresh node-adapter gateway with its default limits (the deep body is refused for its depth, the wide one hashed for lookup). Longest loop stall = the server's own event-loop delay (max over the request); target ≤ ${STALL_TARGET_MS} ms.`,
+      `One request at a time to a fresh node-adapter gateway with its default limits (the deepest body is refused for its depth; the others are answered, hashed for lookup). Longest loop stall = the server's own event-loop delay (max over the request); target ≤ ${STALL_TARGET_MS} ms.`,
     ],
     table(
       ['body', 'status', 'longest loop stall', 'time to answer'],

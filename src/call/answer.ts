@@ -1,7 +1,7 @@
 import { GatewayError } from '../errors.js'
 import { collectBody } from '../http/collect-body.js'
 import { withRequestId } from '../http/request-id.js'
-import type { ClientSink, ResponseHead } from '../http/sink.js'
+import type { ResponseHead, ResponseSink } from '../http/sink.js'
 import type { CallLease } from '../idempotency/lease.js'
 import type { Runtime } from '../runtime.js'
 import type { TokenCounts } from '../types.js'
@@ -143,7 +143,7 @@ function wholeHead(
 export function completeWhole(
   rt: Runtime,
   spec: CallSpec,
-  client: ClientSink,
+  client: ResponseSink,
   lease: CallLease | undefined,
   response: UpstreamResponse,
   upstreamBody: Buffer,

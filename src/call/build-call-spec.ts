@@ -43,6 +43,6 @@ export function buildCallSpec(rt: Runtime, ex: Exchange, call: CallRoute, body: 
     startedAt: ex.startedAt,
     repeat,
     trace: traceHeadersOf(ex.req.headers),
-    requestHash: hashOnce(body),
+    requestHash: hashOnce(body, ex.owner),
   }
 }

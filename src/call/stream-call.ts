@@ -1,5 +1,6 @@
+import { isGatewayError } from '../errors.js'
 import { withRequestId } from '../http/request-id.js'
-import type { ClientSink } from '../http/sink.js'
+import type { ClientSink, ResponseHead, ResponseSink } from '../http/sink.js'
 import type { CallLease } from '../idempotency/lease.js'
 import { CLAIM_MARGIN_MS } from '../idempotency/lease.js'
 import { channels } from '../observe/channels.js'
@@ -30,7 +31,7 @@ import type { CallSpec } from './call-spec.js'
 import { keepStream } from './keep-record.js'
 import { relay } from './relay.js'
 import { buildStreamSinks } from './sink-stack.js'
-import { StreamEnding } from './stream-sinks.js'
+import { answeredError, StreamEnding } from './stream-sinks.js'
 import { reportDropped } from './translation.js'
 
 /** The journal of one call, for `Journal`. */
@@ -56,6 +57,39 @@ export function journalOptions(rt: Runtime, spec: CallSpec, call: { stream: bool
  */
 const isResumable = (rt: Runtime, spec: CallSpec) => spec.repeat.key !== undefined || rt.options.recovery.streams === 'finish'
 
+/** The headers of a stream of `type` in the client's dialect, with the request id. */
+function streamHeaders(spec: CallSpec, type: string): Record<string, string | number> {
+  return withRequestId({ 'content-type': type, 'cache-control': 'no-cache', 'x-accel-buffering': 'no' }, spec.inbound, spec.requestId)
+}
+
+/**
+ * A stream a keep-alive committed before its upstream answered can no longer answer an error with a status: it ends
+ * with the error event of the client's format, as a broken stream does. Returns the error, to be thrown on.
+ */
+function endCommitted(spec: CallSpec, client: ClientSink, error: unknown): unknown {
+  if (!client.openedEarly) return error
+  const facts = isGatewayError(error)
+    ? { status: error.status ?? 500, code: error.code === 'invalid_options' ? 'internal_error' : error.code, message: error.message }
+    : { status: 500, code: 'internal_error' as const, message: 'The gateway failed to handle this request.' }
+  client.write(new StreamEnding(spec).failed({ ...facts, param: undefined }))
+  client.end()
+  return error
+}
+
+/** The client of a committed stream as a sink for an upstream's error answer: the answer becomes the stream's last event. */
+function errorAsEvent(spec: CallSpec, client: ClientSink): ResponseSink {
+  return {
+    complete(head: ResponseHead, body: Buffer) {
+      client.write(new StreamEnding(spec).failed(answeredError(head.status, body)))
+      client.end()
+    },
+    open: () => {},
+    write: () => true,
+    end: () => client.end(),
+    abort: () => client.end(),
+  }
+}
+
 /** The parts of a resumable stream: its log and its entry among the live calls; the journal once its client left. */
 interface Resumable {
   log: StreamLog
@@ -78,6 +112,12 @@ export async function streamCall(rt: Runtime, spec: CallSpec, client: ClientSink
     rt.followable.add(live)
     resumable = { log, live, journal: undefined }
   }
+  // Held from before the upstream call: a model that thinks for minutes keeps its client's connection open.
+  let release: (() => void) | undefined
+  if (rt.keepAlive) {
+    client.headAhead({ status: 200, headers: streamHeaders(spec, 'text/event-stream') })
+    release = rt.keepAlive.hold(client)
+  }
   const stopWatching = client.watch.onGone(() => {
     if (resumable) {
       const { log, live } = resumable
@@ -95,6 +135,7 @@ export async function streamCall(rt: Runtime, spec: CallSpec, client: ClientSink
   try {
     return await relayStream(rt, spec, client, lease, stop, resumable)
   } finally {
+    release?.()
     stopWatching()
     if (resumable) rt.followable.remove(resumable.live)
   }
@@ -118,13 +159,21 @@ async function relayStream(
   } catch (error) {
     if (stop.reason) return gone(CLIENT_GONE, resumable?.live.cancelled ? CANCELLED : CLIENT_DISCONNECTED)
     await resumable?.journal?.finish('failed')
-    throw error
+    throw endCommitted(spec, client, error)
   }
-  if (isAuthFailure(response)) await refuseUpstreamAuthFailure(rt, spec, response)
+  if (isAuthFailure(response)) {
+    await refuseUpstreamAuthFailure(rt, spec, response).catch((error) => {
+      throw endCommitted(spec, client, error)
+    })
+  }
   const status = response.statusCode
   if (!isSuccess(status)) {
-    // An error answers whole; a lease keeps nothing of a non-2xx answer.
-    await completeWhole(rt, spec, client, lease, response, await readUpstreamBody(rt, response), 'text/event-stream').kept
+    const body = await readUpstreamBody(rt, response).catch((error) => {
+      throw endCommitted(spec, client, error)
+    })
+    // An error answers whole, or as the last event of a stream a keep-alive committed; a lease keeps nothing of it.
+    const to = client.openedEarly ? errorAsEvent(spec, client) : client
+    await completeWhole(rt, spec, to, lease, response, body, 'text/event-stream').kept
     await resumable?.journal?.finish('failed')
     return { status, delivered: (await client.watch.settled()).delivered, recovered: false, usage: undefined, served: response.served }
   }
@@ -146,11 +195,7 @@ async function relayStream(
     redaction: rt.redaction.active ? rt.redaction : undefined,
   })
   const type = translation ? 'text/event-stream' : (headerText(rt, response, 'content-type') ?? 'text/event-stream')
-  const headers: Record<string, string | number> = withRequestId(
-    { 'content-type': type, 'cache-control': 'no-cache', 'x-accel-buffering': 'no' },
-    spec.inbound,
-    spec.requestId,
-  )
+  const headers = streamHeaders(spec, type)
   reportDropped(rt.options.logger, spec.requestId, translation, headers)
   sink.open({ status, headers: passDown(rt, response, headers) })
   let broken = false

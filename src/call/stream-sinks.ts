@@ -3,7 +3,7 @@ import type { ResponseHead, ResponseSink } from '../http/sink.js'
 import type { StreamLog } from '../recovery/stream/stream-log.js'
 import { EventCounter } from '../sse/event-counter.js'
 import { EventSplitter } from '../sse/split.js'
-import { sseEvent } from '../sse/write.js'
+import { endsEvent, sseEvent } from '../sse/write.js'
 
 /** What a client is told of a stream its upstream broke off, whichever sink tells it. */
 export const BROKEN_MESSAGE = 'The upstream stream broke off before its end.'
@@ -39,6 +39,11 @@ export class StreamEnding {
     return this.#event({ status: 502, code: 'upstream_stream_broken', message: BROKEN_MESSAGE, param: undefined })
   }
 
+  /** The event of a stream committed before its upstream answered (by a keep-alive) that then failed with `error`. */
+  failed(error: Omit<ErrorFacts, 'requestId'>): Buffer {
+    return this.#event(error)
+  }
+
   /** The event of a stream cancelled through the Recoveries API. */
   cancelled(): Buffer {
     return this.#event({ status: 499, code: 'call_cancelled', message: CANCELLED_MESSAGE, param: undefined })
@@ -54,8 +59,25 @@ export class StreamEnding {
   }
 }
 
-/** Whether the bytes written last end an event (a blank line, after `\n` or `\r\n` line ends). */
-const endsEvent = (last: Buffer) => /\n\r?\n$/.test(last.subarray(-4).toString('latin1'))
+/**
+ * An upstream's error answer (its status and body, in the client's format) as the facts of a stream's error event:
+ * the upstream's status, and the message its body carries (`error.message` in every dialect's error body).
+ */
+export function answeredError(status: number, body: Buffer): Omit<ErrorFacts, 'requestId'> {
+  let message: unknown
+  try {
+    const parsed = JSON.parse(body.toString('utf8')) as { error?: { message?: unknown }; message?: unknown } | null
+    message = parsed?.error?.message ?? parsed?.message
+  } catch {
+    // Not JSON: the status says it.
+  }
+  return {
+    status,
+    code: 'upstream_error',
+    message: typeof message === 'string' ? message : `The upstream answered with status ${status}.`,
+    param: undefined,
+  }
+}
 
 /**
  * A sink for a resumable stream in the client's format: relays whole events only, each numbered and kept in the

@@ -1,4 +1,5 @@
-// The one table of defaults. README's options table and the JSDoc `@default`s in types.ts state the same numbers.
+// The one table of defaults. The options reference (docs/reference/options.md) and the JSDoc `@default`s in types.ts state
+// the same numbers; test/docs/references.test.ts checks the reference against this table.
 import { DIALECT_UPSTREAM_OPTIONS } from '../dialects/index.js'
 
 /** Defaults of every numeric option. */
@@ -36,11 +37,14 @@ export const DEFAULTS = {
   cors: {
     maxAgeSeconds: 600,
   },
+  keepAlive: {
+    streamMs: 15_000,
+  },
 } as const
 
 /** The keys each options object may hold; anything else is a typo, answered with the nearest of these. */
 export const KNOWN_KEYS = {
-  top: ['upstreams', 'models', 'auth', 'store', 'recovery', 'idempotency', 'limits', 'timeouts', 'cors', 'onUsage', 'logger'],
+  top: ['upstreams', 'models', 'auth', 'store', 'recovery', 'idempotency', 'limits', 'timeouts', 'keepAlive', 'cors', 'onUsage', 'logger'],
   // With the options of one dialect's upstreams (`anthropicVersion`): a misspelt one is then named, its default is the dialect's.
   upstream: ['type', 'baseUrl', 'apiKey', 'apiKeys', 'keySelection', 'keyless', 'headers', 'circuit', ...DIALECT_UPSTREAM_OPTIONS.keys()],
   model: ['id', 'upstream', 'upstreamModel', 'ownedBy', 'created', 'fallbacks', 'maxOutputTokens'],
@@ -50,4 +54,5 @@ export const KNOWN_KEYS = {
   limits: Object.keys(DEFAULTS.limits),
   timeouts: Object.keys(DEFAULTS.timeouts),
   cors: ['origins', 'allowHeaders', 'maxAgeSeconds'],
+  keepAlive: Object.keys(DEFAULTS.keepAlive),
 } as const

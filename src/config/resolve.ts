@@ -5,6 +5,7 @@ import type {
   GatewayLogger,
   GatewayOptions,
   IdempotencyOptions,
+  KeepAliveOptions,
   LimitOptions,
   RecoveryOptions,
   TimeoutOptions,
@@ -25,6 +26,8 @@ export interface ResolvedOptions {
   idempotency: Required<IdempotencyOptions>
   limits: Required<LimitOptions>
   timeouts: Required<TimeoutOptions>
+  /** `streamMs` 0 when keep-alive is off. */
+  keepAlive: Required<KeepAliveOptions>
   /** Undefined when CORS is off (the default). */
   cors: ResolvedCors | undefined
   onUsage: ((usage: UsageEvent) => void) | undefined
@@ -50,6 +53,18 @@ function positiveInt(value: unknown, fallback: number, name: string): number {
   if (value === undefined) return fallback
   if (typeof value !== 'number' || !Number.isSafeInteger(value) || value <= 0) {
     fail(`${name} must be a positive integer, got ${String(value)}`)
+  }
+  return value
+}
+
+/** The longest delay a Node timer takes; a longer one would fire at once. */
+const MAX_TIMER_MS = 2_147_483_647
+
+/** `keepAlive.streamMs`: whole ms, 0 (off) up to the longest timer. */
+function keepAliveMs(value: unknown): number {
+  if (value === undefined) return DEFAULTS.keepAlive.streamMs
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 0 || value > MAX_TIMER_MS) {
+    fail(`keepAlive.streamMs must be a whole number of ms from 0 (off) to ${MAX_TIMER_MS}, got ${String(value)}`)
   }
   return value
 }
@@ -154,6 +169,7 @@ export function resolveOptions(options: GatewayOptions): ResolvedOptions {
   if (idempotency.sdkRetries !== undefined && typeof idempotency.sdkRetries !== 'boolean') fail('idempotency.sdkRetries must be a boolean')
   const limits = section(options.limits, 'limits', KNOWN_KEYS.limits)
   const timeouts = section(options.timeouts, 'timeouts', KNOWN_KEYS.timeouts)
+  const keepAlive = section(options.keepAlive, 'keepAlive', KNOWN_KEYS.keepAlive)
   const cors = resolveCors(options.cors === undefined ? undefined : section(options.cors, 'cors', KNOWN_KEYS.cors))
   if (options.onUsage !== undefined && typeof options.onUsage !== 'function') fail('onUsage must be a function')
   const logger = options.logger ?? CONSOLE
@@ -204,6 +220,7 @@ export function resolveOptions(options: GatewayOptions): ResolvedOptions {
       connectMs: positiveInt(timeouts.connectMs, DEFAULTS.timeouts.connectMs, 'timeouts.connectMs'),
       requestBodyMs: positiveInt(timeouts.requestBodyMs, DEFAULTS.timeouts.requestBodyMs, 'timeouts.requestBodyMs'),
     },
+    keepAlive: { streamMs: keepAliveMs(keepAlive.streamMs) },
     cors,
     onUsage: options.onUsage,
     logger,

@@ -43,7 +43,7 @@ function serveRecoveries(rt: Runtime): (ex: Exchange, route: RecoveryRoute) => P
         return sendJson(res, 200, { count: found.items.length, items: found.items, has_more: found.hasMore })
       }
       case 'recoveries.lookup': {
-        const items = await withBody(rt, ex, { readsMembers: false }, async (body) => store.lookup(owner, await bodyHash(body)))
+        const items = await withBody(rt, ex, { readsMembers: false }, async (body) => store.lookup(owner, await bodyHash(body, owner)))
         return sendJson(res, 200, { items })
       }
       case 'recoveries.get': {

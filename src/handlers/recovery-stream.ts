@@ -38,16 +38,21 @@ export async function resumeStream(rt: Runtime, ex: Exchange, requestId: string)
   if (!REQUEST_ID_PATTERN.test(requestId)) throw notFound(requestId)
   const { owner } = ex
   const sink = new ClientSink(ex.res)
+  // A call followed live may go quiet as long as its own client's stream would: its resumer gets keep-alives too.
+  const following = (follow: Promise<void>) => {
+    const release = rt.keepAlive?.hold(sink)
+    return release ? follow.finally(release) : follow
+  }
   const giveUpAt = Date.now() + FIND_WAIT_MS
   for (;;) {
     const log = rt.followable.get(owner, requestId)?.log
     if (log?.events) {
       sink.open(streamHead())
-      return followLog(log, after, sink)
+      return following(followLog(log, after, sink))
     }
     if (await journalRunning(rt.store, owner, requestId)) {
       sink.open(streamHead())
-      return followJournal(rt.store, owner, requestId, after, sink)
+      return following(followJournal(rt.store, owner, requestId, after, sink))
     }
     const record = await rt.store.get(owner, requestId)
     if (record) {

@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http'
 import { GatewayError } from '../errors.js'
-import { inspectJson } from '../json/inspect.js'
+import { containersAtMost, inspectJson, type JsonRules } from '../json/inspect.js'
 import { scanJsonBody } from '../json/scan-body.js'
 import { invalidUtf8At, invalidUtf8AtInSlices } from '../json/utf8.js'
 import type { PreparsedBody } from '../types.js'
@@ -25,6 +25,12 @@ export interface RequestBody {
  * `JSON.parse` that would stall every other request for hundreds of milliseconds on a 20 MB body.
  */
 export const SCAN_FROM_BYTES = 1024 * 1024
+
+/**
+ * A smaller body with more objects and arrays than this is scanned too: parsing it whole would stall the loop (a
+ * body under 1 MiB of deep nesting: hundreds of milliseconds), and it is then hashed on the hash worker.
+ */
+export const SCAN_FROM_CONTAINERS = 32 * 1024
 
 /** Top-level members whose value the gateway uses, not just checks: the scanner keeps them exactly or refuses. */
 const EXACT_STRINGS = ['model']
@@ -184,11 +190,23 @@ export async function obtainBody(req: IncomingMessage, limits: BodyLimits, read:
     bytes = await readBody(req, limits, read.reservation)
   }
   if (bytes.length > limit) throw tooLarge(limit)
+  return bodyOfBytes(bytes, rules, read)
+}
+
+/**
+ * Checks body bytes in memory (UTF-8, JSON, `rules`) and reads what validation needs: the parsed object when the
+ * body is cheap to parse, else a skeleton from the scanner, which yields to the event loop between slices.
+ */
+export async function bodyOfBytes(
+  bytes: Buffer,
+  rules: JsonRules,
+  read: Pick<BodyRead, 'readsMembers' | 'elementFields'>,
+): Promise<RequestBody> {
   const broken = bytes.length >= SCAN_FROM_BYTES ? await invalidUtf8AtInSlices(bytes) : invalidUtf8At(bytes)
   // JSON is UTF-8 (RFC 8259); anything else would be forwarded as sent but stored and hashed as something else.
   if (broken !== -1)
     throw new GatewayError('invalid_request', `The request body is not valid UTF-8 at byte ${broken}; JSON must be sent as UTF-8.`)
-  if (bytes.length >= SCAN_FROM_BYTES) {
+  if (bytes.length >= SCAN_FROM_BYTES || !containersAtMost(bytes, SCAN_FROM_CONTAINERS)) {
     const scan = await scanJsonBody(bytes, {
       exactStrings: EXACT_STRINGS,
       rules,

@@ -1,5 +1,7 @@
 import type { ServerResponse } from 'node:http'
+import { endsEvent } from '../sse/write.js'
 import { DeliveryWatch } from './delivery.js'
+import { KEEP_ALIVE_COMMENT, type QuietStream } from './keep-alive.js'
 
 /** Status and headers of a response, as written to a client; the length of a whole body is added by the sink. */
 export interface ResponseHead {
@@ -27,9 +29,17 @@ export interface ResponseSink {
 const flushHead = (sink: ClientSink) => sink.flushHead()
 
 /** The client's response as a sink, with the one delivery watch of that response. */
-export class ClientSink implements ResponseSink {
+export class ClientSink implements ResponseSink, QuietStream {
   /** Whether anything followed `open`: its head went out with it. */
   #wrote = false
+  /** How the head went out: by `open`, or by a keep-alive ahead of the upstream's head; undefined before. */
+  #opened: 'open' | 'keep-alive' | undefined
+  /** The head a keep-alive sends when it comes before the stream's own (`headAhead`). */
+  #headAhead: ResponseHead | undefined
+  /** The last chunk written: a keep-alive goes only between two events, never inside one. */
+  #last: Buffer | undefined
+  /** `QuietStream.quietSweeps`: set back to 0 by every write. */
+  quietSweeps = 0
   /** Watches the response from the start of the request: a client that leaves at any point is seen. */
   readonly watch: DeliveryWatch
 
@@ -55,6 +65,9 @@ export class ClientSink implements ResponseSink {
   }
 
   open(head: ResponseHead): void {
+    // A keep-alive sent the head already: the status and headers the client got stand.
+    if (this.#opened) return
+    this.#opened = 'open'
     this.watch.watchWrites()
     this.res.writeHead(head.status, head.headers)
     // The head goes out with the first chunk when that chunk is already here (it mostly comes in the same read as
@@ -65,6 +78,8 @@ export class ClientSink implements ResponseSink {
 
   write(chunk: Buffer): boolean {
     this.#wrote = true
+    this.quietSweeps = 0
+    if (chunk.length > 0) this.#last = chunk
     // A client that left no longer sets the pace: a stream others joined goes on for them.
     if (this.watch.clientGone) return true
     return this.res.write(chunk)
@@ -79,6 +94,31 @@ export class ClientSink implements ResponseSink {
     this.#wrote = true
     // Headers are out: the only honest signal left for a broken stream is a cut connection.
     this.res.destroy()
+  }
+
+  /**
+   * The head a keep-alive sends while the stream waits for its upstream's: from then on the stream is committed to
+   * it, and an upstream error can only be the stream's last event (`openedEarly`).
+   */
+  headAhead(head: ResponseHead): void {
+    this.#headAhead = head
+  }
+
+  /** Whether a keep-alive sent the head before the stream opened. */
+  get openedEarly(): boolean {
+    return this.#opened === 'keep-alive'
+  }
+
+  keepAlive(): void {
+    if (this.watch.clientGone || this.res.destroyed || this.res.writableEnded) return
+    if (this.#opened === undefined) {
+      if (!this.#headAhead) return
+      this.open(this.#headAhead)
+      this.#opened = 'keep-alive'
+    } else if (this.#last && !endsEvent(this.#last)) return
+    // A client that does not read gets nothing more queued: its bytes are still on their way.
+    if (this.res.writableNeedDrain) return
+    this.write(KEEP_ALIVE_COMMENT)
   }
 
   /** Sends an opened stream's head if nothing was written after it in the turn that opened it. */

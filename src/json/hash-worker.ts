@@ -1,27 +1,107 @@
 import { Worker } from 'node:worker_threads'
 import { GatewayError } from '../errors.js'
 import { canonicalHashing } from './canonical.js'
+import { type ByteHashJob, canonicalByteHashing } from './canonical-bytes.js'
+import { canonicalOutput } from './canonical-out.js'
 
 /**
- * The worker's program: the canonical hashing code itself (from its source, see canonical.ts), fed with bodies.
- * A body that is not JSON answers with an error message; anything else it answers with the hash.
+ * Bytes of a body hashed in one turn of the worker before it moves to the next owner's job: one slice costs a few
+ * milliseconds whatever the body's shape, so a job waits for at most one slice of each other owner's, never for a
+ * whole body of theirs.
  */
-const WORKER_SOURCE = `
-const { parentPort } = require('node:worker_threads')
-const hashing = (${canonicalHashing.toString()})(require('node:crypto'))
-parentPort.on('message', ({ id, bytes }) => {
-  let value
-  try {
-    value = JSON.parse(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8'))
-  } catch (error) {
-    parentPort.postMessage({ id, invalid: String(error && error.message) })
-    return
-  }
-  parentPort.postMessage({ id, hash: hashing.hashPieces(hashing.canonicalPieces(value)) })
-})
-`
+export const HASH_SLICE_BYTES = 256 * 1024
+
+/** What the worker's program is given: its port, the hashing code, and the bounds of a turn. */
+interface WorkerDeps {
+  port: { on(event: 'message', listener: (message: Job) => void): void; postMessage(reply: Reply): void }
+  crypto: typeof import('node:crypto')
+  isUtf8: (bytes: Uint8Array) => boolean
+  canonicalHashing: typeof canonicalHashing
+  canonicalByteHashing: typeof canonicalByteHashing
+  canonicalOutput: typeof canonicalOutput
+  sliceBytes: number
+}
+
+interface Job {
+  id: number
+  owner: string
+  bytes: Uint8Array
+}
 
 type Reply = { id: number; hash: string } | { id: number; invalid: string }
+
+/**
+ * The worker's program, run from its source like the hashing code it uses. Jobs wait in one queue per owner;
+ * the worker serves the owners in turn, one slice of the job at the head of each queue per turn, with a turn of
+ * its own event loop between slices so jobs that arrive meanwhile join the rotation at once.
+ */
+function workerProgram(deps: WorkerDeps): void {
+  const bytesHashing = deps.canonicalByteHashing({ createHash: deps.crypto.createHash, output: deps.canonicalOutput() })
+  const valueHashing = deps.canonicalHashing(deps.crypto)
+  // Invalid UTF-8 never reaches here from the gateway (it is refused first); other callers get the hash of the
+  // text as decoded, with U+FFFD for each bad sequence, as on the main thread.
+  const decodedJob = (bytes: Uint8Array): ByteHashJob => {
+    let hash = ''
+    return {
+      step(): boolean {
+        const value: unknown = JSON.parse(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8'))
+        hash = valueHashing.hashPieces(valueHashing.canonicalPieces(value))
+        return true
+      },
+      result: () => hash,
+    }
+  }
+  const queues = new Map<string, { job: Job; work: ByteHashJob | undefined }[]>()
+  let pumping = false
+
+  const pump = (): void => {
+    const first = queues.entries().next().value
+    if (first === undefined) {
+      pumping = false
+      return
+    }
+    const [owner, queue] = first
+    queues.delete(owner)
+    const head = queue[0] as (typeof queue)[number]
+    try {
+      const work = head.work ?? (deps.isUtf8(head.job.bytes) ? bytesHashing.start(head.job.bytes) : decodedJob(head.job.bytes))
+      head.work = work
+      if (work.step(deps.sliceBytes)) {
+        queue.shift()
+        deps.port.postMessage({ id: head.job.id, hash: work.result() })
+      }
+    } catch (error) {
+      queue.shift()
+      deps.port.postMessage({ id: head.job.id, invalid: String(error instanceof Error ? error.message : error) })
+    }
+    // Back of the rotation: every other owner waiting gets a slice before this one gets another.
+    if (queue.length > 0) queues.set(owner, queue)
+    setImmediate(pump)
+  }
+
+  deps.port.on('message', (job) => {
+    const queue = queues.get(job.owner)
+    if (queue === undefined) queues.set(job.owner, [{ job, work: undefined }])
+    else queue.push({ job, work: undefined })
+    if (!pumping) {
+      pumping = true
+      setImmediate(pump)
+    }
+  })
+}
+
+const WORKER_SOURCE = `
+const { parentPort } = require('node:worker_threads')
+;(${workerProgram.toString()})({
+  port: parentPort,
+  crypto: require('node:crypto'),
+  isUtf8: require('node:buffer').isUtf8,
+  canonicalHashing: ${canonicalHashing.toString()},
+  canonicalByteHashing: ${canonicalByteHashing.toString()},
+  canonicalOutput: ${canonicalOutput.toString()},
+  sliceBytes: ${HASH_SLICE_BYTES},
+})
+`
 
 interface Pending {
   resolve(hash: string): void
@@ -38,7 +118,7 @@ class HashWorker {
   private readonly pending = new Map<number, Pending>()
   private nextId = 0
 
-  hash(bytes: Uint8Array): Promise<string> {
+  hash(bytes: Uint8Array, owner: string): Promise<string> {
     const worker = this.worker ?? this.start()
     const id = this.nextId++
     return new Promise<string>((resolve, reject) => {
@@ -46,8 +126,13 @@ class HashWorker {
       worker.ref()
       // Bytes in shared memory (a large body, see join-chunks.ts) are shared, others copied: the caller keeps its
       // buffer to forward and store either way, and neither side writes to it.
-      worker.postMessage({ id, bytes })
+      worker.postMessage({ id, owner, bytes } satisfies Job)
     })
+  }
+
+  /** Jobs handed to the worker and not yet answered. */
+  get waiting(): number {
+    return this.pending.size
   }
 
   private start(): Worker {
@@ -76,7 +161,15 @@ class HashWorker {
 
 const shared = new HashWorker()
 
-/** The request_body_hash of JSON bytes, computed on a worker thread. */
-export function requestBodyHashOffLoop(bytes: Uint8Array): Promise<string> {
-  return shared.hash(bytes)
+/**
+ * The request_body_hash of JSON bytes, computed on a worker thread shared by the process. `owner` is whose call
+ * it is: owners are served in turn, a slice of a body each, so one owner's huge body delays another's by slices.
+ */
+export function requestBodyHashOffLoop(bytes: Uint8Array, owner = ''): Promise<string> {
+  return shared.hash(bytes, owner)
+}
+
+/** How many hashes the worker holds now: lets a test know a body reached the worker before sending the next. */
+export function hashesInWorker(): number {
+  return shared.waiting
 }

@@ -6,3 +6,6 @@ export function sseEvent(data: string, event?: string): string {
   const body = `data: ${data.replace(/\r\n|\r|\n/g, '\ndata: ')}\n\n`
   return event === undefined ? body : `event: ${event}\n${body}`
 }
+
+/** Whether the bytes written last end an event (a blank line, after `\n` or `\r\n` line ends). */
+export const endsEvent = (last: Buffer) => /\n\r?\n$/.test(last.subarray(-4).toString('latin1'))

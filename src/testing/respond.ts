@@ -62,11 +62,18 @@ function pump(res: ServerResponse, st: State, frames: string[], frameDelay: numb
   step()
 }
 
-/** Answer 200 with `frames` streamed as `mock.chunk_delay_ms` and `mock.destroy_after_frames` say. */
+/** Answer 200 with `frames` streamed as `mock.first_frame_delay_ms`, `mock.chunk_delay_ms` and `mock.destroy_after_frames` say. */
 export function stream(res: ServerResponse, st: State, type: string, frames: string[], ctl: JsonObject): void {
   const h: Record<string, string> = { 'content-type': type, 'cache-control': 'no-cache' }
   if (st.headers) Object.assign(h, st.headers)
   res.writeHead(200, h)
   const da = num(ctl.destroy_after_frames)
-  pump(res, st, frames, num(ctl.chunk_delay_ms) ?? 0, da === undefined ? undefined : Math.max(1, Math.floor(da)))
+  const start = () => pump(res, st, frames, num(ctl.chunk_delay_ms) ?? 0, da === undefined ? undefined : Math.max(1, Math.floor(da)))
+  const firstFrameDelay = num(ctl.first_frame_delay_ms) ?? 0
+  if (firstFrameDelay === 0) start()
+  else {
+    // The head goes out now, alone: what an upstream does whose model thinks before its first token.
+    res.flushHeaders()
+    after(st, firstFrameDelay, start)
+  }
 }

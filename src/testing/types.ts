@@ -42,6 +42,8 @@ export interface MockControls {
   headers?: Record<string, string>
   /** Number of content deltas in a stream (default 5). */
   chunks?: number
+  /** Streams only: send the response head at once, then wait this many ms before the first frame (after `delay_ms`). */
+  first_frame_delay_ms?: number
   /** Delay in ms between stream frames (default 0). */
   chunk_delay_ms?: number
   /** Exact reply text. */
