@@ -16,6 +16,7 @@ import { type Match, matchRequest } from './http/router.js'
 import { JoinableCalls } from './idempotency/joinable-calls.js'
 import { RecentAnswers } from './idempotency/recent-answers.js'
 import { Ledger } from './ledger/ledger.js'
+import { channels, type RecordsTrimMessage } from './observe/channels.js'
 import { subscribeUsage } from './observe/usage.js'
 import { createRecoveryStore } from './recovery/store/recovery-store.js'
 import { FollowableCalls } from './recovery/stream/followable-calls.js'
@@ -66,6 +67,9 @@ function storeErrorReporter(logger: GatewayLogger): (error: unknown) => void {
   }
 }
 
+/** How many request ids one eviction log line names (oldest first); its `count` says how many went. */
+const EVICTED_IDS_LOGGED = 20
+
 /**
  * Creates a gateway; throws GatewayError('invalid_options') on bad options.
  *
@@ -96,8 +100,16 @@ export function createGateway(options: GatewayOptions): Gateway {
       keyv: resolved.store,
       maxMemoryBytes: resolved.recovery.maxMemoryBytes,
       ownerLimits: { maxRecords: resolved.recovery.maxRecordsPerOwner, maxBytes: resolved.recovery.maxBytesPerOwner },
-      onEvict: ({ requestId, reason }) =>
-        resolved.logger.warn('model-gateway: recovery record evicted before its time', { requestId, reason }),
+      // One line per eviction report (a trim may take hundreds): the count, and the first ids to look for.
+      onEvict: ({ requestIds, reason }) =>
+        resolved.logger.warn('model-gateway: recovery records evicted before their time', {
+          reason,
+          count: requestIds.length,
+          requestIds: requestIds.slice(0, EVICTED_IDS_LOGGED),
+        }),
+      onTrim: (trim) => {
+        if (channels.recordsTrim.hasSubscribers) channels.recordsTrim.publish({ gatewayId: id, ...trim } satisfies RecordsTrimMessage)
+      },
       onError: storeErrorReporter(resolved.logger),
     }),
     bodyLimits: {

@@ -9,6 +9,7 @@ export {
   type ChannelMessage,
   gatewayChannels,
   type RecordStoredMessage,
+  type RecordsTrimMessage,
   type UpstreamAttemptMessage,
   type UpstreamCircuitMessage,
 } from './observe/channels.js'

@@ -126,7 +126,7 @@ export interface RecoveryOptions {
   maxStoredRequestBytes?: number
   /** Byte bound of the default in-memory store (ignored when `store` is given). @default 268435456 (256 MiB) */
   maxMemoryBytes?: number
-  /** Records one owner may keep; past it that owner's oldest go first (each logged with its request id). @default 10000 */
+  /** Records one owner may keep; past it that owner's oldest go first (logged once per trim, with a count). @default 10000 */
   maxRecordsPerOwner?: number
   /**
    * Bytes one owner may keep in the default in-memory store, so one owner's records never push out another's;
@@ -228,6 +228,8 @@ export interface CorsOptions {
   /**
    * Origins whose scripts may call the gateway, as browsers send them (`https://app.example.com`: scheme, host and
    * port), or `'*'` for any. Their keys still travel in headers, never cookies, so `'*'` gives no one else's access.
+   * An origin may start its host with one wildcard label, `https://*.example.com`: it matches `https://app.example.com`,
+   * never `https://example.com`, `https://a.b.example.com` or `https://app.example.com.evil.net`; any other `*` is refused.
    */
   origins: readonly string[] | '*'
   /**

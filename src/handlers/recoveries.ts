@@ -1,13 +1,13 @@
 import { GatewayError, invalidField, shown } from '../errors.js'
 import type { Exchange, RecoveryRoute } from '../http/dispatch.js'
-import { sendJson } from '../http/reply.js'
+import { sendJson, sendJsonText } from '../http/reply.js'
 import { REQUEST_ID_PATTERN } from '../http/request-id.js'
 import { channels } from '../observe/channels.js'
 import { reportRecoveryOperation } from '../observe/recovery-operation.js'
 import { bodyHash } from '../recovery/body-hash.js'
 import type { Runtime } from '../runtime.js'
 import { withBody } from './body.js'
-import { deleteAllMode, listPage } from './recovery-queries.js'
+import { deleteAllMode, listPage, listText } from './recovery-queries.js'
 import { cancelCall, resumeStream } from './recovery-stream.js'
 
 const NOT_FOUND = 'No recovery record with this request_id (absent, expired, purged or deleted).'
@@ -29,14 +29,18 @@ function serveRecoveries(rt: Runtime): (ex: Exchange, route: RecoveryRoute) => P
     switch (route.kind) {
       case 'recoveries.list': {
         const page = listPage(ex.match.query)
-        const all = await store.list(owner)
-        if (!page) return sendJson(res, 200, { count: all.length, items: all })
-        const from = page.after === undefined ? 0 : all.findIndex((item) => item.request_id === page.after) + 1
-        if (from === 0 && page.after !== undefined) {
-          throw invalidField('after', `No record with request_id '${shown(page.after)}' to continue after; list again without 'after'.`)
+        if (!page) {
+          const all = await store.list(owner)
+          return sendJsonText(res, 200, await listText(all))
         }
-        const items = all.slice(from, from + page.limit)
-        return sendJson(res, 200, { count: items.length, items, has_more: from + page.limit < all.length })
+        const found = await store.listPage(owner, page)
+        if (!found) {
+          throw invalidField(
+            'after',
+            `No record with request_id '${shown(page.after ?? '')}' to continue after; list again without 'after'.`,
+          )
+        }
+        return sendJson(res, 200, { count: found.items.length, items: found.items, has_more: found.hasMore })
       }
       case 'recoveries.lookup': {
         const items = await withBody(rt, ex, { readsMembers: false }, async (body) => store.lookup(owner, await bodyHash(body, owner)))

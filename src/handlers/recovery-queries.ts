@@ -1,4 +1,5 @@
 import { GatewayError, invalidField, shown } from '../errors.js'
+import type { RecoverySummary } from '../types.js'
 
 /** The most items one page of `GET /v1/recoveries` may hold. */
 export const MAX_PAGE = 1000
@@ -16,6 +17,22 @@ export function listPage(query: URLSearchParams): { limit: number; after: string
     throw invalidField('limit', `'limit' must be an integer from 1 to ${MAX_PAGE}.`)
   }
   return { limit: n, after }
+}
+
+/** Summaries serialised per slice, with a turn of the event loop between slices. */
+const SLICE = 1000
+
+/**
+ * The body of a whole list, `{"count":N,"items":[…]}`, built a slice of items at a time with a turn of the event loop
+ * between slices: one `JSON.stringify` of 300 000 summaries would hold the loop for a good part of a second.
+ */
+export async function listText(items: RecoverySummary[]): Promise<string> {
+  const parts: string[] = []
+  for (let i = 0; i < items.length; i += SLICE) {
+    if (i > 0) await new Promise(setImmediate)
+    parts.push(JSON.stringify(items.slice(i, i + SLICE)).slice(1, -1))
+  }
+  return `{"count":${items.length},"items":[${parts.join(',')}]}`
 }
 
 /**

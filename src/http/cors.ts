@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { DROPPED_HEADER } from '../call/translation.js'
-import type { ResolvedCors } from '../config/cors.js'
+import { type ResolvedCors, wildcardMatches } from '../config/cors.js'
 import { REQUEST_ID_HEADERS } from '../dialects/index.js'
 import { RATE_LIMIT_HEADERS } from '../ledger/ledger.js'
 import type { Match } from './router.js'
@@ -44,7 +44,8 @@ function vary(res: ServerResponse, field: string): void {
  * response with `setHeader`, which every later `writeHead` keeps (false). A request without `Origin` is untouched.
  */
 export function createCors(options: ResolvedCors): (req: IncomingMessage, res: ServerResponse, match: Match) => boolean {
-  const { origins, allowHeaders } = options
+  const { origins, wildcards, allowHeaders } = options
+  const listed = (origin: string) => origins !== '*' && (origins.has(origin) || wildcards.some((w) => wildcardMatches(w, origin)))
   const maxAge = String(options.maxAgeSeconds)
 
   /** The requested headers the gateway allows; a browser refuses the preflight if one it asked for is missing. */
@@ -57,7 +58,7 @@ export function createCors(options: ResolvedCors): (req: IncomingMessage, res: S
   return (req, res, match) => {
     const origin = req.headers.origin
     if (origin === undefined) return false
-    const allowed = origins === '*' ? '*' : origins.has(origin) ? origin : undefined
+    const allowed = origins === '*' ? '*' : listed(origin) ? origin : undefined
     if (origins !== '*') vary(res, 'Origin')
     const preflight = req.method === 'OPTIONS' && req.headers['access-control-request-method'] !== undefined
     if (preflight && match.route.kind !== 'not_found') {

@@ -8,7 +8,15 @@ export function sendJson(res: ServerResponse, status: number, body: unknown, hea
     if (!res.writableEnded) res.destroy()
     return
   }
-  const text = JSON.stringify(body)
+  sendJsonText(res, status, JSON.stringify(body), headers)
+}
+
+/** Like `sendJson`, for a body already serialised. */
+export function sendJsonText(res: ServerResponse, status: number, text: string, headers?: Record<string, string>): void {
+  if (res.headersSent || res.destroyed) {
+    if (!res.writableEnded) res.destroy()
+    return
+  }
   res.statusCode = status
   res.setHeader('content-type', 'application/json; charset=utf-8')
   res.setHeader('content-length', Buffer.byteLength(text))

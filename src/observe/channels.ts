@@ -14,6 +14,7 @@ export const gatewayChannels = {
   upstreamCircuit: 'model-gateway:upstream:circuit',
   upstreamRequest: 'model-gateway:upstream:request',
   recoveryOperation: 'model-gateway:recovery:operation',
+  recordsTrim: 'model-gateway:records:trim',
 } as const
 
 /** What every message carries: the gateway and the request it is about. */
@@ -154,6 +155,18 @@ export interface RecoveryOperationMessage extends ChannelMessage {
   trace?: TraceHeaders
 }
 
+/**
+ * An owner's oldest records being removed past `recovery.maxRecordsPerOwner` on Redis: `start` when this process
+ * began a trim, `end` when it finished, with how many records it evicted. One trim per owner runs at a time.
+ */
+export interface RecordsTrimMessage {
+  gatewayId: string
+  owner: string
+  phase: 'start' | 'end'
+  /** Records removed; 0 at `start`. */
+  evicted: number
+}
+
 /** The channel objects; held here so their subscribers are never collected. */
 export const channels = {
   callStart: diagnosticsChannel.channel(gatewayChannels.callStart),
@@ -164,6 +177,7 @@ export const channels = {
   upstreamCircuit: diagnosticsChannel.channel(gatewayChannels.upstreamCircuit),
   upstreamRequest: diagnosticsChannel.channel(gatewayChannels.upstreamRequest),
   recoveryOperation: diagnosticsChannel.channel(gatewayChannels.recoveryOperation),
+  recordsTrim: diagnosticsChannel.channel(gatewayChannels.recordsTrim),
 }
 
 /** The client's trace context from request headers, or undefined when it sent none (the common case: no object). */

@@ -24,6 +24,11 @@ export function requestIdAt(ms: number): string {
   return time + tail
 }
 
+/** Eviction reports as one `{ owner, requestId, reason }` per record, in report order. */
+export function evictedRecords(reports: Eviction[]): Array<{ owner: string; requestId: string; reason: Eviction['reason'] }> {
+  return reports.flatMap(({ owner, requestIds, reason }) => requestIds.map((requestId) => ({ owner, requestId, reason })))
+}
+
 /** A fresh 32-hex owner per test, so backends shared between tests never mix. */
 export function newOwner(): string {
   return randomBytes(16).toString('hex')
@@ -127,6 +132,38 @@ export function describeStoreContract(
         interrupted_reason: newest.interrupted_reason,
         request_body_hash: newest.request_body_hash,
       })
+    })
+
+    it('pages the list in the same order: limit, after, hasMore, a deleted record skipped, an unknown after refused', async () => {
+      const owner = newOwner()
+      const base = Math.floor(Date.now() / 1000) - 1000
+      // Many records in one second and a few in others: a page may start in the middle of a second.
+      const records = Array.from({ length: 25 }, (_, i) => {
+        const second = base + Math.floor(i / 10)
+        return makeRecord({ createdAt: second, id: requestIdAt(second * 1000 + i) })
+      })
+      for (const r of [...records].reverse()) await store.put(owner, r, ttl)
+      const order = (await store.list(owner)).map((s) => s.request_id)
+      expect(order).toEqual(records.map((r) => r.request_id).reverse())
+      const pages: string[][] = []
+      let after: string | undefined
+      for (;;) {
+        const page = await store.listPage(owner, { limit: 7, after })
+        if (!page) throw new Error('a page after a listed record must exist')
+        pages.push(page.items.map((s) => s.request_id))
+        if (!page.hasMore) break
+        after = page.items.at(-1)?.request_id
+      }
+      expect(pages.map((p) => p.length)).toEqual([7, 7, 7, 4])
+      expect(pages.flat()).toEqual(order)
+      await store.delete(owner, order[8] as string)
+      const next = await store.listPage(owner, { limit: 3, after: order[6] })
+      expect(next?.items.map((s) => s.request_id)).toEqual([order[7], order[9], order[10]])
+      expect(next?.hasMore).toBe(true)
+      expect((await store.listPage(owner, { limit: 100 }))?.hasMore).toBe(false)
+      expect(await store.listPage(owner, { limit: 3, after: order[8] })).toBeUndefined()
+      expect(await store.listPage(owner, { limit: 3, after: requestIdAt(Date.now()) })).toBeUndefined()
+      expect(await store.listPage(newOwner(), { limit: 3 })).toEqual({ items: [], hasMore: false })
     })
 
     it('answers an owner with no records with empty results', async () => {
@@ -289,7 +326,9 @@ export function describeStoreContract(
           .map((r) => r.request_id)
           .reverse(),
       )
-      expect(evictions).toEqual(mine.slice(0, 3).map((r) => ({ owner, requestId: r.request_id, reason: 'owner_record_limit' })))
+      expect(evictedRecords(evictions)).toEqual(
+        mine.slice(0, 3).map((r) => ({ owner, requestId: r.request_id, reason: 'owner_record_limit' })),
+      )
       expect(await store.get(owner, mine[0]?.request_id as string)).toBeUndefined()
       expect((await store.list(other)).map((s) => s.request_id)).toEqual([theirs.request_id])
     })

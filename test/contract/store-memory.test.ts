@@ -5,7 +5,7 @@ import { isGatewayError } from '../../src/errors.js'
 import { approxBytes, createMemoryKeyv, LruStoreAdapter } from '../../src/recovery/store/lru-adapter.js'
 import type { Eviction } from '../../src/recovery/store/memory-catalog.js'
 import { createRecoveryStore } from '../../src/recovery/store/recovery-store.js'
-import { describeStoreContract, makeRecord, newOwner, requestIdAt } from './store-contract.js'
+import { describeStoreContract, evictedRecords, makeRecord, newOwner, requestIdAt } from './store-contract.js'
 
 describeStoreContract(
   'default in-memory store',
@@ -77,7 +77,42 @@ describe('in-memory store', () => {
         .map((r) => r.request_id)
         .reverse(),
     )
-    expect(evictions).toEqual(burst.slice(0, 28).map((r) => ({ owner: noisy, requestId: r.request_id, reason: 'owner_byte_limit' })))
+    expect(evictedRecords(evictions)).toEqual(
+      burst.slice(0, 28).map((r) => ({ owner: noisy, requestId: r.request_id, reason: 'owner_byte_limit' })),
+    )
+    await store.close()
+  })
+
+  it('makes room from the owners over their fair share: three heavy owners filling the store never evict a light one', async () => {
+    const evictions: Eviction[] = []
+    // The per-owner quota at its default ratio, half the store: three owners at their quota would hold 150 % of it.
+    const store = createRecoveryStore({
+      maxMemoryBytes: 4 << 20,
+      ownerLimits: { maxRecords: 10_000, maxBytes: 2 << 20 },
+      onEvict: (e) => evictions.push(e),
+    })
+    const light = newOwner()
+    const heavy = [newOwner(), newOwner(), newOwner()]
+    const start = Date.now() - 600_000
+    const kept = Array.from({ length: 5 }, (_, i) => makeRecord({ id: requestIdAt(start + i) }))
+    for (const r of kept) await store.put(light, r, 60_000)
+    // ~200 KB each, written in turns: 20 per heavy owner, 4 MB each, 12 MB in all into a 4 MiB store.
+    for (let i = 0; i < 60; i++) {
+      const record = makeRecord({
+        id: requestIdAt(start + 1000 + i * 10),
+        requestBody: 'q'.repeat(80_000),
+        responseBody: 'r'.repeat(20_000),
+      })
+      await store.put(heavy[i % 3] as string, record, 60_000)
+    }
+    expect((await store.list(light)).map((s) => s.request_id)).toEqual(kept.map((r) => r.request_id).reverse())
+    for (const r of kept) expect((await store.get(light, r.request_id))?.request_id).toBe(r.request_id)
+    const evicted = evictedRecords(evictions)
+    expect(evicted.some((e) => e.owner === light)).toBe(false)
+    // Each heavy owner keeps about its fair share (a quarter of the store, ~5 records of 200 KB), none starved.
+    const counts = await Promise.all(heavy.map(async (owner) => (await store.list(owner)).length))
+    for (const count of counts) expect(count).toBeGreaterThanOrEqual(3)
+    expect(evicted.length + counts.reduce((a, b) => a + b, 0)).toBe(60)
     await store.close()
   })
 
@@ -90,10 +125,14 @@ describe('in-memory store', () => {
     )
     for (const [i, r] of records.entries()) await store.put(owners[i % 2] as string, r, 60_000)
     const listed = [...(await store.list(owners[0] as string)), ...(await store.list(owners[1] as string))].map((s) => s.request_id)
-    expect(evictions.length + listed.length).toBe(records.length)
+    expect(evictedRecords(evictions).length + listed.length).toBe(records.length)
     expect(evictions.every((e) => e.reason === 'memory_full')).toBe(true)
-    // The oldest go first, whoever owns them.
-    expect(evictions.map((e) => e.requestId)).toEqual(records.slice(0, evictions.length).map((r) => r.request_id))
+    // Two owners of equal weight: each loses its own oldest first.
+    for (const [i, owner] of owners.entries()) {
+      const own = records.filter((_, j) => j % 2 === i).map((r) => r.request_id)
+      const lost = evictedRecords(evictions).filter((e) => e.owner === owner)
+      expect(lost.map((e) => e.requestId)).toEqual(own.slice(0, lost.length))
+    }
     await store.close()
   })
 
@@ -106,7 +145,7 @@ describe('in-memory store', () => {
     const listed = await store.list(owner)
     expect(listed).toHaveLength(10_000)
     expect(listed.at(-1)?.request_id).toBe(records[2000]?.request_id)
-    expect(evictions).toHaveLength(2000)
+    expect(evictedRecords(evictions)).toHaveLength(2000)
     await store.close()
   })
 

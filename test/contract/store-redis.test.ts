@@ -15,7 +15,7 @@ import {
   refuseSetsInTransactions,
   startOwnRedis,
 } from '../support/redis.js'
-import { describeStoreContract, makeRecord, newOwner } from './store-contract.js'
+import { describeStoreContract, makeRecord, newOwner, requestIdAt } from './store-contract.js'
 
 /** Every key this run writes starts with this; afterAll removes exactly those. */
 const RUN = `mg-test-${process.pid}-${Date.now().toString(36)}`
@@ -63,7 +63,7 @@ await describeWithRedis('Redis store suite', () => {
   })
 
   describe('Redis store', () => {
-    it('puts every key under the namespace, the index in a hash, each with a TTL', async () => {
+    it('puts every key under the namespace, the index in a hash and its order in a sorted set, each with a TTL', async () => {
       const keyv = makeKeyv(RUN)
       const store = createRecoveryStore({ keyv })
       const owner = newOwner()
@@ -74,6 +74,7 @@ await describeWithRedis('Redis store suite', () => {
       expect(keys).toEqual(
         [
           `${RUN}::idx:{${owner}}`,
+          `${RUN}::ord:{${owner}}`,
           `${RUN}::rec:{${owner}}:${id}`,
           `${RUN}::rec:{${owner}}:${id}:req`,
           `${RUN}::rec:{${owner}}:${id}:res`,
@@ -85,6 +86,7 @@ await describeWithRedis('Redis store suite', () => {
         expect(pttl).toBeLessThanOrEqual(60_000)
       }
       expect(await admin.type(`${RUN}::idx:{${owner}}`)).toBe('hash')
+      expect(await admin.zRange(`${RUN}::ord:{${owner}}`, 0, -1)).toEqual([`${String(record.created_at).padStart(15, '0')}:${id}`])
       // The body is stored as Keyv's JSON of a plain string: escaped once, not twice.
       const stored = await admin.get(`${RUN}::rec:{${owner}}:${id}:req`)
       expect(JSON.parse(stored ?? '')).toMatchObject({ value: record.request.body_raw })
@@ -171,6 +173,42 @@ await describeWithRedis('Redis store suite', () => {
       expect((await store.list(owner)).map((s) => s.request_id)).toEqual([kept.request_id])
       expect(Object.keys(await admin.hGetAll(`${RUN}::idx:{${owner}}`))).toEqual([kept.request_id])
       expect(await store.get(owner, lost.request_id)).toBeUndefined()
+      await release(store, keyv)
+    })
+
+    it('indexes a catalog written without its order set on its first page, dropping a malformed entry, and pages it', async () => {
+      const keyv = makeKeyv(RUN)
+      const store = createRecoveryStore({ keyv })
+      const owner = newOwner()
+      const base = Date.now() - 60_000
+      const records = [0, 1, 2].map((i) =>
+        makeRecord({ id: requestIdAt(base + i * 1000), createdAt: Math.floor((base + i * 1000) / 1000) }),
+      )
+      for (const r of records) await store.put(owner, r, 60_000)
+      // What an older version left: the hash alone, here with one entry that is not one.
+      await admin.unlink(`${RUN}::ord:{${owner}}`)
+      await admin.hSet(`${RUN}::idx:{${owner}}`, 'not-an-entry', '{')
+      const page = await store.listPage(owner, { limit: 2 })
+      expect(page?.items.map((s) => s.request_id)).toEqual([records[2]?.request_id, records[1]?.request_id])
+      expect(page?.hasMore).toBe(true)
+      expect(await admin.zCard(`${RUN}::ord:{${owner}}`)).toBe(3)
+      expect(Number(await admin.hExists(`${RUN}::idx:{${owner}}`, 'not-an-entry'))).toBe(0)
+      expect(await admin.pTTL(`${RUN}::ord:{${owner}}`)).toBeGreaterThan(30_000)
+      const rest = await store.listPage(owner, { limit: 2, after: records[1]?.request_id })
+      expect(rest).toEqual({ items: [expect.objectContaining({ request_id: records[0]?.request_id })], hasMore: false })
+      await release(store, keyv)
+    })
+
+    it('drops an order member whose entry is gone, and lists around it', async () => {
+      const keyv = makeKeyv(RUN)
+      const store = createRecoveryStore({ keyv })
+      const owner = newOwner()
+      const [older, newer] = [makeRecord({ createdAt: 1_700_000_000 }), makeRecord({ createdAt: 1_700_000_100 })]
+      await store.put(owner, older, 60_000)
+      await store.put(owner, newer, 60_000)
+      await admin.hDel(`${RUN}::idx:{${owner}}`, newer.request_id)
+      expect((await store.list(owner)).map((s) => s.request_id)).toEqual([older.request_id])
+      expect(await admin.zCard(`${RUN}::ord:{${owner}}`)).toBe(1)
       await release(store, keyv)
     })
 

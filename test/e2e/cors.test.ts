@@ -120,6 +120,35 @@ describe('CORS with any origin', () => {
   })
 })
 
+describe('CORS with a wildcard origin', () => {
+  const fx = useFixture(NODE_KINDS[0]!, { cors: { origins: ['https://*.a.com', 'http://*.b.com:8080'] } })
+  const allowedOf = async (origin: string) => {
+    const pre = await preflight(fx.url, origin)
+    const answer = await call(`${fx.url}/v1/chat/completions`, { headers: { ...bearer(KEY_A), origin }, body: chatBody() })
+    expect(answer.status).toBe(200)
+    expect(answer.headers['access-control-allow-origin']).toBe(pre.headers['access-control-allow-origin'])
+    return pre.headers['access-control-allow-origin']
+  }
+
+  it.each(['https://x.a.com', 'https://app-2.a.com', 'http://x.b.com:8080'])('allows %s, echoing it', async (origin) => {
+    expect(await allowedOf(origin)).toBe(origin)
+  })
+
+  it.each([
+    'https://a.com',
+    'https://x.a.com.evil.com',
+    'https://x.y.a.com',
+    'https://evila.com',
+    'https://.a.com',
+    'http://x.a.com',
+    'https://x.a.com:8443',
+    'http://x.b.com',
+    'https://x-.a.com',
+  ])('refuses %s', async (origin) => {
+    expect(await allowedOf(origin)).toBeUndefined()
+  })
+})
+
 describe('CORS off (the default)', () => {
   const fx = useFixture(NODE_KINDS[0]!)
 
@@ -153,6 +182,13 @@ describe('cors option checks', () => {
     [{ origins: ['https://app.example.com/'] }, 'cors.origins[0] must be an origin'],
     [{ origins: ['app.example.com'] }, 'cors.origins[0] must be an origin'],
     [{ origins: ['null'] }, 'cors.origins[0] must be an origin'],
+    [{ origins: ['https://app.example.com', 'https://a*.example.com'] }, "cors.origins[1] has a wildcard '*' that can never match"],
+    [{ origins: ['https://*.com'] }, "cors.origins[0] has a wildcard '*' that can never match"],
+    [{ origins: ['https://x.*.example.com'] }, "has a wildcard '*' that can never match"],
+    [{ origins: ['https://*.*.example.com'] }, "has a wildcard '*' that can never match"],
+    [{ origins: ['https://*.example.com/'] }, "has a wildcard '*' that can never match"],
+    [{ origins: ['*.example.com'] }, "has a wildcard '*' that can never match"],
+    [{ origins: ['https://*'] }, "has a wildcard '*' that can never match"],
     [{ origins: '*', allowHeaders: ['bad header'] }, 'not a header name'],
     [{ origins: '*', maxAgeSeconds: -1 }, 'cors.maxAgeSeconds must be an integer >= 0'],
     [{ origins: '*', origin: 'x' }, 'did you mean `origins`?'],

@@ -20,7 +20,7 @@ import { contentOf, interrupt, KEY, recoveries, twoProcessStorm, usages, waitFor
 /** Every key this run writes starts with this; afterAll removes exactly those. */
 const RUN = `mg-e2e-${process.pid}-${Date.now().toString(36)}`
 const ULID = '01ARZ3NDEKTSV4RRFFQ69G5FAV'
-const LAYOUT = /^(?:rec:\{([0-9a-f]{32})\}:[0-9A-HJKMNP-TV-Z]{26}(?::req|:res)?|idx:\{([0-9a-f]{32})\})$/
+const LAYOUT = /^(?:rec:\{([0-9a-f]{32})\}:[0-9A-HJKMNP-TV-Z]{26}(?::req|:res)?|(?:idx|ord):\{([0-9a-f]{32})\})$/
 const STORE_FAILED = 'model-gateway: recovery record could not be stored'
 
 /** A does-not-hang bound: generous, so a loaded machine never trips it. */
@@ -108,7 +108,8 @@ await describeWithRedis('Redis end to end (gateway processes)', () => {
 
     const prefix = `${RUN}-keys::`
     const stored = await keysMatching(admin!, `${prefix}*`)
-    expect(stored).toHaveLength(4 + 3 * (1 + 2 + 3 + 4))
+    // Per owner its catalog and the catalog's order; per record three keys.
+    expect(stored).toHaveLength(2 * 4 + 3 * (1 + 2 + 3 + 4))
     const owners = new Set<string>()
     for (const key of stored) {
       expect(key.startsWith(prefix)).toBe(true)
@@ -127,7 +128,7 @@ await describeWithRedis('Redis end to end (gateway processes)', () => {
     await waitForUsages(gw, 3)
     const prefix = `${RUN}-ttl::`
     const stored = await keysMatching(admin!, `${prefix}*`)
-    expect(stored).toHaveLength(3 * 3 + 2)
+    expect(stored).toHaveLength(3 * 3 + 2 * 2)
     for (const key of stored) {
       const pttl = await admin!.pTTL(key)
       expect(pttl, key).toBeGreaterThan(0)

@@ -1,5 +1,12 @@
 import type { CatalogEntry, RecordKeys, RecordValue } from './layout.js'
 
+/** One page of an owner's catalog, newest first. */
+export interface CatalogPage {
+  entries: CatalogEntry[]
+  /** Whether live entries follow the last one. */
+  hasMore: boolean
+}
+
 /** How a caller follows a walk over an owner's catalog. */
 export interface CatalogWalk {
   /** Only entries it accepts are wanted. */
@@ -29,6 +36,12 @@ export interface OwnerCatalog {
    * calls `step` after each one.
    */
   entries(owner: string, walk?: CatalogWalk): Promise<CatalogEntry[]>
+  /**
+   * For a backend that keeps its catalog in order: up to `limit` live entries newest first, starting right after the
+   * entry `after`, reading only what the page needs; undefined when `after` is not a live entry. Without it the store
+   * lists every entry, sorts and slices.
+   */
+  page?(owner: string, page: { limit: number; after?: string }, walk?: CatalogWalk): Promise<CatalogPage | undefined>
   /** Removes catalog entries, then the records' keys; resolves to how many of the records existed. */
   remove(owner: string, records: Array<{ requestId: string; keys: RecordKeys }>): Promise<number>
   /**

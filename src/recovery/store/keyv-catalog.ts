@@ -49,11 +49,8 @@ export class KeyvCatalog implements OwnerCatalog {
       const over = kept.length - this.#maxRecords
       const dropped = over > 0 ? kept.sort((a, b) => (a.request_id < b.request_id ? -1 : 1)).splice(0, over) : []
       await this.#write(owner, kept)
-      for (const old of dropped) {
-        const keys = recordKeys(owner, old.request_id)
-        await deleteRecordKeys(this.#keyv, keys)
-        this.#onEvict({ owner, requestId: old.request_id, reason: 'owner_record_limit' })
-      }
+      for (const old of dropped) await deleteRecordKeys(this.#keyv, recordKeys(owner, old.request_id))
+      if (dropped.length > 0) this.#onEvict({ owner, requestIds: dropped.map((e) => e.request_id), reason: 'owner_record_limit' })
     })
   }
 

@@ -13,6 +13,8 @@ import { storeUnavailable } from './guard.js'
  *   val:{<owner>}:cancel:<request_id>      a cancel asked for in another process
  *   idx:{<owner>}                    the owner's catalog of summaries (a Keyv value, or a Redis hash; the default
  *                                    in-memory store keeps its catalog beside the cache instead)
+ *   ord:{<owner>}                    on Redis only: the catalog's order, a sorted set of `<created_at>:<request_id>`
+ *   lock:{<owner>}:trim              on Redis only: held (briefly) by the one process trimming the owner's oldest records
  *
  * The braces are literal: on Redis Cluster they are a hash tag, so every key of one owner lives
  * in one slot and the few multi-key commands the store sends stay legal.
@@ -85,6 +87,33 @@ export async function setRecordValues(
 
 export function catalogKey(owner: string): string {
   return `idx:{${owner}}`
+}
+
+/** The Redis sorted set that orders an owner's catalog (all scores 0, ordered by member). */
+export function orderKey(owner: string): string {
+  return `ord:{${owner}}`
+}
+
+/** The short-lived Redis key a process holds while it trims an owner's oldest records. */
+export function trimLockKey(owner: string): string {
+  return `lock:{${owner}}:trim`
+}
+
+/** Digits of `created_at` in an order member: fixed width, so byte order is number order. */
+const CREATED_DIGITS = 15
+
+/**
+ * An entry's member in the order set: `created_at` zero-padded, then the request id, so byte order is exactly
+ * `newestFirst` reversed and a page can start right after any entry (`ZRANGE … BYLEX`), however many share a second.
+ */
+export function orderMember(entry: { created_at: number; request_id: string }): string {
+  const created = Math.min(10 ** CREATED_DIGITS - 1, Math.max(0, Math.floor(entry.created_at)))
+  return `${String(created).padStart(CREATED_DIGITS, '0')}:${entry.request_id}`
+}
+
+/** The request id in an order member. */
+export function memberRequestId(member: string): string {
+  return member.slice(CREATED_DIGITS + 1)
 }
 
 /** A summary as the catalog keeps it: the four summary fields plus when the record expires (Unix ms). */

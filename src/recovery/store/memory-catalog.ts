@@ -11,10 +11,14 @@ export interface OwnerLimits {
   maxBytes: number
 }
 
-/** A record that left the store before its time, and why. */
+/**
+ * Records that left the store before their time, and why: one report per trim (a Redis owner past its record limit
+ * may lose hundreds at once), so whoever logs it writes one line with a count, never one per record.
+ */
 export interface Eviction {
   owner: string
-  requestId: string
+  /** Oldest first. */
+  requestIds: string[]
   reason: 'owner_record_limit' | 'owner_byte_limit' | 'memory_full'
 }
 
@@ -23,11 +27,29 @@ interface Kept {
   bytes: number
 }
 
+/** How full the whole memory store is, as its byte bound counts. */
+export interface MemoryRoom {
+  /** The store's byte bound. */
+  readonly capacity: number
+  /** Bytes it holds now, every value included. */
+  used(): number
+}
+
+/**
+ * What a record costs the store beyond the bytes counted for its values: three keys and Keyv's `{ value, expires }`
+ * wrapper around each value. An over-estimate, so the store's own bound (which would take the oldest record of
+ * anyone) is not reached before fair-share eviction has made room.
+ */
+const RECORD_OVERHEAD = 1024
+
 /**
  * The per-owner catalog of the default in-memory store, held in plain maps beside the LRU instead of as an
  * array value inside it: adding or removing a record is O(1) (rewriting a 12 000-entry array per capture stalled
  * the loop for seconds), and each owner is held to its own record and byte quota, evicting its own oldest first,
- * so one owner's burst can never push out another's records. Every eviction is reported with its request id.
+ * so one owner's burst can never push out another's records. When the whole store is full (three owners at half the
+ * store each would overfill it), room is made from the owners furthest over their fair share (the store's bound
+ * divided by the owners holding records), oldest first, before the store's own bound would take the oldest record
+ * of anyone. Every eviction is reported with its request ids.
  */
 export class MemoryCatalog implements OwnerCatalog {
   private readonly owners = new Map<string, Map<string, Kept>>()
@@ -37,11 +59,13 @@ export class MemoryCatalog implements OwnerCatalog {
     private readonly keyv: Keyv,
     private readonly limits: OwnerLimits,
     private readonly onEvict: (eviction: Eviction) => void,
+    private readonly room?: MemoryRoom,
   ) {}
 
   async ready(): Promise<void> {}
 
   async put(owner: string, entry: CatalogEntry, ttlMs: number, record: { bytes: number; values: RecordValue[] }): Promise<void> {
+    await this.makeRoom(owner, record.bytes + RECORD_OVERHEAD)
     await setRecordValues(this.keyv, record.values, ttlMs)
     const present = await Promise.all(record.values.map(({ key }) => this.keyv.has(key)))
     if (!present.every(Boolean)) throw storeUnavailable('The recovery record did not stay in the store (evicted or rejected).')
@@ -55,13 +79,51 @@ export class MemoryCatalog implements OwnerCatalog {
     kept.set(entry.request_id, { entry, bytes })
     this.bytesByOwner.set(owner, (this.bytesByOwner.get(owner) ?? 0) + bytes)
     // Entries are kept in insertion order and request ids grow with time: the first is the oldest.
-    while (kept.size > this.limits.maxRecords || (this.bytesByOwner.get(owner) ?? 0) > this.limits.maxBytes) {
-      const oldest = kept.keys().next().value as string
-      const reason = kept.size > this.limits.maxRecords ? 'owner_record_limit' : 'owner_byte_limit'
-      await this.drop(owner, oldest)
-      if (oldest === entry.request_id)
-        throw storeUnavailable(`The recovery record is larger than an owner's quota (${this.limits.maxBytes} bytes).`)
-      this.onEvict({ owner, requestId: oldest, reason })
+    const dropped: Record<'owner_record_limit' | 'owner_byte_limit', string[]> = { owner_record_limit: [], owner_byte_limit: [] }
+    try {
+      while (kept.size > this.limits.maxRecords || (this.bytesByOwner.get(owner) ?? 0) > this.limits.maxBytes) {
+        const oldest = kept.keys().next().value as string
+        const reason = kept.size > this.limits.maxRecords ? 'owner_record_limit' : 'owner_byte_limit'
+        await this.drop(owner, oldest)
+        if (oldest === entry.request_id)
+          throw storeUnavailable(`The recovery record is larger than an owner's quota (${this.limits.maxBytes} bytes).`)
+        dropped[reason].push(oldest)
+      }
+    } finally {
+      for (const reason of ['owner_record_limit', 'owner_byte_limit'] as const)
+        if (dropped[reason].length > 0) this.onEvict({ owner, requestIds: dropped[reason], reason })
+    }
+  }
+
+  /**
+   * Frees `needed` bytes when the store would overflow, taking the oldest records of the owner furthest over its fair
+   * share (the writer included, counting what it writes) until it fits or nobody is over it; the store's own bound
+   * handles what is left.
+   */
+  private async makeRoom(writer: string, needed: number): Promise<void> {
+    const room = this.room
+    if (!room) return
+    const taken = new Map<string, string[]>()
+    try {
+      while (room.used() + needed > room.capacity) {
+        const holders = this.owners.size + (this.owners.has(writer) ? 0 : 1)
+        const fair = room.capacity / holders
+        let victim: string | undefined
+        let most = 0
+        for (const [owner, bytes] of this.bytesByOwner) {
+          const over = bytes + (owner === writer ? needed : 0) - fair
+          if (over > most) {
+            most = over
+            victim = owner
+          }
+        }
+        const oldest = victim === undefined ? undefined : (this.owners.get(victim)?.keys().next().value as string | undefined)
+        if (victim === undefined || oldest === undefined) return
+        await this.drop(victim, oldest)
+        taken.set(victim, [...(taken.get(victim) ?? []), oldest])
+      }
+    } finally {
+      for (const [owner, requestIds] of taken) this.onEvict({ owner, requestIds, reason: 'memory_full' })
     }
   }
 
@@ -109,7 +171,7 @@ export class MemoryCatalog implements OwnerCatalog {
   evicted(owner: string, requestId: string): void {
     if (!this.owners.get(owner)?.has(requestId)) return
     this.forget(owner, requestId)
-    this.onEvict({ owner, requestId, reason: 'memory_full' })
+    this.onEvict({ owner, requestIds: [requestId], reason: 'memory_full' })
   }
 
   private async drop(owner: string, requestId: string): Promise<void> {

@@ -21,6 +21,7 @@ import { approxBytes, createMemoryKeyv, type LruStoreAdapter } from './lru-adapt
 import { type Eviction, MemoryCatalog, type OwnerLimits } from './memory-catalog.js'
 import { RedisCatalog } from './redis-catalog.js'
 import { isRedisKeyv } from './redis-link.js'
+import type { Trim } from './redis-order.js'
 
 /** Storage of recovery records, private per owner. All methods reject with GatewayError('store_unavailable') when the backing store fails. */
 export interface RecoveryStore {
@@ -28,6 +29,11 @@ export interface RecoveryStore {
   put(owner: string, record: RecoveryRecord, ttlMs: number): Promise<void>
   /** Live records, newest first (created_at, then request_id, descending). */
   list(owner: string): Promise<RecoverySummary[]>
+  /**
+   * Up to `limit` live records in the same order, after the record `after` (from the start without it), and whether
+   * more follow; undefined when `after` is not a live record. On Redis it reads only what the page needs.
+   */
+  listPage(owner: string, page: { limit: number; after?: string }): Promise<{ items: RecoverySummary[]; hasMore: boolean } | undefined>
   /** Same order, only records whose `request_body_hash` matches. */
   lookup(owner: string, hash: string): Promise<RecoverySummary[]>
   /** Undefined when the record, or any part of it, is missing or expired. */
@@ -70,6 +76,8 @@ export interface RecoveryStoreOptions {
   ownerLimits?: OwnerLimits
   /** Told of every record removed before its time (an owner's quota, or the memory store's byte bound). */
   onEvict?: (eviction: Eviction) => void
+  /** Told when this process starts and ends a trim of an owner's oldest records on Redis (with how many it evicted). */
+  onTrim?: (trim: Trim) => void
   /** Receives errors Keyv and its adapter emit (Keyv swallows them otherwise). */
   onError?: (err: unknown) => void
   /** Deadline of one store call, in ms. @default 5000 */
@@ -122,6 +130,7 @@ class KeyvRecoveryStore implements RecoveryStore {
           onError: this.#onError,
           maxRecords: limits.maxRecords,
           onEvict,
+          onTrim: options.onTrim ?? (() => {}),
         })
         this.#catalog = redis
         this.#values = new RedisValues(redis.link)
@@ -133,7 +142,8 @@ class KeyvRecoveryStore implements RecoveryStore {
       const memory = createMemoryKeyv(options.maxMemoryBytes)
       this.#keyv = memory.keyv
       this.#owned = memory.adapter
-      const catalog = new MemoryCatalog(memory.keyv, limits, onEvict)
+      const cache = memory.adapter.cache
+      const catalog = new MemoryCatalog(memory.keyv, limits, onEvict, { capacity: cache.maxSize, used: () => cache.calculatedSize })
       memory.adapter.onEvict = (key) => {
         const detail = DETAIL_KEY.exec(key)
         if (detail) catalog.evicted(detail[1] as string, detail[2] as string)
@@ -176,7 +186,26 @@ class KeyvRecoveryStore implements RecoveryStore {
     return this.#runSteps('list', async (step) => {
       assertKeyParts(owner)
       await this.#catalog.ready()
+      // A catalog kept in order is read in order, page by page: no sort of the whole list on the loop.
+      const ordered = await this.#catalog.page?.(owner, { limit: Number.POSITIVE_INFINITY }, { step })
+      if (ordered) return ordered.entries.map(toSummary)
       return (await this.#catalog.entries(owner, { step })).sort(newestFirst).map(toSummary)
+    })
+  }
+
+  listPage(owner: string, page: { limit: number; after?: string }): Promise<{ items: RecoverySummary[]; hasMore: boolean } | undefined> {
+    return this.#runSteps('list', async (step) => {
+      assertKeyParts(owner)
+      invariant(Number.isSafeInteger(page.limit) && page.limit > 0, 'a page needs a positive limit')
+      await this.#catalog.ready()
+      if (this.#catalog.page) {
+        const found = await this.#catalog.page(owner, page, { step })
+        return found && { items: found.entries.map(toSummary), hasMore: found.hasMore }
+      }
+      const all = (await this.#catalog.entries(owner, { step })).sort(newestFirst)
+      const from = page.after === undefined ? 0 : all.findIndex((e) => e.request_id === page.after) + 1
+      if (from === 0 && page.after !== undefined) return undefined
+      return { items: all.slice(from, from + page.limit).map(toSummary), hasMore: from + page.limit < all.length }
     })
   }
 

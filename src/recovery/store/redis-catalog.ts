@@ -1,9 +1,10 @@
 import type Keyv from 'keyv'
-import type { CatalogWalk, OwnerCatalog } from './catalog.js'
+import type { CatalogPage, CatalogWalk, OwnerCatalog } from './catalog.js'
 import { storeUnavailable } from './guard.js'
-import { type CatalogEntry, catalogKey, parseCatalogEntry, type RecordKeys, type RecordValue, recordKeys } from './layout.js'
+import { type CatalogEntry, catalogKey, orderKey, orderMember, type RecordKeys, type RecordValue, recordKeys } from './layout.js'
 import type { Eviction } from './memory-catalog.js'
 import { isUnsupportedExpireMode, RedisLink, type RedisMulti } from './redis-link.js'
+import { type FieldPage, OwnerOrder, parseField, type Removal, type Trim } from './redis-order.js'
 
 /**
  * Fields asked for per HSCAN call and records deleted per transaction: large enough that an owner with 300 000
@@ -12,18 +13,6 @@ import { isUnsupportedExpireMode, RedisLink, type RedisMulti } from './redis-lin
  */
 const PAGE = 1000
 
-/** One page of catalog fields, each with its parsed entry (undefined when the value is not one). */
-type Page = Array<{ field: string; entry: CatalogEntry | undefined }>
-
-function parseField(field: string, value: unknown): CatalogEntry | undefined {
-  try {
-    const entry = parseCatalogEntry(JSON.parse(String(value)))
-    return entry && entry.request_id === field ? entry : undefined
-  } catch {
-    return undefined
-  }
-}
-
 /**
  * The per-owner catalog on Redis (a single server, a cluster, or Valkey): one hash `…idx:{owner}` per owner,
  * field = request id, value = the JSON catalog entry (with `expires_at`). A record is written in one MULTI — its
@@ -31,7 +20,9 @@ function parseField(field: string, value: unknown): CatalogEntry | undefined {
  * only once all of it is in. Nothing is a read-modify-write of the whole catalog, so any number of gateway
  * processes can share one Redis. The hash is kept alive as long as its newest entry with `PEXPIRE NX` +
  * `PEXPIRE GT` (Redis 7; plain PEXPIRE on older servers, fine as one gateway uses one ttl). Reads walk the hash with
- * HSCAN and delete in batches, so an owner of any size never makes one command hold Redis for long.
+ * HSCAN and delete in batches, so an owner of any size never makes one command hold Redis for long. Beside the hash,
+ * a sorted set `…ord:{owner}` holds the entries' order (written and removed in the same transactions; see
+ * redis-order.ts), so a page of the list and the owner's oldest records are read without reading the whole catalog.
  *
  * Keys follow the adapter's own prefix scheme (Keyv's `namespace:` when `useKeyPrefix`, then KeyvRedis's
  * `namespace` + `keyPrefixSeparator`), so the hash sits beside the record keys of the same namespace; the `{owner}`
@@ -46,18 +37,31 @@ export class RedisCatalog implements OwnerCatalog {
   }
   readonly #onError: (error: unknown) => void
   readonly #maxRecords: number
-  readonly #onEvict: (eviction: Eviction) => void
+  readonly #order: OwnerOrder
   #legacyExpire = false
 
   /** `waitMs`: how long calls wait for the first connection (never for a lost one). */
   constructor(
     keyv: Keyv,
-    options: { waitMs: number; onError: (error: unknown) => void; maxRecords: number; onEvict: (eviction: Eviction) => void },
+    options: {
+      waitMs: number
+      onError: (error: unknown) => void
+      maxRecords: number
+      onEvict: (eviction: Eviction) => void
+      onTrim: (trim: Trim) => void
+    },
   ) {
     this.#link = new RedisLink(keyv, { waitMs: options.waitMs, onError: options.onError })
     this.#onError = options.onError
     this.#maxRecords = options.maxRecords
-    this.#onEvict = options.onEvict
+    this.#order = new OwnerOrder(this.#link, {
+      maxRecords: options.maxRecords,
+      onEvict: options.onEvict,
+      onTrim: options.onTrim,
+      onError: options.onError,
+      walk: (owner, step, visit) => this.#walk(owner, step, visit),
+      removeBatch: (owner, records) => this.#removeBatch(owner, records),
+    })
   }
 
   ready(): Promise<void> {
@@ -67,6 +71,8 @@ export class RedisCatalog implements OwnerCatalog {
   async put(owner: string, entry: CatalogEntry, ttlMs: number, record: { values: RecordValue[] }): Promise<void> {
     const link = this.#link
     const key = link.key(catalogKey(owner))
+    const order = link.key(orderKey(owner))
+    const member = orderMember(entry)
     const ttl = Math.max(1, Math.ceil(ttlMs))
     // Serialised exactly as Keyv's own `set` would, with the same `expires` as the catalog entry, so `keyv.get` reads them.
     const values = await Promise.all(
@@ -76,32 +82,40 @@ export class RedisCatalog implements OwnerCatalog {
       const multi = link.client.multi()
       for (const [k, v] of values) multi.set(k, v, { PX: ttl })
       multi.hSet(key, entry.request_id, JSON.stringify(entry))
-      if (legacyExpire) multi.pExpire(key, ttl)
-      else multi.pExpire(key, ttl, 'NX').pExpire(key, ttl, 'GT')
-      return multi.hLen(key)
+      multi.zAdd(order, { score: 0, value: member })
+      for (const k of [key, order]) {
+        if (legacyExpire) multi.pExpire(k, ttl)
+        else multi.pExpire(k, ttl, 'NX').pExpire(k, ttl, 'GT')
+      }
+      return multi.hLen(key).zCard(order)
     }
     let replies: unknown[]
     try {
       replies = await transaction(this.#legacyExpire).exec()
     } catch (error) {
       if (this.#legacyExpire || !isUnsupportedExpireMode(error)) {
-        this.#withdraw(key, entry.request_id)
+        this.#withdraw(owner, entry.request_id, member)
         throw error
       }
       this.#legacyExpire = true
       try {
         replies = await transaction(true).exec()
       } catch (retryError) {
-        this.#withdraw(key, entry.request_id)
+        this.#withdraw(owner, entry.request_id, member)
         throw retryError
       }
     }
     if (!replies.slice(0, values.length).every((reply) => String(reply) === 'OK')) {
-      this.#withdraw(key, entry.request_id)
+      this.#withdraw(owner, entry.request_id, member)
       throw storeUnavailable('The recovery store did not take a write.')
     }
-    // Trimmed in batches (a hundredth of the cap past it), so an owner at the cap does not cost a scan per record.
-    if (Number(replies.at(-1)) > this.#maxRecords + Math.floor(this.#maxRecords / 100)) await this.#trim(owner)
+    // Trimmed once a hundredth of the cap past it, by one trim per owner at a time (see redis-order.ts).
+    const [listed, ordered] = replies.slice(-2).map(Number) as [number, number]
+    if (listed > this.#maxRecords + Math.floor(this.#maxRecords / 100)) await this.#order.trim(owner, ordered < listed)
+  }
+
+  page(owner: string, page: { limit: number; after?: string }, walk: CatalogWalk = {}): Promise<CatalogPage | undefined> {
+    return this.#order.page(owner, page, walk.step, (entries) => this.#liveOf(owner, entries))
   }
 
   async entries(owner: string, walk: CatalogWalk = {}): Promise<CatalogEntry[]> {
@@ -114,7 +128,21 @@ export class RedisCatalog implements OwnerCatalog {
 
   async remove(owner: string, records: Array<{ requestId: string; keys: RecordKeys }>): Promise<number> {
     let existed = 0
-    for (let i = 0; i < records.length; i += PAGE) existed += await this.#removeBatch(owner, records.slice(i, i + PAGE))
+    for (let i = 0; i < records.length; i += PAGE) {
+      const batch = records.slice(i, i + PAGE)
+      // The entries give the order members to remove with them.
+      const values = await this.#link.client.hmGet(
+        this.#link.key(catalogKey(owner)),
+        batch.map((r) => r.requestId),
+      )
+      existed += await this.#removeBatch(
+        owner,
+        batch.map((r, j) => {
+          const entry = parseField(r.requestId, values[j])
+          return entry ? { ...r, member: orderMember(entry) } : r
+        }),
+      )
+    }
     return existed
   }
 
@@ -130,11 +158,11 @@ export class RedisCatalog implements OwnerCatalog {
     // returned never makes HSCAN miss one that was there all along, and a field seen twice is counted once (its
     // detail key is gone the second time).
     await this.#walk(owner, walk.step, async (page) => {
-      count += await this.#removeBatch(
-        owner,
-        page.map(({ field }) => ({ requestId: field, keys: recordKeys(owner, field) })),
-      )
+      count += await this.#removeBatch(owner, page.map(removal(owner)))
     })
+    // Order members whose entries could not be read (malformed) go with the set once the catalog is empty.
+    const client = this.#link.client
+    if ((await client.hLen(this.#link.key(catalogKey(owner)))) === 0) await client.unlink(this.#link.key(orderKey(owner)))
     return count
   }
 
@@ -148,12 +176,13 @@ export class RedisCatalog implements OwnerCatalog {
   }
 
   /** Takes back the entry of a write that failed; not awaited, but sent before any later command on this connection. */
-  #withdraw(key: string, requestId: string): void {
-    this.#link.client.hDel(key, requestId).catch(this.#onError)
+  #withdraw(owner: string, requestId: string, member: string): void {
+    this.#link.client.hDel(this.#link.key(catalogKey(owner)), requestId).catch(this.#onError)
+    this.#link.client.zRem(this.#link.key(orderKey(owner)), member).catch(this.#onError)
   }
 
   /** Walks the owner's catalog one HSCAN page at a time, asking for the next page while this one is visited. */
-  async #walk(owner: string, step: (() => void) | undefined, visit: (page: Page) => Promise<void> | void): Promise<void> {
+  async #walk(owner: string, step: (() => void) | undefined, visit: (page: FieldPage) => Promise<void> | void): Promise<void> {
     const client = this.#link.client
     const key = this.#link.key(catalogKey(owner))
     let next = client.hScan(key, '0', { COUNT: PAGE })
@@ -179,49 +208,49 @@ export class RedisCatalog implements OwnerCatalog {
    * checked and handed over, each once.
    */
   async #walkLive(owner: string, { match, step }: CatalogWalk, take: (entries: CatalogEntry[]) => void): Promise<void> {
-    const client = this.#link.client
     const handed = new Set<string>()
     const now = Date.now()
     await this.#walk(owner, step, async (page) => {
-      const stale: string[] = []
+      const stale: Removal[] = []
       const candidates: CatalogEntry[] = []
       for (const { field, entry } of page) {
-        if (!entry || entry.expires_at <= now) stale.push(field)
+        if (!entry || entry.expires_at <= now) stale.push(removal(owner)({ field, entry }))
         else if ((!match || match(entry)) && !handed.has(field)) {
           handed.add(field)
           candidates.push(entry)
         }
       }
-      const live: CatalogEntry[] = []
-      const details = candidates.map((e) => this.#link.key(recordKeys(owner, e.request_id).detail))
-      // One EXISTS over the page's detail keys answers the usual case (all there) in one command; only a page where
-      // some are missing is checked key by key.
-      if (candidates.length > 0 && (await client.exists(details)) === candidates.length) live.push(...candidates)
-      else if (candidates.length > 0) {
-        const checks = client.multi()
-        for (const detail of details) checks.exists(detail)
-        const present = await checks.execAsPipeline()
-        candidates.forEach((entry, i) => {
-          if (Number(present[i]) === 1) live.push(entry)
-          else stale.push(entry.request_id)
-        })
-      }
+      const { live, gone } = await this.#liveOf(owner, candidates)
+      for (const entry of gone) stale.push(removal(owner)({ field: entry.request_id, entry }))
       // Dropping a stale entry, and whatever is left of its record, is safe against concurrent writers: ids are unique
       // and a put writes its values and its entry in one transaction, so such an entry can never become valid again.
-      if (stale.length > 0)
-        await this.#removeBatch(
-          owner,
-          stale.map((requestId) => ({ requestId, keys: recordKeys(owner, requestId) })),
-        )
+      if (stale.length > 0) await this.#removeBatch(owner, stale)
       take(live)
     })
   }
 
-  /** Removes up to one page of records in one transaction; resolves to how many existed. */
-  async #removeBatch(owner: string, records: Array<{ requestId: string; keys: RecordKeys }>): Promise<number> {
+  /** Splits entries into those whose detail key is there and those whose detail is gone (deleted, evicted by Redis). */
+  async #liveOf(owner: string, candidates: CatalogEntry[]): Promise<{ live: CatalogEntry[]; gone: CatalogEntry[] }> {
+    const client = this.#link.client
+    if (candidates.length === 0) return { live: [], gone: [] }
+    const details = candidates.map((e) => this.#link.key(recordKeys(owner, e.request_id).detail))
+    // One EXISTS over the page's detail keys answers the usual case (all there) in one command; only a page where
+    // some are missing is checked key by key.
+    if ((await client.exists(details)) === candidates.length) return { live: candidates, gone: [] }
+    const checks = client.multi()
+    for (const detail of details) checks.exists(detail)
+    const present = await checks.execAsPipeline()
+    return {
+      live: candidates.filter((_, i) => Number(present[i]) === 1),
+      gone: candidates.filter((_, i) => Number(present[i]) !== 1),
+    }
+  }
+
+  /** Removes up to one page of records, entries and order members with them, in one transaction; resolves to how many existed. */
+  async #removeBatch(owner: string, records: Removal[]): Promise<number> {
     if (records.length === 0) return 0
     const link = this.#link
-    const replies = await link.client
+    const multi = link.client
       .multi()
       .hDel(
         link.key(catalogKey(owner)),
@@ -229,24 +258,16 @@ export class RedisCatalog implements OwnerCatalog {
       )
       .unlink(records.map(({ keys }) => link.key(keys.detail)))
       .unlink(records.flatMap(({ keys }) => [link.key(keys.request), link.key(keys.response)]))
-      .exec()
+    const members = records.flatMap((r) => (r.member ? [r.member] : []))
+    if (members.length > 0) multi.zRem(link.key(orderKey(owner)), members)
+    const replies = await multi.exec()
     // UNLINK counts a detail key only when it was there and unexpired (once, however often it is named): exactly one
     // caller wins a race.
     return Number(replies[1])
   }
+}
 
-  /** Removes an owner's oldest records past the cap (request ids grow with time), reporting each. */
-  async #trim(owner: string): Promise<void> {
-    const ids = new Set<string>()
-    await this.#walk(owner, undefined, (page) => {
-      for (const { field } of page) ids.add(field)
-    })
-    const oldest = [...ids].sort().slice(0, Math.max(0, ids.size - this.#maxRecords))
-    if (oldest.length === 0) return
-    await this.remove(
-      owner,
-      oldest.map((requestId) => ({ requestId, keys: recordKeys(owner, requestId) })),
-    )
-    for (const requestId of oldest) this.#onEvict({ owner, requestId, reason: 'owner_record_limit' })
-  }
+/** The removal of a catalog field, with its order member when its entry is known. */
+function removal(owner: string): (field: { field: string; entry: CatalogEntry | undefined }) => Removal {
+  return ({ field, entry }) => ({ requestId: field, keys: recordKeys(owner, field), ...(entry ? { member: orderMember(entry) } : {}) })
 }

@@ -8,6 +8,10 @@ export interface RedisMulti {
   hDel(key: string, fields: string | string[]): RedisMulti
   pExpire(key: string, ms: number, mode?: 'NX' | 'GT'): RedisMulti
   hLen(key: string): RedisMulti
+  zAdd(key: string, members: { score: number; value: string } | Array<{ score: number; value: string }>): RedisMulti
+  zRem(key: string, members: string | string[]): RedisMulti
+  zCard(key: string): RedisMulti
+  pTTL(key: string): RedisMulti
   exists(keys: string | string[]): RedisMulti
   unlink(keys: string | string[]): RedisMulti
   exec(): Promise<unknown[]>
@@ -26,6 +30,17 @@ export interface RedisLikeClient {
   readonly isReady?: boolean
   hScan(key: string, cursor: string, options?: { COUNT?: number }): Promise<HashScanPage>
   hDel(key: string, fields: string | string[]): Promise<number>
+  hGet(key: string, field: string): Promise<unknown>
+  hmGet(key: string, fields: string[]): Promise<unknown[]>
+  hLen(key: string): Promise<number>
+  zRange(
+    key: string,
+    min: string,
+    max: string,
+    options: { BY: 'LEX'; REV?: boolean; LIMIT: { offset: number; count: number } },
+  ): Promise<unknown[]>
+  zRem(key: string, members: string | string[]): Promise<number>
+  unlink(keys: string | string[]): Promise<number>
   exists(keys: string | string[]): Promise<number>
   set(key: string, value: string, options: { condition?: 'NX'; expiration: { type: 'PX'; value: number } }): Promise<unknown>
   get(key: string): Promise<unknown>
@@ -49,7 +64,7 @@ interface RedisAdapterLike {
 const isFunction = (value: unknown): boolean => typeof value === 'function'
 
 /** Commands a node-redis v5 client and a cluster both have (a cluster has no `isReady`, so that is not asked). */
-const REQUIRED_COMMANDS = ['hSet', 'hScan', 'hDel', 'pExpire', 'exists', 'unlink', 'multi']
+const REQUIRED_COMMANDS = ['hSet', 'hScan', 'hDel', 'hmGet', 'zRange', 'pExpire', 'exists', 'unlink', 'multi']
 
 function isRedisAdapter(store: unknown): store is RedisAdapterLike {
   if (typeof store !== 'object' || store === null) return false
