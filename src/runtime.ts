@@ -1,4 +1,5 @@
 import type { Agent } from 'undici'
+import type { BackgroundCalls } from './background/calls.js'
 import type { ResolvedOptions } from './config/resolve.js'
 import type { BodyBudget } from './http/body-budget.js'
 import type { BodyLimits } from './http/read-body.js'
@@ -31,4 +32,6 @@ export interface Runtime {
   readonly repeats: { readonly joinable: JoinableCalls; readonly recent: RecentAnswers }
   /** The calls of this process a resume can follow or a cancel can stop, by request id. */
   readonly followable: FollowableCalls
+  /** The background calls this process runs. */
+  readonly background: BackgroundCalls
 }

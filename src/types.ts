@@ -156,6 +156,23 @@ export interface IdempotencyOptions {
   waitMs?: number
 }
 
+/**
+ * Background calls (`POST /v1/responses` with `background: true`): the gateway runs them itself and keeps their
+ * state and events for `recovery.ttlMs` in the store, served by id (README, "Background responses").
+ */
+export interface BackgroundOptions {
+  /** Events one background call may keep; past it the call is stopped and ends `failed`. @default 100000 */
+  maxEvents?: number
+  /** Bytes of events one background call may keep; past it the call is stopped and ends `failed`. @default 67108864 (64 MiB) */
+  maxBytes?: number
+  /**
+   * How long the process running a background call vouches for it without writing its state again (it writes it
+   * three times within that). A reader that finds a running call's lease passed reports it `failed`: the process
+   * stopped. @default 30000
+   */
+  leaseMs?: number
+}
+
 /** Request limits. */
 export interface LimitOptions {
   /** Largest request body accepted; larger ones get 413 and are not forwarded. @default 67108864 (64 MiB) */
@@ -243,6 +260,8 @@ export interface GatewayOptions {
   recovery?: RecoveryOptions
   /** SDK retries and `Idempotency-Key`. */
   idempotency?: IdempotencyOptions
+  /** Bounds and lease of background calls. */
+  background?: BackgroundOptions
   /** Request limits. */
   limits?: LimitOptions
   /** Timeouts. */

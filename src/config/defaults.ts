@@ -17,6 +17,11 @@ export const DEFAULTS = {
     recentMaxBytes: 64 * 1024 * 1024,
     waitMs: 10_000,
   },
+  background: {
+    maxEvents: 100_000,
+    maxBytes: 64 * 1024 * 1024,
+    leaseMs: 30_000,
+  },
   limits: {
     maxRequestBytes: 64 * 1024 * 1024,
     maxResponseBytes: 256 * 1024 * 1024,
@@ -40,13 +45,14 @@ export const DEFAULTS = {
 
 /** The keys each options object may hold; anything else is a typo, answered with the nearest of these. */
 export const KNOWN_KEYS = {
-  top: ['upstreams', 'models', 'auth', 'store', 'recovery', 'idempotency', 'limits', 'timeouts', 'cors', 'onUsage', 'logger'],
+  top: ['upstreams', 'models', 'auth', 'store', 'recovery', 'idempotency', 'background', 'limits', 'timeouts', 'cors', 'onUsage', 'logger'],
   // With the options of one dialect's upstreams (`anthropicVersion`): a misspelt one is then named, its default is the dialect's.
   upstream: ['type', 'baseUrl', 'apiKey', 'apiKeys', 'keySelection', 'keyless', 'headers', 'circuit', ...DIALECT_UPSTREAM_OPTIONS.keys()],
   model: ['id', 'upstream', 'upstreamModel', 'ownedBy', 'created', 'fallbacks', 'maxOutputTokens'],
   auth: ['apiKeys', 'authenticate'],
   recovery: [...Object.keys(DEFAULTS.recovery), 'streams'],
   idempotency: ['sdkRetries', ...Object.keys(DEFAULTS.idempotency)],
+  background: Object.keys(DEFAULTS.background),
   limits: Object.keys(DEFAULTS.limits),
   timeouts: Object.keys(DEFAULTS.timeouts),
   cors: ['origins', 'allowHeaders', 'maxAgeSeconds'],

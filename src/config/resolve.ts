@@ -2,6 +2,7 @@ import type Keyv from 'keyv'
 import { isObject } from '../json/value.js'
 import type {
   AuthOptions,
+  BackgroundOptions,
   GatewayLogger,
   GatewayOptions,
   IdempotencyOptions,
@@ -23,6 +24,7 @@ export interface ResolvedOptions {
   store: Keyv | undefined
   recovery: Required<RecoveryOptions>
   idempotency: Required<IdempotencyOptions>
+  background: Required<BackgroundOptions>
   limits: Required<LimitOptions>
   timeouts: Required<TimeoutOptions>
   /** Undefined when CORS is off (the default). */
@@ -153,6 +155,7 @@ export function resolveOptions(options: GatewayOptions): ResolvedOptions {
   }
   if (idempotency.sdkRetries !== undefined && typeof idempotency.sdkRetries !== 'boolean') fail('idempotency.sdkRetries must be a boolean')
   const limits = section(options.limits, 'limits', KNOWN_KEYS.limits)
+  const background = section(options.background, 'background', KNOWN_KEYS.background)
   const timeouts = section(options.timeouts, 'timeouts', KNOWN_KEYS.timeouts)
   const cors = resolveCors(options.cors === undefined ? undefined : section(options.cors, 'cors', KNOWN_KEYS.cors))
   if (options.onUsage !== undefined && typeof options.onUsage !== 'function') fail('onUsage must be a function')
@@ -183,6 +186,11 @@ export function resolveOptions(options: GatewayOptions): ResolvedOptions {
       recentMs: positiveInt(idempotency.recentMs, DEFAULTS.idempotency.recentMs, 'idempotency.recentMs'),
       recentMaxBytes: positiveInt(idempotency.recentMaxBytes, DEFAULTS.idempotency.recentMaxBytes, 'idempotency.recentMaxBytes'),
       waitMs: positiveInt(idempotency.waitMs, DEFAULTS.idempotency.waitMs, 'idempotency.waitMs'),
+    },
+    background: {
+      maxEvents: positiveInt(background.maxEvents, DEFAULTS.background.maxEvents, 'background.maxEvents'),
+      maxBytes: positiveInt(background.maxBytes, DEFAULTS.background.maxBytes, 'background.maxBytes'),
+      leaseMs: positiveInt(background.leaseMs, DEFAULTS.background.leaseMs, 'background.leaseMs'),
     },
     limits: {
       maxRequestBytes: positiveInt(limits.maxRequestBytes, DEFAULTS.limits.maxRequestBytes, 'limits.maxRequestBytes'),
