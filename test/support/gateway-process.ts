@@ -49,6 +49,8 @@ export interface GatewayProcessEnv {
   idempotency?: Record<string, unknown>
   /** Further `recovery` options (beside `ttlMs`), e.g. `{ streams: 'finish' }`. */
   recovery?: Record<string, unknown>
+  /** The gateway's `background` options, e.g. `{ leaseMs: 1000 }`. */
+  background?: Record<string, unknown>
 }
 
 const running = new Set<ChildProcess>()
@@ -93,6 +95,7 @@ export async function startGatewayProcess(settings: GatewayProcessEnv): Promise<
       TTL_MS: settings.ttlMs === undefined ? '' : String(settings.ttlMs),
       IDEMPOTENCY: settings.idempotency === undefined ? '' : JSON.stringify(settings.idempotency),
       RECOVERY: settings.recovery === undefined ? '' : JSON.stringify(settings.recovery),
+      BACKGROUND: settings.background === undefined ? '' : JSON.stringify(settings.background),
     },
     stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
   })
