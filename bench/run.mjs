@@ -20,6 +20,7 @@ import { loadGenerator } from './lib/load.mjs'
 import { pin, planCores, startChild, startForeign } from './lib/proc.mjs'
 import { verdictTable } from './lib/report.mjs'
 import { verdictsOf } from './lib/verdicts.mjs'
+import { backgroundPart } from './parts/background.mjs'
 import { hashPart, inflightMemoryPart, stallPart, storeMemoryPart } from './parts/big.mjs'
 import { clientPart } from './parts/client.mjs'
 import { hostilePart } from './parts/hostile.mjs'
@@ -115,6 +116,7 @@ const PARTS = [
   'otel',
   'streams',
   'client',
+  'background',
 ]
 const QUICK_PARTS = ['latency', 'throughput', 'sse', 'hash']
 
@@ -357,6 +359,7 @@ async function main() {
   await run('otel', otelPart)
   await run('streams', streamsPart)
   await run('client', clientPart)
+  await run('background', backgroundPart)
   await mock.stop()
 
   const verdicts = verdictsOf(results)
