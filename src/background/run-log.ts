@@ -62,6 +62,7 @@ export class RunLog {
   #leaseUntil = 0
   #cancelCheckedAt = Date.now()
   #deleted = false
+  #errorTold = false
   #writes: Promise<void> = Promise.resolve()
   #readers = new Set<RunReader>()
   #ended: Promise<void>
@@ -173,10 +174,17 @@ export class RunLog {
   #tick(): void {
     const now = Date.now()
     const renew = now > this.#leaseUntil - (this.limits.leaseMs * 2) / 3
-    if (this.#pending.length > 0 || renew) this.#writes = this.#writes.then(() => this.#write()).catch((error) => this.who.onError(error))
+    if (this.#pending.length > 0 || renew) this.#writes = this.#writes.then(() => this.#write()).catch((error) => this.#failed(error))
     if (now - this.#cancelCheckedAt < CANCEL_POLL_MS) return
     this.#cancelCheckedAt = now
-    this.#writes = this.#writes.then(() => this.#checkCancel()).catch((error) => this.who.onError(error))
+    this.#writes = this.#writes.then(() => this.#checkCancel()).catch((error) => this.#failed(error))
+  }
+
+  /** Told once per call while it runs: a store that is down fails every tick. Its last write is always told. */
+  #failed(error: unknown): void {
+    if (this.#errorTold) return
+    this.#errorTold = true
+    this.who.onError(error)
   }
 
   async #checkCancel(): Promise<void> {

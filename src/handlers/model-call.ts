@@ -22,7 +22,7 @@ export function serveModelCall(rt: Runtime, ex: Exchange, call: CallRoute): Prom
   return withBody(rt, ex, { readFields: format.readFields, elementFields: format.elementFields }, (body) => {
     // A call its client asked to run in the background is the gateway's to run and keep, not the upstream's.
     const background = call.route.background
-    if (background?.asks(body.fields)) return createInBackground(rt, ex, call, background, body)
+    if (background?.asks(body.fields)) return createInBackground(rt, ex, call, background, body, repeat.key)
     const spec = buildCallSpec(rt, ex, call, body, repeat)
     return runCall(rt, spec, client)
   })

@@ -208,6 +208,41 @@ describe('background bounds and bad input', () => {
     }
   })
 
+  it('close() gives a running background call its timeout, then stops its upstream call instead of hanging', async () => {
+    const own = await startFixture(NODE_KINDS[0]!, { logger: { info: () => {}, warn: () => {}, error: () => {} } })
+    try {
+      const marker = 'bg at shutdown'
+      own.mock.steer(marker, { hang: true })
+      const created = await call(`${own.url}/v1/responses`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${KEY_A}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'gpt-4o-mini', input: marker, background: true }),
+      })
+      expect(created.status).toBe(200)
+      await eventually(() => own.mock.requests.some((r) => r.body.includes(marker)))
+      await own.gateway.close({ timeoutMs: 50 })
+      await own.mock.waitFor(() => own.mock.abortedStreams + own.mock.abortedCalls > 0)
+    } finally {
+      await own.close()
+    }
+  })
+
+  it('a create sent again with its Idempotency-Key gets the call the first one started: one upstream call', async () => {
+    const marker = 'bg keyed create'
+    const send = () =>
+      call(`${fx.url}/v1/responses`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${KEY_A}`, 'content-type': 'application/json', 'idempotency-key': 'bg-key-1' },
+        body: JSON.stringify({ model: 'gpt-4o-mini', input: marker, background: true }),
+      })
+    const first = await send()
+    const again = await send()
+    expect((again.json as { id: string }).id).toBe((first.json as { id: string }).id)
+    expect(again.headers['idempotent-replayed']).toBe('true')
+    await eventually(() => upstream(marker).length === 1)
+    expect(upstream(marker)).toHaveLength(1)
+  })
+
   it('a bad starting_after and an id the gateway never made are refused clearly', async () => {
     const auth = { authorization: `Bearer ${KEY_A}` }
     const unknown = await call(`${fx.url}/v1/responses/resp_nothing`, { headers: auth })
