@@ -71,6 +71,24 @@ it('a streamed call is read by id and resumed after a cut from the last sequence
   expect(upstream(marker)).toHaveLength(1)
 })
 
+it("the app's abort cancels the background response: the gateway stops its upstream call", async () => {
+  choose = () => ({ kind: 'pass' })
+  const marker = 'client bg abort'
+  fx.mock.steer(marker, { chunks: 50, chunk_delay_ms: 50 })
+  const events: RecoveringFetchEvent[] = []
+  const app = new AbortController()
+  const stream = await client(events).responses.create({ model: 'gpt-4o-mini', input: marker, stream: true }, { signal: app.signal })
+  const aborted = fx.mock.abortedStreams
+  const reading = (async () => {
+    for await (const event of stream) if (event.type === 'response.output_text.delta') app.abort()
+  })()
+  // The SDK ends its iteration quietly on its own abort.
+  await reading.catch(() => {})
+  await fx.mock.waitFor(() => fx.mock.abortedStreams > aborted)
+  const cancel = events.find((e) => e.type === 'cancel')
+  expect(cancel && 'url' in cancel ? cancel.url : '').toMatch(/\/v1\/responses\/resp_\w+\/cancel$/)
+})
+
 it('the option is checked: a bad backgroundPollMs is a TypeError naming it', () => {
   expect(() => createRecoveringFetch({ baseUrls: [fx.url], background: true, backgroundPollMs: 0 })).toThrow(/backgroundPollMs/)
 })
