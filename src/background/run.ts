@@ -3,7 +3,7 @@
 // format, and its events kept by id instead of relayed to a client.
 import { performance } from 'node:perf_hooks'
 import type { Readable } from 'node:stream'
-import { isSuccess, readUpstreamBody, refuseUpstreamAuthFailure, upstreamRequest } from '../call/answer.js'
+import { isAuthFailure, isSuccess, readUpstreamBody, refuseUpstreamAuthFailure, upstreamRequest } from '../call/answer.js'
 import { NO_USAGE } from '../call/answer-facts.js'
 import type { CallSpec } from '../call/call-spec.js'
 import { endMessage } from '../call/run-call.js'
@@ -125,7 +125,7 @@ async function relayToLog(rt: Runtime, spec: CallSpec, run: RunLog): Promise<Rel
   const response = await rt.send(upstreamRequest(spec, { hook: run.hook }))
   const status = response.statusCode
   const { served } = response
-  if (status === 401 || status === 403) await refuseUpstreamAuthFailure(rt, spec, response)
+  if (isAuthFailure(response)) await refuseUpstreamAuthFailure(rt, spec, response)
   if (!isSuccess(status)) {
     const body = await readUpstreamBody(rt, response)
     await run.end('failed', undefined, upstreamErrorMessage(status, body))
