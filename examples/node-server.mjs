@@ -44,16 +44,16 @@ const gateway = createGateway({
 
 const server = http.createServer(nodeHandler(gateway))
 server.listen(port, '127.0.0.1', () => {
-  const base = `http://127.0.0.1:${port}`
+  const base = `http://127.0.0.1:${server.address().port}`
   const model = models[0].id
-  const body = JSON.stringify({ model, messages: [{ role: 'user', content: 'Prove Fermat’s last theorem.' }] })
+  const body = JSON.stringify({ model, messages: [{ role: 'user', content: 'Hello' }] })
   const gemini = models.find((m) => upstreams[m.upstream].type === 'gemini')?.id
-  const geminiBody = JSON.stringify({ contents: [{ role: 'user', parts: [{ text: 'Prove Fermat’s last theorem.' }] }] })
+  const geminiBody = JSON.stringify({ contents: [{ role: 'user', parts: [{ text: 'Hello' }] }] })
   const claude = models.find((m) => upstreams[m.upstream].type === 'anthropic')?.id
   const claudeBody = JSON.stringify({
     model: claude,
     max_tokens: 1024,
-    messages: [{ role: 'user', content: 'Prove Fermat’s last theorem.' }],
+    messages: [{ role: 'user', content: 'Hello' }],
   })
   const claudeHeaders = `-H 'x-api-key: ${demoKey}' -H 'anthropic-version: 2023-06-01' -H 'Content-Type: application/json'`
   console.log(`model-gateway listening on ${base} (${mock ? `mock upstream at ${mock.url}` : 'OpenAI-compatible upstream'})

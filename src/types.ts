@@ -130,7 +130,7 @@ export interface RecoveryOptions {
 
 /**
  * Serving a call again instead of paying for it twice: SDK retries and `Idempotency-Key` requests are answered from
- * the call still running or the response kept (README, "Retries and idempotency").
+ * the call still running or the response kept (docs/guides/retries-and-idempotency.md).
  */
 export interface IdempotencyOptions {
   /**

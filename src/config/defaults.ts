@@ -1,4 +1,5 @@
-// The one table of defaults. README's options table and the JSDoc `@default`s in types.ts state the same numbers.
+// The one table of defaults. The options reference (docs/reference/options.md) and the JSDoc `@default`s in types.ts state
+// the same numbers; test/docs/references.test.ts checks the reference against this table.
 import { DIALECT_UPSTREAM_OPTIONS } from '../dialects/index.js'
 
 /** Defaults of every numeric option. */

@@ -7,6 +7,7 @@ import { promisify } from 'node:util'
 import { publint } from 'publint'
 import { formatMessage } from 'publint/utils'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { codeBlocks, section } from '../docs/markdown.js'
 import { chatBody } from '../support/bodies.js'
 import { call } from '../support/http.js'
 
@@ -55,7 +56,7 @@ beforeAll(async () => {
   await cp(path.join(root, 'package.json'), path.join(pkgDir, 'package.json'))
   await cp(path.join(root, 'README.md'), path.join(pkgDir, 'README.md'))
   // The examples import the package by name, the mock upstream from `model-gateway/testing` included.
-  for (const part of ['examples/mock-upstream.mjs', 'examples/express', 'examples/koa']) {
+  for (const part of ['examples/mock-upstream.mjs', 'examples/node-server.mjs', 'examples/express', 'examples/koa', 'examples/testing']) {
     await cp(path.join(root, part), path.join(pkgDir, part), { recursive: true })
   }
   // Dependencies (and the frameworks the examples use) as installed for the repo.
@@ -251,6 +252,31 @@ describe('the example apps', () => {
       expect(await exited).toBe(0)
     })
   }
+
+  it('npm start serves every curl command of the README quick start, each answered 200', async () => {
+    const pkg = JSON.parse(await readFile(path.join(root, 'package.json'), 'utf8'))
+    const { base, proc } = await start(pkg.scripts.start.replace(/^node /, ''))
+    const quickStart = section(await readFile(path.join(root, 'README.md'), 'utf8'), 'Quick start')
+    const commands = codeBlocks('README.md', quickStart)
+      .filter((block) => block.info === 'sh')
+      .flatMap((block) => block.code.replace(/\\\n\s*/g, '').split('\n'))
+      .filter((line) => line.startsWith('curl '))
+    expect(commands.length).toBeGreaterThanOrEqual(5)
+    for (const command of commands) {
+      const local = command.replaceAll('http://127.0.0.1:8080', base)
+      const { stdout } = await run('sh', ['-c', `${local} --max-time 20 -o /dev/null -w '%{http_code}'`])
+      expect(`${stdout} ${command}`).toBe(`200 ${command}`)
+    }
+    const exited = new Promise((resolve) => proc.once('exit', resolve))
+    proc.kill('SIGTERM')
+    expect(await exited).toBe(0)
+  })
+
+  it('the offline test of an Express app (examples/testing, the testing guide) passes against the packed package', async () => {
+    const { stdout } = await run(process.execPath, ['--test', 'examples/testing/'], { cwd: pkgDir })
+    expect(stdout).toMatch(/^# pass 3$/m)
+    expect(stdout).toMatch(/^# fail 0$/m)
+  })
 
   it('node examples/mock-upstream.mjs runs the mock of model-gateway/testing on MOCK_PORT, and stops on SIGTERM', async () => {
     const { base, proc } = await start('examples/mock-upstream.mjs')
