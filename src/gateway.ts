@@ -178,9 +178,10 @@ export function createGateway(options: GatewayOptions): Gateway {
             })
             // Destroying the pool aborts every upstream call: streams end, whole calls fail, handlers return.
             aborted = true
-            void rt.background.stopAll('The gateway shut down before this response ended.')
+            // Stopped with a reason, and their last state written before the store closes.
+            const runsStopped = rt.background.stopAll('The gateway shut down before this response ended.')
             await agent.destroy()
-            await within(allDrained, ABORT_GRACE_MS)
+            await within(Promise.all([allDrained, runsStopped]), ABORT_GRACE_MS)
           }
         }
         unsubscribeUsage?.()

@@ -1,9 +1,12 @@
 import { expect, it } from 'vitest'
+import { nodeHandler } from '../../adapters/node.js'
+import { createGateway } from '../../src/gateway.js'
 import { eventData as dataEvents } from '../../src/sse/parse.js'
 import { bearer } from '../support/fixture.js'
 import { type GatewayProcess, startGatewayProcess, useProcessesOnRedis } from '../support/gateway-process.js'
 import { call, eventually } from '../support/http.js'
-import { describeWithRedis, REDIS_URL } from '../support/redis.js'
+import { describeWithRedis, REDIS_URL, recommendedKeyv } from '../support/redis.js'
+import { serve } from '../support/servers.js'
 
 // Background responses across gateway processes on one Redis: any process serves any id, and a process killed
 // mid-call leaves a state that says so.
@@ -86,6 +89,33 @@ await describeWithRedis('Background responses across gateway processes on one Re
     const cancelled = await call(`${b.url}/v1/responses/${created.id}/cancel`, { method: 'POST', headers: bearer(KEY) })
     expect(cancelled.json).toMatchObject({ id: created.id, status: 'cancelled' })
     await shared.mock.waitFor(() => shared.mock.abortedStreams + shared.mock.abortedCalls > aborted, 10_000)
+  })
+
+  it('a gateway that closes past its timeout leaves its running call failed, saying it shut down, for the others', {
+    timeout: 60_000,
+  }, async () => {
+    const namespace = `${RUN}-closing`
+    const quiet = { info: () => {}, warn: () => {}, error: () => {} }
+    const closing = createGateway({
+      upstreams: { mock: { type: 'openai', baseUrl: `${shared.mock.url}/v1` } },
+      models: [{ id: 'gpt-4o-mini', upstream: 'mock' }],
+      auth: { apiKeys: [KEY] },
+      store: recommendedKeyv(namespace),
+      logger: quiet,
+    })
+    const server = await serve(nodeHandler(closing))
+    const b = await startGatewayProcess({ redisUrl: REDIS_URL, namespace, upstreamUrl: shared.mock.url, apiKeys: [KEY] })
+    try {
+      const input = 'bg closing gateway'
+      const created = await create({ url: server.url } as GatewayProcess, input, { hang: true })
+      await eventually(() => shared.mock.requests.some((r) => r.body.includes(input)))
+      await closing.close({ timeoutMs: 50 })
+      const failed = (await retrieve(b, created.id)).json as ResponseObject
+      expect(failed.status).toBe('failed')
+      expect(failed.error?.message).toMatch(/gateway shut down/)
+    } finally {
+      await server.close()
+    }
   })
 
   it('a process killed mid-call leaves a state that says so: failed, the process stopped', { timeout: 60_000 }, async () => {
