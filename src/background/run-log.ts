@@ -104,13 +104,14 @@ export class RunLog {
   append(data: Record<string, unknown>): void {
     if (hasEnded(this.status)) return
     const sse = keptEvent(data, this.events.length)
+    const bytes = Buffer.byteLength(sse)
     const { maxEvents, maxBytes } = this.limits
-    if (this.events.length + 1 > maxEvents || this.#bytes + sse.length > maxBytes) {
+    if (this.events.length + 1 > maxEvents || this.#bytes + bytes > maxBytes) {
       const bound = this.events.length + 1 > maxEvents ? `background.maxEvents (${maxEvents})` : `background.maxBytes (${maxBytes})`
       this.stop('failed', `The response grew past what a background response may hold: ${bound}.`)
       return
     }
-    this.#bytes += sse.length
+    this.#bytes += bytes
     this.events.push(sse)
     this.#pending.push(sse)
     for (const reader of this.#readers) reader.event(sse)

@@ -186,8 +186,11 @@ describe.each(OPENAI_SDKS)('%s background responses', (sdk, load) => {
 })
 
 describe('background bounds and bad input', () => {
-  it('a call past background.maxEvents is stopped and ends failed, naming the option', async () => {
-    const small = await startFixture(NODE_KINDS[0]!, { background: { maxEvents: 4 } })
+  it.each([
+    ['maxEvents', { maxEvents: 4 }],
+    ['maxBytes', { maxBytes: 2048 }],
+  ] as const)('a call past background.%s is stopped and ends failed, naming the option', async (name, bound) => {
+    const small = await startFixture(NODE_KINDS[0]!, { background: bound })
     try {
       const created = await call(`${small.url}/v1/responses`, {
         method: 'POST',
@@ -202,7 +205,7 @@ describe('background bounds and bad input', () => {
         }
         return now.status === 'failed' ? now : undefined
       })
-      expect(failed.error.message).toContain('background.maxEvents')
+      expect(failed.error.message).toContain(`background.${name}`)
     } finally {
       await small.close()
     }
