@@ -13,6 +13,7 @@ export {
 } from './observe/channels.js'
 export type {
   AuthOptions,
+  BackgroundOptions,
   AuthResult,
   CorsOptions,
   DialectName,
