@@ -13,8 +13,8 @@ export {
 } from './observe/channels.js'
 export type {
   AuthOptions,
-  BackgroundOptions,
   AuthResult,
+  BackgroundOptions,
   CorsOptions,
   DialectName,
   Gateway,
