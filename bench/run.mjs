@@ -20,6 +20,7 @@ import { loadGenerator } from './lib/load.mjs'
 import { pin, planCores, startChild, startForeign } from './lib/proc.mjs'
 import { verdictTable } from './lib/report.mjs'
 import { verdictsOf } from './lib/verdicts.mjs'
+import { backgroundPart } from './parts/background.mjs'
 import { hashPart, inflightMemoryPart, stallPart, storeMemoryPart } from './parts/big.mjs'
 import { clientPart } from './parts/client.mjs'
 import { hostilePart } from './parts/hostile.mjs'
@@ -125,6 +126,7 @@ const PARTS = [
   'keepalive',
   'client',
   'limits',
+  'background',
 ]
 const QUICK_PARTS = ['latency', 'throughput', 'sse', 'hash']
 
@@ -369,6 +371,7 @@ async function main() {
   await run('keepalive', keepAlivePart)
   await run('client', clientPart)
   await run('limits', limitsPart)
+  await run('background', backgroundPart)
   await mock.stop()
 
   const verdicts = verdictsOf(results)

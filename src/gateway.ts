@@ -1,8 +1,10 @@
 import { randomUUID } from 'node:crypto'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { performance } from 'node:perf_hooks'
+import { BackgroundCalls } from './background/calls.js'
 import { resolveOptions } from './config/resolve.js'
 import { GatewayError } from './errors.js'
+import { serveBackground } from './handlers/background.js'
 import { gatewayStatus, healthHandler } from './handlers/health.js'
 import { serveModelCall } from './handlers/model-call.js'
 import { modelsHandler } from './handlers/models.js'
@@ -125,6 +127,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     circuits: () => circuits.states(resolved.upstreams.values()),
     followable: new FollowableCalls(),
     keepAlive: resolved.keepAlive.streamMs > 0 ? new KeepAliveSweeper(resolved.keepAlive.streamMs) : undefined,
+    background: new BackgroundCalls(),
     repeats: {
       joinable: new JoinableCalls(),
       recent: new RecentAnswers({ ttlMs: resolved.idempotency.recentMs, maxBytes: resolved.idempotency.recentMaxBytes }),
@@ -147,6 +150,7 @@ export function createGateway(options: GatewayOptions): Gateway {
       health: healthHandler(status),
       call: (ex, route) => serveModelCall(rt, ex, route),
       recoveries: recoveriesHandler(rt),
+      background: (ex, route) => serveBackground(rt, ex, route),
     },
     isClosing,
   )
@@ -186,17 +190,21 @@ export function createGateway(options: GatewayOptions): Gateway {
       }
       closing ??= (async () => {
         let aborted = false
-        if (serving > 0) {
-          const allDrained = new Promise<void>((resolve) => (drained = resolve))
-          if (!(await within(allDrained, timeoutMs))) {
+        // Background calls are given the same time to end as requests in flight; past it they end as failed.
+        const runsEnded = rt.background.settled()
+        if (serving > 0 || rt.background.size > 0) {
+          const allDrained = serving > 0 ? new Promise<void>((resolve) => (drained = resolve)) : Promise.resolve()
+          if (!(await within(Promise.all([allDrained, runsEnded]), timeoutMs))) {
             resolved.logger.warn('model-gateway: close() timed out; aborting the upstream calls still running', {
               inFlight: serving,
               timeoutMs,
             })
             // Destroying the pool aborts every upstream call: streams end, whole calls fail, handlers return.
             aborted = true
+            // Stopped with a reason, and their last state written before the store closes.
+            const runsStopped = rt.background.stopAll('The gateway shut down before this response ended.')
             await agent.destroy()
-            await within(allDrained, ABORT_GRACE_MS)
+            await within(Promise.all([allDrained, runsStopped]), ABORT_GRACE_MS)
           }
         }
         unsubscribeUsage?.()

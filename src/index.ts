@@ -16,6 +16,7 @@ export {
 export type {
   AuthOptions,
   AuthResult,
+  BackgroundOptions,
   CorsOptions,
   DialectName,
   Gateway,

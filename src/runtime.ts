@@ -1,4 +1,5 @@
 import type { Agent } from 'undici'
+import type { BackgroundCalls } from './background/calls.js'
 import type { ResolvedOptions } from './config/resolve.js'
 import type { BodyBudget } from './http/body-budget.js'
 import type { KeepAliveSweeper } from './http/keep-alive.js'
@@ -40,4 +41,6 @@ export interface Runtime {
   readonly ledger: Ledger | undefined
   /** `pricing` by model id, in nano-dollars per million tokens; undefined without it. */
   readonly prices: ReadonlyMap<string, NanoPrices> | undefined
+  /** The background calls this process runs. */
+  readonly background: BackgroundCalls
 }

@@ -141,7 +141,8 @@ async function wholeCall(rt: Runtime, spec: CallSpec, client: ClientSink, lease:
   return outcome
 }
 
-function endMessage(rt: Runtime, spec: CallSpec, outcome: CallOutcome): CallEndMessage {
+/** The `call:end` message of a call: its start message grown with how it ended. */
+export function endMessage(rt: Runtime, spec: CallSpec, outcome: CallOutcome): CallEndMessage {
   // The start message grown in place: a spread per call costs more than it reads.
   const message = callStartMessage(rt.id, spec) as CallEndMessage
   message.status = outcome.status

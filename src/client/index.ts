@@ -1,6 +1,7 @@
 // model-gateway/client: a fetch for the SDKs that keeps a model call alive across broken connections, and a client of
 // the Recoveries API for the answers kept when one was lost anyway. It runs in
 // browsers, edge runtimes, Deno, Bun and Node alike: no dependencies, nothing from outside this directory.
+import { backgroundBody, isResponsesCreate, sendInBackground } from './background.js'
 import { BaseHealth, CallRun } from './call-run.js'
 import { type RecoveringFetchOptions, resolveOptions } from './options.js'
 import { modelCallOf } from './request.js'
@@ -28,7 +29,8 @@ export type RecoveringFetch = (input: RequestInfo | URL, init?: RequestInit) => 
  * `…:streamGenerateContent` under one of `baseUrls`) get an `Idempotency-Key` and are sent again with that same key on
  * the next base URL after a network error, an attempt timeout, or a 408/409/502/503/504/52x (or a 429 with
  * `retry-after`); a stream cut half-way is resumed from the gateway's Recoveries API into the same `Response`; the app's
- * abort asks the gateway to cancel the call. Every other request passes through untouched.
+ * abort asks the gateway to cancel the call. With `background: true`, Responses calls run as background responses,
+ * polled or streamed by id. Every other request passes through untouched.
  *
  * @example
  * ```ts
@@ -47,6 +49,15 @@ export function createRecoveringFetch(options: RecoveringFetchOptions): Recoveri
   return async (input, init) => {
     const call = await modelCallOf(cfg.bases, input, init)
     if (call === undefined) return cfg.fetch(input, init)
+    if (cfg.background && isResponsesCreate(call.rest)) {
+      const body = await backgroundBody(call.init.body)
+      if (body) {
+        const headers = new Headers(call.init.headers)
+        headers.delete('content-length')
+        const init = { ...call.init, headers, body: body.text }
+        return sendInBackground(new CallRun(cfg, { ...call, init }, health), body.stream)
+      }
+    }
     return sendModelCall(new CallRun(cfg, call, health))
   }
 }

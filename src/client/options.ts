@@ -29,6 +29,15 @@ export interface RecoveringFetchOptions {
   fetch?: typeof fetch
   /** Told about every attempt, failover, resume, replay and cancel; what it throws is ignored. */
   onEvent?: (event: RecoveringFetchEvent) => void
+  /**
+   * Runs every Responses call (`POST …/responses`) as a background response: created with `background: true` (an
+   * answer at once, with its id), then polled until it ended, or, for `stream: true`, streamed by id and resumed from
+   * the last sequence number after a cut. No connection lasts as long as the model, so a limit on a connection's
+   * length or a short timeout loses nothing; the app still gets a normal response or stream. Default: false.
+   */
+  background?: boolean
+  /** How long background mode waits between two polls of a whole (non-streamed) response, in ms. Default: 1000. */
+  backgroundPollMs?: number
 }
 
 /** One base URL, split for matching: its origin and its path without a trailing slash. */
@@ -46,12 +55,14 @@ export interface ClientConfig {
   attemptTimeoutMs: number | undefined
   fetch: typeof fetch
   emit: (event: RecoveringFetchEvent) => void
+  background: boolean
+  backgroundPollMs: number
 }
 
 /** Checks the options and fills in the defaults; throws a TypeError naming the first bad one. */
 export function resolveOptions(options: RecoveringFetchOptions): ClientConfig {
   if (typeof options !== 'object' || options === null) throw new TypeError('createRecoveringFetch: options are required')
-  const { baseUrls, attempts, attemptTimeoutMs, fetch: given, onEvent } = options
+  const { baseUrls, attempts, attemptTimeoutMs, fetch: given, onEvent, background, backgroundPollMs } = options
   if (!Array.isArray(baseUrls) || baseUrls.length === 0) throw new TypeError('createRecoveringFetch: baseUrls must be a non-empty array')
   const bases = baseUrls.map(parseBase)
   if (attempts !== undefined && !(Number.isInteger(attempts) && attempts >= 1)) {
@@ -62,12 +73,19 @@ export function resolveOptions(options: RecoveringFetchOptions): ClientConfig {
   }
   if (given !== undefined && typeof given !== 'function') throw new TypeError('createRecoveringFetch: fetch must be a function')
   if (onEvent !== undefined && typeof onEvent !== 'function') throw new TypeError('createRecoveringFetch: onEvent must be a function')
+  if (background !== undefined && typeof background !== 'boolean')
+    throw new TypeError('createRecoveringFetch: background must be a boolean')
+  if (backgroundPollMs !== undefined && !(typeof backgroundPollMs === 'number' && backgroundPollMs > 0)) {
+    throw new TypeError('createRecoveringFetch: backgroundPollMs must be a positive number')
+  }
   return {
     bases,
     attempts: attempts ?? 2 * bases.length,
     attemptTimeoutMs,
     // Looked up per call, so a fetch patched after creation (tests, instrumentation) is the one used.
     fetch: given ?? ((input, init) => globalThis.fetch(input, init)),
+    background: background ?? false,
+    backgroundPollMs: backgroundPollMs ?? 1000,
     emit: (event) => {
       try {
         onEvent?.(event)

@@ -18,6 +18,11 @@ export const DEFAULTS = {
     recentMaxBytes: 64 * 1024 * 1024,
     waitMs: 10_000,
   },
+  background: {
+    maxEvents: 100_000,
+    maxBytes: 64 * 1024 * 1024,
+    leaseMs: 30_000,
+  },
   limits: {
     maxRequestBytes: 64 * 1024 * 1024,
     maxResponseBytes: 256 * 1024 * 1024,
@@ -51,6 +56,7 @@ export const KNOWN_KEYS = {
     'store',
     'recovery',
     'idempotency',
+    'background',
     'limits',
     'timeouts',
     'keepAlive',
@@ -65,6 +71,7 @@ export const KNOWN_KEYS = {
   auth: ['apiKeys', 'authenticate'],
   recovery: [...Object.keys(DEFAULTS.recovery), 'streams'],
   idempotency: ['sdkRetries', ...Object.keys(DEFAULTS.idempotency)],
+  background: Object.keys(DEFAULTS.background),
   limits: [...Object.keys(DEFAULTS.limits), 'owners', 'failClosed'],
   timeouts: Object.keys(DEFAULTS.timeouts),
   cors: ['origins', 'allowHeaders', 'maxAgeSeconds'],

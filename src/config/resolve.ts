@@ -4,6 +4,7 @@ import { type ResolvedOwnerLimits, resolveOwnerLimits } from '../ledger/limits.j
 import { type NanoPrices, resolvePricing } from '../ledger/pricing.js'
 import type {
   AuthOptions,
+  BackgroundOptions,
   GatewayLogger,
   GatewayOptions,
   IdempotencyOptions,
@@ -26,6 +27,7 @@ export interface ResolvedOptions {
   store: Keyv | undefined
   recovery: Required<RecoveryOptions>
   idempotency: Required<IdempotencyOptions>
+  background: Required<BackgroundOptions>
   limits: Required<Omit<LimitOptions, 'owners' | 'failClosed'>>
   /** `pricing` by model id; undefined without it. */
   pricing: Map<string, NanoPrices> | undefined
@@ -174,6 +176,7 @@ export function resolveOptions(options: GatewayOptions): ResolvedOptions {
   }
   if (idempotency.sdkRetries !== undefined && typeof idempotency.sdkRetries !== 'boolean') fail('idempotency.sdkRetries must be a boolean')
   const limits = section(options.limits, 'limits', KNOWN_KEYS.limits)
+  const background = section(options.background, 'background', KNOWN_KEYS.background)
   const timeouts = section(options.timeouts, 'timeouts', KNOWN_KEYS.timeouts)
   const keepAlive = section(options.keepAlive, 'keepAlive', KNOWN_KEYS.keepAlive)
   const pricing = resolvePricing(options.pricing, new Set(models.keys()))
@@ -208,6 +211,11 @@ export function resolveOptions(options: GatewayOptions): ResolvedOptions {
       recentMs: positiveInt(idempotency.recentMs, DEFAULTS.idempotency.recentMs, 'idempotency.recentMs'),
       recentMaxBytes: positiveInt(idempotency.recentMaxBytes, DEFAULTS.idempotency.recentMaxBytes, 'idempotency.recentMaxBytes'),
       waitMs: positiveInt(idempotency.waitMs, DEFAULTS.idempotency.waitMs, 'idempotency.waitMs'),
+    },
+    background: {
+      maxEvents: positiveInt(background.maxEvents, DEFAULTS.background.maxEvents, 'background.maxEvents'),
+      maxBytes: positiveInt(background.maxBytes, DEFAULTS.background.maxBytes, 'background.maxBytes'),
+      leaseMs: positiveInt(background.leaseMs, DEFAULTS.background.leaseMs, 'background.leaseMs'),
     },
     limits: {
       maxRequestBytes: positiveInt(limits.maxRequestBytes, DEFAULTS.limits.maxRequestBytes, 'limits.maxRequestBytes'),

@@ -123,6 +123,49 @@ export interface ListedModel {
   operations: ReadonlySet<Operation>
 }
 
+/** Where a background call is: running (`queued` until its upstream answers), or how it ended. */
+export type BackgroundStatus = 'queued' | 'in_progress' | 'completed' | 'failed' | 'cancelled' | 'incomplete'
+
+/** How a kept stream event ends its background call, when it does. */
+export interface BackgroundEnding {
+  status: BackgroundStatus
+  /** The call's final object, when the event carries it; else the last one, ended with `message`. */
+  object?: Record<string, unknown>
+  message?: string
+}
+
+/**
+ * An operation whose calls a client may ask the gateway to run in the background (OpenAI's Responses
+ * `background: true`): the gateway runs them itself, keeps their events, and serves them by id. Every shape the
+ * client sees is this format's; the gateway only keeps and orders them.
+ */
+export interface BackgroundFormat {
+  /** Whether a request's fields ask for a background call. */
+  asks(fields: Record<string, unknown>): boolean
+  /** The request the gateway sends upstream: the background flag taken out (the gateway keeps the call), streaming on. */
+  runRequest(request: Record<string, unknown>): Record<string, unknown>
+  /** The public id of the call created by the gateway request `requestId`. */
+  idOf(requestId: string): string
+  /** The gateway request id behind a public id, or undefined when the id is none of the gateway's. */
+  requestIdOf(id: string): string | undefined
+  /** The object of a call its upstream has not answered yet (`queued`), made from its request. */
+  pending(id: string, request: Record<string, unknown>, createdAt: number): Record<string, unknown>
+  /** The object once its upstream answered (`in_progress`). */
+  started(object: Record<string, unknown>): Record<string, unknown>
+  /** One upstream event as kept, carrying the call's id, and whether it ends the call; undefined drops it. */
+  event(data: Record<string, unknown>, id: string): { event: Record<string, unknown>; ending: BackgroundEnding | undefined } | undefined
+  /** The object of a call that ended without its upstream's last word: cancelled, or failed with `message`. */
+  ended(object: Record<string, unknown>, status: BackgroundStatus, message: string | undefined): Record<string, unknown>
+  /** The event that tells a stream reader how a call the upstream did not finish ended; undefined: the stream just ends. */
+  endEvent(object: Record<string, unknown>): Record<string, unknown> | undefined
+  /** The event that opens every kept stream, written by the gateway when the call is created. */
+  createdEvent(object: Record<string, unknown>): Record<string, unknown>
+  /** The error message an ended object carries, if any. */
+  errorMessage(object: Record<string, unknown>): string | undefined
+  /** The answer to a delete. */
+  deleted(id: string): unknown
+}
+
 /**
  * One path a dialect serves model calls on. `path` is fixed (`/v1/chat/completions`), or names the model in a
  * segment of its own (`/v1beta/models/{model}:generateContent`), which holds anything but `:`.
@@ -134,6 +177,11 @@ export interface ModelRoute {
   readonly streams?: boolean
   /** How the 404 for an unknown path names this route; `false` for an alias of a listed one (Gemini under `/v1`). */
   readonly listed?: string | false
+  /**
+   * Background calls of this route, when its clients can ask for them: they are then served by id at `{path}/{id}`
+   * (GET: its state or, with `?stream=true`, its events; DELETE) and `{path}/{id}/cancel` (POST). @default none
+   */
+  readonly background?: BackgroundFormat
 }
 
 /** Everything that differs between two wire formats. Nothing outside `src/dialects/` compares dialect names. */

@@ -107,6 +107,9 @@ export function assembledAnswer(operation: Operation, data: readonly string[], p
 export { anthropic, messages, messagesCountTokens } from './anthropic/index.js'
 export type {
   AnswerFacts,
+  BackgroundEnding,
+  BackgroundFormat,
+  BackgroundStatus,
   CallTarget,
   Dialect,
   DialectUpstreamOption,

@@ -1,3 +1,4 @@
+import { createInBackground } from '../background/create.js'
 import { buildCallSpec } from '../call/build-call-spec.js'
 import { runCall } from '../call/run-call.js'
 import type { CallRoute, Exchange } from '../http/dispatch.js'
@@ -19,6 +20,9 @@ export function serveModelCall(rt: Runtime, ex: Exchange, call: CallRoute): Prom
   // Read before the body, so a malformed key costs no upload.
   const repeat = { key: idempotencyKeyOf(ex.req.headers), sdkRetryCount: sdkRetryCountOf(ex.req.headers) }
   return withBody(rt, ex, { readFields: format.readFields, elementFields: format.elementFields }, (body) => {
+    // A call its client asked to run in the background is the gateway's to run and keep, not the upstream's.
+    const background = call.route.background
+    if (background?.asks(body.fields)) return createInBackground(rt, ex, call, background, body, repeat.key)
     const spec = buildCallSpec(rt, ex, call, body, repeat)
     return runCall(rt, spec, client)
   })

@@ -27,6 +27,9 @@ export interface Exchange {
 /** The recovery routes, as the router tells them apart. */
 export type RecoveryRoute = Extract<Route, { kind: `recoveries.${string}` }>
 
+/** A background call by its id, as the router matched it. */
+export type BackgroundRoute = Extract<Route, { kind: 'background' }>
+
 /** A model call, as the router matched it. */
 export type CallRoute = Extract<Route, { kind: 'call' }>
 
@@ -40,6 +43,8 @@ export interface Handlers {
   /** Every model call of every dialect. */
   call(ex: Exchange, route: CallRoute): Promise<void>
   recoveries(ex: Exchange, route: RecoveryRoute): Promise<void>
+  /** A background call's state, events, cancel or delete. */
+  background(ex: Exchange, route: BackgroundRoute): Promise<void>
 }
 
 /**
@@ -78,6 +83,7 @@ export function createDispatch(rt: Runtime, handlers: Handlers, isClosing: () =>
     const ex: Exchange = { req, res, requestId, match, owner, path, preparsed: init.body, startedAt }
     // `return await`: an async function that returns a promise takes two more turns to settle than one that awaits it.
     if (route.kind === 'call') return await handlers.call(ex, route)
+    if (route.kind === 'background') return await handlers.background(ex, route)
     return await handlers.recoveries(ex, route)
   }
 

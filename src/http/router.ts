@@ -1,5 +1,13 @@
 import type { IncomingHttpHeaders } from 'node:http'
-import { type CallTarget, DEFAULT_DIALECT, DIALECTS, type Dialect, MODEL_ROUTES, type RegisteredRoute } from '../dialects/index.js'
+import {
+  type BackgroundFormat,
+  type CallTarget,
+  DEFAULT_DIALECT,
+  DIALECTS,
+  type Dialect,
+  MODEL_ROUTES,
+  type RegisteredRoute,
+} from '../dialects/index.js'
 import { shown } from '../errors.js'
 
 /** What a request asks for, once its path and method are known. */
@@ -16,6 +24,8 @@ export type Route =
   | { kind: 'recoveries.delete'; requestId: string }
   | { kind: 'recoveries.stream'; requestId: string }
   | { kind: 'recoveries.cancel'; requestId: string }
+  /** A background call by its id (`GET|DELETE {path}/{id}`, `POST {path}/{id}/cancel`), in the dialect of its route. */
+  | { kind: 'background'; action: 'retrieve' | 'cancel' | 'delete'; id: string; format: BackgroundFormat; dialect: Dialect }
   /** A path served for other methods; `dialect` is a model call's, whose errors it speaks. */
   | { kind: 'method_not_allowed'; allow: string; dialect?: Dialect }
   | { kind: 'not_found' }
@@ -36,6 +46,7 @@ export interface Match {
  */
 function dialectOfPath(path: string, headers: IncomingHttpHeaders, route: Route): Dialect {
   if (route.kind === 'call') return route.route.dialect
+  if (route.kind === 'background') return route.dialect
   if (route.kind === 'method_not_allowed' && route.dialect) return route.dialect
   for (const dialect of DIALECTS) {
     const prefix = dialect.pathPrefix
@@ -56,10 +67,13 @@ interface ModelSegment {
   route: RegisteredRoute
 }
 
-// The route table of model calls, from the dialect registry: fixed paths by path, and paths that name the model.
+// The route table of model calls, from the dialect registry: fixed paths by path, and paths that name the model;
+// and the paths below the routes whose calls may run in the background, where those calls are served by id.
 const FIXED_CALLS = new Map<string, { POST: Route }>()
 const CALLS_ON_A_MODEL: ModelSegment[] = []
+const BACKGROUND_CALLS: Array<{ prefix: string; format: BackgroundFormat; dialect: Dialect }> = []
 for (const route of MODEL_ROUTES) {
+  if (route.background) BACKGROUND_CALLS.push({ prefix: `${route.path}/`, format: route.background, dialect: route.dialect })
   const at = route.path.indexOf('{model}')
   if (at === -1) FIXED_CALLS.set(route.path, { POST: { kind: 'call', route, target: undefined } })
   else CALLS_ON_A_MODEL.push({ before: route.path.slice(0, at), after: route.path.slice(at + '{model}'.length), route })
@@ -68,6 +82,7 @@ for (const route of MODEL_ROUTES) {
 /** Every route at a mount, for a 404 that says what is served: the dialects' model calls, then the gateway's own. */
 const SERVED = [
   ...MODEL_ROUTES.flatMap((route) => (route.listed === false ? [] : [route.listed ?? `POST ${route.path}`])),
+  ...MODEL_ROUTES.flatMap((route) => (route.background ? [`GET|DELETE ${route.path}/{id}`, `POST ${route.path}/{id}/cancel`] : [])),
   'GET /v1/models',
   'GET /v1/health',
   'GET /v1/models/{model}',
@@ -122,6 +137,22 @@ function callOnAModel(path: string): Route | undefined {
   return undefined
 }
 
+/** A background call's path (`/v1/responses/{id}`, `…/{id}/cancel`), whatever the method; the id is kept raw. */
+function backgroundCall(method: string, path: string): Route | undefined {
+  for (const { prefix, format, dialect } of BACKGROUND_CALLS) {
+    if (!path.startsWith(prefix)) continue
+    const rest = path.slice(prefix.length)
+    const slash = rest.indexOf('/')
+    const id = slash === -1 ? rest : rest.slice(0, slash)
+    if (id === '') return undefined
+    const at = { kind: 'background', id, format, dialect } as const
+    if (slash === -1) return byMethod(method, { GET: { ...at, action: 'retrieve' }, DELETE: { ...at, action: 'delete' } })
+    if (rest.slice(slash) === '/cancel') return byMethod(method, { POST: { ...at, action: 'cancel' } })
+    return undefined
+  }
+  return undefined
+}
+
 function routeOf(method: string, path: string): Route | undefined {
   // Model calls first: they are nearly every request.
   const fixed = FIXED_CALLS.get(path)
@@ -156,6 +187,8 @@ function routeOf(method: string, path: string): Route | undefined {
       DELETE: { kind: 'recoveries.delete', requestId },
     })
   }
+  const background = BACKGROUND_CALLS.length > 0 ? backgroundCall(method, path) : undefined
+  if (background) return background
   const onModel = callOnAModel(path)
   if (onModel) return method === 'POST' ? onModel : notAllowed(onModel)
   // Only a read names a model resource; a POST there is a mistyped generate path (`%3A` for `:`), so unknown.

@@ -90,6 +90,16 @@ describe('benchmark harness (--quick)', () => {
     expect(stdout).not.toMatch(/^Failed:/m)
   }, 180_000)
 
+  it('runs the background part: create-to-id and a whole background call against a plain one, and prints its table', async () => {
+    const { code, stdout, stderr } = await runBench(['--quick', '--only', 'background,gw-node'])
+    expect(code, stderr).toBe(0)
+    expect(stdout).toContain('### 17. Background responses')
+    expect(stdout).toMatch(/^\| plain \(whole answer\) +\| \d/m)
+    expect(stdout).toMatch(/^\| background: create to id +\| \d[\d.]* +\| -?\d/m)
+    expect(stdout).toMatch(/^\| background: create \+ stream to the end +\| \d[\d.]* +\| -?\d/m)
+    expect(stdout).not.toMatch(/^Failed:/m)
+  }, 180_000)
+
   it.runIf(hasCallgrind)(
     'counts instructions per request of the node adapter and the floor under callgrind, and prints their ratio',
     async () => {

@@ -149,6 +149,36 @@ export function brokenStreamCases(): Case[] {
   return cases
 }
 
+/**
+ * Background responses, passthrough and translated: the object a create answers at once, and the events a streamed
+ * create sends (the gateway's own `response.created`, then the upstream's, renumbered, under the create's id).
+ */
+export function backgroundCases(): Case[] {
+  const cases: Case[] = []
+  for (const mode of ['passthrough', 'translated']) {
+    const model = modelFor('openai', mode)
+    const say = `conformance ${mode} background`
+    cases.push(
+      {
+        name: `background create ${mode} json`,
+        path: '/v1/responses',
+        headers: openaiHeaders,
+        body: { model, input: say, background: true },
+        expect: { kind: 'json', schema: 'response' },
+      },
+      {
+        // Named as the Responses streams are: the upstream's events carry the same quirks.
+        name: `responses ${mode} stream background`,
+        path: '/v1/responses',
+        headers: openaiHeaders,
+        body: { model, input: say, background: true, stream: true },
+        expect: { kind: 'responses-stream' },
+      },
+    )
+  }
+  return cases
+}
+
 /** Embeddings and token counts: passthrough to a model of their own format, refused (400) for any other. */
 export function passthroughOnlyCases(): Case[] {
   const embedBody = { content: { parts: [{ text: 'embed me' }] } }

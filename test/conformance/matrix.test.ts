@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type Fixture, startFixture } from '../support/fixture.js'
 import { call } from '../support/http.js'
 import { NODE_KINDS } from '../support/servers.js'
-import { brokenStreamCases, type Case, modelCallCases, modelListCases, passthroughOnlyCases } from './cases.js'
+import { backgroundCases, brokenStreamCases, type Case, modelCallCases, modelListCases, passthroughOnlyCases } from './cases.js'
 import { checkChatStream, checkGeminiStream, checkGoogleError, checkResponsesStream, Tally } from './check.js'
 import { errorCases, MAX_REQUEST_BYTES } from './error-cases.js'
 import { accounts, QUIRKS } from './quirks.js'
@@ -105,6 +105,7 @@ function check(c: Case, res: Answer): void {
 const groups: [string, Case[]][] = [
   ['model calls', modelCallCases()],
   ['streams broken off upstream', brokenStreamCases()],
+  ['background responses', backgroundCases()],
   ['embeddings and token counts', passthroughOnlyCases()],
   ['model lists', modelListCases()],
   ['errors', errorCases()],

@@ -30,7 +30,7 @@ export const QUIRKS: readonly Quirk[] = [
   { id: 'upstream-user-null', cases: /^responses passthrough/, path: /^(response\.)?user$/ },
   {
     id: 'upstream-responses-cache-write-tokens',
-    cases: /^responses passthrough (json|stream) (text|tool)$/,
+    cases: /^responses passthrough (json|stream) (text|tool|background)$/,
     path: /(^|\.)usage\.input_tokens_details\.cache_write_tokens$/,
   },
   {

@@ -51,6 +51,8 @@ export interface GatewayProcessEnv {
   recovery?: Record<string, unknown>
   /** The gateway's `limits.owners`, e.g. `{ requestsPerMinute: 3 }`. */
   limits?: Record<string, unknown>
+  /** The gateway's `background` options, e.g. `{ leaseMs: 1000 }`. */
+  background?: Record<string, unknown>
 }
 
 const running = new Set<ChildProcess>()
@@ -96,6 +98,7 @@ export async function startGatewayProcess(settings: GatewayProcessEnv): Promise<
       IDEMPOTENCY: settings.idempotency === undefined ? '' : JSON.stringify(settings.idempotency),
       RECOVERY: settings.recovery === undefined ? '' : JSON.stringify(settings.recovery),
       LIMITS: settings.limits === undefined ? '' : JSON.stringify(settings.limits),
+      BACKGROUND: settings.background === undefined ? '' : JSON.stringify(settings.background),
     },
     stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
   })

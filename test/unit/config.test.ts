@@ -43,7 +43,7 @@ describe('unknown option keys', () => {
   it('names no key when none is near, and lists the known ones', () => {
     const error = thrown({ ...valid, zzzzzzzz: 1 })
     expect(error.message).toMatch(
-      /^zzzzzzzz is not an option \(known: upstreams, models, auth, store, recovery, idempotency, limits, timeouts, keepAlive, cors, pricing, onUsage, logger\)$/,
+      /^zzzzzzzz is not an option \(known: upstreams, models, auth, store, recovery, idempotency, background, limits, timeouts, keepAlive, cors, pricing, onUsage, logger\)$/,
     )
   })
 })
@@ -69,5 +69,19 @@ describe('GatewayError', () => {
     expect(foreign instanceof GatewayError).toBe(true)
     expect(new Error('x') instanceof GatewayError).toBe(false)
     expect((null as unknown as object) instanceof GatewayError).toBe(false)
+  })
+})
+
+describe('background options', () => {
+  it.each([
+    [{ ...valid, background: { maxEvents: 0 } }, 'background.maxEvents must be a positive integer, got 0'],
+    [{ ...valid, background: { maxBytes: 1.5 } }, 'background.maxBytes must be a positive integer, got 1.5'],
+    [{ ...valid, background: { leaseMs: '30s' } }, 'background.leaseMs must be a positive integer, got 30s'],
+    [{ ...valid, background: { lease: 1000 } }, 'background.lease is not an option; did you mean `leaseMs`?'],
+    [{ ...valid, background: true }, 'background must be an object'],
+  ])('rejects %j naming the option', (options, message) => {
+    const error = thrown(options)
+    expect(error.code).toBe('invalid_options')
+    expect(error.message.startsWith(message)).toBe(true)
   })
 })

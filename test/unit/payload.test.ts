@@ -166,7 +166,9 @@ describe('request schemas', () => {
         'service_tier',
       ),
     )
-    expect(sorted(responsesRequest.gatewayReads)).toEqual(list('model', 'input', 'stream', 'temperature', 'top_p', 'max_output_tokens'))
+    expect(sorted(responsesRequest.gatewayReads)).toEqual(
+      list('model', 'input', 'stream', 'background', 'temperature', 'top_p', 'max_output_tokens'),
+    )
     expect(responses.readFields).toBe(responsesRequest.gatewayReads)
   })
 

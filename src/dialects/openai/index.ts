@@ -3,6 +3,7 @@ import type { Dialect, ListedModel, UpstreamApi } from '../dialect.js'
 import { bearer, choiceReasons, detailCount, newestUsage, tokenCount, tokenCounts } from '../shared.js'
 import { chatCompletionsFormat } from './chat-completions/index.js'
 import { chatCompletions, embeddings, responses } from './operations.js'
+import { responsesBackground } from './responses/background.js'
 import { responsesFormat } from './responses/index.js'
 
 /**
@@ -50,7 +51,7 @@ export const openai: Dialect = {
   name: 'openai',
   routes: [
     { path: '/v1/chat/completions', format: chatCompletions },
-    { path: '/v1/responses', format: responses },
+    { path: '/v1/responses', format: responses, background: responsesBackground },
     { path: '/v1/embeddings', format: embeddings },
   ],
   clientHeaders: ['authorization', 'openai-organization', 'openai-project'],

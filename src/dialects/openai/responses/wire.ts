@@ -45,7 +45,7 @@ export const responsesRequest = payload({
   prompt_cache_retention: hintField(),
   client_metadata: hintField(),
   service_tier: hintField(),
-  background: optionalField(boolean),
+  background: optionalField(boolean, { gatewayReads: true }),
   truncation: optionalField(string),
   top_logprobs: optionalField(integer),
   previous_response_id: optionalField(string),

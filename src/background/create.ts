@@ -1,0 +1,119 @@
+// `POST` of a call its client asked to run in the background: the gateway keeps the call, answers at once with
+// its object (or, for a stream, its events as they come), and runs it to its end whatever the client does.
+import { createHash } from 'node:crypto'
+import { buildCallSpec } from '../call/build-call-spec.js'
+import type { BackgroundFormat } from '../dialects/index.js'
+import { GatewayError } from '../errors.js'
+import type { CallRoute, Exchange } from '../http/dispatch.js'
+import type { RequestBody } from '../http/read-body.js'
+import { withRequestId } from '../http/request-id.js'
+import type { Runtime } from '../runtime.js'
+import { followHere, followStored, shownObject } from './follow.js'
+import { runInBackground } from './run.js'
+import { RunLog } from './run-log.js'
+import { type BackgroundHead, readHead } from './state.js'
+
+/** A background call is nobody's repeat: its id is what a client comes back with. */
+const NO_REPEAT = { key: undefined, sdkRetryCount: undefined }
+
+/** The request as a whole object: a large body is parsed here once (background calls are rare and long). */
+function wholeRequest(body: RequestBody): Record<string, unknown> {
+  if (body.value) return body.value
+  const value = JSON.parse(body.bytes.toString('utf8')) as unknown
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    throw new GatewayError('invalid_request', 'The body must be a JSON object.')
+  return value as Record<string, unknown>
+}
+
+/**
+ * Starts a background call: checks it as any call (a 400 or 404 before anything is kept), keeps its first state,
+ * and only then answers, so a retrieve on any process sharing the store finds it. The upstream is asked for a plain
+ * stream whose events are kept under the call's id.
+ */
+export async function createInBackground(
+  rt: Runtime,
+  ex: Exchange,
+  call: CallRoute,
+  format: BackgroundFormat,
+  body: RequestBody,
+  key: string | undefined,
+): Promise<void> {
+  const request = wholeRequest(body)
+  const sent = format.runRequest(request)
+  const runBody: RequestBody = { bytes: Buffer.from(JSON.stringify(sent), 'utf8'), fields: sent, value: sent, spans: undefined }
+  const spec = buildCallSpec(rt, ex, call, runBody, NO_REPEAT)
+  const id = format.idOf(ex.requestId)
+  const { ttlMs } = rt.options.recovery
+  // A create sent again with its Idempotency-Key (a client's failover) gets the call the first one started.
+  if (key !== undefined) {
+    const earlier = await rt.store.claimValue(ex.owner, keyName(key), ex.requestId, ttlMs)
+    if (earlier !== undefined) {
+      if (await answerEarlier(rt, ex, format, earlier, request.stream === true)) return
+      await rt.store.setValue(ex.owner, keyName(key), ex.requestId, ttlMs)
+    }
+  }
+  const run = new RunLog(
+    {
+      owner: ex.owner,
+      requestId: ex.requestId,
+      id,
+      format,
+      store: rt.store,
+      onError: (error) =>
+        rt.options.logger.warn('model-gateway: the state of a background response could not be written', {
+          requestId: ex.requestId,
+          error: String(error),
+        }),
+    },
+    { ttlMs, ...rt.options.background },
+    format.pending(id, request, Math.floor(Date.now() / 1000)),
+  )
+  try {
+    await run.stored()
+  } catch (error) {
+    run.discard()
+    throw error
+  }
+  rt.background.add(run)
+  void runInBackground(rt, spec, run)
+  if (request.stream === true) {
+    streamHead(ex, ex.requestId, {})
+    return followHere(run, -1, ex.res)
+  }
+  sendObject(ex, ex.requestId, run.object, {})
+}
+
+/** The store name of a background create's Idempotency-Key: its digest, never the key. */
+const keyName = (key: string) => `bgkey:${createHash('sha256').update(key).digest('hex')}`
+
+const REPLAYED = { 'idempotent-replayed': 'true' }
+
+function streamHead(ex: Exchange, requestId: string, extra: Record<string, string>): void {
+  const headers = { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', 'x-accel-buffering': 'no', ...extra }
+  ex.res.writeHead(200, withRequestId(headers, ex.match.dialect, requestId))
+}
+
+function sendObject(ex: Exchange, requestId: string, object: unknown, extra: Record<string, string>): void {
+  const bytes = Buffer.from(JSON.stringify(object))
+  const headers = { 'content-type': 'application/json', 'content-length': bytes.length, ...extra }
+  ex.res.writeHead(200, withRequestId(headers, ex.match.dialect, requestId))
+  ex.res.end(bytes)
+}
+
+/**
+ * Answers a repeated create with the call its key started: its object, or its events from the start. False when that
+ * call is gone (its first create failed before its state was stored): the key is then this create's.
+ */
+async function answerEarlier(rt: Runtime, ex: Exchange, format: BackgroundFormat, requestId: string, stream: boolean): Promise<boolean> {
+  const here = rt.background.get(ex.owner, requestId)
+  const head = here ? undefined : await readHead(rt.store, ex.owner, requestId)
+  if (!here && !head) return false
+  if (!stream) {
+    sendObject(ex, requestId, here ? here.object : shownObject(format, head as BackgroundHead), REPLAYED)
+    return true
+  }
+  streamHead(ex, requestId, REPLAYED)
+  if (here) await followHere(here, -1, ex.res)
+  else await followStored({ store: rt.store, format, owner: ex.owner, requestId }, -1, ex.res)
+  return true
+}

@@ -1,0 +1,95 @@
+// The calls a client ran in the background, by id: their state, their events from a sequence number, a cancel and
+// a delete. Private to their owner: another owner's id is simply not found.
+import { setTimeout as sleep } from 'node:timers/promises'
+import { followHere, followStored, leaseLapsed, shownObject } from '../background/follow.js'
+import { type BackgroundHead, backgroundNames, hasEnded, readHead, removeCall } from '../background/state.js'
+import type { BackgroundFormat } from '../dialects/index.js'
+import { GatewayError, invalidField, shown } from '../errors.js'
+import type { BackgroundRoute, Exchange } from '../http/dispatch.js'
+import { sendJson } from '../http/reply.js'
+import type { Runtime } from '../runtime.js'
+
+/** How long a cancel or delete asked for here waits for the process running the call to stop it. */
+const STOP_WAIT_MS = 5_000
+const STOP_POLL_MS = 100
+
+function notFound(id: string): GatewayError {
+  return new GatewayError('not_found', `No response found with id '${shown(id)}'.`, { param: 'response_id' })
+}
+
+/** `starting_after`: the sequence number after which events are sent; -1 (all of them) when absent. */
+function startingAfter(query: URLSearchParams): number {
+  const raw = query.get('starting_after')
+  if (raw === null) return -1
+  if (!/^\d{1,15}$/.test(raw)) invalidField('starting_after', "'starting_after' must be a sequence number (an integer ≥ 0).")
+  return Number(raw)
+}
+
+/** Waits for the process running a call elsewhere to end it after a cancel; the head last read. */
+async function untilEnded(rt: Runtime, owner: string, requestId: string, head: BackgroundHead): Promise<BackgroundHead> {
+  for (let waited = 0; waited < STOP_WAIT_MS && !hasEnded(head.status) && !leaseLapsed(head); waited += STOP_POLL_MS) {
+    await sleep(STOP_POLL_MS)
+    head = (await readHead(rt.store, owner, requestId)) ?? head
+  }
+  return head
+}
+
+/** Serves one background-call route for an authenticated owner. */
+export async function serveBackground(rt: Runtime, ex: Exchange, route: BackgroundRoute): Promise<void> {
+  const { format, id } = route
+  const { owner, res } = ex
+  const requestId = format.requestIdOf(id)
+  if (requestId === undefined) throw notFound(id)
+  const here = rt.background.get(owner, requestId)
+  const head = here ? undefined : await readHead(rt.store, owner, requestId)
+  if (!here && !head) throw notFound(id)
+  switch (route.action) {
+    case 'retrieve': {
+      if (ex.match.query.get('stream') !== 'true')
+        return sendJson(res, 200, here ? here.object : shownObject(format, head as BackgroundHead))
+      const after = startingAfter(ex.match.query)
+      res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', 'x-accel-buffering': 'no' })
+      if (here) return followHere(here, after, res)
+      return followStored({ store: rt.store, format, owner, requestId }, after, res)
+    }
+    case 'cancel': {
+      if (here) {
+        here.stop('cancelled')
+        await here.ended
+        return sendJson(res, 200, here.object)
+      }
+      const stored = head as BackgroundHead
+      if (hasEnded(stored.status) || leaseLapsed(stored)) return sendJson(res, 200, shownObject(format, stored))
+      await rt.store.setValue(owner, backgroundNames.cancel(requestId), 'cancel', rt.options.recovery.ttlMs)
+      return sendJson(res, 200, shownObject(format, await untilEnded(rt, owner, requestId, stored)))
+    }
+    case 'delete':
+      return sendJson(res, 200, await deleteCall(rt, format, owner, requestId, here ? undefined : (head as BackgroundHead), id))
+  }
+}
+
+async function deleteCall(
+  rt: Runtime,
+  format: BackgroundFormat,
+  owner: string,
+  requestId: string,
+  head: BackgroundHead | undefined,
+  id: string,
+): Promise<unknown> {
+  const here = rt.background.get(owner, requestId)
+  if (here) {
+    // It stops, and removes what was kept of it instead of writing its last state.
+    here.deleted()
+    await here.ended
+    return format.deleted(id)
+  }
+  const stored = head as BackgroundHead
+  if (!hasEnded(stored.status) && !leaseLapsed(stored)) {
+    // The process running it sees this within a second, stops it and removes whatever it wrote meanwhile.
+    await rt.store.setValue(owner, backgroundNames.cancel(requestId), 'delete', 3 * rt.options.background.leaseMs)
+    await removeCall(rt.store, owner, requestId, stored.segments, { keepMark: true })
+  } else {
+    await removeCall(rt.store, owner, requestId, stored.segments)
+  }
+  return format.deleted(id)
+}
