@@ -27,6 +27,7 @@ import { outermostFirst } from './upstream/interceptors/compose.js'
 import { fallbacks } from './upstream/interceptors/fallback.js'
 import { keyPool } from './upstream/interceptors/key-pool.js'
 import { KeyRedaction } from './upstream/redact.js'
+import { DecodeBudget } from './upstream/decode.js'
 import { createSend } from './upstream/send.js'
 
 const STORE_ERROR_LOG_INTERVAL_MS = 10_000
@@ -88,7 +89,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     // real attempt is logged and published.
     send: outermostFirst(
       [fallbacks(resolved.logger), circuits.interceptor, keyPool(), attemptLog(resolved.logger), attemptEvents(id)],
-      createSend(agent),
+      createSend(agent, new DecodeBudget(resolved.limits.maxDecodingBytes)),
     ),
     store: createRecoveryStore({
       keyv: resolved.store,

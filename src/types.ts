@@ -175,6 +175,12 @@ export interface LimitOptions {
   maxInFlightRequestBytes?: number
   /** The same bound for one owner, so no client takes the whole budget. @default 268435456 (256 MiB) */
   maxInFlightRequestBytesPerOwner?: number
+  /**
+   * Decoded bytes of compressed (gzip, deflate, br) whole upstream answers being decoded at once, all calls together;
+   * an answer that would pass it fails with 502 `upstream_response_too_large`, so gzip bombs cannot exhaust memory.
+   * @default 268435456 (256 MiB)
+   */
+  maxDecodingBytes?: number
 }
 
 /** Timeouts. */

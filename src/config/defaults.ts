@@ -23,6 +23,7 @@ export const DEFAULTS = {
     maxJsonDepth: 1000,
     maxInFlightRequestBytes: 1024 * 1024 * 1024,
     maxInFlightRequestBytesPerOwner: 256 * 1024 * 1024,
+    maxDecodingBytes: 256 * 1024 * 1024,
   },
   circuit: {
     failures: 5,

@@ -198,6 +198,7 @@ export function resolveOptions(options: GatewayOptions): ResolvedOptions {
         DEFAULTS.limits.maxInFlightRequestBytesPerOwner,
         'limits.maxInFlightRequestBytesPerOwner',
       ),
+      maxDecodingBytes: positiveInt(limits.maxDecodingBytes, DEFAULTS.limits.maxDecodingBytes, 'limits.maxDecodingBytes'),
     },
     timeouts: {
       upstreamMs: positiveInt(timeouts.upstreamMs, DEFAULTS.timeouts.upstreamMs, 'timeouts.upstreamMs'),
