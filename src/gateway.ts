@@ -104,6 +104,10 @@ export function createGateway(options: GatewayOptions): Gateway {
       maxDepth: resolved.limits.maxJsonDepth,
       deadline: new DeadlineSweeper(resolved.timeouts.requestBodyMs),
     },
+    clientDeadlines: {
+      write: new DeadlineSweeper(resolved.timeouts.clientWriteMs),
+      lateReset: new DeadlineSweeper(resolved.timeouts.lateResetMs),
+    },
     bodyBudget: new BodyBudget({
       total: resolved.limits.maxInFlightRequestBytes,
       perOwner: resolved.limits.maxInFlightRequestBytesPerOwner,

@@ -1,6 +1,7 @@
 import type { Agent } from 'undici'
 import type { ResolvedOptions } from './config/resolve.js'
 import type { BodyBudget } from './http/body-budget.js'
+import type { Deadline } from './http/deadlines.js'
 import type { BodyLimits } from './http/read-body.js'
 import type { JoinableCalls } from './idempotency/joinable-calls.js'
 import type { RecentAnswers } from './idempotency/recent-answers.js'
@@ -23,6 +24,8 @@ export interface Runtime {
   readonly redaction: KeyRedaction
   /** How request bodies are bounded, from `limits` and `timeouts`. */
   readonly bodyLimits: BodyLimits
+  /** How long a client may take no bytes (`write`), and how long a finished whole answer's connection is watched for a reset. */
+  readonly clientDeadlines: { readonly write: Deadline; readonly lateReset: Deadline }
   /** Request-body bytes held at once, gateway-wide and per owner. */
   readonly bodyBudget: BodyBudget
   /** Each upstream's circuit state, by name. */

@@ -191,6 +191,18 @@ export interface TimeoutOptions {
   connectMs?: number
   /** Longest time a request body may take to arrive; past it the client gets 408 and the connection closes. @default 60000 */
   requestBodyMs?: number
+  /**
+   * Longest time a client may take none of the bytes waiting for it (a frozen client: connection open, nothing
+   * read); past it the connection is cut and the answer kept as interrupted (`write failed: ETIMEDOUT`). A slow client
+   * that takes some bytes in every such period is not cut. @default 60000
+   */
+  clientWriteMs?: number
+  /**
+   * How long the connection of a whole answer of 64 KiB or more is watched once the answer was handed on: a reset in
+   * that time, before the client sent anything more, means it lost the rest, and the answer is kept as interrupted.
+   * @default 3000
+   */
+  lateResetMs?: number
 }
 
 /** Browser access (CORS). Off unless set. */

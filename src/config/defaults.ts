@@ -33,6 +33,8 @@ export const DEFAULTS = {
     upstreamMs: 10 * 60_000,
     connectMs: 10_000,
     requestBodyMs: 60_000,
+    clientWriteMs: 60_000,
+    lateResetMs: 3_000,
   },
   cors: {
     maxAgeSeconds: 600,

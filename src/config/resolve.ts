@@ -204,6 +204,8 @@ export function resolveOptions(options: GatewayOptions): ResolvedOptions {
       upstreamMs: positiveInt(timeouts.upstreamMs, DEFAULTS.timeouts.upstreamMs, 'timeouts.upstreamMs'),
       connectMs: positiveInt(timeouts.connectMs, DEFAULTS.timeouts.connectMs, 'timeouts.connectMs'),
       requestBodyMs: positiveInt(timeouts.requestBodyMs, DEFAULTS.timeouts.requestBodyMs, 'timeouts.requestBodyMs'),
+      clientWriteMs: positiveInt(timeouts.clientWriteMs, DEFAULTS.timeouts.clientWriteMs, 'timeouts.clientWriteMs'),
+      lateResetMs: positiveInt(timeouts.lateResetMs, DEFAULTS.timeouts.lateResetMs, 'timeouts.lateResetMs'),
     },
     cors,
     onUsage: options.onUsage,

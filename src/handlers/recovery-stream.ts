@@ -37,7 +37,7 @@ export async function resumeStream(rt: Runtime, ex: Exchange, requestId: string)
   const after = resumePoint(ex)
   if (!REQUEST_ID_PATTERN.test(requestId)) throw notFound(requestId)
   const { owner } = ex
-  const sink = new ClientSink(ex.res)
+  const sink = new ClientSink(ex.res, rt.clientDeadlines.write)
   const giveUpAt = Date.now() + FIND_WAIT_MS
   for (;;) {
     const log = rt.followable.get(owner, requestId)?.log

@@ -1,4 +1,6 @@
 import type { ServerResponse } from 'node:http'
+import { ClientWrites } from './client-writes.js'
+import type { Deadline } from './deadlines.js'
 import { DeliveryWatch } from './delivery.js'
 
 /** Status and headers of a response, as written to a client; the length of a whole body is added by the sink. */
@@ -32,9 +34,16 @@ export class ClientSink implements ResponseSink {
   #wrote = false
   /** Watches the response from the start of the request: a client that leaves at any point is seen. */
   readonly watch: DeliveryWatch
+  /** Cuts a frozen client, so it cannot hold an answer indefinitely. */
+  readonly #writes: ClientWrites | undefined
 
-  constructor(private readonly res: ServerResponse) {
+  /** `writeDeadline`: how long the client may take none of the bytes waiting for it (`timeouts.clientWriteMs`). */
+  constructor(
+    private readonly res: ServerResponse,
+    writeDeadline?: Deadline,
+  ) {
     this.watch = new DeliveryWatch(res)
+    this.#writes = writeDeadline && new ClientWrites(res, writeDeadline)
   }
 
   complete(head: ResponseHead, body: Buffer): void {
@@ -52,6 +61,8 @@ export class ClientSink implements ResponseSink {
     res.statusCode = head.status
     for (const name in head.headers) res.setHeader(name, head.headers[name] as string | number)
     res.end(body)
+    // A small body leaves at once; one the socket could not take yet waits for the client.
+    if (res.writableLength > 0) this.#writes?.waiting()
   }
 
   open(head: ResponseHead): void {
@@ -67,7 +78,9 @@ export class ClientSink implements ResponseSink {
     this.#wrote = true
     // A client that left no longer sets the pace: a stream others joined goes on for them.
     if (this.watch.clientGone) return true
-    return this.res.write(chunk)
+    if (this.res.write(chunk)) return true
+    this.#writes?.waiting()
+    return false
   }
 
   end(): void {
