@@ -17,9 +17,11 @@ import { RecentAnswers } from './idempotency/recent-answers.js'
 import { subscribeUsage } from './observe/usage.js'
 import { createRecoveryStore } from './recovery/store/recovery-store.js'
 import { FollowableCalls } from './recovery/stream/followable-calls.js'
+import { HeldStreamBytes } from './recovery/stream/stream-log.js'
 import type { Runtime } from './runtime.js'
 import type { Gateway, GatewayLogger, GatewayOptions, HandleOptions } from './types.js'
 import { createUpstreamAgent } from './upstream/agent.js'
+import { DecodeBudget } from './upstream/decode.js'
 import { attemptEvents } from './upstream/interceptors/attempt-events.js'
 import { attemptLog } from './upstream/interceptors/attempt-log.js'
 import { circuitBreaker } from './upstream/interceptors/circuit.js'
@@ -27,7 +29,6 @@ import { outermostFirst } from './upstream/interceptors/compose.js'
 import { fallbacks } from './upstream/interceptors/fallback.js'
 import { keyPool } from './upstream/interceptors/key-pool.js'
 import { KeyRedaction } from './upstream/redact.js'
-import { DecodeBudget } from './upstream/decode.js'
 import { createSend } from './upstream/send.js'
 
 const STORE_ERROR_LOG_INTERVAL_MS = 10_000
@@ -108,6 +109,7 @@ export function createGateway(options: GatewayOptions): Gateway {
       write: new DeadlineSweeper(resolved.timeouts.clientWriteMs),
       lateReset: new DeadlineSweeper(resolved.timeouts.lateResetMs),
     },
+    heldStreams: new HeldStreamBytes(resolved.recovery.maxHeldStreamBytes),
     bodyBudget: new BodyBudget({
       total: resolved.limits.maxInFlightRequestBytes,
       perOwner: resolved.limits.maxInFlightRequestBytesPerOwner,

@@ -7,6 +7,7 @@ import type { JoinableCalls } from './idempotency/joinable-calls.js'
 import type { RecentAnswers } from './idempotency/recent-answers.js'
 import type { RecoveryStore } from './recovery/store/recovery-store.js'
 import type { FollowableCalls } from './recovery/stream/followable-calls.js'
+import type { HeldStreamBytes } from './recovery/stream/stream-log.js'
 import type { KeyRedaction } from './upstream/redact.js'
 import type { Send } from './upstream/send.js'
 
@@ -26,6 +27,8 @@ export interface Runtime {
   readonly bodyLimits: BodyLimits
   /** How long a client may take no bytes (`write`), and how long a finished whole answer's connection is watched for a reset. */
   readonly clientDeadlines: { readonly write: Deadline; readonly lateReset: Deadline }
+  /** Stream bytes held for resumes, joins and records, all streams together (`recovery.maxHeldStreamBytes`). */
+  readonly heldStreams: HeldStreamBytes
   /** Request-body bytes held at once, gateway-wide and per owner. */
   readonly bodyBudget: BodyBudget
   /** Each upstream's circuit state, by name. */

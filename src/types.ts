@@ -121,6 +121,13 @@ export interface RecoveryOptions {
    */
   maxBytesPerOwner?: number
   /**
+   * Stream bytes the gateway holds in memory at once for resumes, joined retries and records, all streams together
+   * (the streams of `'finish'` and of `Idempotency-Key` calls). A stream past it, or past what one record of its owner
+   * can hold, is no longer resumable; one whose client left is stopped and not kept, with a `warn` line.
+   * @default 536870912 (512 MiB)
+   */
+  maxHeldStreamBytes?: number
+  /**
    * What a stream does when its client leaves: `'cancel'` aborts the upstream call (a user who closed a tab saves the
    * tokens); `'finish'` runs it to its end, keeps it as a recovery record and lets it be resumed
    * (`GET /v1/recoveries/{request_id}/stream`). A stream with an `Idempotency-Key` always finishes. @default 'cancel'

@@ -174,6 +174,7 @@ export function resolveOptions(options: GatewayOptions): ResolvedOptions {
       maxMemoryBytes: positiveInt(recovery.maxMemoryBytes, DEFAULTS.recovery.maxMemoryBytes, 'recovery.maxMemoryBytes'),
       maxRecordsPerOwner: positiveInt(recovery.maxRecordsPerOwner, DEFAULTS.recovery.maxRecordsPerOwner, 'recovery.maxRecordsPerOwner'),
       maxBytesPerOwner: positiveInt(recovery.maxBytesPerOwner, DEFAULTS.recovery.maxBytesPerOwner, 'recovery.maxBytesPerOwner'),
+      maxHeldStreamBytes: positiveInt(recovery.maxHeldStreamBytes, DEFAULTS.recovery.maxHeldStreamBytes, 'recovery.maxHeldStreamBytes'),
       streams: (recovery.streams as 'cancel' | 'finish' | undefined) ?? 'cancel',
     },
     idempotency: {

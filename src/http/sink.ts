@@ -94,6 +94,16 @@ export class ClientSink implements ResponseSink {
     this.res.destroy()
   }
 
+  /** The bytes written that the client has not taken yet. */
+  get backlog(): number {
+    return this.res.writableLength
+  }
+
+  /** Cuts the connection of a client that does not read: what it missed, it resumes. */
+  cut(): void {
+    this.res.destroy()
+  }
+
   /** Sends an opened stream's head if nothing was written after it in the turn that opened it. */
   flushHead(): void {
     if (!this.#wrote && !this.res.destroyed) this.res.flushHeaders()

@@ -18,8 +18,13 @@ export interface RawClient {
   readAtLeast(bytes: number): Promise<void>
 }
 
-function requestText(prefix: string, path: string, body: unknown, key: string): string {
-  const head = [`${body === undefined ? 'GET' : 'POST'} ${prefix}${path} HTTP/1.1`, 'host: gateway', `authorization: ${bearer(key).authorization}`]
+function requestText(prefix: string, path: string, body: unknown, key: string, headers: Record<string, string> = {}): string {
+  const head = [
+    `${body === undefined ? 'GET' : 'POST'} ${prefix}${path} HTTP/1.1`,
+    'host: gateway',
+    `authorization: ${bearer(key).authorization}`,
+  ]
+  for (const [name, value] of Object.entries(headers)) head.push(`${name}: ${value}`)
   if (body === undefined) return `${head.join('\r\n')}\r\n\r\n`
   const text = JSON.stringify(body)
   head.push('content-type: application/json', `content-length: ${Buffer.byteLength(text)}`)
@@ -27,7 +32,7 @@ function requestText(prefix: string, path: string, body: unknown, key: string): 
 }
 
 /** Connects to the gateway at `url` (its prefix included) and sends one request; `body` undefined sends a GET. */
-export function rawClient(url: string, path: string, body: unknown, key: string): RawClient {
+export function rawClient(url: string, path: string, body: unknown, key: string, headers: Record<string, string> = {}): RawClient {
   const { port, pathname } = new URL(url)
   const prefix = pathname.replace(/\/$/, '')
   const socket = net.connect(Number(port), '127.0.0.1')
@@ -54,7 +59,7 @@ export function rawClient(url: string, path: string, body: unknown, key: string)
       }
     }
   })
-  socket.write(requestText(prefix, path, body, key))
+  socket.write(requestText(prefix, path, body, key, headers))
   return {
     socket,
     read: () => read,
