@@ -1,32 +1,23 @@
 import type { ServerResponse } from 'node:http'
-import type { Socket } from 'node:net'
 import type { Deadline } from './deadlines.js'
 
 /** The code a response cut for a frozen client fails with: its record says `write failed: ETIMEDOUT`. */
 export const CLIENT_WRITE_TIMEOUT = 'ETIMEDOUT'
 
 /**
- * The bytes a response still has to hand on, measured two ways, because Node counts a chunk being written whole in
- * `writableLength` until the last of it left: the libuv queue shrinks as the kernel takes part of that chunk.
- */
-interface Backlog {
-  buffered: number
-  queued: number
-}
-
-/** The libuv write queue of a plain TCP socket (not on every kind of socket: undefined there). */
-const queuedOf = (socket: Socket | null): number =>
-  (socket as unknown as { _handle?: { writeQueueSize?: number } } | null)?._handle?.writeQueueSize ?? 0
-
-/**
  * Cuts a response whose client takes none of its pending bytes for a whole `deadline` (a frozen client: socket
  * open, nothing read), so it no longer holds the answer in memory; the delivery watch then sees a failed write and
- * the answer is kept as interrupted. A client that takes some bytes in each period is slow, not frozen: it is left be.
- * Armed only while bytes wait (a write refused, or a whole answer not yet handed on), so the plain path costs nothing.
+ * the answer is kept as interrupted. Progress is a `drain`: the client took all that waited (a whole answer is
+ * written a slice at a time for this, see `ClientSink.complete`), so a slow client that takes a slice in each period
+ * is left be. Armed only while bytes wait, so the plain path costs nothing.
  */
 export class ClientWrites {
   #disarm: (() => void) | undefined
-  #mark: Backlog = { buffered: 0, queued: 0 }
+  #listening = false
+  #progressed = false
+  readonly #onDrain = () => {
+    this.#progressed = true
+  }
 
   constructor(
     private readonly res: ServerResponse,
@@ -35,27 +26,25 @@ export class ClientWrites {
 
   /** Bytes wait for the client: starts the watch unless it runs. */
   waiting(): void {
+    if (!this.#listening) {
+      this.#listening = true
+      this.res.on('drain', this.#onDrain)
+    }
     if (this.#disarm) return
-    this.#mark = this.#backlog()
+    this.#progressed = false
     this.#disarm = this.deadline.arm(() => this.#check())
   }
 
-  #backlog(): Backlog {
-    return { buffered: this.res.writableLength, queued: queuedOf(this.res.socket) }
-  }
-
-  /** Whether bytes still wait: a whole answer not handed on yet, or a stream that asked its producer to wait. */
-  #stillWaiting(): boolean {
+  /** Whether bytes still wait: a stream that asked its producer to wait, or an ended response not yet handed on. */
+  #bytesWait(): boolean {
     const res = this.res
-    if (res.destroyed || res.writableFinished) return false
-    return res.writableEnded || res.writableNeedDrain
+    return !res.destroyed && !res.writableFinished && (res.writableNeedDrain || res.writableEnded)
   }
 
   #check(): void {
     this.#disarm = undefined
-    if (!this.#stillWaiting()) return
-    const now = this.#backlog()
-    if (now.buffered < this.#mark.buffered || now.queued < this.#mark.queued) {
+    if (!this.#bytesWait()) return
+    if (this.#progressed) {
       this.waiting()
       return
     }

@@ -28,6 +28,9 @@ export interface ResponseSink {
 
 const flushHead = (sink: ClientSink) => sink.flushHead()
 
+/** Whole bodies larger than this are written a slice of it at a time (see `ClientSink.complete`). */
+const WHOLE_SLICE_BYTES = 1024 * 1024
+
 /** The client's response as a sink, with the one delivery watch of that response. */
 export class ClientSink implements ResponseSink {
   /** Whether anything followed `open`: its head went out with it. */
@@ -60,9 +63,35 @@ export class ClientSink implements ResponseSink {
     const res = this.res
     res.statusCode = head.status
     for (const name in head.headers) res.setHeader(name, head.headers[name] as string | number)
-    res.end(body)
-    // A small body leaves at once; one the socket could not take yet waits for the client.
-    if (res.writableLength > 0) this.#writes?.waiting()
+    if (body.length <= WHOLE_SLICE_BYTES || !this.#writes) res.end(body)
+    else this.#endInSlices(body, this.#writes)
+  }
+
+  /**
+   * Writes a large whole body a slice at a time, each after the last drained: the drains are what tells a slow
+   * client from a frozen one. Slices are views of the body, never copies.
+   */
+  #endInSlices(body: Buffer, writes: ClientWrites): void {
+    const res = this.res
+    // What `end(body)` would have added: without it the slices would go out chunked.
+    if (!res.hasHeader('content-length')) res.setHeader('content-length', body.length)
+    let at = 0
+    const next = (): void => {
+      while (at < body.length) {
+        if (res.destroyed) return
+        const end = Math.min(body.length, at + WHOLE_SLICE_BYTES)
+        const taken = res.write(body.subarray(at, end))
+        at = end
+        if (!taken && at < body.length) {
+          writes.waiting()
+          res.once('drain', next)
+          return
+        }
+      }
+      res.end()
+      if (!res.writableFinished) writes.waiting()
+    }
+    next()
   }
 
   open(head: ResponseHead): void {
