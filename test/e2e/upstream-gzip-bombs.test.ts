@@ -32,13 +32,15 @@ it('answers 502 to six concurrent gzip bombs, holding at most the decoding budge
   const { result, growth } = await peakGrowth(() =>
     Promise.all(Array.from({ length: 6 }, () => call(`${fx.url}/v1/chat/completions`, { headers: bearer(KEY_A), body: bomb }))),
   )
+  console.log('gzip-bombs: peak array-buffer growth MiB', (growth / MiB).toFixed(1))
   for (const res of result) {
     expect(res.status).toBe(502)
     expect(res.json.error.code).toBe('upstream_response_too_large')
     expect(res.json.error.message).toContain('decodes at once')
   }
-  // Six bodies of 64 MiB each decoded side by side would be 384 MiB; the budget is 32 MiB.
-  expect(growth).toBeLessThan(128 * MiB)
+  // Six bodies of 64 MiB each decoded side by side peaked at 560 MiB here; the budget is 32 MiB (78 MiB measured,
+  // with zlib's and the sockets' buffers).
+  expect(growth).toBeLessThan(160 * MiB)
   // The budget is given back: a plain call still passes.
   const after = await call(`${fx.url}/v1/chat/completions`, { headers: bearer(KEY_A), body: chatBody('after') })
   expect(after.status).toBe(200)
