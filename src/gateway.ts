@@ -22,9 +22,11 @@ import { channels, type RecordsTrimMessage } from './observe/channels.js'
 import { subscribeUsage } from './observe/usage.js'
 import { createRecoveryStore } from './recovery/store/recovery-store.js'
 import { FollowableCalls } from './recovery/stream/followable-calls.js'
+import { HeldStreamBytes } from './recovery/stream/stream-log.js'
 import type { Runtime } from './runtime.js'
 import type { Gateway, GatewayLogger, GatewayOptions, HandleOptions } from './types.js'
 import { createUpstreamAgent } from './upstream/agent.js'
+import { DecodeBudget } from './upstream/decode.js'
 import { attemptEvents } from './upstream/interceptors/attempt-events.js'
 import { attemptLog } from './upstream/interceptors/attempt-log.js'
 import { circuitBreaker } from './upstream/interceptors/circuit.js'
@@ -96,7 +98,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     // real attempt is logged and published.
     send: outermostFirst(
       [fallbacks(resolved.logger), circuits.interceptor, keyPool(), attemptLog(resolved.logger), attemptEvents(id)],
-      createSend(agent),
+      createSend(agent, new DecodeBudget(resolved.limits.maxDecodingBytes)),
     ),
     store: createRecoveryStore({
       keyv: resolved.store,
@@ -119,6 +121,11 @@ export function createGateway(options: GatewayOptions): Gateway {
       maxDepth: resolved.limits.maxJsonDepth,
       deadline: new DeadlineSweeper(resolved.timeouts.requestBodyMs),
     },
+    clientDeadlines: {
+      write: new DeadlineSweeper(resolved.timeouts.clientWriteMs),
+      lateReset: new DeadlineSweeper(resolved.timeouts.lateResetMs),
+    },
+    heldStreams: new HeldStreamBytes(resolved.recovery.maxHeldStreamBytes),
     bodyBudget: new BodyBudget({
       total: resolved.limits.maxInFlightRequestBytes,
       perOwner: resolved.limits.maxInFlightRequestBytesPerOwner,

@@ -17,6 +17,13 @@ export interface RecoveryOptions {
    */
   maxBytesPerOwner?: number
   /**
+   * Stream bytes the gateway holds in memory at once for resumes, joined retries and records, all streams together
+   * (the streams of `'finish'` and of `Idempotency-Key` calls). A stream past it, or past what one record of its owner
+   * can hold, is no longer resumable; one whose client left is stopped and not kept, with a `warn` line.
+   * @default 536870912 (512 MiB)
+   */
+  maxHeldStreamBytes?: number
+  /**
    * What a stream does when its client leaves: `'cancel'` aborts the upstream call (a user who closed a tab saves the
    * tokens); `'finish'` runs it to its end, keeps it as a recovery record and lets it be resumed
    * (`GET /v1/recoveries/{request_id}/stream`). A stream with an `Idempotency-Key` always finishes. @default 'cancel'
@@ -89,6 +96,12 @@ export interface LimitOptions {
   /** The same bound for one owner, so no client takes the whole budget. @default 268435456 (256 MiB) */
   maxInFlightRequestBytesPerOwner?: number
   /**
+   * Decoded bytes of compressed (gzip, deflate, br) whole upstream answers being decoded at once, all calls together;
+   * an answer that would pass it fails with 502 `upstream_response_too_large`, so gzip bombs cannot exhaust memory.
+   * @default 268435456 (256 MiB)
+   */
+  maxDecodingBytes?: number
+  /**
    * Each owner's rate limits and budget (the guide "Limits and cost"): one set for every owner, or a function of the
    * owner id (the one usage events carry) returning that owner's set, or undefined for none (sync or async). Checked
    * before a call goes upstream; tokens and cost are charged with the call's real usage when it ends, so a call may
@@ -110,6 +123,18 @@ export interface TimeoutOptions {
   connectMs?: number
   /** Longest time a request body may take to arrive; past it the client gets 408 and the connection closes. @default 60000 */
   requestBodyMs?: number
+  /**
+   * Longest time a client may take none of the bytes waiting for it (a frozen client: connection open, nothing
+   * read); past it the connection is cut and the answer kept as interrupted (`write failed: ETIMEDOUT`). A slow client
+   * that takes some bytes in every such period is not cut. @default 60000
+   */
+  clientWriteMs?: number
+  /**
+   * How long the connection of a whole answer of 64 KiB or more is watched once the answer was handed on: a reset in
+   * that time, before the client sent anything more, means it lost the rest, and the answer is kept as interrupted.
+   * @default 3000
+   */
+  lateResetMs?: number
 }
 
 /** Keep-alive comments on streams, for proxies and CDNs that cut a connection that stays quiet too long. */

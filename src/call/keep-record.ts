@@ -1,10 +1,11 @@
-import { assembledAnswer } from '../dialects/index.js'
+import { assembledAnswerInSlices } from '../dialects/index.js'
+import { joinedNow, joinInSlices } from '../http/join-chunks.js'
 import { channels } from '../observe/channels.js'
 import { buildRecord } from '../recovery/record.js'
 import type { StreamLog } from '../recovery/stream/stream-log.js'
 import { writeRecord } from '../recovery/writer.js'
 import type { Runtime } from '../runtime.js'
-import { eventData } from '../sse/parse.js'
+import { eventDataInSlices } from '../sse/parse.js'
 import type { CallPlan } from '../translate/index.js'
 import type { CallSpec } from './call-spec.js'
 
@@ -79,18 +80,20 @@ function planOf(spec: CallSpec, translated: CallPlan | undefined): CallPlan {
  * the non-streaming answer of the client's format (or, failing that, the stream itself). `plan` is the one the
  * stream was translated with, when the model that answered speaks another format.
  */
-export function keepStream(
+export async function keepStream(
   rt: Runtime,
   spec: CallSpec,
   plan: CallPlan | undefined,
   log: StreamLog,
   { reason, status }: { reason: string; status: number },
 ): Promise<boolean> {
-  const streamRaw = log.text()
+  // A slice at a time, with turns of the event loop between: a kept stream can be tens of megabytes.
+  const events = (log.events ?? []).map((event) => event.bytes)
+  const streamRaw = (joinedNow(events, log.bytes) ?? (await joinInSlices(events, log.bytes))).toString('utf8')
   let body: Buffer
   let contentType = 'application/json'
   try {
-    const answer = assembledAnswer(spec.operation, eventData(streamRaw), planOf(spec, plan))
+    const answer = await assembledAnswerInSlices(spec.operation, await eventDataInSlices(events), planOf(spec, plan))
     body = Buffer.from(answer === undefined ? streamRaw : JSON.stringify(answer))
     if (answer === undefined) contentType = 'text/event-stream'
   } catch {

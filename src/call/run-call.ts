@@ -131,6 +131,9 @@ async function wholeCall(rt: Runtime, spec: CallSpec, client: ClientSink, lease:
     delivery.delivered || !spec.format.keepsRecords
       ? false
       : await keepRecord(rt, spec, { reason: delivery.reason, status, contentType, body })
+  if (delivery.delivered && spec.format.keepsRecords && body.length >= LATE_RESET_FROM_BYTES) {
+    watchLateReset(rt, spec, client, { status, contentType, body })
+  }
   if (journalDone) await journalDone
   const outcome: CallOutcome = { status, delivered: delivery.delivered, recovered, usage: undefined, served }
   if (channels.callEnd.hasSubscribers || rt.ledger) {
@@ -139,6 +142,37 @@ async function wholeCall(rt: Runtime, spec: CallSpec, client: ClientSink, lease:
     if (facts.finishReasons) outcome.finishReasons = facts.finishReasons
   }
   return outcome
+}
+
+/**
+ * Answers from this size on have their connection watched for a reset once handed on (`timeouts.lateResetMs`):
+ * a smaller one reaches a reading client in one read, where a larger one can sit in its socket buffer unread.
+ */
+export const LATE_RESET_FROM_BYTES = 64 * 1024
+
+/**
+ * Keeps a whole answer that looked delivered when its client resets the connection soon after, before sending
+ * anything more: the kernel took the bytes, the client never read them all. The call has already ended (its
+ * `call:end` says delivered); the record and a log line are what tell of it. Never rejects.
+ */
+function watchLateReset(
+  rt: Runtime,
+  spec: CallSpec,
+  client: ClientSink,
+  answer: { status: number; contentType: string; body: Buffer },
+): void {
+  client.watch
+    .lateReset(rt.clientDeadlines.lateReset)
+    .then((late) => {
+      if (!late || late.delivered) return
+      rt.options.logger.info?.('model-gateway: client reset the connection after the answer was handed on; it will be kept', {
+        requestId: spec.requestId,
+      })
+      return keepRecord(rt, spec, { reason: late.reason, ...answer })
+    })
+    .catch((error: unknown) =>
+      rt.options.logger.error('model-gateway: recovery record could not be stored', { requestId: spec.requestId, error: String(error) }),
+    )
 }
 
 /** The `call:end` message of a call: its start message grown with how it ended. */

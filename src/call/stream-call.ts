@@ -6,7 +6,7 @@ import { CLAIM_MARGIN_MS } from '../idempotency/lease.js'
 import { channels } from '../observe/channels.js'
 import { type FollowableCall, followableCall } from '../recovery/stream/followable-calls.js'
 import { Journal, type JournalOptions } from '../recovery/stream/journal.js'
-import { StreamLog } from '../recovery/stream/stream-log.js'
+import type { StreamLog } from '../recovery/stream/stream-log.js'
 import type { Runtime } from '../runtime.js'
 import { StreamTail } from '../sse/tail.js'
 import { type AbortHook, abortWith, type UpstreamResponse } from '../upstream/send.js'
@@ -31,6 +31,7 @@ import type { CallSpec } from './call-spec.js'
 import { keepStream } from './keep-record.js'
 import { relay } from './relay.js'
 import { buildStreamSinks } from './sink-stack.js'
+import { boundedStreamLog, reportUnkeepable } from './stream-bounds.js'
 import { answeredError, StreamEnding } from './stream-sinks.js'
 import { reportDropped } from './translation.js'
 
@@ -107,7 +108,13 @@ export async function streamCall(rt: Runtime, spec: CallSpec, client: ClientSink
   const stop: AbortHook = {}
   let resumable: Resumable | undefined
   if (isResumable(rt, spec)) {
-    const log = new StreamLog((event, id) => spec.inbound.numberedEvent(event, id), rt.options.limits.maxResponseBytes)
+    const log = boundedStreamLog(rt, spec)
+    // Outgrown after its client left: nothing is gained by finishing it.
+    log.onOverflow(() => {
+      if (!client.watch.clientGone) return
+      reportUnkeepable(rt, spec)
+      abortWith(stop, clientLeftError())
+    })
     const live = followableCall(spec.owner, spec.requestId, log, () => abortWith(stop, cancelledError()))
     rt.followable.add(live)
     resumable = { log, live, journal: undefined }
@@ -123,7 +130,10 @@ export async function streamCall(rt: Runtime, spec: CallSpec, client: ClientSink
       const { log, live } = resumable
       // A stream too long to keep cannot be resumed or recovered: nothing is gained by finishing it.
       const events = log.events
-      if (!events) return abortWith(stop, clientLeftError())
+      if (!events) {
+        reportUnkeepable(rt, spec)
+        return abortWith(stop, clientLeftError())
+      }
       resumable.journal = new Journal(journalOptions(rt, spec, { stream: true, cancel: () => live.cancel() }), events)
       log.subscribe(resumable.journal)
       return
@@ -137,7 +147,10 @@ export async function streamCall(rt: Runtime, spec: CallSpec, client: ClientSink
   } finally {
     release?.()
     stopWatching()
-    if (resumable) rt.followable.remove(resumable.live)
+    if (resumable) {
+      rt.followable.remove(resumable.live)
+      resumable.log.release()
+    }
   }
 }
 

@@ -10,6 +10,7 @@ export const DEFAULTS = {
     maxMemoryBytes: 256 * 1024 * 1024,
     maxRecordsPerOwner: 10_000,
     maxBytesPerOwner: 128 * 1024 * 1024,
+    maxHeldStreamBytes: 512 * 1024 * 1024,
   },
   idempotency: {
     retryWindowMs: 10 * 60_000,
@@ -29,6 +30,7 @@ export const DEFAULTS = {
     maxJsonDepth: 1000,
     maxInFlightRequestBytes: 1024 * 1024 * 1024,
     maxInFlightRequestBytesPerOwner: 256 * 1024 * 1024,
+    maxDecodingBytes: 256 * 1024 * 1024,
   },
   circuit: {
     failures: 5,
@@ -38,6 +40,8 @@ export const DEFAULTS = {
     upstreamMs: 10 * 60_000,
     connectMs: 10_000,
     requestBodyMs: 60_000,
+    clientWriteMs: 60_000,
+    lateResetMs: 3_000,
   },
   cors: {
     maxAgeSeconds: 600,

@@ -1,6 +1,6 @@
 // The dialect registry: the one list of the wire formats the gateway speaks. The router, the translators, CORS's
 // allowed headers and the OpenTelemetry operation names are derived from it here; nothing else lists dialects.
-import { assembleStream } from '../translate/assemble.js'
+import { assembleStream, assembleStreamInSlices } from '../translate/assemble.js'
 import type { CallPlan } from '../translate/format.js'
 import { joinFormats, type Translator } from '../translate/index.js'
 import type { Operation } from '../types.js'
@@ -102,6 +102,18 @@ export function assembledAnswer(operation: Operation, data: readonly string[], p
   // A format that is also its dialect's upstream format reads its own events.
   const reader = DIALECTS.find((dialect) => (dialect.upstreamFormat as object) === format)?.upstreamFormat
   return reader && assembleStream(reader, format, data, plan)
+}
+
+/**
+ * `assembledAnswer` for a stream that may be large (a recovery record's): the events are read a slice at a time with
+ * turns of the event loop between. A format that assembles its own stream reads it at once.
+ */
+export async function assembledAnswerInSlices(operation: Operation, data: readonly string[], plan: CallPlan): Promise<object | undefined> {
+  const format = OPERATIONS.get(operation)?.hub
+  if (!format) return undefined
+  if (format.assembleStream) return format.assembleStream(data)
+  const reader = DIALECTS.find((dialect) => (dialect.upstreamFormat as object) === format)?.upstreamFormat
+  return reader && assembleStreamInSlices(reader, format, data, plan)
 }
 
 export { anthropic, messages, messagesCountTokens } from './anthropic/index.js'

@@ -16,7 +16,7 @@ export function serveModelCall(rt: Runtime, ex: Exchange, call: CallRoute): Prom
   // A query the format cannot honour is refused before anything is read.
   if (format.checkQuery && call.target) format.checkQuery(ex.match.query, call.target.stream)
   // The sink's delivery watch starts now: a client that leaves while the body is read or the upstream works is seen.
-  const client = new ClientSink(ex.res)
+  const client = new ClientSink(ex.res, rt.clientDeadlines.write)
   // Read before the body, so a malformed key costs no upload.
   const repeat = { key: idempotencyKeyOf(ex.req.headers), sdkRetryCount: sdkRetryCountOf(ex.req.headers) }
   return withBody(rt, ex, { readFields: format.readFields, elementFields: format.elementFields }, (body) => {

@@ -39,7 +39,7 @@ export async function resumeStream(rt: Runtime, ex: Exchange, requestId: string)
   const after = resumePoint(ex)
   if (!REQUEST_ID_PATTERN.test(requestId)) throw notFound(requestId)
   const { owner } = ex
-  const sink = new ClientSink(ex.res)
+  const sink = new ClientSink(ex.res, rt.clientDeadlines.write)
   // A call followed live may go quiet as long as its own client's stream would: its resumer gets keep-alives too.
   const following = (follow: Promise<void>) => {
     const release = rt.keepAlive?.hold(sink)

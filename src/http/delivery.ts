@@ -1,4 +1,6 @@
 import type { ServerResponse } from 'node:http'
+import type { Socket } from 'node:net'
+import type { Deadline } from './deadlines.js'
 
 /** How a response ended: delivered, or interrupted with the reason a recovery record carries. */
 export type DeliveryOutcome = { delivered: true } | { delivered: false; reason: string }
@@ -15,7 +17,7 @@ export class DeliveryWatch {
   private waiters: Array<(outcome: DeliveryOutcome) => void> = []
 
   /** Held from the start: the server detaches it from `res` once the response finished. */
-  private readonly socket: { errored?: Error | null } | null
+  private readonly socket: Socket | null
 
   constructor(private readonly res: ServerResponse) {
     this.socket = res.socket
@@ -58,6 +60,34 @@ export class DeliveryWatch {
   /** Records a failed write (from a write callback), so the outcome names it. */
   noteWriteError(error: { code?: string; message: string } | null | undefined): void {
     if (error) this.writeError ??= error.code ?? error.message
+  }
+
+  /**
+   * After a response that finished, watches its connection until `deadline`: `finish` only says the last bytes went
+   * to the kernel, and a client that read part of them and then reset lost the rest. Resolves with an interrupted
+   * outcome when the connection is reset (an error, or a close with one) before the client sent another byte (a
+   * next request says it read this answer); undefined on a clean end, a next request, or the deadline.
+   */
+  lateReset(deadline: Deadline): Promise<DeliveryOutcome | undefined> {
+    const socket = this.socket
+    if (!socket || socket.destroyed || !this.outcome?.delivered) return Promise.resolve(undefined)
+    const readBefore = socket.bytesRead
+    return new Promise((resolve) => {
+      const done = (code: string | undefined) => {
+        socket.off('error', onError)
+        socket.off('end', onEnd)
+        socket.off('close', onClose)
+        disarm()
+        resolve(code !== undefined && socket.bytesRead === readBefore ? { delivered: false, reason: `write failed: ${code}` } : undefined)
+      }
+      const onError = (error: NodeJS.ErrnoException) => done(error.code ?? error.message)
+      const onEnd = () => done(undefined)
+      const onClose = (hadError: boolean) => done(hadError ? 'ECONNRESET' : undefined)
+      socket.on('error', onError)
+      socket.on('end', onEnd)
+      socket.on('close', onClose)
+      const disarm = deadline.arm(() => done(undefined))
+    })
   }
 
   /** Resolves when the response has finished or the connection closed. */

@@ -1,5 +1,7 @@
 import type { ServerResponse } from 'node:http'
 import { endsEvent } from '../sse/write.js'
+import { ClientWrites } from './client-writes.js'
+import type { Deadline } from './deadlines.js'
 import { DeliveryWatch } from './delivery.js'
 import { KEEP_ALIVE_COMMENT, type QuietStream } from './keep-alive.js'
 
@@ -28,6 +30,9 @@ export interface ResponseSink {
 
 const flushHead = (sink: ClientSink) => sink.flushHead()
 
+/** Whole bodies larger than this are written a slice of it at a time (see `ClientSink.complete`). */
+const WHOLE_SLICE_BYTES = 1024 * 1024
+
 /** The client's response as a sink, with the one delivery watch of that response. */
 export class ClientSink implements ResponseSink, QuietStream {
   /** Whether anything followed `open`: its head went out with it. */
@@ -42,9 +47,16 @@ export class ClientSink implements ResponseSink, QuietStream {
   quietSweeps = 0
   /** Watches the response from the start of the request: a client that leaves at any point is seen. */
   readonly watch: DeliveryWatch
+  /** Cuts a frozen client, so it cannot hold an answer indefinitely. */
+  readonly #writes: ClientWrites | undefined
 
-  constructor(private readonly res: ServerResponse) {
+  /** `writeDeadline`: how long the client may take none of the bytes waiting for it (`timeouts.clientWriteMs`). */
+  constructor(
+    private readonly res: ServerResponse,
+    writeDeadline?: Deadline,
+  ) {
     this.watch = new DeliveryWatch(res)
+    this.#writes = writeDeadline && new ClientWrites(res, writeDeadline)
   }
 
   complete(head: ResponseHead, body: Buffer): void {
@@ -61,7 +73,35 @@ export class ClientSink implements ResponseSink, QuietStream {
     const res = this.res
     res.statusCode = head.status
     for (const name in head.headers) res.setHeader(name, head.headers[name] as string | number)
-    res.end(body)
+    if (body.length <= WHOLE_SLICE_BYTES || !this.#writes) res.end(body)
+    else this.#endInSlices(body, this.#writes)
+  }
+
+  /**
+   * Writes a large whole body a slice at a time, each after the last drained: the drains are what tells a slow
+   * client from a frozen one. Slices are views of the body, never copies.
+   */
+  #endInSlices(body: Buffer, writes: ClientWrites): void {
+    const res = this.res
+    // What `end(body)` would have added: without it the slices would go out chunked.
+    if (!res.hasHeader('content-length')) res.setHeader('content-length', body.length)
+    let at = 0
+    const next = (): void => {
+      while (at < body.length) {
+        if (res.destroyed) return
+        const end = Math.min(body.length, at + WHOLE_SLICE_BYTES)
+        const taken = res.write(body.subarray(at, end))
+        at = end
+        if (!taken && at < body.length) {
+          writes.waiting()
+          res.once('drain', next)
+          return
+        }
+      }
+      res.end()
+      if (!res.writableFinished) writes.waiting()
+    }
+    next()
   }
 
   open(head: ResponseHead): void {
@@ -82,7 +122,9 @@ export class ClientSink implements ResponseSink, QuietStream {
     if (chunk.length > 0) this.#last = chunk
     // A client that left no longer sets the pace: a stream others joined goes on for them.
     if (this.watch.clientGone) return true
-    return this.res.write(chunk)
+    if (this.res.write(chunk)) return true
+    this.#writes?.waiting()
+    return false
   }
 
   end(): void {
@@ -119,6 +161,16 @@ export class ClientSink implements ResponseSink, QuietStream {
     // A client that does not read gets nothing more queued: its bytes are still on their way.
     if (this.res.writableNeedDrain) return
     this.write(KEEP_ALIVE_COMMENT)
+  }
+
+  /** The bytes written that the client has not taken yet. */
+  get backlog(): number {
+    return this.res.writableLength
+  }
+
+  /** Cuts the connection of a client that does not read: what it missed, it resumes. */
+  cut(): void {
+    this.res.destroy()
   }
 
   /** Sends an opened stream's head if nothing was written after it in the turn that opened it. */

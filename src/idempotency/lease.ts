@@ -39,7 +39,7 @@ export class CallLease {
     fingerprint: Fingerprint,
     keyDigest: string | undefined,
   ) {
-    this.shared = new SharedResponse(rt.options.limits.maxResponseBytes)
+    this.shared = new SharedResponse(rt.options.limits.maxResponseBytes, rt.heldStreams)
     this.#call = { requestId: spec.requestId, owner: spec.owner, fingerprint, keyDigest, shared: this.shared }
     rt.repeats.joinable.add(this.#call)
   }
@@ -67,8 +67,11 @@ export class CallLease {
     if (this.#marked && (await this.#marked)) {
       await this.#settle(runName(fingerprint.id), answer, this.rt.options.idempotency.retryWindowMs, 'a retried call')
     }
-    if (keyDigest === undefined || !this.claimed) return
-    await this.#settle(keyName(keyDigest), answer ?? this.#streamAnswer(outcome), this.rt.options.idempotency.ttlMs, 'an idempotency key')
+    if (keyDigest !== undefined && this.claimed) {
+      await this.#settle(keyName(keyDigest), answer ?? this.#streamAnswer(outcome), this.rt.options.idempotency.ttlMs, 'an idempotency key')
+    }
+    // Out of the registry and settled: nobody joins it any more.
+    this.shared.release()
   }
 
   async fail(error: unknown): Promise<void> {

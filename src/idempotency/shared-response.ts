@@ -1,4 +1,12 @@
 import type { ClientSink, ResponseHead, ResponseSink } from '../http/sink.js'
+import { type HeldStreamBytes, UNBOUNDED_STREAM_BYTES } from '../recovery/stream/stream-log.js'
+
+/**
+ * The most a joined client may leave unread beyond what it was handed on joining: past it, it is cut (a resumable
+ * end: its events carry numbers, and it resumes from `GET /v1/recoveries/{id}/stream` after the last it read) rather
+ * than have the gateway buffer the stream for it.
+ */
+export const JOINER_BACKLOG_BYTES = 8 * 1024 * 1024
 
 /** Marks a response served to a request that did not cause it (a joined retry, a replay). */
 export function replayedHead(head: ResponseHead): ResponseHead {
@@ -12,12 +20,15 @@ type State = 'pending' | 'whole' | 'open' | 'ended' | 'aborted' | 'failed'
 interface Joiner {
   sink: ClientSink
   settle: (error?: unknown) => void
+  /** What it was handed on joining (shared chunks, not copies): its backlog may hold that much more. */
+  replayed: number
 }
 
 /**
  * One running call's response as every client of that call receives it: the sink the call tees into, and the
  * place a retry joins. A joiner gets what was sent so far (the whole answer, or the stream's head and chunks),
- * then the rest live. Joiners never slow the call down; a stream longer than `maxBytes` stops being joinable.
+ * then the rest live. Joiners never slow the call down, and one that does not read is cut (see `JOINER_BACKLOG_BYTES`);
+ * a stream longer than `maxBytes`, or past the gateway's total of `held` stream bytes, stops being joinable.
  */
 export class SharedResponse implements ResponseSink {
   #state: State = 'pending'
@@ -32,7 +43,18 @@ export class SharedResponse implements ResponseSink {
   readonly #joiners = new Set<Joiner>()
   #onEmpty: (() => void) | undefined
 
-  constructor(private readonly maxBytes: number) {}
+  constructor(
+    private readonly maxBytes: number,
+    private readonly held: HeldStreamBytes = UNBOUNDED_STREAM_BYTES,
+  ) {}
+
+  /** Gives the held chunks back: the call is over and nobody can join it any more. */
+  release(): void {
+    if (this.#overflowed) return
+    this.#overflowed = true
+    this.held.give(this.#bytes)
+    this.#chunks = []
+  }
 
   /** Whether a client joining now can get the whole response. */
   get joinable(): boolean {
@@ -72,14 +94,24 @@ export class SharedResponse implements ResponseSink {
 
   write(chunk: Buffer): boolean {
     if (!this.#overflowed) {
-      this.#bytes += chunk.length
-      if (this.#bytes > this.maxBytes) {
-        this.#overflowed = true
-        this.#chunks = []
-      } else this.#chunks.push(chunk)
+      if (this.#bytes + chunk.length <= this.maxBytes && this.held.take(chunk.length)) {
+        this.#bytes += chunk.length
+        this.#chunks.push(chunk)
+      } else this.release()
     }
-    for (const { sink } of this.#joiners) sink.write(chunk)
+    for (const joiner of this.#joiners) {
+      joiner.sink.write(chunk)
+      if (joiner.sink.backlog > joiner.replayed + JOINER_BACKLOG_BYTES) this.#cut(joiner)
+    }
     return true
+  }
+
+  /** Lets go of a joiner that does not read: its connection is cut, it resumes where it stopped. */
+  #cut(joiner: Joiner): void {
+    this.#joiners.delete(joiner)
+    joiner.sink.cut()
+    joiner.settle()
+    if (this.#joiners.size === 0) this.#onEmpty?.()
   }
 
   end(): void {
@@ -132,9 +164,11 @@ export class SharedResponse implements ResponseSink {
         this.#replayStream(sink)
         break
     }
+    const replayed = sink.backlog
     return new Promise((resolve, reject) => {
       const joiner: Joiner = {
         sink,
+        replayed,
         settle: (error) => {
           stopWatching()
           if (error === undefined) resolve()

@@ -1,6 +1,7 @@
 // Writing answers: whole bodies, delays that a departed client cancels, and streams paced frame by frame.
 
 import type { ServerResponse } from 'node:http'
+import zlib from 'node:zlib'
 import { type JsonObject, num } from './shared.js'
 
 /** Per-request state; `recorded` is the request's recording, whose `response` gathers what is written. */
@@ -20,6 +21,34 @@ export function send(res: ServerResponse, st: State, status: number, type: strin
   res.writeHead(status, h)
   if (st.recorded) st.recorded.response = body
   res.end(body)
+}
+
+/** Decoded bytes of one gzip member of a bomb: the member is compressed once and sent as many times as needed. */
+const BOMB_MEMBER_BYTES = 16 * 1024 * 1024
+let bombMember: Buffer | undefined
+
+/**
+ * Answer 200 with `content-encoding: gzip` and a body that decodes to `bytes` zero bytes (at least): one small
+ * gzip member repeated, which decoders read as one body, written with backpressure so no side holds it whole.
+ */
+export function sendGzipBomb(res: ServerResponse, st: State, bytes: number): void {
+  bombMember ??= zlib.gzipSync(Buffer.alloc(BOMB_MEMBER_BYTES), { level: 9 })
+  const member = bombMember
+  const h: Record<string, string | number> = { 'content-type': 'application/json', 'content-encoding': 'gzip' }
+  if (st.headers) Object.assign(h, st.headers)
+  res.writeHead(200, h)
+  let left = Math.ceil(bytes / BOMB_MEMBER_BYTES)
+  const next = (): void => {
+    while (left > 0 && !st.closed) {
+      left--
+      if (!res.write(member)) {
+        res.once('drain', next)
+        return
+      }
+    }
+    if (!st.closed) res.end()
+  }
+  next()
 }
 
 /** Run `fn` after `ms` (synchronously when 0), cancelled if the client goes away. */

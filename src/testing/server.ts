@@ -26,7 +26,7 @@ import {
 } from './gemini.js'
 import { answerCountTokens, answerEmbed } from './gemini-methods.js'
 import { answerChat, answerEmbeddings, MODELS_BODY, OPENAI_AUTH_ERROR, OPENAI_BAD_JSON, sendOpenaiError } from './openai.js'
-import { after, type State, send } from './respond.js'
+import { after, type State, send, sendGzipBomb } from './respond.js'
 import { answerResponses } from './responses.js'
 import { JSON_TYPE, type JsonObject, num } from './shared.js'
 import type { MockControls, MockUpstream, MockUpstreamOptions, RecordedRequest } from './types.js'
@@ -166,6 +166,8 @@ export function startMockUpstream(options: MockUpstreamOptions = {}): Promise<Mo
         req.socket.destroy()
         return
       }
+      const bomb = num(ctl.gzip_bomb_bytes)
+      if (bomb !== undefined) return sendGzipBomb(res, st, bomb)
       const status = num(ctl.status)
       if (status !== undefined) {
         const eb = ctl.error_body

@@ -56,6 +56,11 @@ export interface MockControls {
   hang?: boolean
   /** Destroy the socket without answering (after `delay_ms`, if any). */
   destroy?: boolean
+  /**
+   * Answer 200 with `content-encoding: gzip` and a body that decodes to this many zero bytes (rounded up to 16 MiB):
+   * a gzip bomb, a few KiB per 16 MiB, generated as it is sent.
+   */
+  gzip_bomb_bytes?: number
   /** Streams only: destroy the socket right after this many frames were flushed. */
   destroy_after_frames?: number
   /** The arguments of the tool call the model makes (default: built from the function's parameter schema). */

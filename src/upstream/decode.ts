@@ -1,21 +1,53 @@
-import { constants } from 'node:buffer'
 import type { Readable } from 'node:stream'
 import { pipeline } from 'node:stream'
 import zlib from 'node:zlib'
 import { GatewayError } from '../errors.js'
-
-type OneShot = (buffer: Buffer, options: zlib.ZlibOptions & zlib.BrotliOptions, callback: zlib.CompressCallback) => void
+import { joinedNow, joinInSlices } from '../http/join-chunks.js'
 
 interface Decoder {
   stream: () => zlib.Gunzip | zlib.Inflate | zlib.BrotliDecompress
-  whole: OneShot
 }
 
 const DECODERS: Record<string, Decoder> = {
-  gzip: { stream: () => zlib.createGunzip(), whole: zlib.gunzip },
-  'x-gzip': { stream: () => zlib.createGunzip(), whole: zlib.gunzip },
-  deflate: { stream: () => zlib.createInflate(), whole: zlib.inflate },
-  br: { stream: () => zlib.createBrotliDecompress(), whole: zlib.brotliDecompress },
+  gzip: { stream: () => zlib.createGunzip() },
+  'x-gzip': { stream: () => zlib.createGunzip() },
+  deflate: { stream: () => zlib.createInflate() },
+  br: { stream: () => zlib.createBrotliDecompress() },
+}
+
+/**
+ * The decoded bytes of compressed whole answers the gateway holds at once, all calls together: a few bytes of gzip
+ * can stand for a gibibyte, so a handful of such answers decoded side by side would otherwise exhaust memory.
+ */
+export class DecodeBudget {
+  #held = 0
+
+  constructor(readonly total: number) {}
+
+  /** Takes `bytes` from the budget; false (and nothing taken) when they would pass it. */
+  take(bytes: number): boolean {
+    if (this.#held + bytes > this.total) return false
+    this.#held += bytes
+    return true
+  }
+
+  /** Gives back bytes taken. */
+  give(bytes: number): void {
+    this.#held -= bytes
+  }
+
+  /** The bytes held now. */
+  get held(): number {
+    return this.#held
+  }
+}
+
+/** The error of a compressed answer that decodes past the budget: the answer is the upstream's fault, a 502. */
+export function decodeBudgetExceeded(total: number): GatewayError {
+  return new GatewayError(
+    'upstream_response_too_large',
+    `The upstream's compressed response decodes to more than the gateway decodes at once (${total} bytes).`,
+  )
 }
 
 /** The decoder of a `content-encoding` value: undefined for none; a 502 for one the gateway cannot read. */
@@ -51,15 +83,46 @@ export function decodedBody(body: Readable, encoding: string | string[] | undefi
 }
 
 /**
- * A whole body as plain bytes, decoded off the event loop (zlib's thread pool) when the upstream compressed it;
- * rejects with zlib's `ERR_BUFFER_TOO_LARGE` past `maxBytes` decoded.
+ * A whole body as plain bytes, decoded off the event loop (zlib's thread pool) when the upstream compressed it,
+ * chunk by chunk so each chunk is counted against `budget` as it comes out: rejects with `ERR_BUFFER_TOO_LARGE` past
+ * `maxBytes` decoded, and with a 502 when the decoded bytes would pass the budget. The budget is given back once the
+ * body is decoded (or refused): it bounds the work of decoding, the whole answer then weighs what a plain one does.
  */
-export function decodedWhole(bytes: Buffer, encoding: string | string[] | undefined, maxBytes: number): Promise<Buffer> {
+export function decodedWhole(
+  bytes: Buffer,
+  encoding: string | string[] | undefined,
+  maxBytes: number,
+  budget: DecodeBudget,
+): Promise<Buffer> {
   const decoder = decoderOf(encoding)
   if (!decoder) return Promise.resolve(bytes)
   return new Promise((resolve, reject) => {
-    decoder.whole(bytes, { maxOutputLength: Math.min(maxBytes, constants.MAX_LENGTH) }, (error, result) =>
-      error ? reject(error) : resolve(result),
-    )
+    const stream = decoder.stream()
+    const chunks: Buffer[] = []
+    let size = 0
+    let settled = false
+    const stop = (error: Error) => {
+      if (settled) return
+      settled = true
+      budget.give(size)
+      stream.destroy()
+      reject(error)
+    }
+    stream.on('data', (chunk: Buffer) => {
+      if (size + chunk.length > maxBytes) return stop(Object.assign(new Error('decoded past the limit'), { code: 'ERR_BUFFER_TOO_LARGE' }))
+      if (!budget.take(chunk.length)) return stop(decodeBudgetExceeded(budget.total))
+      size += chunk.length
+      chunks.push(chunk)
+    })
+    stream.once('error', (error) => stop(error))
+    stream.once('end', () => {
+      if (settled) return
+      settled = true
+      budget.give(size)
+      const joined = joinedNow(chunks, size)
+      if (joined) resolve(joined)
+      else joinInSlices(chunks, size).then(resolve, reject)
+    })
+    stream.end(bytes)
   })
 }

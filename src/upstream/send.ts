@@ -5,7 +5,7 @@ import type { ResolvedModel, UpstreamKey } from '../config/resolve.js'
 import { isGatewayError } from '../errors.js'
 import { joinedNow, joinInSlices } from '../http/join-chunks.js'
 import type { Operation } from '../types.js'
-import { decodedBody, decodedWhole } from './decode.js'
+import { type DecodeBudget, decodedBody, decodedWhole } from './decode.js'
 import { upstreamFailure, upstreamTooLarge } from './failure.js'
 
 /** One upstream call, fully described: which model (hence upstream and dialect), what is asked, and the bytes. */
@@ -137,6 +137,7 @@ class WholeAnswer extends AnswerHandler {
 
   constructor(
     private readonly limit: number,
+    private readonly decodeBudget: DecodeBudget,
     ...handler: ConstructorParameters<typeof AnswerHandler>
   ) {
     super(...handler)
@@ -174,7 +175,7 @@ class WholeAnswer extends AnswerHandler {
       this.resolve({ statusCode, headers, body: raw, served: this.served })
       return
     }
-    decodedWhole(raw, headers['content-encoding'], this.limit).then(
+    decodedWhole(raw, headers['content-encoding'], this.limit, this.decodeBudget).then(
       (body) => this.resolve({ statusCode, headers, body, served: this.served }),
       (error: { code?: unknown }) => this.onError(error.code === 'ERR_BUFFER_TOO_LARGE' ? upstreamTooLarge(this.limit) : error),
     )
@@ -242,8 +243,11 @@ class StreamedAnswer extends AnswerHandler {
 
 const ignore = () => {}
 
-/** The innermost `Send`: one POST through the gateway's agent, errors mapped to GatewayErrors. */
-export function createSend(dispatcher: Dispatcher): Send {
+/**
+ * The innermost `Send`: one POST through the gateway's agent, errors mapped to GatewayErrors. `decodeBudget` bounds
+ * the bytes of compressed whole answers being decoded at once, all calls together.
+ */
+export function createSend(dispatcher: Dispatcher, decodeBudget: DecodeBudget): Send {
   return (request) => {
     const { model } = request
     const { upstream } = model
@@ -261,7 +265,7 @@ export function createSend(dispatcher: Dispatcher): Send {
       const handler =
         limit === undefined
           ? new StreamedAnswer(served, resolve, reject, request.abortHook)
-          : new WholeAnswer(limit, served, resolve, reject, request.abortHook)
+          : new WholeAnswer(limit, decodeBudget, served, resolve, reject, request.abortHook)
       dispatcher.dispatch(options, handler)
     })
   }

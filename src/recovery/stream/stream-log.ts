@@ -22,8 +22,39 @@ export const isAfter = (event: LoggedEvent, after: number, seen: number) =>
   event.id > after || (event.id === 0 && (seen > after || after === 0))
 
 /**
+ * The stream bytes held in memory at once for resumes, joins and records, all streams together: a stream whose
+ * client left runs on and holds every event, so without a total a few of them exhaust memory.
+ */
+export class HeldStreamBytes {
+  #held = 0
+
+  constructor(readonly total: number) {}
+
+  /** Takes `bytes`; false (and nothing taken) when they would pass the total. */
+  take(bytes: number): boolean {
+    if (this.#held + bytes > this.total) return false
+    this.#held += bytes
+    return true
+  }
+
+  /** Gives back bytes taken. */
+  give(bytes: number): void {
+    this.#held -= bytes
+  }
+
+  /** The bytes held now. */
+  get held(): number {
+    return this.#held
+  }
+}
+
+/** A total that never refuses, for a log or a shared response given none. */
+export const UNBOUNDED_STREAM_BYTES = new HeldStreamBytes(Number.POSITIVE_INFINITY)
+
+/**
  * The events of one resumable stream so far, numbered as they are relayed, in this process's memory only (the happy
- * path writes nothing anywhere else). Bounded: past `maxBytes` it keeps nothing more and can no longer be resumed.
+ * path writes nothing anywhere else). Bounded: past `maxBytes`, or when the gateway's `held` total is spent, it keeps
+ * nothing more (and gives its bytes back) and can no longer be resumed or kept; `onOverflow` hears of it once.
  */
 export class StreamLog {
   readonly #events: LoggedEvent[] = []
@@ -33,12 +64,34 @@ export class StreamLog {
   #overflowed = false
   #ended = false
   #head: ResponseHead | undefined
+  #onOverflow: (() => void) | undefined
 
   constructor(
     /** Adds the `id` field to an event in the client's format. */
     private readonly frame: (event: Buffer, id: number) => Buffer,
     private readonly maxBytes: number,
+    private readonly held: HeldStreamBytes = UNBOUNDED_STREAM_BYTES,
   ) {}
+
+  /** The bytes of the events kept. */
+  get bytes(): number {
+    return this.#overflowed ? 0 : this.#bytes
+  }
+
+  /** Calls `listener` when the log outgrows its bound (at once if it has). */
+  onOverflow(listener: () => void): void {
+    if (this.#overflowed) listener()
+    else this.#onOverflow = listener
+  }
+
+  /** Drops the events and gives their bytes back: the call is over, or the stream cannot be kept. */
+  release(): void {
+    if (this.#overflowed) return
+    this.#overflowed = true
+    this.#events.length = 0
+    this.held.give(this.#bytes)
+    this.#bytes = 0
+  }
 
   /** The stream's head as the client got it (status and content type). */
   get head(): ResponseHead | undefined {
@@ -62,11 +115,12 @@ export class StreamLog {
   append(event: Buffer): Buffer {
     const entry: LoggedEvent = hasData(event) ? { id: ++this.#lastId, bytes: this.frame(event, this.#lastId) } : { id: 0, bytes: event }
     if (!this.#overflowed) {
-      this.#bytes += entry.bytes.length
-      if (this.#bytes <= this.maxBytes) this.#events.push(entry)
-      else {
-        this.#overflowed = true
-        this.#events.length = 0
+      if (this.#bytes + entry.bytes.length <= this.maxBytes && this.held.take(entry.bytes.length)) {
+        this.#bytes += entry.bytes.length
+        this.#events.push(entry)
+      } else {
+        this.release()
+        this.#onOverflow?.()
       }
     }
     for (const follower of this.#followers) follower.event(entry)

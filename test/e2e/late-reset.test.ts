@@ -1,0 +1,96 @@
+import diagnosticsChannel from 'node:diagnostics_channel'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { type CallEndMessage, gatewayChannels } from '../../src/observe/channels.js'
+import { chatBody } from '../support/bodies.js'
+import { bearer, type Fixture, KEY_A, startFixture } from '../support/fixture.js'
+import { call, eventually } from '../support/http.js'
+import { rawClient } from '../support/raw-client.js'
+import { EXPRESS_KINDS, KOA_KINDS, NODE_KINDS } from '../support/servers.js'
+
+const MB = 1000 * 1000
+
+/** Every `call:end` seen, by request id: a small answer's call can end before its client reads the head. */
+const ended = new Map<string, CallEndMessage>()
+diagnosticsChannel.subscribe(gatewayChannels.callEnd, (message) => {
+  ended.set((message as CallEndMessage).requestId, message as CallEndMessage)
+})
+
+/** Resolves with the `call:end` message of `requestId` once the gateway published it (a turn of the loop per look). */
+async function callEnd(requestId: string): Promise<CallEndMessage> {
+  for (;;) {
+    const message = ended.get(requestId)
+    if (message) return message
+    await new Promise(setImmediate)
+  }
+}
+
+/**
+ * A client that sends a chat call for an answer of `bytes`, reads at least `readBytes` of it, then resets the
+ * connection: `after: 'finish'` reads on until the gateway has ended the call as delivered (what Node's `finish` made
+ * of it: the rest sits in the sockets' buffers), `after: 'read'` resets at once, while the gateway still writes.
+ */
+async function readPartThenReset(url: string, bytes: number, readBytes: number, after: 'finish' | 'read' = 'finish'): Promise<string> {
+  const client = rawClient(url, '/v1/chat/completions', chatBody(`late reset ${bytes}`, { mock: { content_bytes: bytes } }), KEY_A)
+  const id = await client.requestId()
+  await client.readAtLeast(readBytes)
+  if (after === 'finish') expect((await callEnd(id)).delivered).toBe(true)
+  client.socket.pause()
+  client.socket.resetAndDestroy()
+  await client.closed
+  return id
+}
+
+/** The record of `requestId` once it exists. */
+const recordOf = (fx: Fixture, requestId: string) =>
+  eventually(async () => {
+    const res = await call(`${fx.url}/v1/recoveries/${requestId}`, { headers: bearer(KEY_A) })
+    return res.status === 200 ? res.json : undefined
+  }, 20_000)
+
+const hasRecord = async (fx: Fixture, requestId: string) =>
+  (await call(`${fx.url}/v1/recoveries/${requestId}`, { headers: bearer(KEY_A) })).status === 200
+
+describe.each([NODE_KINDS[0]!, EXPRESS_KINDS[0]!, KOA_KINDS[0]!])('a reset after the answer was handed on, $name', (kind) => {
+  let fx: Fixture
+  beforeAll(async () => {
+    // A watch far longer than any test: what ends it here is the connection, never the clock.
+    fx = await startFixture(kind, { timeouts: { lateResetMs: 600_000 } })
+  })
+  afterAll(() => fx.close())
+
+  it.each([
+    [0.5 * MB, 'finish'],
+    [5 * MB, 'finish'],
+    [60 * MB, 'finish'],
+    [60 * MB, 'read'],
+  ] as const)('keeps an answer of %d bytes whose client read 64 KB or more and reset after %s', async (bytes, after) => {
+    const requestId = await readPartThenReset(fx.url, bytes, 64 * 1024, after)
+    const record = await recordOf(fx, requestId)
+    expect(record.interrupted_reason).toMatch(/^write failed: (ECONNRESET|EPIPE)$/)
+    expect(record.response.response_body_size).toBeGreaterThan(bytes)
+  })
+
+  it('keeps no record for a client that read everything and closed cleanly', async () => {
+    const client = rawClient(fx.url, '/v1/chat/completions', chatBody('clean close', { mock: { content_bytes: 0.5 * MB } }), KEY_A)
+    await client.readAtLeast(await client.firstLength())
+    const requestId = await client.requestId()
+    client.socket.end()
+    await client.closed
+    // A reset call after it, whose record is kept: by then the clean one's watch has long ended.
+    await recordOf(fx, await readPartThenReset(fx.url, 0.5 * MB, 64 * 1024))
+    expect(await hasRecord(fx, requestId)).toBe(false)
+  })
+
+  it('keeps no record for an answer followed by another request on the same connection, then a reset', async () => {
+    const client = rawClient(fx.url, '/v1/chat/completions', chatBody('reused', { mock: { content_bytes: 0.5 * MB } }), KEY_A)
+    const first = await client.firstLength()
+    await client.readAtLeast(first)
+    const requestId = await client.requestId()
+    client.send('/v1/models', undefined, KEY_A)
+    await client.readAtLeast(first + 100)
+    client.socket.resetAndDestroy()
+    await client.closed
+    await recordOf(fx, await readPartThenReset(fx.url, 0.5 * MB, 64 * 1024))
+    expect(await hasRecord(fx, requestId)).toBe(false)
+  })
+})
