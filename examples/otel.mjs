@@ -4,7 +4,7 @@
 //   npm i @opentelemetry/api @opentelemetry/sdk-trace-node @opentelemetry/sdk-metrics
 //   node examples/otel.mjs
 //
-// In production, swap the console exporters for OTLP ones (@opentelemetry/exporter-trace-otlp-http, …).
+// In production, swap the console exporters for OTLP ones (@opentelemetry/exporter-trace-otlp-http, ...).
 import http from 'node:http'
 import { metrics } from '@opentelemetry/api'
 import { ConsoleMetricExporter, MeterProvider, PeriodicExportingMetricReader } from '@opentelemetry/sdk-metrics'

@@ -45,7 +45,7 @@ const gateway = createGateway({ upstreams, models, auth: { apiKeys: [demoKey] },
 const server = http.createServer(nodeHandler(gateway))
 server.listen(port, '127.0.0.1', () => {
   const base = `http://127.0.0.1:${port}`
-  const body = JSON.stringify({ model: models[0].id, messages: [{ role: 'user', content: 'Prove Fermat’s last theorem.' }] })
+  const body = JSON.stringify({ model: models[0].id, messages: [{ role: 'user', content: 'Hello' }] })
   console.log(`model-gateway listening on ${base}, recovery records in Redis at ${redisUrl}
 API key for this demo: ${demoKey}
 

@@ -66,7 +66,7 @@ app.use((ctx) => {
 
 const server = app.listen(port, '127.0.0.1', () => {
   const base = `http://127.0.0.1:${server.address().port}`
-  const body = JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'Prove Fermat’s last theorem.' }] })
+  const body = JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'Hello' }] })
   const auth = `-H 'Authorization: Bearer ${demoKey}'`
   console.log(`Koa example listening on ${base} (gateway under ${base}/ai, mock upstream at ${mock.url})
 API key for the gateway: ${demoKey}

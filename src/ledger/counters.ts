@@ -51,6 +51,8 @@ const SWEEP_AT = 10_000
 export class MemoryCounters implements Counters {
   readonly #owners = new Map<string, Windows>()
   readonly #now: () => number
+  /** The day of the last sweep: within one day nothing is over, so one sweep a day is enough (never one per owner). */
+  #sweptDay = Number.NaN
 
   constructor(now: () => number = Date.now) {
     this.#now = now
@@ -61,7 +63,7 @@ export class MemoryCounters implements Counters {
     const day = Math.floor(now / DAY_MS)
     let windows = this.#owners.get(owner)
     if (!windows) {
-      if (this.#owners.size >= SWEEP_AT) this.#sweep(day)
+      if (this.#owners.size >= SWEEP_AT && day !== this.#sweptDay) this.#sweep(day)
       windows = { minute, requests: 0, tokens: 0, day, cost: 0 }
       this.#owners.set(owner, windows)
     }
@@ -78,6 +80,7 @@ export class MemoryCounters implements Counters {
   }
 
   #sweep(day: number): void {
+    this.#sweptDay = day
     for (const [owner, windows] of this.#owners) if (windows.day !== day) this.#owners.delete(owner)
   }
 

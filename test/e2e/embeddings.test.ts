@@ -62,7 +62,11 @@ describeOnce('OpenAI embeddings: POST /v1/embeddings', (kind) => {
       input_tokens: 4,
       output_tokens: 0,
       total_tokens: 4,
+      cached_input_tokens: 0,
+      cache_write_tokens: 0,
+      reasoning_tokens: 0,
       recovered: false,
+      complete: true,
       upstream: 'mock',
       keyAlias: 'key-1',
     })

@@ -36,7 +36,16 @@ describe('the attempt log', () => {
       {
         level: 'warn',
         message: FAILED,
-        meta: { requestId: 'req_7', upstream: 'pool', model: 'gpt-upstream', key: 'backup-key', attempt: 3, durationMs: 250, status },
+        meta: {
+          requestId: 'req_7',
+          upstream: 'pool',
+          origin: 'https://pool.example.test',
+          model: 'gpt-upstream',
+          key: 'backup-key',
+          attempt: 3,
+          durationMs: 250,
+          status,
+        },
       },
     ])
   })
@@ -63,6 +72,8 @@ describe('the attempt log', () => {
           attempt: 3,
           durationMs: 250,
           code: 'upstream_timeout',
+          origin: 'https://pool.example.test',
+          cause: 'UND_ERR_CONNECT_TIMEOUT',
         },
       },
     ])
@@ -92,10 +103,12 @@ describe('the attempt log', () => {
     const written = JSON.stringify(lines)
     for (const secret of [FIRST, SECOND]) expect(written).not.toContain(secret)
     expect(written).not.toMatch(/authorization|bearer/i)
-    // The lines name exactly these facts, nothing taken from the request's body or headers.
+    // The lines name exactly these facts, nothing taken from the request's body or headers: an answer's status, or
+    // a failure's code and its cause beneath.
     for (const line of lines) {
+      const outcome = 'code' in (line.meta ?? {}) ? ['code', 'cause'] : ['status']
       expect(Object.keys(line.meta ?? {}).sort()).toEqual(
-        ['attempt', 'durationMs', 'key', 'model', 'requestId', 'upstream', 'code' in (line.meta ?? {}) ? 'code' : 'status'].sort(),
+        ['attempt', 'durationMs', 'key', 'model', 'origin', 'requestId', 'upstream', ...outcome].sort(),
       )
     }
   })
