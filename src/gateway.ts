@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { performance } from 'node:perf_hooks'
 import { BackgroundCalls } from './background/calls.js'
+import { ByteBudget } from './byte-budget.js'
 import { resolveOptions } from './config/resolve.js'
 import { GatewayError } from './errors.js'
 import { serveBackground } from './handlers/background.js'
@@ -22,11 +23,9 @@ import { channels, type RecordsTrimMessage } from './observe/channels.js'
 import { subscribeUsage } from './observe/usage.js'
 import { createRecoveryStore } from './recovery/store/recovery-store.js'
 import { FollowableCalls } from './recovery/stream/followable-calls.js'
-import { HeldStreamBytes } from './recovery/stream/stream-log.js'
 import type { Runtime } from './runtime.js'
 import type { Gateway, GatewayLogger, GatewayOptions, HandleOptions } from './types.js'
 import { createUpstreamAgent } from './upstream/agent.js'
-import { DecodeBudget } from './upstream/decode.js'
 import { attemptEvents } from './upstream/interceptors/attempt-events.js'
 import { attemptLog } from './upstream/interceptors/attempt-log.js'
 import { circuitBreaker } from './upstream/interceptors/circuit.js'
@@ -98,7 +97,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     // real attempt is logged and published.
     send: outermostFirst(
       [fallbacks(resolved.logger), circuits.interceptor, keyPool(), attemptLog(resolved.logger), attemptEvents(id)],
-      createSend(agent, new DecodeBudget(resolved.limits.maxDecodingBytes)),
+      createSend(agent, new ByteBudget(resolved.limits.maxDecodingBytes)),
     ),
     store: createRecoveryStore({
       keyv: resolved.store,
@@ -125,7 +124,7 @@ export function createGateway(options: GatewayOptions): Gateway {
       write: new DeadlineSweeper(resolved.timeouts.clientWriteMs),
       lateReset: new DeadlineSweeper(resolved.timeouts.lateResetMs),
     },
-    heldStreams: new HeldStreamBytes(resolved.recovery.maxHeldStreamBytes),
+    heldStreams: new ByteBudget(resolved.recovery.maxHeldStreamBytes),
     bodyBudget: new BodyBudget({
       total: resolved.limits.maxInFlightRequestBytes,
       perOwner: resolved.limits.maxInFlightRequestBytesPerOwner,

@@ -1,5 +1,6 @@
 import type { Agent } from 'undici'
 import type { BackgroundCalls } from './background/calls.js'
+import type { ByteBudget } from './byte-budget.js'
 import type { ResolvedOptions } from './config/resolve.js'
 import type { BodyBudget } from './http/body-budget.js'
 import type { Deadline } from './http/deadlines.js'
@@ -11,7 +12,6 @@ import type { Ledger } from './ledger/ledger.js'
 import type { NanoPrices } from './ledger/pricing.js'
 import type { RecoveryStore } from './recovery/store/recovery-store.js'
 import type { FollowableCalls } from './recovery/stream/followable-calls.js'
-import type { HeldStreamBytes } from './recovery/stream/stream-log.js'
 import type { KeyRedaction } from './upstream/redact.js'
 import type { Send } from './upstream/send.js'
 
@@ -32,7 +32,7 @@ export interface Runtime {
   /** How long a client may take no bytes (`write`), and how long a finished whole answer's connection is watched for a reset. */
   readonly clientDeadlines: { readonly write: Deadline; readonly lateReset: Deadline }
   /** Stream bytes held for resumes, joins and records, all streams together (`recovery.maxHeldStreamBytes`). */
-  readonly heldStreams: HeldStreamBytes
+  readonly heldStreams: ByteBudget
   /** Request-body bytes held at once, gateway-wide and per owner. */
   readonly bodyBudget: BodyBudget
   /** Each upstream's circuit state, by name. */

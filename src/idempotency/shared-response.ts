@@ -1,5 +1,6 @@
+import type { ByteBudget } from '../byte-budget.js'
 import type { ClientSink, ResponseHead, ResponseSink } from '../http/sink.js'
-import { type HeldStreamBytes, UNBOUNDED_STREAM_BYTES } from '../recovery/stream/stream-log.js'
+import { UNBOUNDED_STREAM_BYTES } from '../recovery/stream/stream-log.js'
 
 /**
  * The most a joined client may leave unread beyond what it was handed on joining: past it, it is cut (a resumable
@@ -45,7 +46,7 @@ export class SharedResponse implements ResponseSink {
 
   constructor(
     private readonly maxBytes: number,
-    private readonly held: HeldStreamBytes = UNBOUNDED_STREAM_BYTES,
+    private readonly held: ByteBudget = UNBOUNDED_STREAM_BYTES,
   ) {}
 
   /** Gives the held chunks back: the call is over and nobody can join it any more. */

@@ -1,6 +1,7 @@
 import type { Readable } from 'node:stream'
 import { pipeline } from 'node:stream'
 import zlib from 'node:zlib'
+import type { ByteBudget } from '../byte-budget.js'
 import { GatewayError } from '../errors.js'
 import { joinedNow, joinInSlices } from '../http/join-chunks.js'
 
@@ -13,33 +14,6 @@ const DECODERS: Record<string, Decoder> = {
   'x-gzip': { stream: () => zlib.createGunzip() },
   deflate: { stream: () => zlib.createInflate() },
   br: { stream: () => zlib.createBrotliDecompress() },
-}
-
-/**
- * The decoded bytes of compressed whole answers the gateway holds at once, all calls together: a few bytes of gzip
- * can stand for a gibibyte, so a handful of such answers decoded side by side would otherwise exhaust memory.
- */
-export class DecodeBudget {
-  #held = 0
-
-  constructor(readonly total: number) {}
-
-  /** Takes `bytes` from the budget; false (and nothing taken) when they would pass it. */
-  take(bytes: number): boolean {
-    if (this.#held + bytes > this.total) return false
-    this.#held += bytes
-    return true
-  }
-
-  /** Gives back bytes taken. */
-  give(bytes: number): void {
-    this.#held -= bytes
-  }
-
-  /** The bytes held now. */
-  get held(): number {
-    return this.#held
-  }
 }
 
 /** The error of a compressed answer that decodes past the budget: the answer is the upstream's fault, a 502. */
@@ -92,7 +66,7 @@ export function decodedWhole(
   bytes: Buffer,
   encoding: string | string[] | undefined,
   maxBytes: number,
-  budget: DecodeBudget,
+  budget: ByteBudget,
 ): Promise<Buffer> {
   const decoder = decoderOf(encoding)
   if (!decoder) return Promise.resolve(bytes)

@@ -1,11 +1,12 @@
 import type { IncomingHttpHeaders } from 'node:http'
 import { Readable } from 'node:stream'
 import { type Dispatcher, util } from 'undici'
+import type { ByteBudget } from '../byte-budget.js'
 import type { ResolvedModel, UpstreamKey } from '../config/resolve.js'
 import { isGatewayError } from '../errors.js'
 import { joinedNow, joinInSlices } from '../http/join-chunks.js'
 import type { Operation } from '../types.js'
-import { type DecodeBudget, decodedBody, decodedWhole } from './decode.js'
+import { decodedBody, decodedWhole } from './decode.js'
 import { upstreamFailure, upstreamTooLarge } from './failure.js'
 
 /** One upstream call, fully described: which model (hence upstream and dialect), what is asked, and the bytes. */
@@ -137,7 +138,7 @@ class WholeAnswer extends AnswerHandler {
 
   constructor(
     private readonly limit: number,
-    private readonly decodeBudget: DecodeBudget,
+    private readonly decodeBudget: ByteBudget,
     ...handler: ConstructorParameters<typeof AnswerHandler>
   ) {
     super(...handler)
@@ -247,7 +248,7 @@ const ignore = () => {}
  * The innermost `Send`: one POST through the gateway's agent, errors mapped to GatewayErrors. `decodeBudget` bounds
  * the bytes of compressed whole answers being decoded at once, all calls together.
  */
-export function createSend(dispatcher: Dispatcher, decodeBudget: DecodeBudget): Send {
+export function createSend(dispatcher: Dispatcher, decodeBudget: ByteBudget): Send {
   return (request) => {
     const { model } = request
     const { upstream } = model

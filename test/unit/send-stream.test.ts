@@ -2,8 +2,8 @@ import net from 'node:net'
 import type { Readable } from 'node:stream'
 import { Agent } from 'undici'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { ByteBudget } from '../../src/byte-budget.js'
 import { resolveOptions } from '../../src/config/resolve.js'
-import { DecodeBudget } from '../../src/upstream/decode.js'
 import { type AbortHook, createSend, type UpstreamRequest } from '../../src/upstream/send.js'
 
 /**
@@ -65,7 +65,7 @@ describe('a streamed upstream answer', () => {
 
   it('breaks off without an uncaught exception when the upstream dies before anyone reads the body', async () => {
     const answered = upstream.answered()
-    const response = await createSend(agent, new DecodeBudget(1024))(streamRequest({}))
+    const response = await createSend(agent, new ByteBudget(1024))(streamRequest({}))
     await answered
     const body = response.body as Readable
     // Nobody listens to the body yet: the cut must not throw out of the event loop (vitest fails the run if it does).
@@ -78,7 +78,7 @@ describe('a streamed upstream answer', () => {
   it('stops the upstream call through its hook, and hands the reason to whoever reads the body', async () => {
     const hook: AbortHook = {}
     const answered = upstream.answered()
-    const response = await createSend(agent, new DecodeBudget(1024))(streamRequest(hook))
+    const response = await createSend(agent, new ByteBudget(1024))(streamRequest(hook))
     await answered
     const body = response.body as Readable
     const failed = new Promise<Error>((resolve) => body.once('error', resolve))

@@ -1,3 +1,4 @@
+import { ByteBudget } from '../../byte-budget.js'
 import type { ResponseHead } from '../../http/sink.js'
 import { hasData } from './events.js'
 
@@ -21,35 +22,8 @@ export interface StreamFollower {
 export const isAfter = (event: LoggedEvent, after: number, seen: number) =>
   event.id > after || (event.id === 0 && (seen > after || after === 0))
 
-/**
- * The stream bytes held in memory at once for resumes, joins and records, all streams together: a stream whose
- * client left runs on and holds every event, so without a total a few of them exhaust memory.
- */
-export class HeldStreamBytes {
-  #held = 0
-
-  constructor(readonly total: number) {}
-
-  /** Takes `bytes`; false (and nothing taken) when they would pass the total. */
-  take(bytes: number): boolean {
-    if (this.#held + bytes > this.total) return false
-    this.#held += bytes
-    return true
-  }
-
-  /** Gives back bytes taken. */
-  give(bytes: number): void {
-    this.#held -= bytes
-  }
-
-  /** The bytes held now. */
-  get held(): number {
-    return this.#held
-  }
-}
-
 /** A total that never refuses, for a log or a shared response given none. */
-export const UNBOUNDED_STREAM_BYTES = new HeldStreamBytes(Number.POSITIVE_INFINITY)
+export const UNBOUNDED_STREAM_BYTES = new ByteBudget(Number.POSITIVE_INFINITY)
 
 /**
  * The events of one resumable stream so far, numbered as they are relayed, in this process's memory only (the happy
@@ -70,7 +44,7 @@ export class StreamLog {
     /** Adds the `id` field to an event in the client's format. */
     private readonly frame: (event: Buffer, id: number) => Buffer,
     private readonly maxBytes: number,
-    private readonly held: HeldStreamBytes = UNBOUNDED_STREAM_BYTES,
+    private readonly held: ByteBudget = UNBOUNDED_STREAM_BYTES,
   ) {}
 
   /** The bytes of the events kept. */
