@@ -42,3 +42,37 @@ export async function joinInSlices(chunks: readonly Buffer[], size: number): Pro
   }
   return joined
 }
+
+/** Where a UTF-8 window may end before `end` without cutting a character: before a byte that starts one. */
+function characterEdge(chunk: Buffer, from: number, end: number): number {
+  if (end >= chunk.length) return chunk.length
+  // A character is at most four bytes: past three continuation bytes, the bytes are stray and decode one by one.
+  for (let at = end; at > from && at > end - 4; at--) if (((chunk[at] as number) & 0xc0) !== 0x80) return at
+  return end
+}
+
+/**
+ * The UTF-8 text of `chunks` (each ending on a character boundary, as whole SSE events do) and its size in bytes as
+ * text (invalid bytes decoded as U+FFFD), decoded a slice at a time with a turn of the event loop between slices: the
+ * same text as the joined buffer's `toString('utf8')`, without that buffer, and without a 70 ms stall for 34 MB.
+ */
+export async function textInSlices(chunks: readonly Buffer[]): Promise<{ text: string; bytes: number }> {
+  let text = ''
+  let bytes = 0
+  let sinceTurn = 0
+  for (const chunk of chunks) {
+    for (let from = 0; from < chunk.length; ) {
+      const end = characterEdge(chunk, from, from + Math.max(4, SLICE_BYTES - sinceTurn))
+      const piece = chunk.toString('utf8', from, end)
+      text += piece
+      bytes += Buffer.byteLength(piece, 'utf8')
+      sinceTurn += end - from
+      from = end
+      if (sinceTurn >= SLICE_BYTES) {
+        await new Promise(setImmediate)
+        sinceTurn = 0
+      }
+    }
+  }
+  return { text, bytes }
+}
