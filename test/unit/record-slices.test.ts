@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { assembledAnswer, assembledAnswerInSlices } from '../../src/dialects/index.js'
 import { textInSlices } from '../../src/http/join-chunks.js'
 import { parseJsonInSlices } from '../../src/json/parse-in-slices.js'
-import { jsonTextInSlices } from '../../src/json/text-in-slices.js'
+import { jsonBytesInSlices, jsonTextInSlices } from '../../src/json/text-in-slices.js'
 import { eventData, eventDataInSlices } from '../../src/sse/parse.js'
 import type { CallPlan } from '../../src/translate/index.js'
 import { turnsDuring } from '../support/loop-turns.js'
@@ -53,6 +53,16 @@ describe('jsonTextInSlices', () => {
       }
     }
     expect(await jsonTextInSlices(undefined)).toBeUndefined()
+  })
+
+  it('writes the same text as UTF-8 bytes, between what goes before and after it', async () => {
+    for (const value of [...TRICKY, { a: TRICKY }, `${'é😀"'.repeat(40_000)}`]) {
+      for (const sliceChars of [3, 1024]) {
+        const bytes = await jsonBytesInSlices(value, '{"value":', ',"expires":1}', sliceChars)
+        expect(bytes?.equals(Buffer.from(`{"value":${JSON.stringify(value)},"expires":1}`))).toBe(true)
+      }
+    }
+    expect(await jsonBytesInSlices(undefined)).toBeUndefined()
   })
 
   it('rejects what JSON.stringify throws on', async () => {
