@@ -1,5 +1,6 @@
 import { assembledAnswerInSlices } from '../dialects/index.js'
-import { joinedNow, joinInSlices } from '../http/join-chunks.js'
+import { textInSlices } from '../http/join-chunks.js'
+import { jsonTextInSlices, type SizedText } from '../json/text-in-slices.js'
 import { channels } from '../observe/channels.js'
 import { buildRecord } from '../recovery/record.js'
 import type { StreamLog } from '../recovery/stream/stream-log.js'
@@ -15,7 +16,8 @@ export interface UndeliveredResponse {
   reason: string
   status: number
   contentType: string
-  body: Buffer
+  /** As received, or as text built a slice at a time with its size in bytes (a kept stream's). */
+  body: Buffer | SizedText
   /** A stream's events as relayed; `body` is then the stream assembled into a whole answer. */
   streamRaw?: string
 }
@@ -87,18 +89,21 @@ export async function keepStream(
   log: StreamLog,
   { reason, status }: { reason: string; status: number },
 ): Promise<boolean> {
-  // A slice at a time, with turns of the event loop between: a kept stream can be tens of megabytes.
+  // A slice at a time, with turns of the event loop between: a kept stream can be tens of megabytes. Each text is
+  // built once, as text: no joined buffer, no encoding to bytes and back.
   const events = (log.events ?? []).map((event) => event.bytes)
-  const streamRaw = (joinedNow(events, log.bytes) ?? (await joinInSlices(events, log.bytes))).toString('utf8')
-  let body: Buffer
-  let contentType = 'application/json'
+  const relayed = await textInSlices(events)
+  let body: SizedText = relayed
+  let contentType = 'text/event-stream'
   try {
     const answer = await assembledAnswerInSlices(spec.operation, await eventDataInSlices(events), planOf(spec, plan))
-    body = Buffer.from(answer === undefined ? streamRaw : JSON.stringify(answer))
-    if (answer === undefined) contentType = 'text/event-stream'
+    const text = answer === undefined ? undefined : await jsonTextInSlices(answer)
+    if (text) {
+      body = text
+      contentType = 'application/json'
+    }
   } catch {
-    body = Buffer.from(streamRaw)
-    contentType = 'text/event-stream'
+    // Kept as the stream itself.
   }
-  return keepRecord(rt, spec, { reason, status, contentType, body, streamRaw })
+  return keepRecord(rt, spec, { reason, status, contentType, body, streamRaw: relayed.text })
 }

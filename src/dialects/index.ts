@@ -106,11 +106,12 @@ export function assembledAnswer(operation: Operation, data: readonly string[], p
 
 /**
  * `assembledAnswer` for a stream that may be large (a recovery record's): the events are read a slice at a time with
- * turns of the event loop between. A format that assembles its own stream reads it at once.
+ * turns of the event loop between, by the format itself when it assembles its own stream.
  */
 export async function assembledAnswerInSlices(operation: Operation, data: readonly string[], plan: CallPlan): Promise<object | undefined> {
   const format = OPERATIONS.get(operation)?.hub
   if (!format) return undefined
+  if (format.assembleStreamInSlices) return format.assembleStreamInSlices(data)
   if (format.assembleStream) return format.assembleStream(data)
   const reader = DIALECTS.find((dialect) => (dialect.upstreamFormat as object) === format)?.upstreamFormat
   return reader && assembleStreamInSlices(reader, format, data, plan)

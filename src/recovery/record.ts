@@ -1,3 +1,4 @@
+import type { SizedText } from '../json/text-in-slices.js'
 import { OMITTED_TOO_LARGE, type Operation, type RecoveryRecord } from '../types.js'
 
 /** Everything known about an undelivered response at the moment it is kept. */
@@ -12,7 +13,8 @@ export interface CaptureInput {
   requestHash: string
   status: number
   contentType: string
-  responseBytes: Buffer
+  /** The response body as received, or as text already decoded with its size in bytes (a kept stream's, built in slices). */
+  responseBytes: Buffer | SizedText
   /** A streamed response's events as relayed, when the response was a stream. */
   streamRaw?: string
 }
@@ -20,7 +22,8 @@ export interface CaptureInput {
 /** Builds the record of an undelivered response. */
 export function buildRecord(input: CaptureInput, maxStoredRequestBytes: number): RecoveryRecord {
   const hash = input.requestHash
-  const responseText = input.responseBytes.toString('utf8')
+  const response = input.responseBytes
+  const responseText = Buffer.isBuffer(response) ? response.toString('utf8') : response.text
   return {
     request_id: input.requestId,
     created_at: Math.floor(Date.now() / 1000),
@@ -36,7 +39,7 @@ export function buildRecord(input: CaptureInput, maxStoredRequestBytes: number):
     response: {
       body_raw: responseText,
       // Decoding may replace invalid bytes, so the size is measured on the text that is returned.
-      response_body_size: Buffer.byteLength(responseText, 'utf8'),
+      response_body_size: Buffer.isBuffer(response) ? Buffer.byteLength(responseText, 'utf8') : response.bytes,
       status: input.status,
       content_type: input.contentType,
       ...(input.streamRaw === undefined ? {} : { stream_raw: input.streamRaw }),

@@ -34,6 +34,13 @@ export class EventCounter {
         continue
       }
       if (byte === CR) continue
+      // Past its start, nothing in a line counts but its end: skip to it (a 30 MB event byte by byte stalled 180 ms).
+      if (this.#linePosition > 0 && this.#matched < this.#linePosition) {
+        const end = chunk.indexOf(LF, i)
+        if (end < 0) break
+        i = end - 1
+        continue
+      }
       if (this.#matched === this.#linePosition && this.#matched < DATA.length && byte === DATA[this.#matched]) this.#matched++
       this.#linePosition++
     }

@@ -113,12 +113,24 @@ function parsedArgs(text: string): Record<string, unknown> {
   }
 }
 
-/** The events of a stream (their SSE `data`) read by `reader`, assembled into `writer`'s non-streaming answer. */
 /**
  * Event data assembled between two turns of the event loop: a stream of tens of megabytes assembled at once stalled
  * every other request for most of a second.
  */
 export const ASSEMBLE_SLICE_BYTES = 1024 * 1024
+
+/** Calls `visit` with each of `data` in order, with a turn of the event loop after each `ASSEMBLE_SLICE_BYTES`. */
+export async function forEachInSlices(data: readonly string[], visit: (payload: string) => void): Promise<void> {
+  let sinceTurn = 0
+  for (const payload of data) {
+    visit(payload)
+    sinceTurn += payload.length
+    if (sinceTurn >= ASSEMBLE_SLICE_BYTES) {
+      sinceTurn = 0
+      await new Promise(setImmediate)
+    }
+  }
+}
 
 /** `assembleStream` with a turn of the event loop after each `ASSEMBLE_SLICE_BYTES` of event data. */
 export async function assembleStreamInSlices(
@@ -129,18 +141,13 @@ export async function assembleStreamInSlices(
 ): Promise<object> {
   const decoder = reader.streamDecoder(plan)
   const draft = new AnswerDraft()
-  let sinceTurn = 0
-  for (const payload of data) {
+  await forEachInSlices(data, (payload) => {
     for (const event of decoder.event(payload)) draft.add(event)
-    sinceTurn += payload.length
-    if (sinceTurn >= ASSEMBLE_SLICE_BYTES) {
-      sinceTurn = 0
-      await new Promise(setImmediate)
-    }
-  }
+  })
   return writer.responseFromHub(draft.answer(), { ...plan, stream: false })
 }
 
+/** The events of a stream (their SSE `data`) read by `reader`, assembled into `writer`'s non-streaming answer. */
 export function assembleStream(reader: UpstreamFormat, writer: ClientFormat, data: readonly string[], plan: CallPlan): object {
   const decoder = reader.streamDecoder(plan)
   const draft = new AnswerDraft()

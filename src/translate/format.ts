@@ -55,6 +55,8 @@ export interface ClientFormat {
    * upstream's are assembled from their events instead.
    */
   assembleStream?(data: readonly string[]): object | undefined
+  /** `assembleStream` with turns of the event loop between slices, for a stream that may be large (a kept one). */
+  assembleStreamInSlices?(data: readonly string[]): Promise<object | undefined>
 }
 
 /** What a format contributes as the upstream's side of a call: requests written, answers read. */

@@ -76,7 +76,9 @@ export class RedisCatalog implements OwnerCatalog {
     const ttl = Math.max(1, Math.ceil(ttlMs))
     // Serialised exactly as Keyv's own `set` would, with the same `expires` as the catalog entry, so `keyv.get` reads them.
     const values = await Promise.all(
-      record.values.map(async (v): Promise<[string, string]> => [link.key(v.key), await link.serialize(v.value, entry.expires_at)]),
+      record.values.map(
+        async (v): Promise<[string, string | Buffer]> => [link.key(v.key), await link.serialize(v.value, entry.expires_at)],
+      ),
     )
     const transaction = (legacyExpire: boolean): RedisMulti => {
       const multi = link.client.multi()

@@ -1,9 +1,10 @@
 import type Keyv from 'keyv'
+import { jsonBytesInSlices, TEXT_SLICE_CHARS } from '../../json/text-in-slices.js'
 import { storeUnavailable } from './guard.js'
 
 /** The part of a node-redis v5 MULTI (a single client's or a cluster's) the Redis catalog uses. */
 export interface RedisMulti {
-  set(key: string, value: string, options: { PX: number }): RedisMulti
+  set(key: string, value: string | Buffer, options: { PX: number }): RedisMulti
   hSet(key: string, field: string, value: string): RedisMulti
   hDel(key: string, fields: string | string[]): RedisMulti
   pExpire(key: string, ms: number, mode?: 'NX' | 'GT'): RedisMulti
@@ -128,11 +129,38 @@ export class RedisLink {
     return adapter.namespace ? `${adapter.namespace}${adapter.keyPrefixSeparator ?? '::'}${logical}` : logical
   }
 
-  /** The string Keyv's own `set` would store for `value` (its serializer and compression, `expires` included), so Keyv reads it back. */
-  async serialize(value: unknown, expires: number): Promise<string> {
+  /**
+   * What Keyv's own `set` would store for `value` (its serializer and compression, `expires` included), so Keyv reads
+   * it back. A long string under Keyv's default serializer is written as its UTF-8 bytes a slice at a time: at once,
+   * a kept stream's 60 MB record stalled the loop for a tenth of a second, and as much again to encode it.
+   */
+  async serialize(value: unknown, expires: number): Promise<string | Buffer> {
+    if (typeof value === 'string' && value.length > TEXT_SLICE_CHARS && this.#defaultSerializer()) {
+      // The default serializer marks a string that starts with `:` by one more (its `:base64:` values start so).
+      const marked = value.charCodeAt(0) === 0x3a ? `:${value}` : value
+      const bytes = await jsonBytesInSlices(marked, '{"value":', `,"expires":${JSON.stringify(expires)}}`)
+      if (bytes) return bytes
+    }
     const serialized: unknown = await this.#keyv.serializeData({ value, expires })
     if (typeof serialized !== 'string') throw storeUnavailable('The recovery store needs a Keyv that serialises values to strings.')
     return serialized
+  }
+
+  /**
+   * Whether the Keyv serialises as its default serializer does, told by what it writes for a probe that shows its
+   * marks (a leading `:`, escapes, key order), and without compression: only then are long strings written in slices.
+   * Asked each time (it is cheap): a Keyv's serializer and compression can be changed after the store is made.
+   */
+  #defaultSerializer(): boolean {
+    let probe: unknown
+    try {
+      // Another copy of Keyv may keep its compression in its options only.
+      const compressed = this.#keyv.compression ?? (this.#keyv.opts as { compression?: unknown } | undefined)?.compression
+      probe = compressed ? undefined : this.#keyv.serialize?.({ value: ':a"\\\u2028é', expires: 1 })
+    } catch {
+      return false
+    }
+    return probe === `{"value":${JSON.stringify('::a"\\\u2028é')},"expires":1}`
   }
 
   /** Resolves when Redis can take commands now; rejects (store_unavailable) when it is known to be down. */

@@ -1,5 +1,5 @@
 import type { WireFormat } from '../../../translate/format.js'
-import { assembleMessage } from './assemble.js'
+import { assembleMessage, assembleMessageInSlices } from './assemble.js'
 import { messagesRequestFromHub, messagesRequestToHub } from './request.js'
 import { messagesErrorFromHub, messagesErrorToHub, messagesResponseFromHub, messagesResponseToHub } from './response.js'
 import { MessagesStreamDecoder, MessagesStreamEncoder } from './stream.js'
@@ -16,4 +16,5 @@ export const messagesFormat: WireFormat = {
   streamEncoder: (plan) => new MessagesStreamEncoder(plan),
   // A kept stream's record is the message its events add up to, every member the upstream sent kept.
   assembleStream: assembleMessage,
+  assembleStreamInSlices: assembleMessageInSlices,
 }

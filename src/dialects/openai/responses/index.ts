@@ -1,4 +1,6 @@
+import { parseJsonInSlices } from '../../../json/parse-in-slices.js'
 import { isObject } from '../../../json/value.js'
+import { ASSEMBLE_SLICE_BYTES } from '../../../translate/assemble.js'
 import type { WireFormat } from '../../../translate/format.js'
 import { parseJson } from '../../../translate/readers.js'
 import { chatErrorFromHub, chatErrorToHub } from '../chat-completions/response.js'
@@ -20,6 +22,7 @@ export const responsesFormat: WireFormat = {
   errorFromHub: chatErrorFromHub,
   streamEncoder: (plan) => new ResponsesStreamEncoder(plan),
   assembleStream: lastResponse,
+  assembleStreamInSlices: lastResponseInSlices,
   requestFromHub: responsesRequestFromHub,
   responseToHub: (body) => responsesResponseToHub(body),
   errorToHub: chatErrorToHub,
@@ -32,8 +35,34 @@ const FINAL_EVENTS = new Set(['response.completed', 'response.incomplete', 'resp
 /** The whole `response` a Responses stream ends with, or undefined for a stream cut before it. */
 function lastResponse(data: readonly string[]): object | undefined {
   for (let i = data.length - 1; i >= 0; i--) {
-    const event = parseJson(data[i] as string)
-    if (isObject(event) && typeof event.type === 'string' && FINAL_EVENTS.has(event.type) && isObject(event.response)) return event.response
+    const response = finalResponse(parseJson(data[i] as string))
+    if (response) return response
+  }
+  return undefined
+}
+
+/** The whole `response` of a final event, or undefined for any other event. */
+function finalResponse(event: unknown): object | undefined {
+  return isObject(event) && typeof event.type === 'string' && FINAL_EVENTS.has(event.type) && isObject(event.response)
+    ? event.response
+    : undefined
+}
+
+/**
+ * `lastResponse` with turns of the event loop between slices: the final event holds the whole answer, which in a
+ * kept stream can be tens of megabytes, so it is parsed a slice at a time too.
+ */
+async function lastResponseInSlices(data: readonly string[]): Promise<object | undefined> {
+  let sinceTurn = 0
+  for (let i = data.length - 1; i >= 0; i--) {
+    const text = data[i] as string
+    const response = finalResponse(await parseJsonInSlices(text))
+    if (response) return response
+    sinceTurn += text.length
+    if (sinceTurn >= ASSEMBLE_SLICE_BYTES) {
+      sinceTurn = 0
+      await new Promise(setImmediate)
+    }
   }
   return undefined
 }
