@@ -6,6 +6,7 @@ import { chatBody } from '../support/bodies.js'
 import { collectingGateway, type LoggedLine } from '../support/collecting-gateway.js'
 import { bearer, KEY_A, UPSTREAM_KEY } from '../support/fixture.js'
 import { call, eventually, open, readResponse } from '../support/http.js'
+import { peakGrowth } from '../support/peak-memory.js'
 import { rawClient } from '../support/raw-client.js'
 import { serve } from '../support/servers.js'
 
@@ -32,21 +33,6 @@ async function start(overrides: Partial<GatewayOptions>) {
       await gateway.close()
       await mock.close()
     },
-  }
-}
-
-/** The most array-buffer memory seen while `work` runs, above what was held when it started. */
-async function peakGrowth<T>(work: () => Promise<T>): Promise<{ result: T; growth: number }> {
-  const base = process.memoryUsage().arrayBuffers
-  let peak = base
-  const sample = setInterval(() => {
-    peak = Math.max(peak, process.memoryUsage().arrayBuffers)
-  }, 2)
-  try {
-    const result = await work()
-    return { result, growth: peak - base }
-  } finally {
-    clearInterval(sample)
   }
 }
 

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest'
 import { chatBody } from '../support/bodies.js'
 import { bearer, type Fixture, KEY_A, startFixture } from '../support/fixture.js'
 import { call } from '../support/http.js'
+import { peakGrowth } from '../support/peak-memory.js'
 import { NODE_KINDS } from '../support/servers.js'
 
 const MiB = 1024 * 1024
@@ -11,21 +12,6 @@ beforeAll(async () => {
   fx = await startFixture(NODE_KINDS[0]!, { limits: { maxDecodingBytes: 32 * MiB } })
 })
 afterAll(() => fx.close())
-
-/** The most array-buffer memory seen while `work` runs, above what was held when it started. */
-async function peakGrowth<T>(work: () => Promise<T>): Promise<{ result: T; growth: number }> {
-  const base = process.memoryUsage().arrayBuffers
-  let peak = base
-  const sample = setInterval(() => {
-    peak = Math.max(peak, process.memoryUsage().arrayBuffers)
-  }, 2)
-  try {
-    const result = await work()
-    return { result, growth: peak - base }
-  } finally {
-    clearInterval(sample)
-  }
-}
 
 it('answers 502 to six concurrent gzip bombs, holding at most the decoding budget', async () => {
   const bomb = chatBody('bomb', { mock: { gzip_bomb_bytes: 64 * MiB } })
