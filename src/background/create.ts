@@ -7,8 +7,10 @@ import { GatewayError } from '../errors.js'
 import type { CallRoute, Exchange } from '../http/dispatch.js'
 import type { RequestBody } from '../http/read-body.js'
 import { withRequestId } from '../http/request-id.js'
+import type { ResponseHead } from '../http/sink.js'
+import { streamHead } from '../recovery/stream/follow.js'
 import type { Runtime } from '../runtime.js'
-import { followHere, followStored, shownObject } from './follow.js'
+import { followHere, followStored, shownObject, streamEvents } from './follow.js'
 import { runInBackground } from './run.js'
 import { RunLog } from './run-log.js'
 import { type BackgroundHead, readHead } from './state.js'
@@ -77,8 +79,7 @@ export async function createInBackground(
   rt.background.add(run)
   void runInBackground(rt, spec, run)
   if (request.stream === true) {
-    streamHead(ex, ex.requestId, {})
-    return followHere(run, -1, ex.res)
+    return streamEvents(rt, ex.res, eventsHead(ex, ex.requestId, {}), (sink) => followHere(run, -1, sink))
   }
   sendObject(ex, ex.requestId, run.object, {})
 }
@@ -88,9 +89,9 @@ const keyName = (key: string) => `bgkey:${createHash('sha256').update(key).diges
 
 const REPLAYED = { 'idempotent-replayed': 'true' }
 
-function streamHead(ex: Exchange, requestId: string, extra: Record<string, string>): void {
-  const headers = { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', 'x-accel-buffering': 'no', ...extra }
-  ex.res.writeHead(200, withRequestId(headers, ex.match.dialect, requestId))
+/** The head of a background call's events, with the request id of the create that started it. */
+function eventsHead(ex: Exchange, requestId: string, extra: Record<string, string>): ResponseHead {
+  return streamHead(withRequestId({ ...extra }, ex.match.dialect, requestId))
 }
 
 function sendObject(ex: Exchange, requestId: string, object: unknown, extra: Record<string, string>): void {
@@ -112,8 +113,8 @@ async function answerEarlier(rt: Runtime, ex: Exchange, format: BackgroundFormat
     sendObject(ex, requestId, here ? here.object : shownObject(format, head as BackgroundHead), REPLAYED)
     return true
   }
-  streamHead(ex, requestId, REPLAYED)
-  if (here) await followHere(here, -1, ex.res)
-  else await followStored({ store: rt.store, format, owner: ex.owner, requestId }, -1, ex.res)
+  await streamEvents(rt, ex.res, eventsHead(ex, requestId, REPLAYED), (sink) =>
+    here ? followHere(here, -1, sink) : followStored({ store: rt.store, format, owner: ex.owner, requestId }, -1, sink),
+  )
   return true
 }

@@ -3,7 +3,9 @@
 import type { ServerResponse } from 'node:http'
 import { setTimeout as sleep } from 'node:timers/promises'
 import type { BackgroundFormat } from '../dialects/index.js'
+import { ClientSink, type ResponseHead } from '../http/sink.js'
 import type { RecoveryStore } from '../recovery/store/recovery-store.js'
+import type { Runtime } from '../runtime.js'
 import { BACKGROUND_TICK_MS, keptEvent, type RunLog } from './run-log.js'
 import { type BackgroundHead, hasEnded, readHead, readSegment, STOPPED_MESSAGE } from './state.js'
 
@@ -15,20 +17,39 @@ export function shownObject(format: BackgroundFormat, head: BackgroundHead): Rec
   return leaseLapsed(head) ? format.ended(head.object, 'failed', STOPPED_MESSAGE) : head.object
 }
 
+/**
+ * Serves a background call's events as a stream: `head` first, then what `follow` writes, with keep-alives through
+ * the quiet spells of a call still thinking (a CDN in front would cut the stream as it cuts a plain one).
+ */
+export async function streamEvents(
+  rt: Runtime,
+  res: ServerResponse,
+  head: ResponseHead,
+  follow: (sink: ClientSink) => Promise<void>,
+): Promise<void> {
+  const sink = new ClientSink(res, rt.clientDeadlines.write)
+  sink.open(head)
+  const release = rt.keepAlive?.hold(sink)
+  try {
+    await follow(sink)
+  } finally {
+    release?.()
+  }
+}
+
 /** Writes the events of a call running here after `after`, then those to come, until it ends or the client leaves. */
-export function followHere(run: RunLog, after: number, res: ServerResponse): Promise<void> {
+export function followHere(run: RunLog, after: number, sink: ClientSink): Promise<void> {
   return new Promise((resolve) => {
     let stop = () => {}
-    const gone = () => {
+    const stopWatching = sink.watch.onGone(() => {
       stop()
       resolve()
-    }
-    res.once('close', gone)
+    })
     stop = run.follow(after, {
-      event: (sse) => void res.write(sse),
+      event: (sse) => void sink.write(Buffer.from(sse)),
       end: () => {
-        res.off('close', gone)
-        res.end()
+        stopWatching()
+        sink.end()
         resolve()
       },
     })
@@ -44,29 +65,26 @@ export interface StoredCall {
 }
 
 /** Writes the events of a call kept in the store after `after`, following it while it runs elsewhere. */
-export async function followStored(call: StoredCall, after: number, res: ServerResponse): Promise<void> {
+export async function followStored(call: StoredCall, after: number, sink: ClientSink): Promise<void> {
   const { store, format, owner, requestId } = call
-  let gone = false
-  res.once('close', () => {
-    gone = true
-  })
+  const write = (sse: string) => void sink.write(Buffer.from(sse))
   let seq = -1
   let segment = 0
-  while (!gone) {
+  while (!sink.watch.clientGone) {
     const head = await readHead(store, owner, requestId)
     // Deleted meanwhile: nothing more will come.
     if (!head) break
-    while (segment < head.segments && !gone) {
-      for (const sse of await readSegment(store, owner, requestId, segment)) if (++seq > after) res.write(sse)
+    while (segment < head.segments && !sink.watch.clientGone) {
+      for (const sse of await readSegment(store, owner, requestId, segment)) if (++seq > after) write(sse)
       segment++
     }
     if (hasEnded(head.status)) break
     if (leaseLapsed(head)) {
       const told = format.endEvent(shownObject(format, head))
-      if (told && ++seq > after) res.write(keptEvent(told, seq))
+      if (told && ++seq > after) write(keptEvent(told, seq))
       break
     }
     await sleep(BACKGROUND_TICK_MS)
   }
-  res.end()
+  sink.end()
 }

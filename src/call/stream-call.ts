@@ -1,6 +1,5 @@
-import { isGatewayError } from '../errors.js'
 import { withRequestId } from '../http/request-id.js'
-import type { ClientSink, ResponseHead, ResponseSink } from '../http/sink.js'
+import type { ClientSink } from '../http/sink.js'
 import type { CallLease } from '../idempotency/lease.js'
 import { CLAIM_MARGIN_MS } from '../idempotency/lease.js'
 import { channels } from '../observe/channels.js'
@@ -28,11 +27,12 @@ import {
 } from './answer.js'
 import { NO_USAGE } from './answer-facts.js'
 import type { CallSpec } from './call-spec.js'
+import { endCommitted, errorAsEvent } from './committed-stream.js'
 import { keepStream } from './keep-record.js'
 import { relay } from './relay.js'
 import { buildStreamSinks } from './sink-stack.js'
 import { boundedStreamLog, reportUnkeepable } from './stream-bounds.js'
-import { answeredError, StreamEnding } from './stream-sinks.js'
+import { StreamEnding } from './stream-sinks.js'
 import { reportDropped } from './translation.js'
 
 /** The journal of one call, for `Journal`. */
@@ -61,34 +61,6 @@ const isResumable = (rt: Runtime, spec: CallSpec) => spec.repeat.key !== undefin
 /** The headers of a stream of `type` in the client's dialect, with the request id. */
 function streamHeaders(spec: CallSpec, type: string): Record<string, string | number> {
   return withRequestId({ 'content-type': type, 'cache-control': 'no-cache', 'x-accel-buffering': 'no' }, spec.inbound, spec.requestId)
-}
-
-/**
- * A stream a keep-alive committed before its upstream answered can no longer answer an error with a status: it ends
- * with the error event of the client's format, as a broken stream does. Returns the error, to be thrown on.
- */
-function endCommitted(spec: CallSpec, client: ClientSink, error: unknown): unknown {
-  if (!client.openedEarly) return error
-  const facts = isGatewayError(error)
-    ? { status: error.status ?? 500, code: error.code === 'invalid_options' ? 'internal_error' : error.code, message: error.message }
-    : { status: 500, code: 'internal_error' as const, message: 'The gateway failed to handle this request.' }
-  client.write(new StreamEnding(spec).failed({ ...facts, param: undefined }))
-  client.end()
-  return error
-}
-
-/** The client of a committed stream as a sink for an upstream's error answer: the answer becomes the stream's last event. */
-function errorAsEvent(spec: CallSpec, client: ClientSink): ResponseSink {
-  return {
-    complete(head: ResponseHead, body: Buffer) {
-      client.write(new StreamEnding(spec).failed(answeredError(head.status, body)))
-      client.end()
-    },
-    open: () => {},
-    write: () => true,
-    end: () => client.end(),
-    abort: () => client.end(),
-  }
 }
 
 /** The parts of a resumable stream: its log and its entry among the live calls; the journal once its client left. */
@@ -122,7 +94,10 @@ export async function streamCall(rt: Runtime, spec: CallSpec, client: ClientSink
   // Held from before the upstream call: a model that thinks for minutes keeps its client's connection open.
   let release: (() => void) | undefined
   if (rt.keepAlive) {
-    client.headAhead({ status: 200, headers: streamHeaders(spec, 'text/event-stream') })
+    const ahead = { status: 200, headers: streamHeaders(spec, 'text/event-stream') }
+    client.headAhead(ahead)
+    // A retry that joins before the upstream answered waits as long: it is kept alive behind the same head.
+    lease?.shared.headAhead(ahead)
     release = rt.keepAlive.hold(client)
   }
   const stopWatching = client.watch.onGone(() => {

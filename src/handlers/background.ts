@@ -1,12 +1,13 @@
 // The calls a client ran in the background, by id: their state, their events from a sequence number, a cancel and
 // a delete. Private to their owner: another owner's id is simply not found.
 import { setTimeout as sleep } from 'node:timers/promises'
-import { followHere, followStored, leaseLapsed, shownObject } from '../background/follow.js'
+import { followHere, followStored, leaseLapsed, shownObject, streamEvents } from '../background/follow.js'
 import { type BackgroundHead, backgroundNames, hasEnded, readHead, removeCall } from '../background/state.js'
 import type { BackgroundFormat } from '../dialects/index.js'
 import { GatewayError, invalidField, shown } from '../errors.js'
 import type { BackgroundRoute, Exchange } from '../http/dispatch.js'
 import { sendJson } from '../http/reply.js'
+import { streamHead } from '../recovery/stream/follow.js'
 import type { Runtime } from '../runtime.js'
 
 /** How long a cancel or delete asked for here waits for the process running the call to stop it. */
@@ -48,9 +49,9 @@ export async function serveBackground(rt: Runtime, ex: Exchange, route: Backgrou
       if (ex.match.query.get('stream') !== 'true')
         return sendJson(res, 200, here ? here.object : shownObject(format, head as BackgroundHead))
       const after = startingAfter(ex.match.query)
-      res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', 'x-accel-buffering': 'no' })
-      if (here) return followHere(here, after, res)
-      return followStored({ store: rt.store, format, owner, requestId }, after, res)
+      return streamEvents(rt, res, streamHead(), (sink) =>
+        here ? followHere(here, after, sink) : followStored({ store: rt.store, format, owner, requestId }, after, sink),
+      )
     }
     case 'cancel': {
       if (here) {

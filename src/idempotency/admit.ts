@@ -1,4 +1,5 @@
 import type { CallSpec } from '../call/call-spec.js'
+import { endCommitted, errorAsEvent } from '../call/committed-stream.js'
 import { GatewayError } from '../errors.js'
 import { withRequestId } from '../http/request-id.js'
 import type { ClientSink, ResponseHead } from '../http/sink.js'
@@ -125,8 +126,7 @@ async function admitKeyed(rt: Runtime, spec: CallSpec, client: ClientSink, finge
       lease.withdraw()
       publishServed(rt, spec, done.follow, 'join')
       noteServedAgain(rt, spec.owner, done.follow, client)
-      client.open(replayedHead(streamHead(withRequestId({}, spec.inbound, done.follow))))
-      await followJournal(rt.store, spec.owner, done.follow, 0, client)
+      await followElsewhere(rt, spec, client, done.follow)
       return SERVED
     }
     replay(rt, spec, client, done)
@@ -214,10 +214,37 @@ function replay(rt: Runtime, spec: CallSpec, client: ClientSink, answer: KeptAns
   noteServedAgain(rt, spec.owner, answer.requestId, client)
 }
 
+/**
+ * Serves a running call's response to a repeat of it. A streamed repeat that comes before the upstream answered waits
+ * as long as the call's own client: it gets keep-alives too, behind the head that client got, marked replayed.
+ */
 async function joinRunning(rt: Runtime, spec: CallSpec, client: ClientSink, running: JoinableCall): Promise<void> {
   publishServed(rt, spec, running.requestId, 'join')
   noteServedAgain(rt, spec.owner, running.requestId, client)
-  await running.shared.join(client)
+  const ahead = spec.stream ? running.shared.joinerHeadAhead : undefined
+  if (!rt.keepAlive || !ahead) return running.shared.join(client)
+  // Its error event names the call it joined, as its head does.
+  const source = { format: spec.format, inbound: spec.inbound, requestId: running.requestId }
+  client.headAhead(ahead)
+  const release = rt.keepAlive.hold(client)
+  try {
+    await running.shared.join(client, errorAsEvent(source, client))
+  } catch (error) {
+    throw endCommitted(source, client, error)
+  } finally {
+    release()
+  }
+}
+
+/** Follows a stream journalled by another process; a quiet spell there gets keep-alives here. */
+async function followElsewhere(rt: Runtime, spec: CallSpec, client: ClientSink, requestId: string): Promise<void> {
+  client.open(replayedHead(streamHead(withRequestId({}, spec.inbound, requestId))))
+  const release = rt.keepAlive?.hold(client)
+  try {
+    await followJournal(rt.store, spec.owner, requestId, 0, client)
+  } finally {
+    release?.()
+  }
 }
 
 function publishServed(rt: Runtime, spec: CallSpec, originalRequestId: string, how: CallServedMessage['how']): void {

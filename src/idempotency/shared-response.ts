@@ -23,6 +23,8 @@ interface Joiner {
   settle: (error?: unknown) => void
   /** What it was handed on joining (shared chunks, not copies): its backlog may hold that much more. */
   replayed: number
+  /** Where a whole answer goes when a keep-alive sent the joiner's head before it came. */
+  committed: ResponseSink | undefined
 }
 
 /**
@@ -36,6 +38,8 @@ export class SharedResponse implements ResponseSink {
   /** The head as the call's own client got it; joiners get it marked replayed, built when the first one comes. */
   #head: ResponseHead | undefined
   #replayed: ResponseHead | undefined
+  /** The head the call's client gets from a keep-alive before the upstream's (`headAhead`). */
+  #ahead: ResponseHead | undefined
   #whole: Buffer | undefined
   #chunks: Buffer[] = []
   #bytes = 0
@@ -72,6 +76,19 @@ export class SharedResponse implements ResponseSink {
     return this.#state === 'ended' && !this.#overflowed ? Buffer.concat(this.#chunks, this.#bytes) : undefined
   }
 
+  /**
+   * The head the call's own client gets from a keep-alive while its upstream is quiet: a joiner that waits as long
+   * is kept alive behind the same head, marked replayed.
+   */
+  headAhead(head: ResponseHead): void {
+    this.#ahead = head
+  }
+
+  /** The head a keep-alive may send a joiner before the response's own comes; undefined once that came (or none). */
+  get joinerHeadAhead(): ResponseHead | undefined {
+    return this.#state === 'pending' && this.#ahead ? replayedHead(this.#ahead) : undefined
+  }
+
   /** Calls `listener` once when the last joined client leaves. */
   onEmpty(listener: () => void): void {
     this.#onEmpty = listener
@@ -82,7 +99,9 @@ export class SharedResponse implements ResponseSink {
     this.#head = head
     this.#whole = body
     for (const joiner of this.#take()) {
-      joiner.sink.complete(this.#replayedHead(), body)
+      // A joiner a keep-alive committed has its head already: the answer (an error) can only be its last event.
+      const to = joiner.sink.openedEarly && joiner.committed ? joiner.committed : joiner.sink
+      to.complete(this.#replayedHead(), body)
       joiner.settle()
     }
   }
@@ -146,9 +165,10 @@ export class SharedResponse implements ResponseSink {
 
   /**
    * Serves this response to another client: resolves once it was handed over (or that client left), rejects with the
-   * call's error when the call failed before answering.
+   * call's error when the call failed before answering. `committed` takes a whole answer that comes after a
+   * keep-alive sent the joiner's head (see `joinerHeadAhead`).
    */
-  join(sink: ClientSink): Promise<void> {
+  join(sink: ClientSink, committed?: ResponseSink): Promise<void> {
     switch (this.#state) {
       case 'failed':
         return Promise.reject(this.#error)
@@ -170,6 +190,7 @@ export class SharedResponse implements ResponseSink {
       const joiner: Joiner = {
         sink,
         replayed,
+        committed,
         settle: (error) => {
           stopWatching()
           if (error === undefined) resolve()
