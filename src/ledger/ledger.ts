@@ -35,9 +35,19 @@ export interface LedgerOptions {
   logger: GatewayLogger
 }
 
-/** What `admit` hands back for the call's end: whom to charge. */
+/** The rate-limit headers of one check, in each family of names clients read. */
+export interface LimitHeaders {
+  /** OpenAI's names (`x-ratelimit-*`), read by OpenAI's SDKs and the many clients that copy them. */
+  openai: Record<string, string>
+  /** Anthropic's names (`anthropic-ratelimit-*`), read by Anthropic's SDKs. */
+  anthropic: Record<string, string>
+}
+
+/** What `admit` hands back for the call's end: whom to charge, and the limits the check saw for the answer's head. */
 export interface LedgerEntry {
   owner: string
+  /** Undefined when the check could not be made (a store down, failing open): there is nothing true to tell. */
+  headers: LimitHeaders | undefined
 }
 
 /** One gateway's ledger over its counters. */
@@ -73,10 +83,11 @@ export class Ledger {
       if (this.#failClosed) {
         throw new GatewayError('store_unavailable', 'The rate limits cannot be checked now; try again shortly.', { retryAfterSeconds: 1 })
       }
-      return { owner }
+      return { owner, headers: undefined }
     }
-    if (result.over !== undefined) throw overLimit(result, limits)
-    return { owner }
+    const headers = limitHeaders(result, limits)
+    if (result.over !== undefined) throw overLimit(result, headers)
+    return { owner, headers }
   }
 
   /** Adds a finished call's tokens and cost to its owner's windows; never rejects (a failure is a warn line). */
@@ -106,33 +117,46 @@ export class Ledger {
   }
 }
 
-/** The 429 of a reached limit: `retry-after` when its window starts anew, and the rate-limit headers SDKs read. */
-function overLimit(result: CheckResult, limits: CounterLimits): GatewayError {
-  const resetMs = result.over === 'cost' ? result.dayResetMs : result.minuteResetMs
-  const headers: Record<string, string> = {}
+/**
+ * The rate-limit headers of a check: each limit the owner has, what is left of it after this call was counted, and
+ * when its window starts anew (OpenAI's as a duration, Anthropic's as an RFC 3339 time).
+ */
+function limitHeaders(result: CheckResult, limits: CounterLimits): LimitHeaders {
+  const openai: Record<string, string> = {}
+  const anthropic: Record<string, string> = {}
   const minuteReset = new Date(Date.now() + result.minuteResetMs).toISOString().replace(/\.\d{3}Z$/, 'Z')
+  const minuteSeconds = `${Math.ceil(result.minuteResetMs / 1000)}s`
   if (limits.requests >= 0) {
     const remaining = String(Math.max(0, limits.requests - result.requests))
-    headers['x-ratelimit-limit-requests'] = String(limits.requests)
-    headers['x-ratelimit-remaining-requests'] = remaining
-    headers['x-ratelimit-reset-requests'] = `${Math.ceil(result.minuteResetMs / 1000)}s`
-    headers['anthropic-ratelimit-requests-limit'] = String(limits.requests)
-    headers['anthropic-ratelimit-requests-remaining'] = remaining
-    headers['anthropic-ratelimit-requests-reset'] = minuteReset
+    openai['x-ratelimit-limit-requests'] = String(limits.requests)
+    openai['x-ratelimit-remaining-requests'] = remaining
+    openai['x-ratelimit-reset-requests'] = minuteSeconds
+    anthropic['anthropic-ratelimit-requests-limit'] = String(limits.requests)
+    anthropic['anthropic-ratelimit-requests-remaining'] = remaining
+    anthropic['anthropic-ratelimit-requests-reset'] = minuteReset
   }
   if (limits.tokens >= 0) {
     const remaining = String(Math.max(0, limits.tokens - result.tokens))
-    headers['x-ratelimit-limit-tokens'] = String(limits.tokens)
-    headers['x-ratelimit-remaining-tokens'] = remaining
-    headers['x-ratelimit-reset-tokens'] = `${Math.ceil(result.minuteResetMs / 1000)}s`
-    headers['anthropic-ratelimit-tokens-limit'] = String(limits.tokens)
-    headers['anthropic-ratelimit-tokens-remaining'] = remaining
-    headers['anthropic-ratelimit-tokens-reset'] = minuteReset
+    openai['x-ratelimit-limit-tokens'] = String(limits.tokens)
+    openai['x-ratelimit-remaining-tokens'] = remaining
+    openai['x-ratelimit-reset-tokens'] = minuteSeconds
+    anthropic['anthropic-ratelimit-tokens-limit'] = String(limits.tokens)
+    anthropic['anthropic-ratelimit-tokens-remaining'] = remaining
+    anthropic['anthropic-ratelimit-tokens-reset'] = minuteReset
   }
+  return { openai, anthropic }
+}
+
+/**
+ * The 429 of a reached limit: `retry-after` when its window starts anew, and the rate-limit headers in both families
+ * of names (a client that reached a limit is told in whichever names it reads).
+ */
+function overLimit(result: CheckResult, headers: LimitHeaders): GatewayError {
+  const resetMs = result.over === 'cost' ? result.dayResetMs : result.minuteResetMs
   const what = { requests: 'requests per minute', tokens: 'tokens per minute', cost: 'cost per day' }[result.over ?? 'requests']
   return new GatewayError('rate_limit_exceeded', `Rate limit reached: ${what}. Try again in ${Math.ceil(resetMs / 1000)} s.`, {
     retryAfterSeconds: Math.max(1, Math.ceil(resetMs / 1000)),
-    headers,
+    headers: { ...headers.openai, ...headers.anthropic },
   })
 }
 
