@@ -30,6 +30,8 @@ export const RATE_LIMIT_HEADERS = [
 export interface LedgerOptions {
   owners: ResolvedOwnerLimits
   failClosed: boolean
+  /** Whether any model has a price: without one, a cost limit a function answers can never be reached. */
+  priced: boolean
   /** The gateway's store: a Keyv on Redis shares the counters across processes; anything else keeps them here. */
   store: Keyv | undefined
   logger: GatewayLogger
@@ -57,10 +59,16 @@ export class Ledger {
   readonly #counters: Counters
   readonly #warn: (what: string, error: unknown) => void
   readonly #pending = new Set<Promise<void>>()
+  readonly #priced: boolean
+  readonly #logger: GatewayLogger
+  /** Whether the host was told that a cost limit its function answered cannot be reached: once per gateway. */
+  #toldUnpriced = false
 
   constructor(options: LedgerOptions) {
     this.#owners = options.owners
     this.#failClosed = options.failClosed
+    this.#priced = options.priced
+    this.#logger = options.logger
     this.#warn = rateLimitedWarn(options.logger, options.failClosed)
     this.#counters =
       options.store && isRedisKeyv(options.store)
@@ -113,7 +121,22 @@ export class Ledger {
     if ('fixed' in owners) return owners.fixed
     const answer = owners.of(owner)
     // A sync function costs no promise turn.
-    return answer instanceof Promise ? answer.then(answeredLimits) : answeredLimits(answer)
+    return answer instanceof Promise ? answer.then((value) => this.#answered(owner, value)) : this.#answered(owner, answer)
+  }
+
+  /** The limits a function answered, checked; a cost limit that nothing priced can reach is told of once. */
+  #answered(owner: string, answer: unknown): CounterLimits | undefined {
+    const limits = answeredLimits(answer)
+    if (limits !== undefined && limits.cost >= 0 && !this.#priced && !this.#toldUnpriced) {
+      this.#toldUnpriced = true
+      this.#logger.warn(
+        'model-gateway: limits.owners gave a costPerDay, but no model has a price: every call costs nothing, so it is never reached',
+        {
+          owner,
+        },
+      )
+    }
+    return limits
   }
 }
 
