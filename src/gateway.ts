@@ -19,6 +19,7 @@ import { type Match, matchRequest } from './http/router.js'
 import { JoinableCalls } from './idempotency/joinable-calls.js'
 import { RecentAnswers } from './idempotency/recent-answers.js'
 import { Ledger } from './ledger/ledger.js'
+import { unofferedPrices } from './ledger/pricing.js'
 import { channels, type RecordsTrimMessage } from './observe/channels.js'
 import { subscribeUsage } from './observe/usage.js'
 import { createRecoveryStore } from './recovery/store/recovery-store.js'
@@ -86,6 +87,8 @@ const EVICTED_IDS_LOGGED = 20
  */
 export function createGateway(options: GatewayOptions): Gateway {
   const resolved = resolveOptions(options)
+  const unoffered = unofferedPrices(resolved.unofferedPrices, resolved.models.keys())
+  if (unoffered) resolved.logger.warn('model-gateway: pricing names models this gateway does not offer; their prices are unused', unoffered)
   const id = randomUUID()
   const agent = createUpstreamAgent(resolved.timeouts)
   const circuits = circuitBreaker(id)

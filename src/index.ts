@@ -4,6 +4,7 @@ export { ownerId } from './http/auth.js'
 export { requestBodyHash } from './json/hash.js'
 export {
   type CallEndMessage,
+  type CallRefusedMessage,
   type CallServedMessage,
   type CallStartMessage,
   type ChannelMessage,

@@ -194,7 +194,8 @@ export interface GatewayOptions {
   cors?: CorsOptions
   /**
    * Prices of models by id, in USD per million tokens: usage events, `call:end` and the OTel cost counter then carry
-   * each call's cost in nano-dollars, and `limits.owners.costPerDay` can be enforced. @default undefined (no cost)
+   * each call's cost in nano-dollars, and `limits.owners.costPerDay` can be enforced. Ids of models this gateway does
+   * not offer are taken (one table may serve many gateways) and named in a warn line. @default undefined (no cost)
    */
   pricing?: Record<string, ModelPrice>
   /** Called once per 2xx upstream call with normalised token counts (0 when the upstream reported none). @default undefined */

@@ -105,18 +105,26 @@ export function headerText(rt: Runtime, response: UpstreamResponse, name: string
 
 /** Upstream headers a client plans its next calls by: its retry hint and rate-limit state. */
 const PASSED_DOWN = /^(retry-after(-ms)?|x-ratelimit-[\w-]+)$/
+/** The upstream's rate-limit state: the gateway's own key's, which an owner with limits is not told. */
+const UPSTREAM_LIMITS = /^x-ratelimit-/
 
-/** Adds the upstream's retry and rate-limit headers, keys taken out. */
+/**
+ * Adds the upstream's retry and rate-limit headers, keys taken out; for an owner with limits, the owner's rate-limit
+ * headers instead of the upstream's (the upstream's limits are the gateway's key's, not the owner's).
+ */
 export function passDown(
   rt: Runtime,
+  spec: CallSpec,
   response: UpstreamResponse,
   headers: Record<string, string | number>,
 ): Record<string, string | number> {
+  const own = spec.limitHeaders
   for (const name of Object.keys(response.headers)) {
-    if (!PASSED_DOWN.test(name)) continue
+    if (!PASSED_DOWN.test(name) || (own && UPSTREAM_LIMITS.test(name))) continue
     const value = headerText(rt, response, name)
     if (value !== undefined) headers[name] = value
   }
+  if (own) Object.assign(headers, own)
   return headers
 }
 
@@ -137,7 +145,7 @@ function wholeHead(
     spec.requestId,
   )
   reportDropped(rt.options.logger, spec.requestId, answer.translation, headers)
-  return { status, headers: passDown(rt, response, headers) }
+  return { status, headers: passDown(rt, spec, response, headers) }
 }
 
 /**

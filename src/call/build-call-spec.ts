@@ -44,5 +44,6 @@ export function buildCallSpec(rt: Runtime, ex: Exchange, call: CallRoute, body: 
     repeat,
     trace: traceHeadersOf(ex.req.headers),
     requestHash: hashOnce(body, ex.owner),
+    limitHeaders: undefined,
   }
 }

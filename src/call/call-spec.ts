@@ -43,6 +43,11 @@ export interface CallSpec {
   trace: TraceHeaders | undefined
   /** The body's `request_body_hash`, computed once for the call on first ask (a large body's off the event loop). */
   requestHash: () => Promise<string>
+  /**
+   * The owner's rate-limit headers as the ledger's check saw them, in the names the client's dialect reads; set by
+   * that check, undefined for an owner without limits. They stand in for the upstream's own on every answer.
+   */
+  limitHeaders: Readonly<Record<string, string>> | undefined
 }
 
 /** A call between two formats: the translator and the plan its answer is translated with. */

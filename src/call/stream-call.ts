@@ -58,9 +58,17 @@ export function journalOptions(rt: Runtime, spec: CallSpec, call: { stream: bool
  */
 const isResumable = (rt: Runtime, spec: CallSpec) => spec.repeat.key !== undefined || rt.options.recovery.streams === 'finish'
 
-/** The headers of a stream of `type` in the client's dialect, with the request id. */
+/**
+ * The headers of a stream of `type` in the client's dialect, with the request id, and the owner's rate-limit headers
+ * (a head a keep-alive commits before the upstream answers has only these to tell of them).
+ */
 function streamHeaders(spec: CallSpec, type: string): Record<string, string | number> {
-  return withRequestId({ 'content-type': type, 'cache-control': 'no-cache', 'x-accel-buffering': 'no' }, spec.inbound, spec.requestId)
+  const headers = withRequestId(
+    { 'content-type': type, 'cache-control': 'no-cache', 'x-accel-buffering': 'no' },
+    spec.inbound,
+    spec.requestId,
+  )
+  return spec.limitHeaders ? Object.assign(headers, spec.limitHeaders) : headers
 }
 
 /** The parts of a resumable stream: its log and its entry among the live calls; the journal once its client left. */
@@ -186,7 +194,7 @@ async function relayStream(
   const type = translation ? 'text/event-stream' : (headerText(rt, response, 'content-type') ?? 'text/event-stream')
   const headers = streamHeaders(spec, type)
   reportDropped(rt.options.logger, spec.requestId, translation, headers)
-  sink.open({ status, headers: passDown(rt, response, headers) })
+  sink.open({ status, headers: passDown(rt, spec, response, headers) })
   let broken = false
   try {
     await relay(response.body, sink, client, { pastClient: resumable !== undefined })

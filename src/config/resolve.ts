@@ -31,8 +31,10 @@ export interface ResolvedOptions {
   limits: Required<Omit<LimitOptions, 'owners' | 'failClosed'>>
   /** `pricing` by model id; undefined without it. */
   pricing: Map<string, NanoPrices> | undefined
-  /** `limits.owners` and `limits.failClosed`; undefined without owner limits. */
-  ownerLimits: { owners: ResolvedOwnerLimits; failClosed: boolean } | undefined
+  /** Ids `pricing` prices that no model has: taken, and named in one warn line at construction. */
+  unofferedPrices: string[]
+  /** `limits.owners` and `limits.failClosed`, and whether any model has a price; undefined without owner limits. */
+  ownerLimits: { owners: ResolvedOwnerLimits; failClosed: boolean; priced: boolean } | undefined
   timeouts: Required<TimeoutOptions>
   /** `streamMs` 0 when keep-alive is off. */
   keepAlive: Required<KeepAliveOptions>
@@ -180,7 +182,9 @@ export function resolveOptions(options: GatewayOptions): ResolvedOptions {
   const timeouts = section(options.timeouts, 'timeouts', KNOWN_KEYS.timeouts)
   const keepAlive = section(options.keepAlive, 'keepAlive', KNOWN_KEYS.keepAlive)
   const pricing = resolvePricing(options.pricing, new Set(models.keys()))
-  const owners = resolveOwnerLimits(limits.owners, pricing !== undefined)
+  // Prices only of models the gateway does not offer price nothing: a cost limit could never be reached.
+  const priced = pricing !== undefined && pricing.prices.size > 0
+  const owners = resolveOwnerLimits(limits.owners, priced)
   if (limits.failClosed !== undefined && typeof limits.failClosed !== 'boolean') fail('limits.failClosed must be a boolean')
   const cors = resolveCors(options.cors === undefined ? undefined : section(options.cors, 'cors', KNOWN_KEYS.cors))
   if (options.onUsage !== undefined && typeof options.onUsage !== 'function') fail('onUsage must be a function')
@@ -234,8 +238,9 @@ export function resolveOptions(options: GatewayOptions): ResolvedOptions {
       ),
       maxDecodingBytes: positiveInt(limits.maxDecodingBytes, DEFAULTS.limits.maxDecodingBytes, 'limits.maxDecodingBytes'),
     },
-    pricing,
-    ownerLimits: owners && { owners, failClosed: limits.failClosed === true },
+    pricing: pricing?.prices,
+    unofferedPrices: pricing?.unoffered ?? [],
+    ownerLimits: owners && { owners, failClosed: limits.failClosed === true, priced },
     timeouts: {
       upstreamMs: positiveInt(timeouts.upstreamMs, DEFAULTS.timeouts.upstreamMs, 'timeouts.upstreamMs'),
       connectMs: positiveInt(timeouts.connectMs, DEFAULTS.timeouts.connectMs, 'timeouts.connectMs'),

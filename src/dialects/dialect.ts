@@ -203,6 +203,11 @@ export interface Dialect {
   readonly upstreamOptions?: Readonly<Record<string, DialectUpstreamOption>>
   /** The response header this dialect's SDKs read the request id from, beside `x-request-id` (`request-id`). @default none */
   readonly requestIdHeader?: string
+  /**
+   * The family of rate-limit header names this dialect's SDKs read, sent on answers under owner limits: OpenAI's
+   * (`x-ratelimit-*`, which most clients read, Gemini's included: Google sends none) or Anthropic's.
+   */
+  readonly rateLimitNames: 'openai' | 'anthropic'
   /** How a translated call is written for an upstream of this dialect, and its answers read back into the hub. */
   readonly upstreamFormat: UpstreamFormat
   /** The operation a translated call is to an upstream of this dialect (what `upstreamFormat` writes). */

@@ -30,14 +30,26 @@ export const RATE_LIMIT_HEADERS = [
 export interface LedgerOptions {
   owners: ResolvedOwnerLimits
   failClosed: boolean
+  /** Whether any model has a price: without one, a cost limit a function answers can never be reached. */
+  priced: boolean
   /** The gateway's store: a Keyv on Redis shares the counters across processes; anything else keeps them here. */
   store: Keyv | undefined
   logger: GatewayLogger
 }
 
-/** What `admit` hands back for the call's end: whom to charge. */
+/** The rate-limit headers of one check, in each family of names clients read. */
+export interface LimitHeaders {
+  /** OpenAI's names (`x-ratelimit-*`), read by OpenAI's SDKs and the many clients that copy them. */
+  openai: Record<string, string>
+  /** Anthropic's names (`anthropic-ratelimit-*`), read by Anthropic's SDKs. */
+  anthropic: Record<string, string>
+}
+
+/** What `admit` hands back for the call's end: whom to charge, and the limits the check saw for the answer's head. */
 export interface LedgerEntry {
   owner: string
+  /** Undefined when the check could not be made (a store down, failing open): there is nothing true to tell. */
+  headers: LimitHeaders | undefined
 }
 
 /** One gateway's ledger over its counters. */
@@ -47,10 +59,16 @@ export class Ledger {
   readonly #counters: Counters
   readonly #warn: (what: string, error: unknown) => void
   readonly #pending = new Set<Promise<void>>()
+  readonly #priced: boolean
+  readonly #logger: GatewayLogger
+  /** Whether the host was told that a cost limit its function answered cannot be reached: once per gateway. */
+  #toldUnpriced = false
 
   constructor(options: LedgerOptions) {
     this.#owners = options.owners
     this.#failClosed = options.failClosed
+    this.#priced = options.priced
+    this.#logger = options.logger
     this.#warn = rateLimitedWarn(options.logger, options.failClosed)
     this.#counters =
       options.store && isRedisKeyv(options.store)
@@ -73,10 +91,11 @@ export class Ledger {
       if (this.#failClosed) {
         throw new GatewayError('store_unavailable', 'The rate limits cannot be checked now; try again shortly.', { retryAfterSeconds: 1 })
       }
-      return { owner }
+      return { owner, headers: undefined }
     }
-    if (result.over !== undefined) throw overLimit(result, limits)
-    return { owner }
+    const headers = limitHeaders(result, limits)
+    if (result.over !== undefined) throw overLimit(result, headers)
+    return { owner, headers }
   }
 
   /** Adds a finished call's tokens and cost to its owner's windows; never rejects (a failure is a warn line). */
@@ -102,37 +121,65 @@ export class Ledger {
     if ('fixed' in owners) return owners.fixed
     const answer = owners.of(owner)
     // A sync function costs no promise turn.
-    return answer instanceof Promise ? answer.then(answeredLimits) : answeredLimits(answer)
+    return answer instanceof Promise ? answer.then((value) => this.#answered(owner, value)) : this.#answered(owner, answer)
+  }
+
+  /** The limits a function answered, checked; a cost limit that nothing priced can reach is told of once. */
+  #answered(owner: string, answer: unknown): CounterLimits | undefined {
+    const limits = answeredLimits(answer)
+    if (limits !== undefined && limits.cost >= 0 && !this.#priced && !this.#toldUnpriced) {
+      this.#toldUnpriced = true
+      this.#logger.warn(
+        'model-gateway: limits.owners gave a costPerDay, but no model has a price: every call costs nothing, so it is never reached',
+        {
+          owner,
+        },
+      )
+    }
+    return limits
   }
 }
 
-/** The 429 of a reached limit: `retry-after` when its window starts anew, and the rate-limit headers SDKs read. */
-function overLimit(result: CheckResult, limits: CounterLimits): GatewayError {
-  const resetMs = result.over === 'cost' ? result.dayResetMs : result.minuteResetMs
-  const headers: Record<string, string> = {}
+/**
+ * The rate-limit headers of a check: each limit the owner has, what is left of it after this call was counted, and
+ * when its window starts anew (OpenAI's as a duration, Anthropic's as an RFC 3339 time).
+ */
+function limitHeaders(result: CheckResult, limits: CounterLimits): LimitHeaders {
+  const openai: Record<string, string> = {}
+  const anthropic: Record<string, string> = {}
   const minuteReset = new Date(Date.now() + result.minuteResetMs).toISOString().replace(/\.\d{3}Z$/, 'Z')
+  const minuteSeconds = `${Math.ceil(result.minuteResetMs / 1000)}s`
   if (limits.requests >= 0) {
     const remaining = String(Math.max(0, limits.requests - result.requests))
-    headers['x-ratelimit-limit-requests'] = String(limits.requests)
-    headers['x-ratelimit-remaining-requests'] = remaining
-    headers['x-ratelimit-reset-requests'] = `${Math.ceil(result.minuteResetMs / 1000)}s`
-    headers['anthropic-ratelimit-requests-limit'] = String(limits.requests)
-    headers['anthropic-ratelimit-requests-remaining'] = remaining
-    headers['anthropic-ratelimit-requests-reset'] = minuteReset
+    openai['x-ratelimit-limit-requests'] = String(limits.requests)
+    openai['x-ratelimit-remaining-requests'] = remaining
+    openai['x-ratelimit-reset-requests'] = minuteSeconds
+    anthropic['anthropic-ratelimit-requests-limit'] = String(limits.requests)
+    anthropic['anthropic-ratelimit-requests-remaining'] = remaining
+    anthropic['anthropic-ratelimit-requests-reset'] = minuteReset
   }
   if (limits.tokens >= 0) {
     const remaining = String(Math.max(0, limits.tokens - result.tokens))
-    headers['x-ratelimit-limit-tokens'] = String(limits.tokens)
-    headers['x-ratelimit-remaining-tokens'] = remaining
-    headers['x-ratelimit-reset-tokens'] = `${Math.ceil(result.minuteResetMs / 1000)}s`
-    headers['anthropic-ratelimit-tokens-limit'] = String(limits.tokens)
-    headers['anthropic-ratelimit-tokens-remaining'] = remaining
-    headers['anthropic-ratelimit-tokens-reset'] = minuteReset
+    openai['x-ratelimit-limit-tokens'] = String(limits.tokens)
+    openai['x-ratelimit-remaining-tokens'] = remaining
+    openai['x-ratelimit-reset-tokens'] = minuteSeconds
+    anthropic['anthropic-ratelimit-tokens-limit'] = String(limits.tokens)
+    anthropic['anthropic-ratelimit-tokens-remaining'] = remaining
+    anthropic['anthropic-ratelimit-tokens-reset'] = minuteReset
   }
+  return { openai, anthropic }
+}
+
+/**
+ * The 429 of a reached limit: `retry-after` when its window starts anew, and the rate-limit headers in both families
+ * of names (a client that reached a limit is told in whichever names it reads).
+ */
+function overLimit(result: CheckResult, headers: LimitHeaders): GatewayError {
+  const resetMs = result.over === 'cost' ? result.dayResetMs : result.minuteResetMs
   const what = { requests: 'requests per minute', tokens: 'tokens per minute', cost: 'cost per day' }[result.over ?? 'requests']
   return new GatewayError('rate_limit_exceeded', `Rate limit reached: ${what}. Try again in ${Math.ceil(resetMs / 1000)} s.`, {
     retryAfterSeconds: Math.max(1, Math.ceil(resetMs / 1000)),
-    headers,
+    headers: { ...headers.openai, ...headers.anthropic },
   })
 }
 

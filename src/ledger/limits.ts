@@ -44,7 +44,8 @@ export function resolveOwnerLimits(raw: unknown, hasPricing: boolean): ResolvedO
     fail('limits.owners must be an object { requestsPerMinute?, tokensPerMinute?, costPerDay? } or a function of the owner')
   knownKeys(raw, LIMIT_KEYS, 'limits.owners.')
   const fixed = counterLimits(raw, 'limits.owners', fail)
-  if (fixed.cost >= 0 && !hasPricing) fail('limits.owners.costPerDay needs `pricing`: without prices every call costs nothing')
+  if (fixed.cost >= 0 && !hasPricing)
+    fail('limits.owners.costPerDay needs `pricing` of a model this gateway offers: without prices every call costs nothing')
   return { fixed }
 }
 

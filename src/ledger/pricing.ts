@@ -2,6 +2,7 @@
 // nano-dollars per million tokens once, from its decimal digits, so no float error enters; a call's cost is the
 // exact sum of tokens × price, divided by a million and rounded once (half up).
 import { fail, knownKeys } from '../config/checks.js'
+import { nearestName } from '../config/suggest.js'
 import { isObject } from '../json/value.js'
 import type { TokenCounts } from '../types.js'
 import type { ModelPrice } from './types.js'
@@ -36,14 +37,24 @@ function price(value: unknown, where: string): bigint {
   return nanoDollars(value)
 }
 
-/** Checks `pricing` and resolves it per model id; throws GatewayError('invalid_options'). */
-export function resolvePricing(raw: unknown, modelIds: ReadonlySet<string>): Map<string, NanoPrices> | undefined {
+/** `pricing` resolved: the prices of the models offered, and the ids priced that no model has. */
+export interface ResolvedPricing {
+  prices: Map<string, NanoPrices>
+  /** Ids priced that no model of this gateway has (one price table may serve many gateways), each checked all the same. */
+  unoffered: string[]
+}
+
+/**
+ * Checks `pricing` and resolves it per model id; throws GatewayError('invalid_options'). An id no model has is taken
+ * (a price table is often shared by gateways that offer different models) and named in `unoffered`.
+ */
+export function resolvePricing(raw: unknown, modelIds: ReadonlySet<string>): ResolvedPricing | undefined {
   if (raw === undefined) return undefined
   if (!isObject(raw)) fail('pricing must be an object of model id → { input, output, cachedInput?, cacheWrite?, reasoning? }')
   const prices = new Map<string, NanoPrices>()
+  const unoffered: string[] = []
   for (const [model, entry] of Object.entries(raw)) {
     const where = `pricing['${model}']`
-    if (!modelIds.has(model)) fail(`${where}: no model has this id (models: ${[...modelIds].join(', ')})`)
     if (!isObject(entry)) fail(`${where} must be an object { input, output, cachedInput?, cacheWrite?, reasoning? }`)
     knownKeys(entry, PRICE_KEYS, `${where}.`)
     if (entry.input === undefined || entry.output === undefined) fail(`${where} needs both input and output prices`)
@@ -51,6 +62,10 @@ export function resolvePricing(raw: unknown, modelIds: ReadonlySet<string>): Map
     const output = price(entry.output, `${where}.output`)
     const optional = (key: keyof ModelPrice, fallback: bigint) =>
       entry[key] === undefined ? fallback : price(entry[key], `${where}.${key}`)
+    if (!modelIds.has(model)) {
+      unoffered.push(model)
+      continue
+    }
     prices.set(model, {
       input,
       cachedInput: optional('cachedInput', input),
@@ -59,7 +74,22 @@ export function resolvePricing(raw: unknown, modelIds: ReadonlySet<string>): Map
       reasoning: optional('reasoning', output),
     })
   }
-  return prices
+  return { prices, unoffered }
+}
+
+/**
+ * The warn line's fields for priced ids no model has: each id, with the offered id it is likely a misspelling of.
+ * Undefined when there is none.
+ */
+export function unofferedPrices(unoffered: readonly string[], modelIds: Iterable<string>): Record<string, unknown> | undefined {
+  if (unoffered.length === 0) return undefined
+  const offered = [...modelIds]
+  const nearMisses: Record<string, string> = {}
+  for (const id of unoffered) {
+    const near = nearestName(id, offered)
+    if (near !== undefined) nearMisses[id] = near
+  }
+  return { models: unoffered, ...(Object.keys(nearMisses).length > 0 ? { didYouMean: nearMisses } : {}) }
 }
 
 /**

@@ -11,6 +11,7 @@ export const gatewayChannels = {
   callEnd: 'model-gateway:call:end',
   recordStored: 'model-gateway:record:stored',
   callServed: 'model-gateway:call:served',
+  callRefused: 'model-gateway:call:refused',
   upstreamCircuit: 'model-gateway:upstream:circuit',
   upstreamRequest: 'model-gateway:upstream:request',
   recoveryOperation: 'model-gateway:recovery:operation',
@@ -133,6 +134,18 @@ export interface CallServedMessage extends CallStartMessage {
   how: 'join' | 'replay'
 }
 
+/**
+ * A model call the ledger refused before it went upstream: its owner reached a limit (`rate_limit_exceeded`, 429), or
+ * the limits could not be checked under `limits.failClosed` (`store_unavailable`, 503). Like every refusal before
+ * the upstream (a bad request, an unknown model), it has no `call:start` or `call:end`, and no usage.
+ */
+export interface CallRefusedMessage extends CallStartMessage {
+  /** The status the client was answered with. */
+  status: number
+  /** The GatewayError code it was answered with. */
+  error: 'rate_limit_exceeded' | 'store_unavailable'
+}
+
 /** An upstream's circuit changed: `open` (calls fail at once), `half-open` (one probe), `closed` (healthy). */
 export interface UpstreamCircuitMessage {
   gatewayId: string
@@ -174,6 +187,7 @@ export const channels = {
   callEnd: diagnosticsChannel.channel(gatewayChannels.callEnd),
   recordStored: diagnosticsChannel.channel(gatewayChannels.recordStored),
   callServed: diagnosticsChannel.channel(gatewayChannels.callServed),
+  callRefused: diagnosticsChannel.channel(gatewayChannels.callRefused),
   upstreamCircuit: diagnosticsChannel.channel(gatewayChannels.upstreamCircuit),
   upstreamRequest: diagnosticsChannel.channel(gatewayChannels.upstreamRequest),
   recoveryOperation: diagnosticsChannel.channel(gatewayChannels.recoveryOperation),

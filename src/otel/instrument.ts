@@ -19,6 +19,7 @@ import {
 } from '@opentelemetry/api'
 import {
   type CallEndMessage,
+  type CallRefusedMessage,
   type CallServedMessage,
   type CallStartMessage,
   gatewayChannels,
@@ -216,6 +217,15 @@ export function instrumentGateway(gateway?: Pick<Gateway, 'id'>, options: Instru
     } catch {}
   }
 
+  // Refused by the ledger before going upstream: no call:start or call:end, so no span; counted by its reason.
+  const onRefused = (published: unknown) => {
+    try {
+      const message = published as CallRefusedMessage
+      if (!ours(message)) return
+      instruments.callsRefused.add(1, shapesOfCalls.of(message).failed(message.error))
+    } catch {}
+  }
+
   const onStored = (published: unknown) => {
     try {
       const message = published as RecordStoredMessage
@@ -252,6 +262,7 @@ export function instrumentGateway(gateway?: Pick<Gateway, 'id'>, options: Instru
     [gatewayChannels.upstreamAttempt, onAttempt],
     [gatewayChannels.callEnd, onEnd],
     [gatewayChannels.callServed, onServed],
+    [gatewayChannels.callRefused, onRefused],
     [gatewayChannels.recordStored, onStored],
     [gatewayChannels.recoveryOperation, onRecovery],
   ]

@@ -17,6 +17,8 @@ export interface Instruments {
   recoveriesFetched: Counter
   /** Nano-dollars spent, from `pricing`. */
   cost: Counter
+  /** Calls the ledger refused before they went upstream, by `error.type`. */
+  callsRefused: Counter
 }
 
 /** Creates the instruments on `meter`, named and bucketed as the GenAI conventions say (gateway counters as `model_gateway.*`). */
@@ -55,6 +57,10 @@ export function createInstruments(meter: Meter): Instruments {
     cost: meter.createCounter('model_gateway.call.cost', {
       unit: 'n[USD]',
       description: 'Cost of model calls in nano-dollars (USD × 10⁹), priced by the gateway’s pricing option.',
+    }),
+    callsRefused: meter.createCounter('model_gateway.call.refused', {
+      unit: '{call}',
+      description: 'Model calls refused by the per-owner limits before they went upstream (error.type: the reason).',
     }),
   }
 }

@@ -105,6 +105,34 @@ describe('the function form', () => {
     expect(bad.status).toBe(500)
     expect(c.mock.requests).toHaveLength(0)
   })
+
+  for (const kind of ['sync', 'async'] as const) {
+    it(`${kind}: a costPerDay answered without any price is told once, naming the owner digest only; calls go on`, async () => {
+      const plan = { requestsPerMinute: 10, costPerDay: 0.000001 }
+      const owners = kind === 'sync' ? () => plan : async () => plan
+      const c = await start({ owners }, { pricing: undefined })
+      for (const key of [KEY_A, KEY_A, KEY_B]) expect((await send(c, CHAT, key)).status).toBe(200)
+      const told = c.warnings.filter((w) => /costPerDay/.test(w.message))
+      expect(told).toEqual([
+        {
+          message: expect.stringMatching(/no model has a price: every call costs nothing, so it is never reached/),
+          meta: { owner: OWNER_A },
+        },
+      ])
+      expect(JSON.stringify(c.warnings)).not.toContain(KEY_A)
+    })
+  }
+
+  it('a costPerDay answered with prices says nothing, and one with only unoffered prices is told', async () => {
+    const priced = await start({ owners: () => ({ costPerDay: 1 }) })
+    expect((await send(priced, CHAT)).status).toBe(200)
+    expect(priced.warnings).toEqual([])
+    await priced.close()
+    chain = undefined
+    const unoffered = await start({ owners: () => ({ costPerDay: 1 }) }, { pricing: { 'gpt-5': { input: 1, output: 2 } } })
+    expect((await send(unoffered, CHAT)).status).toBe(200)
+    expect(unoffered.warnings.filter((w) => /costPerDay/.test(w.message))).toHaveLength(1)
+  })
 })
 
 describe('tokens and cost', () => {
@@ -140,11 +168,13 @@ describe('tokens and cost', () => {
     expect(await c.gateway.usage(OWNER_A)).toEqual({ requests: 2, tokens: 6000, cost: 21_912_000 })
   })
 
-  it('a cost limit without pricing is refused at construction', async () => {
-    await expect(startLedgerChain({ pricing: undefined, limits: { owners: { costPerDay: 1 } } })).rejects.toMatchObject({
-      code: 'invalid_options',
-      message: expect.stringMatching(/costPerDay needs `pricing`/),
-    })
+  it('a cost limit without pricing, or with prices only of models not offered, is refused at construction', async () => {
+    for (const pricing of [undefined, { 'gpt-5': { input: 1, output: 2 } }]) {
+      await expect(startLedgerChain({ pricing, limits: { owners: { costPerDay: 1 } } })).rejects.toMatchObject({
+        code: 'invalid_options',
+        message: expect.stringMatching(/costPerDay needs `pricing` of a model this gateway offers/),
+      })
+    }
   })
 
   it.each([

@@ -18,7 +18,7 @@ const counts = (fields: Partial<TokenCounts>): TokenCounts => {
 }
 const ids = new Set(['m'])
 const priced = (price: Record<string, unknown>) => {
-  const prices = resolvePricing({ m: price }, ids)?.get('m')
+  const prices = resolvePricing({ m: price }, ids)?.prices.get('m')
   if (!prices) throw new Error('no prices')
   return prices
 }
@@ -77,7 +77,7 @@ describe('pricing option', () => {
     [{ 'gpt-4o-mini': { input: '1', output: 1 } }, /\.input must be a number/],
     [{ 'gpt-4o-mini': { input: 1, output: 1, cached: 0.5 } }, /cached is not an option; did you mean `cachedInput`/],
     [{ 'gpt-4o-mini': { input: 1 } }, /needs both input and output/],
-    [{ 'gpt-4o': { input: 1, output: 1 } }, /pricing\['gpt-4o'\]: no model has this id/],
+    [{ 'gpt-4o': { input: 1, output: -1 } }, /pricing\['gpt-4o'\]\.output must be between 0/],
     [{ 'gpt-4o-mini': 3 }, /must be an object/],
     [[], /pricing must be an object/],
   ])('refuses %j', (pricing, message) => {
@@ -86,5 +86,46 @@ describe('pricing option', () => {
 
   it('takes prices of models it offers', () => {
     expect(build({ 'gpt-4o-mini': { input: 0.15, cachedInput: 0.075, output: 0.6, reasoning: 0.6, cacheWrite: 0.2 } })).not.toThrow()
+  })
+})
+
+describe('prices of models the gateway does not offer', () => {
+  const base: GatewayOptions = {
+    upstreams: { u: { type: 'openai', baseUrl: 'http://127.0.0.1:9/v1', apiKey: 'k' } },
+    models: [
+      { id: 'gpt-4o-mini', upstream: 'u' },
+      { id: 'claude-haiku-4-5', upstream: 'u' },
+    ],
+    auth: { apiKeys: ['a'] },
+  }
+  const build = (pricing: GatewayOptions['pricing']) => {
+    const lines: Array<{ message: string; meta?: Record<string, unknown> }> = []
+    const gateway = createGateway({ ...base, pricing, logger: { warn: (message, meta) => lines.push({ message, meta }), error() {} } })
+    return { gateway, lines }
+  }
+
+  it('are taken, and named in one warn line at construction, with the offered id a near miss was meant for', async () => {
+    const { gateway, lines } = build({
+      'gpt-4o-mini': { input: 0.15, output: 0.6 },
+      'gpt-4o-mimi': { input: 0.15, output: 0.6 },
+      'claude-haiku-4.5': { input: 1, output: 5 },
+      'gemini-2.5-pro': { input: 1.25, output: 10 },
+    })
+    expect(lines).toEqual([
+      {
+        message: 'model-gateway: pricing names models this gateway does not offer; their prices are unused',
+        meta: {
+          models: ['gpt-4o-mimi', 'claude-haiku-4.5', 'gemini-2.5-pro'],
+          didYouMean: { 'gpt-4o-mimi': 'gpt-4o-mini', 'claude-haiku-4.5': 'claude-haiku-4-5' },
+        },
+      },
+    ])
+    await gateway.close()
+  })
+
+  it('says nothing when every priced id is offered', async () => {
+    const { gateway, lines } = build({ 'gpt-4o-mini': { input: 0.15, output: 0.6 } })
+    expect(lines).toEqual([])
+    await gateway.close()
   })
 })

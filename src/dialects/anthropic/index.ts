@@ -111,6 +111,7 @@ export const anthropic: Dialect = {
   upstreamOptions: { anthropicVersion: { header: 'anthropic-version', default: '2023-06-01', problem: versionProblem } },
   // The Anthropic SDK reports the request id it reads from `request-id` (`_request_id`, errors' `requestID`).
   requestIdHeader: 'request-id',
+  rateLimitNames: 'anthropic',
   upstreamFormat: messagesFormat,
   translatedOperation: 'messages',
   otelProviderName: 'anthropic',

@@ -81,6 +81,7 @@ export const gemini: Dialect = {
   upstreamFormat: generateContentFormat,
   translatedOperation: 'generateContent',
   otelProviderName: 'gcp.gemini',
+  rateLimitNames: 'openai',
   clientKey,
   // The Google GenAI SDKs send their key in `x-goog-api-key` and announce themselves in `x-goog-api-client`.
   recognises: (headers) => headers['x-goog-api-key'] !== undefined || headers['x-goog-api-client'] !== undefined,

@@ -67,6 +67,7 @@ export const openai: Dialect = {
   translatedOperation: 'chat.completions',
   upstreamApiFor: (options) => UPSTREAM_APIS[options.api ?? 'chat'] ?? (UPSTREAM_APIS.chat as UpstreamApi),
   otelProviderName: 'openai',
+  rateLimitNames: 'openai',
   clientKey: (headers) => bearer(headers.authorization),
   // The default on shared paths: any client that does not say it is another format's.
   recognises: () => true,
