@@ -1,5 +1,5 @@
 // The app's own test, offline: the mock upstream of model-gateway/testing stands in for the model API.
-// Run it with `node --test examples/testing/`.
+// Run it with `node --test examples/testing/app.test.mjs`.
 import assert from 'node:assert/strict'
 import { after, before, test } from 'node:test'
 import { startMockUpstream } from 'model-gateway/testing'

@@ -315,7 +315,7 @@ describe('the example apps', () => {
   })
 
   it('the offline test of an Express app (examples/testing, the testing guide) passes against the packed package', async () => {
-    const { stdout } = await run(process.execPath, ['--test', 'examples/testing/'], { cwd: pkgDir })
+    const { stdout } = await run(process.execPath, ['--test', '--test-reporter=tap', 'examples/testing/app.test.mjs'], { cwd: pkgDir })
     expect(stdout).toMatch(/^# pass 3$/m)
     expect(stdout).toMatch(/^# fail 0$/m)
   })

@@ -1,29 +1,35 @@
-import { describe, expect, it } from 'vitest'
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { DeadlineSweeper } from '../../src/http/deadlines.js'
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+// The sweeper's clock is Date.now and its tick an interval: fake timers move both, so no test waits on a busy machine.
+beforeEach(() => {
+  vi.useFakeTimers()
+})
+afterEach(() => {
+  vi.useRealTimers()
+})
 
 describe('DeadlineSweeper', () => {
-  it('expires what was armed, in order, and nothing that was disarmed', async () => {
+  it('expires what was armed, in order, and nothing that was disarmed', () => {
     const sweeper = new DeadlineSweeper(50)
     const expired: string[] = []
     sweeper.arm(() => expired.push('first'))
     const disarm = sweeper.arm(() => expired.push('disarmed'))
     sweeper.arm(() => expired.push('third'))
     disarm()
-    await sleep(20)
+    vi.advanceTimersByTime(20)
     expect(expired).toEqual([])
-    await sleep(120)
+    vi.advanceTimersByTime(120)
     expect(expired).toEqual(['first', 'third'])
   })
 
-  it('arms again after going idle', async () => {
+  it('arms again after going idle', () => {
     const sweeper = new DeadlineSweeper(20)
     let count = 0
     sweeper.arm(() => count++)
-    await sleep(80)
+    vi.advanceTimersByTime(80)
     sweeper.arm(() => count++)
-    await sleep(80)
+    vi.advanceTimersByTime(80)
     expect(count).toBe(2)
   })
 })

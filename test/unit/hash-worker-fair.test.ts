@@ -39,11 +39,14 @@ describe('the hash worker, fair per owner and bounded per job', () => {
 
   it('keeps one owner’s own bodies in the order they came, each owner’s turn interleaved with the others’', async () => {
     const order: string[] = []
+    // Every body is built before the first is handed on, so all four reach the worker together: building one while
+    // the worker already runs would let a busy machine decide the order instead of the worker.
+    const bodies = { a1: emptyObjects(4), a2: smallBody('a2'), b1: smallBody('b1'), c1: smallBody('c1') }
     const jobs = [
-      requestBodyHashOffLoop(emptyObjects(2), 'owner-a').then(() => order.push('a1')),
-      requestBodyHashOffLoop(smallBody('a2'), 'owner-a').then(() => order.push('a2')),
-      requestBodyHashOffLoop(smallBody('b1'), 'owner-b').then(() => order.push('b1')),
-      requestBodyHashOffLoop(smallBody('c1'), 'owner-c').then(() => order.push('c1')),
+      requestBodyHashOffLoop(bodies.a1, 'owner-a').then(() => order.push('a1')),
+      requestBodyHashOffLoop(bodies.a2, 'owner-a').then(() => order.push('a2')),
+      requestBodyHashOffLoop(bodies.b1, 'owner-b').then(() => order.push('b1')),
+      requestBodyHashOffLoop(bodies.c1, 'owner-c').then(() => order.push('c1')),
     ]
     await Promise.all(jobs)
     expect(order).toEqual(['b1', 'c1', 'a1', 'a2'])
