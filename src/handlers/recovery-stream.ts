@@ -5,7 +5,7 @@ import { sendJson } from '../http/reply.js'
 import { REQUEST_ID_PATTERN } from '../http/request-id.js'
 import { ClientSink } from '../http/sink.js'
 import { noteServedAgain } from '../idempotency/served-again.js'
-import { followJournal, followLog, journalRunning, streamHead, writeEventsAfter } from '../recovery/stream/follow.js'
+import { followJournal, followLog, journalRunning, replayEventsAfter, streamHead } from '../recovery/stream/follow.js'
 import { JOURNAL_TICK_MS, journalNames, parseJournalHead } from '../recovery/stream/journal.js'
 import type { Runtime } from '../runtime.js'
 
@@ -65,7 +65,7 @@ export async function resumeStream(rt: Runtime, ex: Exchange, requestId: string)
         invalidField('request_id', 'This recovery record is a whole response, not a stream: fetch it with GET /v1/recoveries/{request_id}.')
       sink.open(streamHead())
       noteServedAgain(rt, owner, requestId, sink)
-      writeEventsAfter(sink, streamed, after, { seen: 0 })
+      await replayEventsAfter(sink, streamed, after, { seen: 0 })
       sink.end()
       return
     }

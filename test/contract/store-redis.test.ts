@@ -231,12 +231,12 @@ await describeWithRedis('Redis store suite', () => {
       const owner = newOwner()
       const record = makeRecord()
       await store.put(owner, record, 60_000)
-      // KeyvRedis catches a failing GET and Keyv answers undefined, exactly as for a missing key.
-      Object.assign((keyv.store as KeyvRedis<unknown>).client, {
-        get: async () => {
-          throw new Error('LOADING Redis is loading the dataset in memory')
-        },
-      })
+      // KeyvRedis catches a failing GET and Keyv answers undefined, exactly as for a missing key. The store reads
+      // through a copy of the client that answers with bytes: its GETs fail too.
+      const get = async () => {
+        throw new Error('LOADING Redis is loading the dataset in memory')
+      }
+      Object.assign((keyv.store as KeyvRedis<unknown>).client, { get, withTypeMapping: () => ({ get }) })
       await expectFastStoreUnavailable(() => store.get(owner, record.request_id), 3000)
       expect(await store.get(owner, makeRecord().request_id)).toBeUndefined()
       await release(store, keyv)

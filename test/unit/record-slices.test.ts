@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { assembledAnswer, assembledAnswerInSlices } from '../../src/dialects/index.js'
 import { textInSlices } from '../../src/http/join-chunks.js'
-import { parseJsonInSlices } from '../../src/json/parse-in-slices.js'
+import { keyvStringInSlices, parseJsonInSlices } from '../../src/json/parse-in-slices.js'
 import { jsonBytesInSlices, jsonTextInSlices } from '../../src/json/text-in-slices.js'
 import { eventData, eventDataInSlices } from '../../src/sse/parse.js'
 import type { CallPlan } from '../../src/translate/index.js'
@@ -80,6 +80,33 @@ describe('jsonTextInSlices', () => {
     const { result, turns } = await turnsDuring(() => jsonTextInSlices(answer))
     expect(result?.text === JSON.stringify(answer)).toBe(true)
     expect(turns).toBeGreaterThanOrEqual(15)
+  })
+})
+
+describe('keyvStringInSlices', () => {
+  it("reads what Keyv's default serializer writes for a string, from its bytes, whatever falls at the edges", async () => {
+    for (const value of [...TRICKY.filter((t) => !t.startsWith(':')), `${'é😀"\\'.repeat(5000)}x`]) {
+      for (const expires of [1_700_000_000_000, undefined]) {
+        // Keyv's default serializer writes a string as JSON.stringify does, `expires` left out when undefined.
+        const bytes = Buffer.from(JSON.stringify({ value, expires }))
+        for (const sliceBytes of [1, 2, 5, 7, 1024]) expect(await keyvStringInSlices(bytes, sliceBytes)).toEqual({ value, expires })
+      }
+    }
+  })
+
+  it('leaves anything else to be read whole: a marked string, another value, broken text', async () => {
+    const others = [
+      '{"value":":x","expires":1}',
+      '{"value":1}',
+      '{"expires":1,"value":"x"}',
+      '{"value":"a"b"}',
+      '{"value":"a',
+      '{"value":"a\\x"}',
+    ]
+    for (const text of others) expect(await keyvStringInSlices(Buffer.from(text), 2)).toBeUndefined()
+    const { turns } = await turnsDuring(() => keyvStringInSlices(Buffer.from(JSON.stringify({ value: '\\"'.repeat(4 * MiB) })), MiB))
+    // The closing quote sought, then the string read, a turn after each MiB of its 16 MiB of text.
+    expect(turns).toBeGreaterThanOrEqual(24)
   })
 })
 

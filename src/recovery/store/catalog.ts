@@ -49,6 +49,11 @@ export interface OwnerCatalog {
    * catalog can be too large to read at once; without it the store lists the entries and removes them.
    */
   removeAll?(owner: string, options: { dryRun: boolean }, walk?: CatalogWalk): Promise<number>
+  /**
+   * Reads one record value as Keyv's `get` would, for a backend that can read a large one without stalling the loop;
+   * without it the store asks Keyv.
+   */
+  read?(key: string): Promise<unknown>
   /** An authoritative existence check that rejects when the store is down, or undefined when there is none. */
   probe(keys: string[]): Promise<boolean[] | undefined>
   /** Disconnects the Keyv a user passed in, without waiting on a store that cannot answer. */

@@ -227,7 +227,7 @@ class KeyvRecoveryStore implements RecoveryStore {
       await this.#catalog.ready()
       const keys = recordKeys(owner, requestId)
       const [parts, servedAt] = await Promise.all([
-        Promise.all([this.#keyv.get(keys.detail), this.#keyv.get(keys.request), this.#keyv.get(keys.response)]) as Promise<unknown[]>,
+        Promise.all([this.#read(keys.detail), this.#read(keys.request), this.#read(keys.response)]),
         // A note that cannot be read leaves the record without it rather than hiding the record.
         this.#values.get(valueKey(owner, servedName(requestId))).catch((error: unknown) => {
           this.#onError(error)
@@ -328,6 +328,11 @@ class KeyvRecoveryStore implements RecoveryStore {
     if (this.#owned) this.#owned.cache.clear()
     else await guarded('close', this.#timeoutMs, () => this.#catalog.disconnect()).catch((error: unknown) => this.#onError(error))
     this.#keyv.off('error', this.#onError)
+  }
+
+  /** One record value: through the catalog when it reads large values in slices (Redis), else through Keyv. */
+  #read(key: string): Promise<unknown> {
+    return this.#catalog.read ? this.#catalog.read(key) : (this.#keyv.get(key) as Promise<unknown>)
   }
 
   #run<T>(what: string, operation: () => Promise<T>): Promise<T> {

@@ -168,6 +168,10 @@ export class RedisCatalog implements OwnerCatalog {
     return count
   }
 
+  read(key: string): Promise<unknown> {
+    return this.#link.read(key)
+  }
+
   async probe(keys: string[]): Promise<boolean[]> {
     const counts = await Promise.all(keys.map((k) => this.#link.client.exists(this.#link.key(k))))
     return counts.map((n) => n === 1)

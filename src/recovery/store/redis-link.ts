@@ -1,4 +1,6 @@
 import type Keyv from 'keyv'
+import { decodeInSlices, SliceTurns } from '../../http/join-chunks.js'
+import { keyvStringInSlices, parseJsonInSlices } from '../../json/parse-in-slices.js'
 import { jsonBytesInSlices, TEXT_SLICE_CHARS } from '../../json/text-in-slices.js'
 import { storeUnavailable } from './guard.js'
 
@@ -45,6 +47,8 @@ export interface RedisLikeClient {
   exists(keys: string | string[]): Promise<number>
   set(key: string, value: string, options: { condition?: 'NX'; expiration: { type: 'PX'; value: number } }): Promise<unknown>
   get(key: string): Promise<unknown>
+  /** The same client answering with other types (node-redis v5): bulk strings as bytes, for a large value. */
+  withTypeMapping?(mapping: Record<number, unknown>): { get(key: string): Promise<unknown> }
   del(keys: string | string[]): Promise<number>
   multi(): RedisMulti
   connect?(): Promise<unknown>
@@ -147,6 +151,37 @@ export class RedisLink {
   }
 
   /**
+   * What Keyv's own `get` reads for `key`: undefined when absent, expired or unreadable (Keyv reports a failed read as
+   * an error and answers undefined, and so does this). A long value under Keyv's default serializer is parsed a slice
+   * at a time: at once, `GET /v1/recoveries/{id}` of a 30 MB record stalled the loop for tens of milliseconds.
+   */
+  async read(key: string): Promise<unknown> {
+    if (!this.#defaultSerializer()) return this.#keyv.get(key)
+    let reply: unknown
+    try {
+      // As bytes where the client can: node-redis decodes a bulk string at once (a 39 MB one: a tenth of a second).
+      const client = this.client
+      reply = await (client.withTypeMapping?.(BYTES_REPLIES) ?? client).get(this.key(key))
+    } catch (error) {
+      this.#onError(error)
+      return undefined
+    }
+    const read = await this.#deserialized(reply)
+    if (typeof read !== 'object' || read === null) return undefined
+    if (typeof read.expires === 'number' && Date.now() > read.expires) return undefined
+    return read.value
+  }
+
+  /** A reply as Keyv's default deserializer reads it: a long string's a slice at a time, anything else at once. */
+  async #deserialized(reply: unknown): Promise<{ value?: unknown; expires?: unknown } | undefined> {
+    if (!Buffer.isBuffer(reply) && typeof reply !== 'string') return undefined
+    const sliced = reply.length > TEXT_SLICE_CHARS ? await stringInSlices(reply) : undefined
+    if (sliced) return sliced
+    const text = Buffer.isBuffer(reply) ? await textOf(reply) : reply
+    return (await this.#keyv.deserializeData(text)) as { value?: unknown; expires?: unknown } | undefined
+  }
+
+  /**
    * Whether the Keyv serialises as its default serializer does, told by what it writes for a probe that shows its
    * marks (a leading `:`, escapes, key order), and without compression: only then are long strings written in slices.
    * Asked each time (it is cheap): a Keyv's serializer and compression can be changed after the store is made.
@@ -160,7 +195,14 @@ export class RedisLink {
     } catch {
       return false
     }
-    return probe === `{"value":${JSON.stringify('::a"\\\u2028é')},"expires":1}`
+    const expected = `{"value":${JSON.stringify('::a"\\\u2028é')},"expires":1}`
+    if (probe !== expected) return false
+    try {
+      const back = this.#keyv.deserialize?.(expected) as { value?: unknown; expires?: unknown } | undefined
+      return back?.value === ':a"\\\u2028é' && back.expires === 1
+    } catch {
+      return false
+    }
   }
 
   /** Resolves when Redis can take commands now; rejects (store_unavailable) when it is known to be down. */
@@ -234,4 +276,29 @@ export class RedisLink {
       if (client.isReady === true) finish()
     })
   }
+}
+
+/** node-redis's type mapping for bulk strings (RESP type `$`, 36) answered as Buffers. */
+const BYTES_REPLIES = { 36: Buffer }
+
+/** The UTF-8 text of a reply's bytes: a large one decoded a slice at a time. */
+function textOf(bytes: Buffer): Promise<string> | string {
+  if (bytes.length <= TEXT_SLICE_CHARS) return bytes.toString('utf8')
+  return decodeInSlices(bytes, 0, bytes.length, new SliceTurns()).then((decoded) => decoded.text)
+}
+
+/**
+ * What Keyv's default serializer wrote for an unmarked string, read a slice at a time: from its bytes without decoding
+ * them whole, or from a client's text; undefined for anything else.
+ */
+async function stringInSlices(reply: Buffer | string): Promise<{ value: string; expires: unknown } | undefined> {
+  if (Buffer.isBuffer(reply)) return keyvStringInSlices(reply)
+  return reply.startsWith('{"value":"') && reply.charCodeAt(10) !== 0x3a ? stringValue(await parseJsonInSlices(reply)) : undefined
+}
+
+/** A `{ value, expires }` whose value is a string, as Keyv's deserializer reads it; undefined for anything else. */
+function stringValue(data: unknown): { value: string; expires: unknown } | undefined {
+  if (typeof data !== 'object' || data === null) return undefined
+  const { value, expires } = data as { value?: unknown; expires?: unknown }
+  return typeof value === 'string' ? { value, expires } : undefined
 }

@@ -1,5 +1,7 @@
 import { setTimeout as pause } from 'node:timers/promises'
 import type { ClientSink, ResponseHead } from '../../http/sink.js'
+import { TEXT_SLICE_CHARS } from '../../json/text-in-slices.js'
+import { EventSplitter } from '../../sse/split.js'
 import type { RecoveryStore } from '../store/recovery-store.js'
 import { hasData, splitEvents } from './events.js'
 import { JOURNAL_TICK_MS, journalNames, parseJournalHead } from './journal.js'
@@ -16,6 +18,46 @@ export function writeEventsAfter(sink: ClientSink, text: string, after: number, 
     const id = hasData(event) ? ++counted.seen : 0
     if (isAfter({ id, bytes: event }, after, counted.seen)) sink.write(event)
   }
+}
+
+/**
+ * `writeEventsAfter` for a kept stream's whole text, which may be tens of megabytes: encoded and split a slice at a
+ * time with a turn of the event loop between slices (at once, a 30 MB replay stalled every other request), and paced
+ * by the client: after a write its socket did not take, the replay waits for the drain, and ends when the client leaves.
+ */
+export async function replayEventsAfter(sink: ClientSink, text: string, after: number, counted: { seen: number }): Promise<void> {
+  const splitter = new EventSplitter()
+  const send = async (event: Buffer) => {
+    const id = hasData(event) ? ++counted.seen : 0
+    if (isAfter({ id, bytes: event }, after, counted.seen) && !sink.write(event)) await drainedOrGone(sink)
+  }
+  for (let from = 0; from < text.length; ) {
+    let end = Math.min(text.length, from + TEXT_SLICE_CHARS)
+    // Never between the two halves of a surrogate pair, which encode differently alone.
+    const last = text.charCodeAt(end - 1)
+    if (end < text.length && end - 1 > from && last >= 0xd800 && last <= 0xdbff) end--
+    for (const event of splitter.push(Buffer.from(text.slice(from, end), 'utf8'))) {
+      if (sink.watch.clientGone) return
+      await send(event)
+    }
+    from = end
+    if (from < text.length) await new Promise(setImmediate)
+  }
+  const rest = splitter.rest()
+  if (rest && rest.length > 0 && !sink.watch.clientGone) await send(rest)
+}
+
+/** Resolves when the client's socket can take more, or the client left. */
+function drainedOrGone(sink: ClientSink): Promise<void> {
+  if (sink.watch.clientGone) return Promise.resolve()
+  return new Promise((resolve) => {
+    const stops: Array<() => void> = []
+    const done = () => {
+      for (const stop of stops) stop()
+      resolve()
+    }
+    stops.push(sink.onDrain(done), sink.watch.onGone(done))
+  })
 }
 
 /** Follows a stream running in this process: its events after `after`, then the live ones, until it ends or the client leaves. */
@@ -53,7 +95,7 @@ export async function followJournal(
     const head = parseJournalHead(await store.getValue(owner, journalNames.head(requestId)))
     if (!head) {
       const streamed = (await store.get(owner, requestId))?.response.stream_raw
-      if (streamed !== undefined) writeEventsAfter(sink, streamed, Math.max(after, counted.seen), { seen: 0 })
+      if (streamed !== undefined) await replayEventsAfter(sink, streamed, Math.max(after, counted.seen), { seen: 0 })
       break
     }
     for (; segment < head.segments && !sink.watch.clientGone; segment++) {
