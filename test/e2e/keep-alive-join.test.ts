@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type CuttingProxy, scheduled, startCuttingProxy } from '../support/cutting-proxy.js'
 import { bearer, KEY_A } from '../support/fixture.js'
 import { call, eventually } from '../support/http.js'
-import { type Chain, chatBody, KEEP_ALIVE, SLOW, startChain, useChain } from '../support/keep-alive-chain.js'
+import { type Chain, chatBody, KEEP_ALIVE, SLOW, spyingFetch, startChain, useChain } from '../support/keep-alive-chain.js'
 import { type AdminClient, describeWithRedis, keysMatching, REDIS_URL, recommendedKeyv } from '../support/redis.js'
 import { cutAfterEvents } from '../support/sse-client.js'
 
@@ -16,29 +16,6 @@ const CHAT = '/v1/chat/completions'
 /** The text of an SSE stream of chat chunks, comments aside. */
 const chatText = (raw: string) => [...raw.matchAll(/"content":"([^"]*)"/g)].map((m) => m[1]).join('')
 const withoutComments = (raw: string) => raw.split(KEEP_ALIVE).join('')
-
-/** A fetch that lets a test read the bytes its SDK got, as they came. */
-function spyingFetch(): { fetch: typeof fetch; seen: () => string } {
-  let seen = ''
-  const decoder = new TextDecoder()
-  const real = globalThis.fetch
-  const spy: typeof fetch = async (input, init) => {
-    const response = await real(input, init)
-    if (!response.body) return response
-    const tap = new TransformStream<Uint8Array, Uint8Array>({
-      transform(chunk, controller) {
-        seen += decoder.decode(chunk, { stream: true })
-        controller.enqueue(chunk)
-      },
-    })
-    return new Response(response.body.pipeThrough(tap), {
-      status: response.status,
-      statusText: response.statusText,
-      headers: response.headers,
-    })
-  }
-  return { fetch: spy, seen: () => seen }
-}
 
 const upstreamCalls = (chain: Chain, marker: string) => chain.mock.requests.filter((r) => r.body.includes(`"${marker}"`)).length
 

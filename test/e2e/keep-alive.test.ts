@@ -11,31 +11,7 @@ import type { GatewayOptions } from '../../src/types.js'
 import { startCuttingProxy } from '../support/cutting-proxy.js'
 import { bearer, KEY_A } from '../support/fixture.js'
 import { call } from '../support/http.js'
-import { CLAUDE, chatBody, GEMINI, KEEP_ALIVE, SLOW, useChain } from '../support/keep-alive-chain.js'
-
-/** A fetch that lets a test read the bytes its SDK got, as they came from the gateway. */
-function spyingFetch(): { fetch: typeof fetch; seen: () => string } {
-  let seen = ''
-  const decoder = new TextDecoder()
-  // Taken now: a test may make the spy the global fetch.
-  const real = globalThis.fetch
-  const spy: typeof fetch = async (input, init) => {
-    const response = await real(input, init)
-    if (!response.body) return response
-    const tap = new TransformStream<Uint8Array, Uint8Array>({
-      transform(chunk, controller) {
-        seen += decoder.decode(chunk, { stream: true })
-        controller.enqueue(chunk)
-      },
-    })
-    return new Response(response.body.pipeThrough(tap), {
-      status: response.status,
-      statusText: response.statusText,
-      headers: response.headers,
-    })
-  }
-  return { fetch: spy, seen: () => seen }
-}
+import { CLAUDE, chatBody, GEMINI, KEEP_ALIVE, SLOW, spyingFetch, useChain } from '../support/keep-alive-chain.js'
 
 /** The stream began with keep-alives (before the upstream's first byte) and had more between its events. */
 function expectInterleaved(raw: string): void {

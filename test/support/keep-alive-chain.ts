@@ -80,3 +80,27 @@ export const chatBody = (content: string, extra: Record<string, unknown> = {}) =
   stream: true as const,
   ...extra,
 })
+
+/** A fetch that lets a test read the bytes its SDK got, as they came from the gateway. */
+export function spyingFetch(): { fetch: typeof fetch; seen: () => string } {
+  let seen = ''
+  const decoder = new TextDecoder()
+  // Taken now: a test may make the spy the global fetch.
+  const real = globalThis.fetch
+  const spy: typeof fetch = async (input, init) => {
+    const response = await real(input, init)
+    if (!response.body) return response
+    const tap = new TransformStream<Uint8Array, Uint8Array>({
+      transform(chunk, controller) {
+        seen += decoder.decode(chunk, { stream: true })
+        controller.enqueue(chunk)
+      },
+    })
+    return new Response(response.body.pipeThrough(tap), {
+      status: response.status,
+      statusText: response.statusText,
+      headers: response.headers,
+    })
+  }
+  return { fetch: spy, seen: () => seen }
+}
