@@ -50,14 +50,7 @@ export function inspectJson(b: Buffer, rules: JsonRules): void {
   while (i < n) {
     const c = b[i] as number
     if (c === 0x22) {
-      let close = b.indexOf(0x22, i + 1)
-      // A quote preceded by an odd run of backslashes is escaped.
-      for (;;) {
-        let k = close - 1
-        while (b[k] === 0x5c) k--
-        if ((close - 1 - k) % 2 === 0) break
-        close = b.indexOf(0x22, close + 1)
-      }
+      const close = closingQuote(b, i)
       if (memberKey && rules.singleKeys.size > 0) {
         const key = stringAt(b, i, close + 1)
         if (rules.singleKeys.has(key)) {
@@ -108,15 +101,8 @@ export function containersAtMost(b: Buffer, limit: number): boolean {
   while (i < n) {
     const c = b[i] as number
     if (c === 0x22) {
-      let close = b.indexOf(0x22, i + 1)
-      // A quote preceded by an odd run of backslashes is escaped.
-      for (;;) {
-        if (close === -1) return true
-        let k = close - 1
-        while (b[k] === 0x5c) k--
-        if ((close - 1 - k) % 2 === 0) break
-        close = b.indexOf(0x22, close + 1)
-      }
+      const close = closingQuote(b, i)
+      if (close === -1) return true
       i = close + 1
     } else {
       if ((c === 0x7b || c === 0x5b) && ++containers > limit) return false
@@ -124,4 +110,17 @@ export function containersAtMost(b: Buffer, limit: number): boolean {
     }
   }
   return true
+}
+
+/** The index of the quote that closes the string opening at `open`, or -1 when none does. */
+function closingQuote(b: Buffer, open: number): number {
+  let close = b.indexOf(0x22, open + 1)
+  // A quote preceded by an odd run of backslashes is escaped.
+  while (close !== -1) {
+    let k = close - 1
+    while (b[k] === 0x5c) k--
+    if ((close - 1 - k) % 2 === 0) return close
+    close = b.indexOf(0x22, close + 1)
+  }
+  return -1
 }
