@@ -41,7 +41,7 @@ export async function runCall(rt: Runtime, spec: CallSpec, client: ClientSink): 
     lease = admission.lease
   }
   const charged = rt.ledger && metered(spec) ? await admitToLedger(rt, rt.ledger, spec, lease) : undefined
-  if (charged?.headers) spec.limitHeaders = charged.headers[spec.inbound.rateLimitNames]
+  if (charged?.figures) spec.limitHeaders = spec.inbound.rateLimits.headers(charged.figures)
   if (channels.callStart.hasSubscribers) channels.callStart.publish(callStartMessage(rt.id, spec))
   let outcome: CallOutcome = { status: 500, delivered: false, recovered: false, usage: undefined }
   try {

@@ -204,10 +204,10 @@ export interface Dialect {
   /** The response header this dialect's SDKs read the request id from, beside `x-request-id` (`request-id`). @default none */
   readonly requestIdHeader?: string
   /**
-   * The family of rate-limit header names this dialect's SDKs read, sent on answers under owner limits: OpenAI's
-   * (`x-ratelimit-*`, which most clients read, Gemini's included: Google sends none) or Anthropic's.
+   * The rate-limit headers this dialect's SDKs read, sent on answers under owner limits (a family may serve several
+   * dialects: Gemini's clients get OpenAI's, as Google sends none).
    */
-  readonly rateLimitNames: 'openai' | 'anthropic'
+  readonly rateLimits: RateLimitFamily
   /** How a translated call is written for an upstream of this dialect, and its answers read back into the hub. */
   readonly upstreamFormat: UpstreamFormat
   /** The operation a translated call is to an upstream of this dialect (what `upstreamFormat` writes). */
@@ -265,4 +265,24 @@ export interface Dialect {
   upstreamPath(basePath: string, upstreamModel: string, operation: Operation, stream: boolean): string
   /** The headers that carry the gateway's own upstream key. */
   upstreamAuthHeaders(apiKey: string): Record<string, string>
+}
+
+/** An owner's rate-limit figures after a check, this call counted: what each header family tells its clients. */
+export interface RateLimitFigures {
+  /** Requests per minute: the limit and what is left of it; absent without that limit. */
+  requests?: { limit: number; remaining: number }
+  /** Tokens per minute: the limit and what is left of it; absent without that limit. */
+  tokens?: { limit: number; remaining: number }
+  /** Ms until the minute window starts anew. */
+  resetMs: number
+  /** When it does, in epoch ms. */
+  resetAt: number
+}
+
+/** A family of rate-limit header names and how it writes an owner's figures. */
+export interface RateLimitFamily {
+  /** Every header name the family may write (for CORS to expose). */
+  readonly names: readonly string[]
+  /** The headers of `figures`. */
+  headers(figures: RateLimitFigures): Record<string, string>
 }

@@ -5,7 +5,7 @@ import type { CallPlan } from '../translate/format.js'
 import { joinFormats, type Translator } from '../translate/index.js'
 import type { Operation } from '../types.js'
 import { anthropic } from './anthropic/index.js'
-import type { Dialect, ModelRoute, OperationFormat, UpstreamApi, UpstreamOptionValues } from './dialect.js'
+import type { Dialect, ModelRoute, OperationFormat, RateLimitFamily, UpstreamApi, UpstreamOptionValues } from './dialect.js'
 import { gemini } from './gemini/index.js'
 import { DIALECT_NAMES, type DialectName } from './names.js'
 import { openai } from './openai/index.js'
@@ -63,6 +63,12 @@ export const REQUEST_ID_HEADERS: readonly string[] = [
 ]
 
 /** The upstream options only some dialect's upstreams take (`anthropicVersion`), with the dialects that take each. */
+/** Every family of rate-limit headers the dialects' clients read, each once, in registry order. */
+export const RATE_LIMIT_FAMILIES: readonly RateLimitFamily[] = [...new Set(DIALECTS.map((dialect) => dialect.rateLimits))]
+
+/** Every rate-limit header name of those families (for CORS to expose). */
+export const RATE_LIMIT_HEADERS: readonly string[] = RATE_LIMIT_FAMILIES.flatMap((family) => family.names)
+
 export const DIALECT_UPSTREAM_OPTIONS: ReadonlyMap<string, readonly Dialect[]> = new Map(
   [...new Set(DIALECTS.flatMap((dialect) => Object.keys(dialect.upstreamOptions ?? {})))].map((name) => [
     name,
@@ -130,6 +136,8 @@ export type {
   ListedModel,
   ModelRoute,
   OperationFormat,
+  RateLimitFamily,
+  RateLimitFigures,
   UpstreamApi,
   UpstreamOptionValues,
 } from './dialect.js'

@@ -1,8 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { DROPPED_HEADER } from '../call/translation.js'
 import { type ResolvedCors, wildcardMatches } from '../config/cors.js'
-import { REQUEST_ID_HEADERS } from '../dialects/index.js'
-import { RATE_LIMIT_HEADERS } from '../ledger/ledger.js'
+import { RATE_LIMIT_HEADERS, REQUEST_ID_HEADERS } from '../dialects/index.js'
 import type { Match } from './router.js'
 
 /**

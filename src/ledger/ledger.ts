@@ -1,5 +1,6 @@
 // The ledger: each owner's limits checked before a call goes upstream, and its usage charged when the call ends.
 import type Keyv from 'keyv'
+import { RATE_LIMIT_FAMILIES, type RateLimitFigures } from '../dialects/index.js'
 import { GatewayError } from '../errors.js'
 import { isRedisKeyv } from '../recovery/store/redis-link.js'
 import type { GatewayLogger, OwnerUsage } from '../types.js'
@@ -9,22 +10,6 @@ import { RedisCounters } from './redis-counters.js'
 
 /** How often a failing store is reported: one warn line per interval, with a count of the failures in between. */
 const WARN_INTERVAL_MS = 10_000
-
-/** The headers a 429 of the ledger may carry: OpenAI's names and Anthropic's. */
-export const RATE_LIMIT_HEADERS = [
-  'x-ratelimit-limit-requests',
-  'x-ratelimit-remaining-requests',
-  'x-ratelimit-reset-requests',
-  'x-ratelimit-limit-tokens',
-  'x-ratelimit-remaining-tokens',
-  'x-ratelimit-reset-tokens',
-  'anthropic-ratelimit-requests-limit',
-  'anthropic-ratelimit-requests-remaining',
-  'anthropic-ratelimit-requests-reset',
-  'anthropic-ratelimit-tokens-limit',
-  'anthropic-ratelimit-tokens-remaining',
-  'anthropic-ratelimit-tokens-reset',
-] as const
 
 /** Options of a ledger. */
 export interface LedgerOptions {
@@ -37,19 +22,11 @@ export interface LedgerOptions {
   logger: GatewayLogger
 }
 
-/** The rate-limit headers of one check, in each family of names clients read. */
-export interface LimitHeaders {
-  /** OpenAI's names (`x-ratelimit-*`), read by OpenAI's SDKs and the many clients that copy them. */
-  openai: Record<string, string>
-  /** Anthropic's names (`anthropic-ratelimit-*`), read by Anthropic's SDKs. */
-  anthropic: Record<string, string>
-}
-
 /** What `admit` hands back for the call's end: whom to charge, and the limits the check saw for the answer's head. */
 export interface LedgerEntry {
   owner: string
   /** Undefined when the check could not be made (a store down, failing open): there is nothing true to tell. */
-  headers: LimitHeaders | undefined
+  figures: RateLimitFigures | undefined
 }
 
 /** One gateway's ledger over its counters. */
@@ -91,11 +68,11 @@ export class Ledger {
       if (this.#failClosed) {
         throw new GatewayError('store_unavailable', 'The rate limits cannot be checked now; try again shortly.', { retryAfterSeconds: 1 })
       }
-      return { owner, headers: undefined }
+      return { owner, figures: undefined }
     }
-    const headers = limitHeaders(result, limits)
-    if (result.over !== undefined) throw overLimit(result, headers)
-    return { owner, headers }
+    const figures = limitFigures(result, limits)
+    if (result.over !== undefined) throw overLimit(result, figures)
+    return { owner, figures }
   }
 
   /** Adds a finished call's tokens and cost to its owner's windows; never rejects (a failure is a warn line). */
@@ -140,46 +117,24 @@ export class Ledger {
   }
 }
 
-/**
- * The rate-limit headers of a check: each limit the owner has, what is left of it after this call was counted, and
- * when its window starts anew (OpenAI's as a duration, Anthropic's as an RFC 3339 time).
- */
-function limitHeaders(result: CheckResult, limits: CounterLimits): LimitHeaders {
-  const openai: Record<string, string> = {}
-  const anthropic: Record<string, string> = {}
-  const minuteReset = new Date(Date.now() + result.minuteResetMs).toISOString().replace(/\.\d{3}Z$/, 'Z')
-  const minuteSeconds = `${Math.ceil(result.minuteResetMs / 1000)}s`
-  if (limits.requests >= 0) {
-    const remaining = String(Math.max(0, limits.requests - result.requests))
-    openai['x-ratelimit-limit-requests'] = String(limits.requests)
-    openai['x-ratelimit-remaining-requests'] = remaining
-    openai['x-ratelimit-reset-requests'] = minuteSeconds
-    anthropic['anthropic-ratelimit-requests-limit'] = String(limits.requests)
-    anthropic['anthropic-ratelimit-requests-remaining'] = remaining
-    anthropic['anthropic-ratelimit-requests-reset'] = minuteReset
-  }
-  if (limits.tokens >= 0) {
-    const remaining = String(Math.max(0, limits.tokens - result.tokens))
-    openai['x-ratelimit-limit-tokens'] = String(limits.tokens)
-    openai['x-ratelimit-remaining-tokens'] = remaining
-    openai['x-ratelimit-reset-tokens'] = minuteSeconds
-    anthropic['anthropic-ratelimit-tokens-limit'] = String(limits.tokens)
-    anthropic['anthropic-ratelimit-tokens-remaining'] = remaining
-    anthropic['anthropic-ratelimit-tokens-reset'] = minuteReset
-  }
-  return { openai, anthropic }
+/** The figures of a check: each limit the owner has, what is left of it after this call was counted, and its reset. */
+function limitFigures(result: CheckResult, limits: CounterLimits): RateLimitFigures {
+  const figures: RateLimitFigures = { resetMs: result.minuteResetMs, resetAt: Date.now() + result.minuteResetMs }
+  if (limits.requests >= 0) figures.requests = { limit: limits.requests, remaining: Math.max(0, limits.requests - result.requests) }
+  if (limits.tokens >= 0) figures.tokens = { limit: limits.tokens, remaining: Math.max(0, limits.tokens - result.tokens) }
+  return figures
 }
 
 /**
  * The 429 of a reached limit: `retry-after` when its window starts anew, and the rate-limit headers in both families
  * of names (a client that reached a limit is told in whichever names it reads).
  */
-function overLimit(result: CheckResult, headers: LimitHeaders): GatewayError {
+function overLimit(result: CheckResult, figures: RateLimitFigures): GatewayError {
   const resetMs = result.over === 'cost' ? result.dayResetMs : result.minuteResetMs
   const what = { requests: 'requests per minute', tokens: 'tokens per minute', cost: 'cost per day' }[result.over ?? 'requests']
   return new GatewayError('rate_limit_exceeded', `Rate limit reached: ${what}. Try again in ${Math.ceil(resetMs / 1000)} s.`, {
     retryAfterSeconds: Math.max(1, Math.ceil(resetMs / 1000)),
-    headers: { ...headers.openai, ...headers.anthropic },
+    headers: Object.assign({}, ...RATE_LIMIT_FAMILIES.map((family) => family.headers(figures))),
   })
 }
 

@@ -4,6 +4,7 @@ import type { Dialect, ListedModel, StreamUsageReader } from '../dialect.js'
 import { bearer, tokenCount, tokenCounts } from '../shared.js'
 import { messagesFormat } from './messages/index.js'
 import { messages, messagesCountTokens } from './operations.js'
+import { anthropicRateLimits } from './rate-limits.js'
 import { anthropicErrorBody } from './status.js'
 
 /** An API version as Anthropic names them: the date it was published, `YYYY-MM-DD`. */
@@ -111,7 +112,7 @@ export const anthropic: Dialect = {
   upstreamOptions: { anthropicVersion: { header: 'anthropic-version', default: '2023-06-01', problem: versionProblem } },
   // The Anthropic SDK reports the request id it reads from `request-id` (`_request_id`, errors' `requestID`).
   requestIdHeader: 'request-id',
-  rateLimitNames: 'anthropic',
+  rateLimits: anthropicRateLimits,
   upstreamFormat: messagesFormat,
   translatedOperation: 'messages',
   otelProviderName: 'anthropic',

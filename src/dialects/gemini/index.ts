@@ -1,6 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http'
 import type { Operation, TokenCounts } from '../../types.js'
 import type { Dialect, ListedModel, ModelRoute, OperationFormat } from '../dialect.js'
+import { openaiRateLimits } from '../openai/rate-limits.js'
 import { bearer, choiceReasons, newestUsage, tokenCount, tokenCounts } from '../shared.js'
 import { generateContentFormat } from './generate-content/index.js'
 import { batchEmbedContents, countTokens, embedContent, generateContent } from './operations.js'
@@ -81,7 +82,7 @@ export const gemini: Dialect = {
   upstreamFormat: generateContentFormat,
   translatedOperation: 'generateContent',
   otelProviderName: 'gcp.gemini',
-  rateLimitNames: 'openai',
+  rateLimits: openaiRateLimits,
   clientKey,
   // The Google GenAI SDKs send their key in `x-goog-api-key` and announce themselves in `x-goog-api-client`.
   recognises: (headers) => headers['x-goog-api-key'] !== undefined || headers['x-goog-api-client'] !== undefined,

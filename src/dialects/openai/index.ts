@@ -3,6 +3,7 @@ import type { Dialect, ListedModel, UpstreamApi } from '../dialect.js'
 import { bearer, choiceReasons, detailCount, newestUsage, tokenCount, tokenCounts } from '../shared.js'
 import { chatCompletionsFormat } from './chat-completions/index.js'
 import { chatCompletions, embeddings, responses } from './operations.js'
+import { openaiRateLimits } from './rate-limits.js'
 import { responsesBackground } from './responses/background.js'
 import { responsesFormat } from './responses/index.js'
 
@@ -67,7 +68,7 @@ export const openai: Dialect = {
   translatedOperation: 'chat.completions',
   upstreamApiFor: (options) => UPSTREAM_APIS[options.api ?? 'chat'] ?? (UPSTREAM_APIS.chat as UpstreamApi),
   otelProviderName: 'openai',
-  rateLimitNames: 'openai',
+  rateLimits: openaiRateLimits,
   clientKey: (headers) => bearer(headers.authorization),
   // The default on shared paths: any client that does not say it is another format's.
   recognises: () => true,
