@@ -50,6 +50,7 @@ const UPSTREAM_APIS: Readonly<Record<string, UpstreamApi>> = {
 /** The OpenAI wire format: chat completions and Responses, Bearer keys, `{ error: { message, type, param, code } }`. */
 export const openai: Dialect = {
   name: 'openai',
+  upstreamsCalled: 'OpenAI-compatible',
   routes: [
     { path: '/v1/chat/completions', format: chatCompletions },
     { path: '/v1/responses', format: responses, background: responsesBackground },
