@@ -262,7 +262,7 @@ export interface HandleOptions {
   path?: string
   /** A body the host framework already read. @default undefined (the gateway reads `req`) */
   body?: PreparsedBody
-  /** Answer 404 for paths the gateway does not know, instead of leaving them to the host. @default false */
+  /** Answer 404 for every path the gateway does not know (those under its own route prefixes always are), instead of leaving them to the host. @default false */
   claimUnknown?: boolean
 }
 
