@@ -89,6 +89,16 @@ export function createGateway(options: GatewayOptions): Gateway {
   const resolved = resolveOptions(options)
   const unoffered = unofferedPrices(resolved.unofferedPrices, resolved.models.keys())
   if (unoffered) resolved.logger.warn('model-gateway: pricing names models this gateway does not offer; their prices are unused', unoffered)
+  for (const upstream of resolved.upstreams.values()) {
+    // Accepted (a few compatible APIs serve at the root), but every call would likely get the upstream's 404.
+    if (upstream.baseUrlHint) {
+      resolved.logger.warn("model-gateway: an upstream's baseUrl has no API path; calls to it may all get its 404", {
+        upstream: upstream.name,
+        origin: upstream.origin,
+        hint: upstream.baseUrlHint,
+      })
+    }
+  }
   const id = randomUUID()
   const agent = createUpstreamAgent(resolved.timeouts)
   const circuits = circuitBreaker(id)

@@ -262,6 +262,11 @@ export interface Dialect {
    * itself, so every call would miss), or undefined when the path may be right.
    */
   intendedBasePath(pathname: string): string | undefined
+  /**
+   * The base path likely meant when a configured `baseUrl` path may be right but usually is not (OpenAI's without
+   * `/v1`, where every call gets the upstream's 404): warned of at construction and on an upstream 404. @default none
+   */
+  doubtfulBasePath?(pathname: string): string | undefined
   /** Why a configured `upstreamModel` cannot be sent to this format, or undefined when it can. */
   upstreamModelProblem(name: string): string | undefined
   /** Path of an upstream call below the base path. */
