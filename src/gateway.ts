@@ -71,6 +71,13 @@ function storeErrorReporter(logger: GatewayLogger): (error: unknown) => void {
   }
 }
 
+/** `ready()`'s rejection: store_unavailable, saying why in its message (a Redis client's cause is only in `cause`). */
+function notReady(error: unknown): GatewayError {
+  const reason = error instanceof Error ? error.message : String(error)
+  const cause = error instanceof Error && error.cause instanceof Error ? ` ${error.cause.message}` : ''
+  return new GatewayError('store_unavailable', `The store cannot be reached: ${reason}${cause}`, { cause: error })
+}
+
 /** How many request ids one eviction log line names (oldest first); its `count` says how many went. */
 const EVICTED_IDS_LOGGED = 20
 
@@ -187,6 +194,11 @@ export function createGateway(options: GatewayOptions): Gateway {
   return {
     id,
     status,
+    ready() {
+      return rt.store.ready().catch((error: unknown) => {
+        throw notReady(error)
+      })
+    },
     usage(owner) {
       if (typeof owner !== 'string' || owner === '') {
         return Promise.reject(new GatewayError('invalid_request', 'usage(owner) takes the owner id usage events carry'))

@@ -293,6 +293,12 @@ export interface Gateway {
   /** The gateway's health, as `GET /v1/health` answers it, for hosts that serve their own health route. */
   status(): Promise<GatewayStatus>
   /**
+   * Resolves when the store answers; rejects with GatewayError('store_unavailable'), naming why, when it cannot
+   * within the store deadline (5 s). Opt-in, before `listen`: without it a store that cannot be reached is only
+   * found on the first call that needs it.
+   */
+  ready(): Promise<void>
+  /**
    * What an owner (the id usage events carry) used in its current windows, from the store the limits are kept in;
    * all zeros without `limits.owners`. Rejects with GatewayError('store_unavailable') when that store cannot answer.
    */

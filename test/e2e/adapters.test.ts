@@ -306,6 +306,7 @@ describe('errors and the host error handler', () => {
         handle,
         close: async () => {},
         status: async () => ({ status: 'ok', store: 'ok' }),
+        ready: async () => {},
         usage: async () => ({ requests: 0, tokens: 0, cost: 0 }),
       }),
     )
@@ -360,6 +361,7 @@ describe('errors and the host error handler', () => {
         handle: async () => Promise.reject(new Error('boom')),
         close: async () => {},
         status: async () => ({ status: 'ok', store: 'ok' }),
+        ready: async () => {},
         usage: async () => ({ requests: 0, tokens: 0, cost: 0 }),
       }),
     )
@@ -383,6 +385,7 @@ describe('errors and the host error handler', () => {
         },
         close: async () => {},
         status: async () => ({ status: 'ok', store: 'ok' }),
+        ready: async () => {},
         usage: async () => ({ requests: 0, tokens: 0, cost: 0 }),
       }),
     )

@@ -8,7 +8,7 @@ import type { GatewayOptions } from '../../src/types.js'
 import { chatBody } from '../support/bodies.js'
 import { collectingGateway, type LoggedLine } from '../support/collecting-gateway.js'
 import { bearer, KEY_A } from '../support/fixture.js'
-import { call, listen, type MountedServer } from '../support/http.js'
+import { call, closedPort, listen, type MountedServer } from '../support/http.js'
 import { SELF_SIGNED } from '../support/self-signed.js'
 import { serve } from '../support/servers.js'
 
@@ -19,15 +19,6 @@ const opened: Array<{ close(): Promise<unknown> | unknown }> = []
 afterEach(async () => {
   for (const item of opened.splice(0).reverse()) await item.close()
 })
-
-/** A port nothing listens on: one the system gave, then closed. */
-async function closedPort(): Promise<number> {
-  const server = http.createServer()
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const { port } = server.address() as AddressInfo
-  await new Promise((resolve) => server.close(resolve))
-  return port
-}
 
 /** A gateway with one OpenAI upstream `name` at `baseUrl`; sends one chat call and returns the answer and the log lines. */
 async function callThrough(
