@@ -41,8 +41,8 @@ export interface Match {
 
 /**
  * The dialect a request speaks: a model call's own, else the one whose prefix the path is under (`/v1beta`), else,
- * on the model list shared by every dialect and on paths not served, the one whose client the headers announce; the
- * default otherwise.
+ * on the model list shared by every dialect, a stream's resume and paths not served, the one whose client the headers
+ * announce; the default otherwise.
  */
 function dialectOfPath(path: string, headers: IncomingHttpHeaders, route: Route): Dialect {
   if (route.kind === 'call') return route.route.dialect
@@ -52,9 +52,10 @@ function dialectOfPath(path: string, headers: IncomingHttpHeaders, route: Route)
     const prefix = dialect.pathPrefix
     if (prefix !== undefined && (path === prefix || path.startsWith(`${prefix}/`))) return dialect
   }
-  // The model list, shared by every dialect, and a path the gateway does not serve (an SDK's call of an API it does
-  // not offer) answer the client in the dialect its headers announce.
-  if (route.kind === 'not_found' || path === '/v1/models' || path.startsWith('/v1/models/')) {
+  // The model list, shared by every dialect, a path the gateway does not serve (an SDK's call of an API it does not
+  // offer) and a stream resumed (read by the SDK that read the call's stream) answer the client in the dialect its
+  // headers announce.
+  if (route.kind === 'not_found' || route.kind === 'recoveries.stream' || path === '/v1/models' || path.startsWith('/v1/models/')) {
     for (const dialect of DIALECTS) if (dialect !== DEFAULT_DIALECT && dialect.recognises(headers)) return dialect
   }
   return DEFAULT_DIALECT
