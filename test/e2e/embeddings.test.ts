@@ -218,7 +218,7 @@ describeOnce('Embeddings whose client left', (kind) => {
 })
 
 describeOnce('Embeddings and token counts on a model of an Anthropic upstream', (kind) => {
-  const CLAUDE = 'claude-sonnet-4-5'
+  const CLAUDE = 'claude-sonnet-4-6'
   // Nothing is sent upstream: the refusal comes first, so the upstream's address is never dialled.
   const fx = useFixture(kind, {
     upstreams: { claude: { type: 'anthropic', baseUrl: 'http://127.0.0.1:9', apiKey: UPSTREAM_KEY } },

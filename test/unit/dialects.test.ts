@@ -265,7 +265,7 @@ describe('passthrough-only operations', () => {
   })
 
   it('say what a refused model is and serves, never pointing to a route that refuses it too', () => {
-    const claude = 'claude-sonnet-4-5'
+    const claude = 'claude-sonnet-4-6'
     const onEmbeddings = otherFormatRefusal(embeddings, openai, claude, anthropic)
     expect(onEmbeddings).toBe(
       `The model '${claude}' is served by an Anthropic upstream, and embeddings are not translated between formats: ` +
