@@ -10,7 +10,8 @@ export type ExpressMiddleware = (req: ExpressRequest, res: ServerResponse, next:
 
 /**
  * Middleware for Express 5 (and 4): mount it with `app.use('/ai', expressMiddleware(gateway))`. Requests the
- * gateway does not route go to `next()`; a body a host parser already read (`express.json()`,
+ * gateway does not route go to `next()`, but for mistyped paths under its own route prefixes (`/v1/chat/…`, a doubled
+ * `/v1`), which get its JSON 404 and hint; a body a host parser already read (`express.json()`,
  * `express.raw()`) is taken from `req.body`.
  */
 export function expressMiddleware(gateway: Gateway): ExpressMiddleware {

@@ -24,7 +24,8 @@ export type KoaMiddleware = (ctx: KoaContext, next: () => Promise<unknown>) => P
 
 /**
  * Middleware for Koa 3: `app.use(koaMiddleware(gateway, { prefix: '/ai' }))`. Requests the gateway does not
- * route go on to `await next()`; a body `@koa/bodyparser` already read is taken from `rawBody` or `body`.
+ * route go on to `await next()`, but for mistyped paths under its own route prefixes (`/v1/chat/…`, a doubled
+ * `/v1`), which get its JSON 404 and hint; a body `@koa/bodyparser` already read is taken from `rawBody` or `body`.
  */
 export function koaMiddleware(gateway: Gateway, options: KoaMiddlewareOptions = {}): KoaMiddleware {
   const prefix = normalisePrefix(options.prefix)

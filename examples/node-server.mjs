@@ -27,7 +27,7 @@ if (process.env.OPENAI_API_KEY) {
   models = [
     { id: 'gpt-4o-mini', upstream: 'mock' },
     { id: 'gemini-2.5-flash', upstream: 'mock-gemini' },
-    { id: 'claude-sonnet-4-5', upstream: 'mock-anthropic' },
+    { id: 'claude-sonnet-4-6', upstream: 'mock-anthropic' },
   ]
   // Claude Code declares its tools on every call, and the mock calls the first tool a request declares when the user
   // spoke last. Claude Code's calls (its system prompt carries its billing header) get a text answer instead.

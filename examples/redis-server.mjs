@@ -14,6 +14,11 @@ import { startMockUpstream } from 'model-gateway/testing'
 const port = Number(process.env.PORT ?? 8080)
 const demoKey = process.env.GATEWAY_KEY ?? 'sk-demo-key'
 const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379'
+// createKeyv throws a bare "Invalid URL" for `127.0.0.1:6379`: say which one, and what it needs.
+if (!/^rediss?:\/\//.test(redisUrl)) {
+  console.error(`REDIS_URL '${redisUrl}' needs its scheme: redis://host:port (rediss:// for TLS).`)
+  process.exit(1)
+}
 
 // Fail fast while Redis is down instead of queueing commands: no offline queue, bounded connects, capped
 // reconnect backoff. The namespace is the key prefix; instances that share records must use the same one.
@@ -41,6 +46,15 @@ if (process.env.OPENAI_API_KEY) {
 }
 
 const gateway = createGateway({ upstreams, models, auth: { apiKeys: [demoKey] }, store })
+// Fail at start, not on the first call, when Redis cannot be reached.
+try {
+  await gateway.ready()
+} catch (error) {
+  console.error(`${error.message} (REDIS_URL ${redisUrl})`)
+  await gateway.close()
+  await mock?.close()
+  process.exit(1)
+}
 
 const server = http.createServer(nodeHandler(gateway))
 server.listen(port, '127.0.0.1', () => {

@@ -71,6 +71,13 @@ function storeErrorReporter(logger: GatewayLogger): (error: unknown) => void {
   }
 }
 
+/** `ready()`'s rejection: store_unavailable, saying why in its message (a Redis client's cause is only in `cause`). */
+function notReady(error: unknown): GatewayError {
+  const reason = error instanceof Error ? error.message : String(error)
+  const cause = error instanceof Error && error.cause instanceof Error ? ` ${error.cause.message}` : ''
+  return new GatewayError('store_unavailable', `The store cannot be reached: ${reason}${cause}`, { cause: error })
+}
+
 /** How many request ids one eviction log line names (oldest first); its `count` says how many went. */
 const EVICTED_IDS_LOGGED = 20
 
@@ -89,6 +96,16 @@ export function createGateway(options: GatewayOptions): Gateway {
   const resolved = resolveOptions(options)
   const unoffered = unofferedPrices(resolved.unofferedPrices, resolved.models.keys())
   if (unoffered) resolved.logger.warn('model-gateway: pricing names models this gateway does not offer; their prices are unused', unoffered)
+  for (const upstream of resolved.upstreams.values()) {
+    // Accepted (a few compatible APIs serve at the root), but every call would likely get the upstream's 404.
+    if (upstream.baseUrlHint) {
+      resolved.logger.warn("model-gateway: an upstream's baseUrl has no API path; calls to it may all get its 404", {
+        upstream: upstream.name,
+        origin: upstream.origin,
+        hint: upstream.baseUrlHint,
+      })
+    }
+  }
   const id = randomUUID()
   const agent = createUpstreamAgent(resolved.timeouts)
   const circuits = circuitBreaker(id)
@@ -177,6 +194,11 @@ export function createGateway(options: GatewayOptions): Gateway {
   return {
     id,
     status,
+    ready() {
+      return rt.store.ready().catch((error: unknown) => {
+        throw notReady(error)
+      })
+    },
     usage(owner) {
       if (typeof owner !== 'string' || owner === '') {
         return Promise.reject(new GatewayError('invalid_request', 'usage(owner) takes the owner id usage events carry'))

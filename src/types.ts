@@ -262,7 +262,7 @@ export interface HandleOptions {
   path?: string
   /** A body the host framework already read. @default undefined (the gateway reads `req`) */
   body?: PreparsedBody
-  /** Answer 404 for paths the gateway does not know, instead of leaving them to the host. @default false */
+  /** Answer 404 for every path the gateway does not know (those under its own route prefixes always are), instead of leaving them to the host. @default false */
   claimUnknown?: boolean
 }
 
@@ -292,6 +292,12 @@ export interface Gateway {
   close(options?: { timeoutMs?: number }): Promise<void>
   /** The gateway's health, as `GET /v1/health` answers it, for hosts that serve their own health route. */
   status(): Promise<GatewayStatus>
+  /**
+   * Resolves when the store answers; rejects with GatewayError('store_unavailable'), naming why, when it cannot
+   * within the store deadline (5 s). Opt-in, before `listen`: without it a store that cannot be reached is only
+   * found on the first call that needs it.
+   */
+  ready(): Promise<void>
   /**
    * What an owner (the id usage events carry) used in its current windows, from the store the limits are kept in;
    * all zeros without `limits.owners`. Rejects with GatewayError('store_unavailable') when that store cannot answer.

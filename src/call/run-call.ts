@@ -5,7 +5,7 @@ import { admitCall, mayBeRepeated } from '../idempotency/admit.js'
 import type { CallLease } from '../idempotency/lease.js'
 import type { Ledger, LedgerEntry } from '../ledger/ledger.js'
 import { costOf } from '../ledger/pricing.js'
-import { callStartMessage } from '../observe/call-message.js'
+import { callStartMessage, statusSent } from '../observe/call-message.js'
 import { type CallEndMessage, type CallRefusedMessage, channels } from '../observe/channels.js'
 import { type FollowableCall, followableCall } from '../recovery/stream/followable-calls.js'
 import { Journal } from '../recovery/stream/journal.js'
@@ -71,7 +71,7 @@ async function admitToLedger(rt: Runtime, ledger: Ledger, spec: CallSpec, lease:
   } catch (error) {
     if (channels.callRefused.hasSubscribers && isRefusal(error)) {
       const message = callStartMessage(rt.id, spec) as CallRefusedMessage
-      message.status = error.status ?? 429
+      message.status = statusSent(spec, error.status ?? 429, undefined)
       message.error = error.code
       channels.callRefused.publish(message)
     }
@@ -193,7 +193,7 @@ function watchLateReset(
 export function endMessage(rt: Runtime, spec: CallSpec, outcome: CallOutcome): CallEndMessage {
   // The start message grown in place: a spread per call costs more than it reads.
   const message = callStartMessage(rt.id, spec) as CallEndMessage
-  message.status = outcome.status
+  message.status = statusSent(spec, outcome.status, outcome.served?.model)
   message.delivered = outcome.delivered
   message.recovered = outcome.recovered
   message.durationMs = performance.now() - spec.startedAt

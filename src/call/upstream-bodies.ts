@@ -1,6 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http'
 import type { ResolvedModel } from '../config/resolve.js'
 import { type OperationFormat, translatorFor } from '../dialects/index.js'
+import { otherFormatRefusal } from '../dialects/refusal.js'
 import type { RequestBody } from '../http/read-body.js'
 import { replaceTopLevelString } from '../json/rewrite.js'
 import type { Operation } from '../types.js'
@@ -147,7 +148,7 @@ export class UpstreamBodies implements CallBodies {
     if (inbound === model.upstream.dialect)
       return { bytes: renamed(format, body, modelId, named), translation: undefined, modelInBody, named }
     // Embeddings and token counts are passthrough only: their other-format models cannot take them.
-    const refusal = format.refuseOtherFormat?.(model.id)
+    const refusal = otherFormatRefusal(format, inbound, model.id, model.upstream.dialect)
     if (refusal !== undefined) return { refusedField: 'model', message: refusal }
     const translator = translatorFor(inbound, model.upstream.dialect, format.operation, model.upstream.api)
     if (!translator) return { refusedField: 'model', message: `The model '${model.id}' speaks a format this call cannot be translated to.` }

@@ -32,6 +32,8 @@ export interface ResolvedUpstream {
   origin: string
   /** Path prefix of `baseUrl`, without a trailing slash. */
   basePath: string
+  /** "did you mean '…/v1'?" when `baseUrl`'s path is likely wrong though it may be right; undefined otherwise. */
+  baseUrlHint: string | undefined
   /** The secrets this upstream is sent (its keys, and credentials in configured auth headers): never shown to anyone. */
   secrets: readonly string[]
   /**
@@ -85,6 +87,12 @@ function keysOf(name: string, raw: Record<string, unknown>, dialect: Dialect): A
   })
 }
 
+/** The hint for a `baseUrl` whose path is likely not the one meant, or undefined. */
+function doubtfulHint(dialect: Dialect, url: URL): string | undefined {
+  const meant = dialect.doubtfulBasePath?.(url.pathname)
+  return meant === undefined ? undefined : `did you mean '${url.origin}${meant}'?`
+}
+
 /** Checks one `upstreams` entry and prepares what every call to it needs. */
 export function resolveUpstream(name: string, raw: unknown): ResolvedUpstream {
   if (!isObject(raw)) fail(`upstreams.${name} must be an object`)
@@ -135,6 +143,7 @@ export function resolveUpstream(name: string, raw: unknown): ResolvedUpstream {
     dialect,
     origin: url.origin,
     basePath: dialect.upstreamBasePath(url.pathname),
+    baseUrlHint: doubtfulHint(dialect, url),
     secrets: [...keys.map((key) => key.secret), ...secretsOf(headers)],
     requestHeaders: flatHeaders({
       ...headers,

@@ -35,10 +35,11 @@ export interface OperationFormat {
    */
   readonly keepsRecords: boolean
   /**
-   * Why a model whose upstream speaks another format cannot serve this operation (the client's 400); absent where
-   * such calls are translated (chat, generate-content).
+   * What this operation's calls are, for an operation never translated between formats (`embeddings`, `token
+   * counts`): a model whose upstream speaks another format is the client's 400, which says so. Absent where such
+   * calls are translated (chat, generate-content).
    */
-  refuseOtherFormat?(model: string): string
+  readonly untranslated?: string
   /** Top-level fields the gateway reads or checks: each may appear once, or the gateway and the upstream could read different ones. */
   readonly readFields: ReadonlySet<string>
   /**
@@ -187,6 +188,8 @@ export interface ModelRoute {
 /** Everything that differs between two wire formats. Nothing outside `src/dialects/` compares dialect names. */
 export interface Dialect {
   readonly name: DialectName
+  /** How messages name this dialect's upstreams: `Anthropic` for "an Anthropic upstream". */
+  readonly upstreamsCalled: string
   /** The model calls this dialect's clients make: the router, the 404's list and the client's path pattern derive from them. */
   readonly routes: readonly ModelRoute[]
   /** A path prefix every path under which speaks this dialect (`/v1beta`); elsewhere a shared path goes by `recognises`. */
@@ -259,6 +262,11 @@ export interface Dialect {
    * itself, so every call would miss), or undefined when the path may be right.
    */
   intendedBasePath(pathname: string): string | undefined
+  /**
+   * The base path likely meant when a configured `baseUrl` path may be right but usually is not (OpenAI's without
+   * `/v1`, where every call gets the upstream's 404): warned of at construction and on an upstream 404. @default none
+   */
+  doubtfulBasePath?(pathname: string): string | undefined
   /** Why a configured `upstreamModel` cannot be sent to this format, or undefined when it can. */
   upstreamModelProblem(name: string): string | undefined
   /** Path of an upstream call below the base path. */

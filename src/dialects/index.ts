@@ -41,7 +41,7 @@ export const MODEL_ROUTES: readonly RegisteredRoute[] = DIALECTS.flatMap((dialec
 export function servedOperations(upstream: Dialect): ReadonlySet<Operation> {
   const served = MODEL_ROUTES.filter(
     ({ dialect, format }) =>
-      dialect === upstream || (format.refuseOtherFormat === undefined && translatorFor(dialect, upstream, format.operation) !== undefined),
+      dialect === upstream || (format.untranslated === undefined && translatorFor(dialect, upstream, format.operation) !== undefined),
   )
   return new Set(served.map((route) => route.format.operation))
 }

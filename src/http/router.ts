@@ -41,8 +41,8 @@ export interface Match {
 
 /**
  * The dialect a request speaks: a model call's own, else the one whose prefix the path is under (`/v1beta`), else,
- * on the model list shared by every dialect and on paths not served, the one whose client the headers announce; the
- * default otherwise.
+ * on the model list shared by every dialect, a stream's resume and paths not served, the one whose client the headers
+ * announce; the default otherwise.
  */
 function dialectOfPath(path: string, headers: IncomingHttpHeaders, route: Route): Dialect {
   if (route.kind === 'call') return route.route.dialect
@@ -52,9 +52,10 @@ function dialectOfPath(path: string, headers: IncomingHttpHeaders, route: Route)
     const prefix = dialect.pathPrefix
     if (prefix !== undefined && (path === prefix || path.startsWith(`${prefix}/`))) return dialect
   }
-  // The model list, shared by every dialect, and a path the gateway does not serve (an SDK's call of an API it does
-  // not offer) answer the client in the dialect its headers announce.
-  if (route.kind === 'not_found' || path === '/v1/models' || path.startsWith('/v1/models/')) {
+  // The model list, shared by every dialect, a path the gateway does not serve (an SDK's call of an API it does not
+  // offer) and a stream resumed (read by the SDK that read the call's stream) answer the client in the dialect its
+  // headers announce.
+  if (route.kind === 'not_found' || route.kind === 'recoveries.stream' || path === '/v1/models' || path.startsWith('/v1/models/')) {
     for (const dialect of DIALECTS) if (dialect !== DEFAULT_DIALECT && dialect.recognises(headers)) return dialect
   }
   return DEFAULT_DIALECT
@@ -95,11 +96,42 @@ const SERVED = [
   'POST /v1/recoveries/{request_id}/cancel',
 ]
 
+/**
+ * The first two segments of every served path (`/v1/chat`, `/v1beta/models`, `/v1/recoveries`) and the dialects'
+ * own prefixes (`/v1beta`): a path under one of them that names nothing is a mistyped call of the gateway's, answered
+ * with its 404 and hint even where the host has the last word on other paths.
+ */
+const OWN_PREFIXES = [
+  ...new Set([
+    ...SERVED.map((entry) => {
+      const path = entry.slice(entry.indexOf(' ') + 1)
+      return path
+        .split('/', 3)
+        .join('/')
+        .replace(/[:{?].*$/, '')
+    }),
+    ...DIALECTS.flatMap((dialect) => (dialect.pathPrefix === undefined ? [] : [dialect.pathPrefix])),
+  ]),
+]
+
+/** A base URL ending in the version and a path starting with it again (`/v1/v1/chat/completions`). */
+const DOUBLED_VERSION = /^\/v1(?:beta)?\/v1(?:beta)?(?:\/|$)/
+
+/** Whether `path` lies under one of the gateway's own route prefixes, or doubles the version. */
+export function underOwnPrefix(path: string): boolean {
+  if (DOUBLED_VERSION.test(path)) return true
+  for (const prefix of OWN_PREFIXES) {
+    if (path.startsWith(prefix) && (path.length === prefix.length || path[prefix.length] === '/' || path[prefix.length] === ':'))
+      return true
+  }
+  return false
+}
+
 /** The message of a 404 for a path the gateway does not serve: the path, what is served, and the likely mistake. */
 export function unknownPathMessage(method: string, path: string): string {
   let hint = ''
   if (routeOf(method, `/v1${path}`) || routeOf(method, `/v1beta${path}`)) hint = ' Is the base URL missing /v1?'
-  else if (/^\/v1(?:beta)?\/v1(?:beta)?(?:\/|$)/.test(path)) hint = ' Does the base URL end in /v1 and the path start with it again?'
+  else if (DOUBLED_VERSION.test(path)) hint = ' Does the base URL end in /v1 and the path start with it again?'
   return `Unknown path ${shown(path)}. This gateway serves ${SERVED.join(', ')}.${hint}`
 }
 
@@ -207,15 +239,16 @@ function routeOf(method: string, path: string): Route | undefined {
 }
 
 /**
- * Matches a request path (relative to where the gateway is mounted). Paths under `/v1/` or `/v1beta/`
- * that name nothing become `not_found` when `claimUnknown` is set, else undefined (left to the host).
+ * Matches a request path (relative to where the gateway is mounted). A path that names nothing is `not_found` when
+ * `claimUnknown` is set or it lies under one of the gateway's own route prefixes (`underOwnPrefix`), else undefined
+ * (left to the host).
  */
 export function matchRequest(method: string, url: string, claimUnknown: boolean, headers: IncomingHttpHeaders = {}): Match | undefined {
   const mark = url.indexOf('?')
   const path = mark === -1 ? url : url.slice(0, mark)
   let route = routeOf(method, path)
   if (!route) {
-    if (!claimUnknown) return undefined
+    if (!claimUnknown && !underOwnPrefix(path)) return undefined
     route = { kind: 'not_found' }
   }
   const rawQuery = mark === -1 ? '' : url.slice(mark + 1)

@@ -1,4 +1,5 @@
 import type { CallSpec } from '../call/call-spec.js'
+import type { ResolvedModel } from '../config/resolve.js'
 import type { CallStartMessage } from './channels.js'
 
 /** What every message about a model call says of it; built only when a channel has subscribers. */
@@ -16,4 +17,14 @@ export function callStartMessage(gatewayId: string, spec: CallSpec): CallStartMe
   }
   if (spec.trace) message.trace = spec.trace
   return message
+}
+
+/**
+ * The status a call's client got, for `call:end` and the spans: a gateway error, or an upstream error translated, is
+ * answered in the client's format, which may name only some statuses (a Google client gets 503 for a 502); an upstream's
+ * own error passed through, and every success, keep their status.
+ */
+export function statusSent(spec: CallSpec, status: number, servedBy: ResolvedModel | undefined): number {
+  if (status < 400 || servedBy?.upstream.dialect === spec.inbound) return status
+  return spec.inbound.errorStatus?.(status) ?? status
 }

@@ -10,7 +10,7 @@ import { requestBodyHash } from '../../src/json/hash.js'
 import { chatBody } from '../support/bodies.js'
 import { bearer, KEY_A, startFixture, useFixture } from '../support/fixture.js'
 import { call, eventually, type MountedServer, sendThenAbort } from '../support/http.js'
-import { expressApp, hostErrorHandler, koaApp, koaHostErrors, type ServerKind, serve } from '../support/servers.js'
+import { expressApp, hostErrorHandler, koaApp, koaHostErrors, NODE_KINDS, type ServerKind, serve } from '../support/servers.js'
 
 /** A one-off server kind for these tests; the matrix fields do not matter here. */
 const kindOf = (name: string, mount: ServerKind['mount']): ServerKind => ({
@@ -35,6 +35,7 @@ describe('host routes and next() next to the gateway', () => {
       kind: kindOf('koa', (g) => serve(koaApp(g, { prefix: '/ai' }).callback(), '/ai')),
       hostRootUrl: (url) => url.slice(0, -'/ai'.length),
     },
+    { name: 'node:http with next', kind: NODE_KINDS[1] as ServerKind, hostRootUrl: (url) => url.slice(0, -'/ai'.length) },
   ]
   for (const { name, kind, hostRootUrl } of apps) {
     describe(name, () => {
@@ -52,6 +53,22 @@ describe('host routes and next() next to the gateway', () => {
         const chat = await call(`${fx.url}/v1/chat/completions`, { headers: bearer(KEY_A), body: chatBody('side by side') })
         expect(chat.status).toBe(200)
         expect(chat.json.choices[0].message.content).toContain('side by side')
+      })
+
+      it('answers a mistyped path under its own route prefixes with its JSON 404 and hint, not the host’s', async () => {
+        const cases = [
+          ['/v1/chat/completion', 'Unknown path /v1/chat/completion.'],
+          ['/v1/v1/chat/completions', 'Does the base URL end in /v1 and the path start with it again?'],
+          ['/v1/messages/count-tokens', 'POST /v1/messages/count_tokens'],
+        ]
+        for (const [path, hint] of cases) {
+          const res = await call(`${fx.url}${path}`, { headers: bearer(KEY_A), body: chatBody('mistyped') })
+          expect(res.status, path).toBe(404)
+          expect(res.headers['content-type'], path).toMatch(/^application\/json/)
+          expect(res.json.error.code, path).toBe('not_found')
+          expect(res.json.error.message, path).toContain(hint)
+        }
+        expect(fx.mock.requests.filter((r) => r.body.includes('mistyped'))).toHaveLength(0)
       })
 
       it('passes requests the gateway does not route on to the host', async () => {
@@ -289,6 +306,7 @@ describe('errors and the host error handler', () => {
         handle,
         close: async () => {},
         status: async () => ({ status: 'ok', store: 'ok' }),
+        ready: async () => {},
         usage: async () => ({ requests: 0, tokens: 0, cost: 0 }),
       }),
     )
@@ -343,6 +361,7 @@ describe('errors and the host error handler', () => {
         handle: async () => Promise.reject(new Error('boom')),
         close: async () => {},
         status: async () => ({ status: 'ok', store: 'ok' }),
+        ready: async () => {},
         usage: async () => ({ requests: 0, tokens: 0, cost: 0 }),
       }),
     )
@@ -366,6 +385,7 @@ describe('errors and the host error handler', () => {
         },
         close: async () => {},
         status: async () => ({ status: 'ok', store: 'ok' }),
+        ready: async () => {},
         usage: async () => ({ requests: 0, tokens: 0, cost: 0 }),
       }),
     )

@@ -309,6 +309,26 @@ describe('streams that survive, on Messages', () => {
     expect(rest.text).toMatch(/\nevent: message_stop\ndata: /)
   })
 
+  it('a resume by an Anthropic client is answered in its conventions: x-api-key, request-id, Anthropic-shaped errors', async () => {
+    const { cut, record } = await cutStream('resume in my dialect')
+    const resume = (headers: Record<string, string>, id = cut.requestId) =>
+      call(`${sfx.url}/v1/recoveries/${id}/stream`, { headers: { ...CLAUDE_HEADERS, ...headers } })
+    const rest = await resume({ 'last-event-id': '3' })
+    expect(rest.status).toBe(200)
+    expect(rest.headers['request-id']).toBe(rest.headers['x-request-id'])
+    expect(cut.received + rest.text).toBe(record.response.stream_raw)
+    const bad = await resume({ 'last-event-id': 'three' })
+    expect(bad.status).toBe(400)
+    expect(bad.json).toEqual({
+      type: 'error',
+      error: { type: 'invalid_request_error', message: expect.stringContaining('event number') },
+      request_id: bad.headers['request-id'],
+    })
+    const wrongKey = await resume({ 'x-api-key': 'sk-not-a-key' })
+    expect(wrongKey.status).toBe(401)
+    expect(wrongKey.json).toMatchObject({ type: 'error', error: { type: 'authentication_error' } })
+  })
+
   it('a stream finished after its client left is kept assembled: body_raw is the message a whole call gives', async () => {
     const { record } = await cutStream('assemble my stream')
     const whole = await call(`${fx.url}${MESSAGES}`, { headers: CLAUDE_HEADERS, body: claudeBody('assemble my stream') })

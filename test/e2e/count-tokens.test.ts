@@ -51,7 +51,7 @@ describeOnce('Gemini countTokens: POST …/models/{model}:countTokens', (kind) =
     const res = await count('gpt-4o-mini', { contents: [{ parts: [{ text: 'not counted' }] }] })
     expect(res.status).toBe(400)
     expect(res.json).toEqual({ error: { code: 400, message: expect.any(String), status: 'INVALID_ARGUMENT' } })
-    expect(res.json.error.message).toContain('served only for models of Gemini upstreams')
+    expect(res.json.error.message).toContain('serves models of Gemini upstreams only')
     expect(upstream('not counted')).toHaveLength(0)
   })
 

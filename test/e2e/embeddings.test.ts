@@ -135,7 +135,7 @@ describeOnce('Gemini embeddings: :embedContent and :batchEmbedContents', (kind) 
       })
       expect(res.status).toBe(400)
       expect(res.json.error).toMatchObject({ code: 400, status: 'INVALID_ARGUMENT' })
-      expect(res.json.error.message).toContain('Call POST /v1/embeddings for this model')
+      expect(res.json.error.message).toContain('call POST /v1/embeddings for it')
     }
     expect(upstream('cross')).toHaveLength(0)
   })
@@ -215,4 +215,40 @@ describeOnce('Embeddings whose client left', (kind) => {
       await call(`${fx.url}/v1/recoveries/${summary.request_id}`, { method: 'DELETE', headers: bearer(KEY_A) })
     })
   }
+})
+
+describeOnce('Embeddings and token counts on a model of an Anthropic upstream', (kind) => {
+  const CLAUDE = 'claude-sonnet-4-6'
+  // Nothing is sent upstream: the refusal comes first, so the upstream's address is never dialled.
+  const fx = useFixture(kind, {
+    upstreams: { claude: { type: 'anthropic', baseUrl: 'http://127.0.0.1:9', apiKey: UPSTREAM_KEY } },
+    models: [{ id: CLAUDE, upstream: 'claude' }],
+  })
+  const post = (path: string, headers: Record<string, string>, body: unknown) =>
+    call(`${fx.url}${path}`, { headers: { ...headers, ...JSON_TYPE }, body })
+  /** What a refusal must say of the model, and the route it must not send the client to. */
+  const expectNoCircle = (message: string, notThere: string) => {
+    expect(message).toContain(`The model '${CLAUDE}' is served by an Anthropic upstream`)
+    expect(message).toContain(`The model '${CLAUDE}' serves POST /v1/chat/completions`)
+    expect(message).toContain('POST /v1/messages')
+    expect(message).not.toContain(`call ${notThere}`)
+  }
+
+  it('POST /v1/embeddings says what the model is and serves, not to call :embedContent', async () => {
+    const res = await post('/v1/embeddings', bearer(KEY_A), { model: CLAUDE, input: 'x' })
+    expect(res.status).toBe(400)
+    expect(res.json.error.param).toBe('model')
+    expectNoCircle(res.json.error.message, 'POST /v1beta')
+    expect(res.json.error.message).toContain('Anthropic upstreams have no route for embeddings')
+  })
+
+  it(':embedContent and :countTokens say so too, and :countTokens points to the Messages count', async () => {
+    const embed = await post(`/v1beta/models/${CLAUDE}:embedContent`, goog(KEY_A), { content: { parts: [{ text: 'x' }] } })
+    expect(embed.status).toBe(400)
+    expectNoCircle(embed.json.error.message, 'POST /v1/embeddings')
+    const count = await post(`/v1beta/models/${CLAUDE}:countTokens`, goog(KEY_A), { contents: [{ parts: [{ text: 'x' }] }] })
+    expect(count.status).toBe(400)
+    expectNoCircle(count.json.error.message, 'POST /v1/embeddings')
+    expect(count.json.error.message).toContain('call POST /v1/messages/count_tokens for it')
+  })
 })

@@ -188,6 +188,30 @@ describe('instrumentGateway', () => {
     }
   })
 
+  it('reports the status the client got: 503 to a Google client whose call failed 502 upstream_unreachable', async () => {
+    const other = await startFixture(NODE, {
+      upstreams: { dead: { type: 'openai', baseUrl: `http://127.0.0.1:${await freePort()}/v1` } },
+      models: [{ id: 'dead', upstream: 'dead' }],
+    })
+    const stopOther = instrumentGateway(other.gateway, { tracerProvider, meterProvider })
+    const ends: Array<{ requestId: string; status: number }> = []
+    const onEnd = (message: unknown) => ends.push(message as { requestId: string; status: number })
+    diagnosticsChannel.subscribe(gatewayChannels.callEnd, onEnd)
+    try {
+      const res = await call(`${other.url}${gpath(false, 'dead')}`, { headers: goog(KEY_A), body: geminiBody('x') })
+      expect(res.status).toBe(503)
+      expect(res.json.error.status).toBe('UNAVAILABLE')
+      const requestId = res.headers['x-request-id'] as string
+      const { server } = await traceOf(requestId)
+      expect(server.attributes).toMatchObject({ 'error.type': 'upstream_unreachable', 'http.response.status_code': 503 })
+      expect(ends.find((m) => m.requestId === requestId)?.status).toBe(503)
+    } finally {
+      diagnosticsChannel.unsubscribe(gatewayChannels.callEnd, onEnd)
+      stopOther()
+      await other.close()
+    }
+  })
+
   it('a fallback after an unreachable upstream: a CLIENT span per attempt, each carrying its own trace upstream', async () => {
     const other = await startFixture(NODE, {
       upstreams: {

@@ -3,11 +3,12 @@ import https from 'node:https'
 import type { AddressInfo } from 'node:net'
 import { afterEach, describe, expect, it } from 'vitest'
 import { nodeHandler } from '../../adapters/node.js'
+import { startMockUpstream } from '../../src/testing/index.js'
 import type { GatewayOptions } from '../../src/types.js'
 import { chatBody } from '../support/bodies.js'
 import { collectingGateway, type LoggedLine } from '../support/collecting-gateway.js'
 import { bearer, KEY_A } from '../support/fixture.js'
-import { call, listen, type MountedServer } from '../support/http.js'
+import { call, closedPort, listen, type MountedServer } from '../support/http.js'
 import { SELF_SIGNED } from '../support/self-signed.js'
 import { serve } from '../support/servers.js'
 
@@ -18,15 +19,6 @@ const opened: Array<{ close(): Promise<unknown> | unknown }> = []
 afterEach(async () => {
   for (const item of opened.splice(0).reverse()) await item.close()
 })
-
-/** A port nothing listens on: one the system gave, then closed. */
-async function closedPort(): Promise<number> {
-  const server = http.createServer()
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const { port } = server.address() as AddressInfo
-  await new Promise((resolve) => server.close(resolve))
-  return port
-}
 
 /** A gateway with one OpenAI upstream `name` at `baseUrl`; sends one chat call and returns the answer and the log lines. */
 async function callThrough(
@@ -122,5 +114,34 @@ describe('an unreachable upstream is named in its log line, with its origin and 
       code: 'upstream_timeout',
       cause: 'UND_ERR_HEADERS_TIMEOUT',
     })
+  })
+})
+
+describe('an OpenAI baseUrl without its API path', () => {
+  const DOUBT = "model-gateway: an upstream's baseUrl has no API path; calls to it may all get its 404"
+
+  it('is accepted with a warning at construction, and each 404 it brings is logged with the base URL meant', async () => {
+    const mock = await startMockUpstream({ apiKey: SECRET })
+    opened.push(mock)
+    const { status, json, line, logs } = await callThrough('bare', mock.url)
+    // The mock, like OpenAI, serves under /v1 alone: the call went to /chat/completions.
+    expect(status).toBe(404)
+    expect(json.error.code).toBe('unknown_url')
+    expect(logs[0]).toEqual({ message: DOUBT, meta: { upstream: 'bare', origin: mock.url, hint: `did you mean '${mock.url}/v1'?` } })
+    expect(line.meta).toMatchObject({ upstream: 'bare', status: 404, hint: `did you mean '${mock.url}/v1'?` })
+  })
+
+  it('says nothing of a baseUrl with a path, nor of its 404s', async () => {
+    const mock = await startMockUpstream({ apiKey: SECRET })
+    opened.push(mock)
+    const { gateway, logs } = collectingGateway({
+      upstreams: { proxied: { type: 'openai', baseUrl: `${mock.url}/v1`, apiKey: SECRET } },
+      models: [{ id: 'gpt-4o-mini', upstream: 'proxied' }],
+    })
+    const server = await serve(nodeHandler(gateway))
+    opened.push({ close: () => gateway.close() }, server)
+    const res = await call(`${server.url}/v1/chat/completions`, { headers: bearer(KEY_A), body: chatBody('x', { mock: { status: 404 } }) })
+    expect(res.status).toBe(404)
+    expect(logs).toEqual([])
   })
 })

@@ -107,3 +107,12 @@ export async function eventually<T>(check: () => Promise<T> | T, timeoutMs = 500
     await new Promise((resolve) => setTimeout(resolve, 20))
   }
 }
+
+/** A port nothing listens on: one the system gave, then closed. */
+export async function closedPort(): Promise<number> {
+  const server = http.createServer()
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const { port } = server.address() as AddressInfo
+  await new Promise((resolve) => server.close(resolve))
+  return port
+}

@@ -11,9 +11,11 @@ import {
   gemini,
   generateContent,
   messages,
+  messagesCountTokens,
   openai,
   responses,
 } from '../../src/dialects/index.js'
+import { otherFormatRefusal } from '../../src/dialects/refusal.js'
 import { GatewayError, STATUS_BY_CODE } from '../../src/errors.js'
 import { HTTP_BY_CODE_NAME } from '../conformance/schemas/google.js'
 
@@ -254,11 +256,31 @@ describe('passthrough-only operations', () => {
   })
 
   it('refuse a model of the other format, where chat and generate-content translate', () => {
-    expect(chatCompletions.refuseOtherFormat).toBeUndefined()
-    expect(generateContent.refuseOtherFormat).toBeUndefined()
-    expect(embeddings.refuseOtherFormat?.('g')).toContain(':embedContent')
-    expect(embedContent.refuseOtherFormat?.('o')).toContain('POST /v1/embeddings')
-    expect(countTokens.refuseOtherFormat?.('o')).toContain('Gemini upstreams')
+    expect(chatCompletions.untranslated).toBeUndefined()
+    expect(generateContent.untranslated).toBeUndefined()
+    expect(otherFormatRefusal(chatCompletions, openai, 'g', gemini)).toBeUndefined()
+    expect(otherFormatRefusal(embeddings, openai, 'g', gemini)).toContain('call POST /v1beta/models/g:embedContent')
+    expect(otherFormatRefusal(embedContent, gemini, 'o', openai)).toContain('call POST /v1/embeddings for it')
+    expect(otherFormatRefusal(countTokens, gemini, 'o', openai)).toContain('serves models of Gemini upstreams only')
+  })
+
+  it('say what a refused model is and serves, never pointing to a route that refuses it too', () => {
+    const claude = 'claude-sonnet-4-6'
+    const onEmbeddings = otherFormatRefusal(embeddings, openai, claude, anthropic)
+    expect(onEmbeddings).toBe(
+      `The model '${claude}' is served by an Anthropic upstream, and embeddings are not translated between formats: ` +
+        'POST /v1/embeddings serves models of OpenAI-compatible upstreams only; Anthropic upstreams have no route for embeddings. ' +
+        `The model '${claude}' serves POST /v1/chat/completions, POST /v1/responses, ` +
+        `POST /v1beta/models/${claude}:generateContent, POST /v1beta/models/${claude}:streamGenerateContent?alt=sse, ` +
+        'POST /v1/messages, POST /v1/messages/count_tokens.',
+    )
+    const onCount = otherFormatRefusal(countTokens, gemini, claude, anthropic)
+    expect(onCount).toContain('Anthropic upstream, and token counts are not translated between formats')
+    expect(onCount).toContain('call POST /v1/messages/count_tokens for it')
+    expect(otherFormatRefusal(embedContent, gemini, claude, anthropic)).toContain('Anthropic upstreams have no route for embeddings')
+    expect(otherFormatRefusal(messagesCountTokens, anthropic, 'o', openai)).toContain(
+      'OpenAI-compatible upstreams have no route for token counts',
+    )
   })
 
   it('keep every answer a client left but a token count', () => {

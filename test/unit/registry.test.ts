@@ -46,7 +46,7 @@ describe('what derives from the dialect registry', () => {
     )
     for (const dialect of DIALECTS) {
       for (const route of MODEL_ROUTES) {
-        if (route.dialect !== dialect && route.format.refuseOtherFormat)
+        if (route.dialect !== dialect && route.format.untranslated)
           expect(servedOperations(dialect).has(route.format.operation)).toBe(false)
       }
     }

@@ -13,7 +13,7 @@ import {
   openai,
   responses,
 } from '../../src/dialects/index.js'
-import { matchRequest, normalisePrefix, pathUnderPrefix, unknownPathMessage } from '../../src/http/router.js'
+import { matchRequest, normalisePrefix, pathUnderPrefix, underOwnPrefix, unknownPathMessage } from '../../src/http/router.js'
 
 /** A model call of `format`, with what its path says. */
 const call = (format: OperationFormat, target?: CallTarget) => ({ kind: 'call', route: { format }, target })
@@ -46,9 +46,11 @@ describe('matchRequest', () => {
   })
 
   it('reads a model segment up to its first colon only, as a path that names a method on it', () => {
-    expect(matchRequest('POST', '/v1beta/models/:generateContent', false)).toBeUndefined()
-    expect(matchRequest('POST', '/v1beta/models/a:b:generateContent', false)).toBeUndefined()
-    expect(matchRequest('POST', '/v1beta/models/a:generateContentX', false)).toBeUndefined()
+    // Under the gateway's own prefix, so its 404 rather than a route.
+    const notFound = { kind: 'not_found' }
+    expect(matchRequest('POST', '/v1beta/models/:generateContent', false)?.route).toEqual(notFound)
+    expect(matchRequest('POST', '/v1beta/models/a:b:generateContent', false)?.route).toEqual(notFound)
+    expect(matchRequest('POST', '/v1beta/models/a:generateContentX', false)?.route).toEqual(notFound)
     expect(matchRequest('POST', '/v2/models/a:generateContent', false)).toBeUndefined()
   })
 
@@ -70,6 +72,36 @@ describe('matchRequest', () => {
   it('leaves unknown paths to the host unless told to claim them', () => {
     expect(matchRequest('GET', '/v1/nothing', false)).toBeUndefined()
     expect(matchRequest('GET', '/v1/nothing', true)?.route).toEqual({ kind: 'not_found' })
+  })
+
+  it('claims an unknown path under its own route prefixes, or doubling the version, even when the host has the rest', () => {
+    for (const path of [
+      '/v1/chat/completion',
+      '/v1/chat',
+      '/v1/v1/chat/completions',
+      '/v1beta/v1beta/models/g:generateContent',
+      '/v1/v1',
+      '/v1/messages/count-tokens',
+      '/v1/health/',
+      '/v1beta/no/such/path',
+      '/v1beta/models/g:generate',
+    ]) {
+      expect(underOwnPrefix(path), path).toBe(true)
+      expect(matchRequest('POST', path, false)?.route, path).toEqual({ kind: 'not_found' })
+    }
+    for (const path of [
+      '/v1/nothing',
+      '/v1/users',
+      '/v1/chatroom',
+      '/v1/modelsx',
+      '/v1',
+      '/v2/chat/completions',
+      '/chat/completions',
+      '/',
+    ]) {
+      expect(underOwnPrefix(path), path).toBe(false)
+      expect(matchRequest('POST', path, false), path).toBeUndefined()
+    }
   })
 
   it('gives Google-format paths the gemini dialect and every other path the openai dialect, unless its client says another', () => {

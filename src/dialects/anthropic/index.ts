@@ -102,6 +102,7 @@ const UPSTREAM_PATHS: Partial<Record<Operation, string>> = { 'messages.countToke
 /** The Anthropic wire format: Messages, `x-api-key`, `{ type: 'error', error: { type, message }, request_id }`. */
 export const anthropic: Dialect = {
   name: 'anthropic',
+  upstreamsCalled: 'Anthropic',
   routes: [
     { path: '/v1/messages', format: messages },
     { path: '/v1/messages/count_tokens', format: messagesCountTokens },

@@ -27,7 +27,6 @@ export const messagesCountTokens: OperationFormat = {
   modelInBody: true,
   readFields: new Set(['model', 'messages']),
   keepsRecords: false,
-  refuseOtherFormat: (model) =>
-    `Token counting (POST /v1/messages/count_tokens) is served only for models of Anthropic upstreams; the model '${model}' is served by another format.`,
+  untranslated: 'token counts',
   read: (fields) => validateMessagesCountTokens(fields),
 }

@@ -76,6 +76,7 @@ const ROUTES: ModelRoute[] = ['/v1beta', '/v1'].flatMap((version) =>
 /** The Gemini wire format: generate-content, `x-goog-api-key`, `{ error: { code, message, status } }`. */
 export const gemini: Dialect = {
   name: 'gemini',
+  upstreamsCalled: 'Gemini',
   routes: ROUTES,
   pathPrefix: '/v1beta',
   clientHeaders: ['x-goog-api-key', 'x-goog-api-client'],

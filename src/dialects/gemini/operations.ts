@@ -47,11 +47,6 @@ export const generateContent: OperationFormat = {
   },
 }
 
-/** Embeddings are not translated: a model of another format is the client's 400, with where to go instead. */
-const otherFormatEmbeddings = (model: string) =>
-  `The model '${model}' is served by an OpenAI-compatible upstream, and embeddings are not translated between formats: ` +
-  `:embedContent and :batchEmbedContents serve models of Gemini upstreams only. Call POST /v1/embeddings for this model.`
-
 /** `POST …/models/{model}:embedContent`: one embedding; the body may name the model again in `model`. */
 export const embedContent: OperationFormat = {
   operation: 'embedContent',
@@ -60,7 +55,7 @@ export const embedContent: OperationFormat = {
   renameInBody: renamer([['model']]),
   readFields: new Set(['content', 'model']),
   keepsRecords: true,
-  refuseOtherFormat: otherFormatEmbeddings,
+  untranslated: 'embeddings',
   read(fields, fromPath) {
     const target = fromPathOf(fromPath)
     validateEmbedContent(fields)
@@ -77,7 +72,7 @@ export const batchEmbedContents: OperationFormat = {
   readFields: new Set(['requests']),
   elementFields: ['content'],
   keepsRecords: true,
-  refuseOtherFormat: otherFormatEmbeddings,
+  untranslated: 'embeddings',
   read(fields, fromPath) {
     const target = fromPathOf(fromPath)
     validateBatchEmbedContents(fields)
@@ -97,9 +92,7 @@ export const countTokens: OperationFormat = {
   ]),
   readFields: new Set(['contents', 'generateContentRequest', 'generate_content_request']),
   keepsRecords: false,
-  refuseOtherFormat: (model) =>
-    `Token counting (:countTokens) is served only for models of Gemini upstreams; the model '${model}' is served by an ` +
-    'OpenAI-compatible upstream, which has no token-counting endpoint.',
+  untranslated: 'token counts',
   read(fields, fromPath) {
     const target = fromPathOf(fromPath)
     validateCountTokens(fields)

@@ -50,6 +50,7 @@ const UPSTREAM_APIS: Readonly<Record<string, UpstreamApi>> = {
 /** The OpenAI wire format: chat completions and Responses, Bearer keys, `{ error: { message, type, param, code } }`. */
 export const openai: Dialect = {
   name: 'openai',
+  upstreamsCalled: 'OpenAI-compatible',
   routes: [
     { path: '/v1/chat/completions', format: chatCompletions },
     { path: '/v1/responses', format: responses, background: responsesBackground },
@@ -92,6 +93,8 @@ export const openai: Dialect = {
   upstreamBasePath: (pathname) => pathname.replace(/\/+$/, ''),
   // A base URL copied with the endpoint on it (`…/v1/chat/completions`): every call would go to `…/chat/completions/chat/completions`.
   intendedBasePath: (pathname) => /^(.*?)\/(?:chat\/completions|responses|embeddings)$/.exec(pathname.replace(/\/+$/, ''))?.[1],
+  // OpenAI's API and most compatible ones live under `/v1`; a few proxies serve at the root, so this only warns.
+  doubtfulBasePath: (pathname) => (pathname.replace(/\/+$/, '') === '' ? '/v1' : undefined),
   upstreamModelProblem: () => undefined,
   upstreamPath: (basePath, _upstreamModel, operation) => `${basePath}${UPSTREAM_PATHS[operation] ?? '/chat/completions'}`,
   upstreamAuthHeaders: (apiKey) => ({ authorization: `Bearer ${apiKey}` }),

@@ -27,10 +27,7 @@ export const embeddings: OperationFormat = {
   modelInBody: true,
   readFields: new Set(['model', 'input']),
   keepsRecords: true,
-  refuseOtherFormat: (model) =>
-    `The model '${model}' is served by a Gemini upstream, and embeddings are not translated between formats: ` +
-    `POST /v1/embeddings serves models of OpenAI-compatible upstreams only. ` +
-    `Call POST /v1beta/models/${model}:embedContent (or :batchEmbedContents) for this model.`,
+  untranslated: 'embeddings',
   read: (fields) => validateEmbeddings(fields),
 }
 

@@ -57,6 +57,8 @@ export interface RecoveryStore {
   deleteValue(owner: string, name: string): Promise<void>
   /** Whether the store can take commands now, answered within a second at most; never rejects. */
   healthy(): Promise<boolean>
+  /** Resolves when the store can take commands; rejects with GatewayError('store_unavailable') within the store deadline otherwise. */
+  ready(): Promise<void>
   /** Clears the default in-memory store, or disconnects a Keyv passed in; never waits longer than the store deadline. */
   close(): Promise<void>
 }
@@ -309,15 +311,24 @@ class KeyvRecoveryStore implements RecoveryStore {
 
   healthy(): Promise<boolean> {
     if (this.#closed) return Promise.resolve(false)
-    return guarded('health', Math.min(this.#timeoutMs, HEALTH_TIMEOUT_MS), async () => {
+    return this.#check('health', Math.min(this.#timeoutMs, HEALTH_TIMEOUT_MS)).then(
+      () => true,
+      () => false,
+    )
+  }
+
+  ready(): Promise<void> {
+    if (this.#closed) return Promise.reject(storeUnavailable('The store is closed.'))
+    return this.#check('ready', this.#timeoutMs)
+  }
+
+  #check(what: string, timeoutMs: number): Promise<void> {
+    return guarded(what, timeoutMs, async () => {
       // Redis says whether it is connected without a round trip; the memory store is always there.
       await this.#catalog.ready()
       // Another Keyv says nothing of its backend until asked: one small read.
       if (this.#catalog instanceof KeyvCatalog) await this.#keyv.get(HEALTH_KEY)
-    }).then(
-      () => true,
-      () => false,
-    )
+    })
   }
 
   async close(): Promise<void> {

@@ -19,7 +19,13 @@ export function attemptLog(logger: GatewayLogger): UpstreamInterceptor {
     const started = performance.now()
     return next(request).then(
       (response) => {
-        if (WORTH_A_LINE(response.statusCode)) logger.warn(FAILED, { ...facts(request, started), status: response.statusCode })
+        const status = response.statusCode
+        if (WORTH_A_LINE(status)) logger.warn(FAILED, { ...facts(request, started), status })
+        // A 404 is often the client's (a previous response gone), but not from an upstream whose base URL is doubtful:
+        // there every call misses, and the line says what was likely meant.
+        else if (status === 404 && request.model.upstream.baseUrlHint !== undefined) {
+          logger.warn(FAILED, { ...facts(request, started), status, hint: request.model.upstream.baseUrlHint })
+        }
         return response
       },
       (error: unknown) => {
