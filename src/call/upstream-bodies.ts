@@ -13,6 +13,8 @@ import type { CallBodies, CallSpec, Refused, Translation } from './call-spec.js'
 type BodySource = Pick<CallSpec, 'requestId' | 'format' | 'inbound' | 'body' | 'model' | 'stream'> & {
   /** The client's request headers, of which those its dialect forwards go to an upstream of the same dialect. */
   clientHeaders: IncomingHttpHeaders
+  /** `translation.strict`: refuse what a target lacks or refuses rather than drop and name it. @default false */
+  strict?: boolean
 }
 
 const NONE: readonly string[] = []
@@ -153,7 +155,8 @@ export class UpstreamBodies implements CallBodies {
     if (!translator) return { refusedField: 'model', message: `The model '${model.id}' speaks a format this call cannot be translated to.` }
     // A large body is only scanned on the way in; translating it needs it whole, once however many formats need it.
     this.#fields ??= body.value ?? (JSON.parse(body.bytes.toString('utf8')) as Record<string, unknown>)
-    const call = { model: modelId, upstreamModel: named, stream, requestId, maxOutputTokens: model.maxOutputTokens }
+    const strict = this.#source.strict === true
+    const call = { model: modelId, upstreamModel: named, stream, requestId, maxOutputTokens: model.maxOutputTokens, strict }
     const result = translator.request(this.#fields, call)
     if (!result.ok) return { refusedField: result.field, message: result.message }
     const { body: upstream, plan } = result.value

@@ -66,7 +66,7 @@ export { StreamTranslator } from './stream.js'
 
 /** A call as the pipeline knows it before its request is translated: its plan's own members, `created` defaulting to now. */
 export type CallInfo = Pick<CallPlan, 'model' | 'upstreamModel' | 'stream' | 'requestId'> &
-  Partial<Pick<CallPlan, 'created' | 'maxOutputTokens'>>
+  Partial<Pick<CallPlan, 'created' | 'maxOutputTokens' | 'strict'>>
 
 /** A translated request: the body to send upstream (serialise it as JSON) and the plan the answer is translated with. */
 export interface TranslatedRequest {
@@ -102,8 +102,12 @@ export function joinFormats(from: ClientFormat, to: UpstreamFormat): Translator 
           request: fields,
         }
         if (call.maxOutputTokens !== undefined) plan.maxOutputTokens = call.maxOutputTokens
+        if (call.strict === true) plan.strict = true
+        // The writer drops (or clamps) what its target lacks too: both lists are complete once it has written.
+        const body = to.requestFromHub(hub, plan)
         if (hub.dropped.length > 0) plan.dropped = hub.dropped
-        return { body: to.requestFromHub(hub, plan), plan }
+        if (hub.clamped.length > 0) plan.clamped = hub.clamped
+        return { body, plan }
       })
     },
     response(body, plan) {
