@@ -25,7 +25,11 @@
  *   of members translation accepts, the operation's `readFields` and the wire type all derive from that list.
  * - Readers refuse, by field, whatever the hub cannot hold: unknown fields, and values no other format can express.
  *   A member some formats have and others lack (a seed, top-k, a single tool call, JSON without a schema) is held
- *   with the client's own path for it (`HubRequest.fields`), and the writer whose format lacks it refuses that path.
+ *   with the client's own path for it (`HubRequest.fields`), and the writer whose format lacks it refuses that path;
+ *   one that only tunes sampling or what the answer shows (top-k, a temperature Anthropic refuses with thinking on,
+ *   thought summaries) it drops and names instead, unless the call is strict (`translation.strict`, `dropOrRefuse`).
+ * - A thinking budget above the target model's maximum is lowered to it and named in `HubRequest.clamped`, which the
+ *   call answers as `x-model-gateway-clamped`.
  * - Hint fields are never refused and never dropped in silence: a member that only hints the provider (a cache key,
  *   metadata, a storage flag, a cache breakpoint, context management, a web search offered to the model) is left
  *   out and named by its path in `HubRequest.dropped`, which the call answers as `x-model-gateway-dropped`.
@@ -36,7 +40,7 @@
  *   reads), a tool result's error flag toward chat (the result's text says it).
  * - Answers cannot be refused, so their words without a match are mapped to the nearest: Gemini's finish reasons
  *   that mean withheld content become `content_filter`, the others (OTHER, MALFORMED_FUNCTION_CALL, …) `stop`; a
- *   chat refusal becomes text; Gemini thought summaries (only sent when asked, which is refused) are left out;
+ *   chat refusal becomes text; Gemini thought summaries (sent only when asked, which no translated request does) are left out;
  *   Anthropic's `refusal` stop is `content_filter`, `pause_turn` an end the others have no word for.
  * - Usage: Gemini input = promptTokenCount + toolUsePromptTokenCount, output = candidatesTokenCount +
  *   thoughtsTokenCount; chat completion tokens already include reasoning tokens; Anthropic input = input_tokens +
