@@ -1,6 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http'
 import type { ResolvedModel } from '../config/resolve.js'
-import { type OperationFormat, translatorFor } from '../dialects/index.js'
+import { type OperationFormat, translatorFor, type UpstreamApi } from '../dialects/index.js'
 import type { RequestBody } from '../http/read-body.js'
 import { replaceTopLevelString } from '../json/rewrite.js'
 import type { Operation } from '../types.js'
@@ -102,7 +102,12 @@ export class UpstreamBodies implements CallBodies {
 
   operationFor(model: ResolvedModel): Operation {
     const { dialect, api } = model.upstream
-    return dialect === this.#source.inbound ? this.#source.format.operation : api.operation
+    return dialect === this.#source.inbound ? this.#source.format.operation : (this.#apiFor(model)?.operation ?? api.operation)
+  }
+
+  /** The API a translated call takes to `model`'s upstream: its counting one for a token count (none: refused). */
+  #apiFor(model: ResolvedModel): UpstreamApi | undefined {
+    return this.#source.format.counting ? model.upstream.dialect.countingApi : model.upstream.api
   }
 
   headersFor(model: ResolvedModel): readonly string[] {
@@ -125,7 +130,7 @@ export class UpstreamBodies implements CallBodies {
 
   #prepared(model: ResolvedModel): Prepared | Refused {
     const { dialect, api } = model.upstream
-    const key: object = dialect === this.#source.inbound ? dialect : api.format
+    const key: object = dialect === this.#source.inbound ? dialect : (this.#apiFor(model)?.format ?? api.format)
     if (this.#first === undefined) {
       const entry = this.#prepare(model)
       this.#first = { key, entry }
@@ -149,9 +154,10 @@ export class UpstreamBodies implements CallBodies {
     if (inbound === model.upstream.dialect)
       return { bytes: renamed(format, body, modelId, named), translation: undefined, modelInBody, named }
     // Embeddings and token counts are passthrough only: their other-format models cannot take them.
-    const refusal = format.refuseOtherFormat?.(model.id)
-    if (refusal !== undefined) return { refusedField: 'model', message: refusal }
-    const translator = translatorFor(inbound, model.upstream.dialect, format.operation, model.upstream.api)
+    const api = this.#apiFor(model)
+    const refusal = format.counting && api !== undefined ? undefined : format.refuseOtherFormat?.(model.id)
+    if (refusal !== undefined || api === undefined) return { refusedField: 'model', message: refusal ?? 'No upstream API serves it.' }
+    const translator = translatorFor(inbound, model.upstream.dialect, format.operation, api)
     if (!translator) return { refusedField: 'model', message: `The model '${model.id}' speaks a format this call cannot be translated to.` }
     // A large body is only scanned on the way in; translating it needs it whole, once however many formats need it.
     this.#fields ??= body.value ?? (JSON.parse(body.bytes.toString('utf8')) as Record<string, unknown>)

@@ -41,7 +41,10 @@ export const MODEL_ROUTES: readonly RegisteredRoute[] = DIALECTS.flatMap((dialec
 export function servedOperations(upstream: Dialect): ReadonlySet<Operation> {
   const served = MODEL_ROUTES.filter(
     ({ dialect, format }) =>
-      dialect === upstream || (format.refuseOtherFormat === undefined && translatorFor(dialect, upstream, format.operation) !== undefined),
+      dialect === upstream ||
+      (format.counting
+        ? upstream.countingApi !== undefined
+        : format.refuseOtherFormat === undefined && translatorFor(dialect, upstream, format.operation) !== undefined),
   )
   return new Set(served.map((route) => route.format.operation))
 }
@@ -93,7 +96,8 @@ export function translatorFor(
   api: UpstreamApi = upstreamApi(outbound),
 ): Translator | undefined {
   if (inbound === outbound) return undefined
-  const from = OPERATIONS.get(operation)?.hub
+  const format = OPERATIONS.get(operation)
+  const from = format?.hub ?? format?.counting
   return from ? joinFormats(from, api.format) : undefined
 }
 

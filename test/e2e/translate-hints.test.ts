@@ -181,3 +181,40 @@ describe('Claude Code’s requests on a Gemini model', () => {
     expect(sent(marker).generationConfig.thinkingConfig).toEqual({ thinkingBudget: 31999 })
   })
 })
+
+describe('Anthropic token counting on a model of another format', () => {
+  const countTokens = (model: string, marker: string) =>
+    call(`${lenient}/v1/messages/count_tokens`, {
+      headers: { 'x-api-key': KEY_A, 'anthropic-version': '2023-06-01' },
+      body: {
+        model,
+        system: [{ type: 'text', text: 'Be brief.', cache_control: { type: 'ephemeral' } }],
+        thinking: { type: 'enabled', budget_tokens: 31999 },
+        tools: [{ name: 'Later', description: 'Deferred', input_schema: { type: 'object', properties: {} }, defer_loading: true }],
+        messages: [{ role: 'user', content: marker }],
+      },
+    })
+
+  it('on a Gemini model: counted by Gemini’s countTokens, the whole request as it would be sent', async () => {
+    const marker = 'hints count on gemini'
+    const res = await countTokens('gemini-2.5-flash', marker)
+    expect(res.status, res.text).toBe(200)
+    expect(res.json).toEqual({ input_tokens: expect.any(Number) })
+    expect(res.json.input_tokens).toBeGreaterThan(0)
+    const request = mock.requests.filter((r) => r.body.includes(marker)).at(-1)
+    expect(request?.path).toBe('/v1beta/models/gemini-2.5-flash:countTokens')
+    const body = JSON.parse(request?.body ?? '{}')
+    expect(body.generateContentRequest).toMatchObject({
+      model: 'models/gemini-2.5-flash',
+      systemInstruction: { parts: [{ text: 'Be brief.' }] },
+      contents: [{ role: 'user', parts: [{ text: marker }] }],
+      tools: [{ functionDeclarations: [{ name: 'Later' }] }],
+    })
+  })
+
+  it('on a model whose upstream has no counting method: a 400 naming the model', async () => {
+    const res = await countTokens('gpt-4o-mini', 'hints count on chat')
+    expect(res.status).toBe(400)
+    expect(res.json.error.message).toContain("'gpt-4o-mini'")
+  })
+})
