@@ -40,6 +40,7 @@ export type {
   RecoverySummary,
   TimeoutOptions,
   TokenCounts,
+  TranslationOptions,
   UpstreamKeyOptions,
   UpstreamOptions,
   UsageEvent,

@@ -168,6 +168,16 @@ export interface GatewayLogger {
   error(message: string, meta?: Record<string, unknown>): void
 }
 
+/** How translation between formats treats what the target's format lacks or refuses. */
+export interface TranslationOptions {
+  /**
+   * Refuse (400, naming the field) rather than drop and name (`x-model-gateway-dropped`) a sampling knob or a request
+   * for thought summaries the target lacks or refuses (Gemini's `topK` toward OpenAI; `top_k` or a temperature other
+   * than 1 toward Anthropic with thinking on). @default false
+   */
+  strict?: boolean
+}
+
 /** Options of `createGateway`. Unknown keys are rejected with the nearest valid name. */
 export interface GatewayOptions {
   /** Upstream APIs by name. */
@@ -192,6 +202,8 @@ export interface GatewayOptions {
   keepAlive?: KeepAliveOptions
   /** Browser access: answers preflights and sets CORS headers on every answer. @default undefined (off) */
   cors?: CorsOptions
+  /** Translation between formats. @default { strict: false } */
+  translation?: TranslationOptions
   /**
    * Prices of models by id, in USD per million tokens: usage events, `call:end` and the OTel cost counter then carry
    * each call's cost in nano-dollars, and `limits.owners.costPerDay` can be enforced. Ids of models this gateway does

@@ -24,7 +24,16 @@ export function buildCallSpec(rt: Runtime, ex: Exchange, call: CallRoute, body: 
   const inbound = ex.match.dialect
   const target = format.read(body.fields, call.target)
   const model = findModel(rt, target.model)
-  const bodies = new UpstreamBodies({ requestId, format, inbound, body, model, stream: target.stream, clientHeaders: ex.req.headers })
+  const bodies = new UpstreamBodies({
+    requestId,
+    format,
+    inbound,
+    body,
+    model,
+    stream: target.stream,
+    clientHeaders: ex.req.headers,
+    strict: rt.options.translation.strict,
+  })
   const upstreamBody = bodies.for(model)
   // The model asked for cannot take a field: that is the client's 400, by name, before anything goes upstream.
   if (!Buffer.isBuffer(upstreamBody)) invalidField(upstreamBody.refusedField, upstreamBody.message)

@@ -8,6 +8,9 @@ import { BROKEN_MESSAGE } from './stream-sinks.js'
 /** The response header naming the fields of the client's request a translation dropped as hints (by path, comma-separated). */
 export const DROPPED_HEADER = 'x-model-gateway-dropped'
 
+/** The response header naming the values a translation lowered to what the target model takes, as `<path>=<value>`. */
+export const CLAMPED_HEADER = 'x-model-gateway-clamped'
+
 /**
  * Names the hint fields the translation of a call dropped, on the headers of its answer and in a debug line (their
  * names only, never their values): a dropped field is never dropped in silence. Passthrough calls have none.
@@ -18,6 +21,8 @@ export function reportDropped(
   translation: Translation | undefined,
   headers: Record<string, string | number>,
 ): void {
+  const clamped = translation?.plan.clamped
+  if (clamped && clamped.length > 0) headers[CLAMPED_HEADER] = clamped.join(',')
   const dropped = translation?.plan.dropped
   if (!dropped || dropped.length === 0) return
   headers[DROPPED_HEADER] = dropped.join(',')

@@ -1,6 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http'
 import type { ResolvedModel } from '../config/resolve.js'
-import { type OperationFormat, translatorFor } from '../dialects/index.js'
+import { type OperationFormat, translatorFor, type UpstreamApi } from '../dialects/index.js'
 import { otherFormatRefusal } from '../dialects/refusal.js'
 import type { RequestBody } from '../http/read-body.js'
 import { replaceTopLevelString } from '../json/rewrite.js'
@@ -14,6 +14,8 @@ import type { CallBodies, CallSpec, Refused, Translation } from './call-spec.js'
 type BodySource = Pick<CallSpec, 'requestId' | 'format' | 'inbound' | 'body' | 'model' | 'stream'> & {
   /** The client's request headers, of which those its dialect forwards go to an upstream of the same dialect. */
   clientHeaders: IncomingHttpHeaders
+  /** `translation.strict`: refuse what a target lacks or refuses rather than drop and name it. @default false */
+  strict?: boolean
 }
 
 const NONE: readonly string[] = []
@@ -101,7 +103,12 @@ export class UpstreamBodies implements CallBodies {
 
   operationFor(model: ResolvedModel): Operation {
     const { dialect, api } = model.upstream
-    return dialect === this.#source.inbound ? this.#source.format.operation : api.operation
+    return dialect === this.#source.inbound ? this.#source.format.operation : (this.#apiFor(model)?.operation ?? api.operation)
+  }
+
+  /** The API a translated call takes to `model`'s upstream: its counting one for a token count (none: refused). */
+  #apiFor(model: ResolvedModel): UpstreamApi | undefined {
+    return this.#source.format.counting ? model.upstream.dialect.countingApi : model.upstream.api
   }
 
   headersFor(model: ResolvedModel): readonly string[] {
@@ -124,7 +131,7 @@ export class UpstreamBodies implements CallBodies {
 
   #prepared(model: ResolvedModel): Prepared | Refused {
     const { dialect, api } = model.upstream
-    const key: object = dialect === this.#source.inbound ? dialect : api.format
+    const key: object = dialect === this.#source.inbound ? dialect : (this.#apiFor(model)?.format ?? api.format)
     if (this.#first === undefined) {
       const entry = this.#prepare(model)
       this.#first = { key, entry }
@@ -147,14 +154,16 @@ export class UpstreamBodies implements CallBodies {
     const named = model.upstreamModel
     if (inbound === model.upstream.dialect)
       return { bytes: renamed(format, body, modelId, named), translation: undefined, modelInBody, named }
-    // Embeddings and token counts are passthrough only: their other-format models cannot take them.
-    const refusal = otherFormatRefusal(format, inbound, model.id, model.upstream.dialect)
-    if (refusal !== undefined) return { refusedField: 'model', message: refusal }
-    const translator = translatorFor(inbound, model.upstream.dialect, format.operation, model.upstream.api)
+    // Embeddings are passthrough only, and token counts unless the upstream has a counting method of its own.
+    const api = this.#apiFor(model)
+    const refusal = format.counting && api !== undefined ? undefined : otherFormatRefusal(format, inbound, model.id, model.upstream.dialect)
+    if (refusal !== undefined || api === undefined) return { refusedField: 'model', message: refusal ?? 'No upstream API serves it.' }
+    const translator = translatorFor(inbound, model.upstream.dialect, format.operation, api)
     if (!translator) return { refusedField: 'model', message: `The model '${model.id}' speaks a format this call cannot be translated to.` }
     // A large body is only scanned on the way in; translating it needs it whole, once however many formats need it.
     this.#fields ??= body.value ?? (JSON.parse(body.bytes.toString('utf8')) as Record<string, unknown>)
-    const call = { model: modelId, upstreamModel: named, stream, requestId, maxOutputTokens: model.maxOutputTokens }
+    const strict = this.#source.strict === true
+    const call = { model: modelId, upstreamModel: named, stream, requestId, maxOutputTokens: model.maxOutputTokens, strict }
     const result = translator.request(this.#fields, call)
     if (!result.ok) return { refusedField: result.field, message: result.message }
     const { body: upstream, plan } = result.value

@@ -65,6 +65,7 @@ export const KNOWN_KEYS = {
     'timeouts',
     'keepAlive',
     'cors',
+    'translation',
     'pricing',
     'onUsage',
     'logger',
@@ -80,4 +81,5 @@ export const KNOWN_KEYS = {
   timeouts: Object.keys(DEFAULTS.timeouts),
   cors: ['origins', 'allowHeaders', 'maxAgeSeconds'],
   keepAlive: Object.keys(DEFAULTS.keepAlive),
+  translation: ['strict'],
 } as const

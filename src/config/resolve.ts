@@ -40,6 +40,8 @@ export interface ResolvedOptions {
   keepAlive: Required<KeepAliveOptions>
   /** Undefined when CORS is off (the default). */
   cors: ResolvedCors | undefined
+  /** `translation.strict`, false unless set. */
+  translation: { strict: boolean }
   onUsage: ((usage: UsageEvent) => void) | undefined
   logger: GatewayLogger
 }
@@ -186,6 +188,8 @@ export function resolveOptions(options: GatewayOptions): ResolvedOptions {
   const priced = pricing !== undefined && pricing.prices.size > 0
   const owners = resolveOwnerLimits(limits.owners, priced)
   if (limits.failClosed !== undefined && typeof limits.failClosed !== 'boolean') fail('limits.failClosed must be a boolean')
+  const translation = section(options.translation, 'translation', KNOWN_KEYS.translation)
+  if (translation.strict !== undefined && typeof translation.strict !== 'boolean') fail('translation.strict must be a boolean')
   const cors = resolveCors(options.cors === undefined ? undefined : section(options.cors, 'cors', KNOWN_KEYS.cors))
   if (options.onUsage !== undefined && typeof options.onUsage !== 'function') fail('onUsage must be a function')
   const logger = options.logger ?? CONSOLE
@@ -250,6 +254,7 @@ export function resolveOptions(options: GatewayOptions): ResolvedOptions {
     },
     keepAlive: { streamMs: keepAliveMs(keepAlive.streamMs) },
     cors,
+    translation: { strict: translation.strict === true },
     onUsage: options.onUsage,
     logger,
   }

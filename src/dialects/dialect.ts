@@ -40,6 +40,11 @@ export interface OperationFormat {
    * calls are translated (chat, generate-content).
    */
   readonly untranslated?: string
+  /**
+   * A token count's reader and writer as the client's side of a call translated through the upstream dialect's
+   * `countingApi` (refused as `untranslated` where it has none); absent for other operations.
+   */
+  readonly counting?: ClientFormat
   /** Top-level fields the gateway reads or checks: each may appear once, or the gateway and the upstream could read different ones. */
   readonly readFields: ReadonlySet<string>
   /**
@@ -220,6 +225,8 @@ export interface Dialect {
    * upstreams serve more than one (OpenAI's `api: 'responses'`). @default `upstreamFormat` as `translatedOperation`
    */
   upstreamApiFor?(options: UpstreamOptionValues): UpstreamApi
+  /** The API a translated token count takes to an upstream of this dialect; absent where it has none (a 400). */
+  readonly countingApi?: UpstreamApi
   /** The provider's name in the OpenTelemetry GenAI conventions (`gen_ai.provider.name`). */
   readonly otelProviderName: string
   /** The API key a client of this format presents. */

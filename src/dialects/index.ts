@@ -41,7 +41,10 @@ export const MODEL_ROUTES: readonly RegisteredRoute[] = DIALECTS.flatMap((dialec
 export function servedOperations(upstream: Dialect): ReadonlySet<Operation> {
   const served = MODEL_ROUTES.filter(
     ({ dialect, format }) =>
-      dialect === upstream || (format.untranslated === undefined && translatorFor(dialect, upstream, format.operation) !== undefined),
+      dialect === upstream ||
+      (format.counting
+        ? upstream.countingApi !== undefined
+        : format.untranslated === undefined && translatorFor(dialect, upstream, format.operation) !== undefined),
   )
   return new Set(served.map((route) => route.format.operation))
 }
@@ -90,11 +93,14 @@ export function translatorFor(
   inbound: Dialect,
   outbound: Dialect,
   operation: Operation,
-  api: UpstreamApi = upstreamApi(outbound),
+  api?: UpstreamApi,
 ): Translator | undefined {
   if (inbound === outbound) return undefined
-  const from = OPERATIONS.get(operation)?.hub
-  return from ? joinFormats(from, api.format) : undefined
+  const format = OPERATIONS.get(operation)
+  if (format?.hub) return joinFormats(format.hub, (api ?? upstreamApi(outbound)).format)
+  // A count goes only to an upstream's own counting method: no other API of it can answer one.
+  const counting = api ?? outbound.countingApi
+  return format?.counting && counting ? joinFormats(format.counting, counting.format) : undefined
 }
 
 /**

@@ -2,7 +2,7 @@
 // format: what the model is, where such a call for it goes if anywhere, and what it does serve, so the client is not
 // sent from one route to another that refuses it too.
 import type { Dialect, OperationFormat } from './dialect.js'
-import { MODEL_ROUTES, servedOperations } from './index.js'
+import { DIALECTS, MODEL_ROUTES, servedOperations } from './index.js'
 
 /** "an Anthropic upstream", "a Gemini upstream". */
 function anUpstream(dialect: Dialect): string {
@@ -34,10 +34,12 @@ export function otherFormatRefusal(format: OperationFormat, inbound: Dialect, mo
     MODEL_ROUTES.filter((route) => served.has(route.format.operation)),
     model,
   )
+  // A count is also served for models of upstreams with a counting method of their own (Gemini's `:countTokens`).
+  const servedFor = [inbound, ...(format.counting ? DIALECTS.filter((d) => d !== inbound && d.countingApi !== undefined) : [])]
   const instead = there.length > 0 ? `call ${there.join(' or ')} for it` : `${upstream.upstreamsCalled} upstreams have no route for ${what}`
   return (
     `The model '${model}' is served by ${anUpstream(upstream)}, and ${what} are not translated between formats: ` +
-    `${here.join(' and ')} serves models of ${inbound.upstreamsCalled} upstreams only; ${instead}. ` +
+    `${here.join(' and ')} serves models of ${servedFor.map((d) => d.upstreamsCalled).join(' and ')} upstreams only; ${instead}. ` +
     `The model '${model}' serves ${serves.join(', ')}.`
   )
 }

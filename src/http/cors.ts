@@ -1,12 +1,12 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
-import { DROPPED_HEADER } from '../call/translation.js'
+import { CLAMPED_HEADER, DROPPED_HEADER } from '../call/translation.js'
 import { type ResolvedCors, wildcardMatches } from '../config/cors.js'
 import { RATE_LIMIT_HEADERS, REQUEST_ID_HEADERS } from '../dialects/index.js'
 import type { Match } from './router.js'
 
 /**
  * Response headers a browser script may read: the request id (under each SDK's name), a replay's mark, the retry
- * hints, the rate-limit headers of a 429, and the hint fields a translation dropped.
+ * hints, the rate-limit headers of a 429, and the hint fields a translation dropped or the values it lowered.
  */
 const EXPOSED = [
   'x-request-id',
@@ -16,6 +16,7 @@ const EXPOSED = [
   'x-should-retry',
   ...RATE_LIMIT_HEADERS,
   DROPPED_HEADER,
+  CLAMPED_HEADER,
 ].join(', ')
 const METHODS = 'GET, POST, DELETE'
 /** The OpenAI SDKs send a family of these from browsers (`x-stainless-os`, `-retry-count`, …), more each release. */

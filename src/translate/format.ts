@@ -26,6 +26,10 @@ export interface CallPlan {
   maxOutputTokens?: number
   /** The client's fields the translation left out because they only hint the provider, by path. @default none */
   dropped?: readonly string[]
+  /** Values the translation lowered to what the target model takes, as `<path>=<value sent>`. @default none */
+  clamped?: readonly string[]
+  /** Refuse, rather than drop and name, what the target lacks or refuses (`translation.strict`). @default false */
+  strict?: boolean
 }
 
 /** Turns one upstream stream event (its SSE `data`) into hub events. */

@@ -89,6 +89,10 @@ export type HubOptional =
   | 'output'
   | 'toolChoice'
   | 'stop'
+  | 'showReasoning'
+  | 'temperature'
+  | 'topP'
+  | 'reasoning'
 
 /** A chat request in neutral terms. Undefined members were not set and take the target's defaults. */
 export interface HubRequest {
@@ -113,6 +117,8 @@ export interface HubRequest {
   topK: number | undefined
   /** False: at most one tool call per answer; undefined: as many as the model makes. */
   parallelToolCalls: false | undefined
+  /** The client asked to see the model's reasoning (Gemini's `thinkingConfig.includeThoughts`); undefined: not asked. */
+  showReasoning: true | undefined
   /** The client asked for the usage in its stream (OpenAI's `stream_options.include_usage`; Gemini always sends it). */
   includeUsage: boolean
   /** The client's own field path of each optional member it set, for the refusal of a writer whose format lacks it. */
@@ -122,6 +128,11 @@ export interface HubRequest {
    * translation, never refused, and named to the client (`x-model-gateway-dropped`) by these paths.
    */
   dropped: string[]
+  /**
+   * Values the writer lowered to what the target model takes (a thinking budget above its maximum), as
+   * `<client's path>=<value sent>`, named to the client (`x-model-gateway-clamped`).
+   */
+  clamped: string[]
 }
 
 /** Why a choice ended; `native` keeps the source format's own word for it. */
@@ -214,6 +225,21 @@ export function unreadable(): HubStreamEvent {
 /** Refuses a member the writer's format has no field for, by the client's own name for it. */
 export function lacking(hub: HubRequest, member: HubOptional, what: string): never {
   return inexpressible(hub.fields[member] ?? member, what)
+}
+
+/**
+ * A member the target has no field for, or refuses in this request, that changes how the model samples or what the
+ * answer shows rather than what it can do (top-k, a temperature Anthropic refuses with thinking on, thought
+ * summaries): dropped and named like a hint, or refused by the client's name for it when translation is strict.
+ */
+export function dropOrRefuse(hub: HubRequest, strict: boolean, member: HubOptional, what: string): void {
+  if (strict) lacking(hub, member, what)
+  hub.dropped.push(hub.fields[member] ?? member)
+}
+
+/** Names a value the writer lowered to `value`, by the client's own path for it. */
+export function clamp(hub: HubRequest, member: HubOptional, value: number): void {
+  hub.clamped.push(`${hub.fields[member] ?? member}=${value}`)
 }
 
 /** What kind of media the hub carries for a MIME type: what every format takes, or undefined. */

@@ -25,7 +25,11 @@
  *   of members translation accepts, the operation's `readFields` and the wire type all derive from that list.
  * - Readers refuse, by field, whatever the hub cannot hold: unknown fields, and values no other format can express.
  *   A member some formats have and others lack (a seed, top-k, a single tool call, JSON without a schema) is held
- *   with the client's own path for it (`HubRequest.fields`), and the writer whose format lacks it refuses that path.
+ *   with the client's own path for it (`HubRequest.fields`), and the writer whose format lacks it refuses that path;
+ *   one that only tunes sampling or what the answer shows (top-k, a temperature Anthropic refuses with thinking on,
+ *   thought summaries) it drops and names instead, unless the call is strict (`translation.strict`, `dropOrRefuse`).
+ * - A thinking budget above the target model's maximum is lowered to it and named in `HubRequest.clamped`, which the
+ *   call answers as `x-model-gateway-clamped`.
  * - Hint fields are never refused and never dropped in silence: a member that only hints the provider (a cache key,
  *   metadata, a storage flag, a cache breakpoint, context management, a web search offered to the model) is left
  *   out and named by its path in `HubRequest.dropped`, which the call answers as `x-model-gateway-dropped`.
@@ -36,7 +40,7 @@
  *   reads), a tool result's error flag toward chat (the result's text says it).
  * - Answers cannot be refused, so their words without a match are mapped to the nearest: Gemini's finish reasons
  *   that mean withheld content become `content_filter`, the others (OTHER, MALFORMED_FUNCTION_CALL, …) `stop`; a
- *   chat refusal becomes text; Gemini thought summaries (only sent when asked, which is refused) are left out;
+ *   chat refusal becomes text; Gemini thought summaries (sent only when asked, which no translated request does) are left out;
  *   Anthropic's `refusal` stop is `content_filter`, `pause_turn` an end the others have no word for.
  * - Usage: Gemini input = promptTokenCount + toolUsePromptTokenCount, output = candidatesTokenCount +
  *   thoughtsTokenCount; chat completion tokens already include reasoning tokens; Anthropic input = input_tokens +
@@ -66,7 +70,7 @@ export { StreamTranslator } from './stream.js'
 
 /** A call as the pipeline knows it before its request is translated: its plan's own members, `created` defaulting to now. */
 export type CallInfo = Pick<CallPlan, 'model' | 'upstreamModel' | 'stream' | 'requestId'> &
-  Partial<Pick<CallPlan, 'created' | 'maxOutputTokens'>>
+  Partial<Pick<CallPlan, 'created' | 'maxOutputTokens' | 'strict'>>
 
 /** A translated request: the body to send upstream (serialise it as JSON) and the plan the answer is translated with. */
 export interface TranslatedRequest {
@@ -102,8 +106,12 @@ export function joinFormats(from: ClientFormat, to: UpstreamFormat): Translator 
           request: fields,
         }
         if (call.maxOutputTokens !== undefined) plan.maxOutputTokens = call.maxOutputTokens
+        if (call.strict === true) plan.strict = true
+        // The writer drops (or clamps) what its target lacks too: both lists are complete once it has written.
+        const body = to.requestFromHub(hub, plan)
         if (hub.dropped.length > 0) plan.dropped = hub.dropped
-        return { body: to.requestFromHub(hub, plan), plan }
+        if (hub.clamped.length > 0) plan.clamped = hub.clamped
+        return { body, plan }
       })
     },
     response(body, plan) {

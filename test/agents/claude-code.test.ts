@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { AGENT_BINARIES, type AgentGateway, CLIENT_KEY, installAgents, runAgent, scratchHome, startAgentGateway } from './support.js'
 
-const notInstalled = await installAgents()
+const notInstalled = await installAgents('claude')
 
 /** The model ids Claude Code is run with, and the upstream each is served by. */
 const MODELS = [
@@ -38,13 +38,16 @@ describe.skipIf(notInstalled !== undefined)(
     afterAll(() => gw?.close())
 
     describe.each(MODELS)('on $id (an $upstream upstream)', ({ id }) => {
-      it('answers a prompt with the model’s text', async () => {
+      it('answers a prompt with the model’s text, with no call refused', async () => {
         const marker = `text-${id}`
         gw.mock.steer(marker, { content: `the gateway answered ${marker}` })
+        const since = gw.refusals.length
         const run = await claude(gw, id, `Say the word ${marker}.`)
         expect(run.stderr).not.toMatch(/issue with the selected model/i)
         expect(run.code, `${run.stdout}\n${run.stderr}`.slice(-3000)).toBe(0)
         expect(run.stdout).toContain(`the gateway answered ${marker}`)
+        // Claude Code retries a refused call without the field named, so a refusal costs a round trip, not the answer.
+        expect(gw.refusals.slice(since)).toEqual([])
       })
 
       it('runs a Bash tool round trip: the command’s output goes back to the model, its answer comes out', async () => {

@@ -3,7 +3,7 @@ import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { AGENT_BINARIES, type AgentGateway, CLIENT_KEY, installAgents, runAgent, scratchHome, startAgentGateway } from './support.js'
 
-const notInstalled = await installAgents()
+const notInstalled = await installAgents('codex')
 
 const MODELS = [
   { id: 'codex-on-gemini', upstream: 'gemini', upstreamModel: 'gemini-2.5-flash' },

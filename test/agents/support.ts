@@ -14,7 +14,14 @@ import { type MockUpstream, startMockUpstream } from '../../src/testing/index.js
 import type { Gateway, GatewayOptions } from '../../src/types.js'
 
 /** The versions the tests were written against: the fixtures' agents, or the newest that speaks the same protocol. */
-export const AGENT_PACKAGES = { claude: '@anthropic-ai/claude-code@2.1.332', codex: '@openai/codex@0.171.0' } as const
+export const AGENT_PACKAGES = {
+  claude: '@anthropic-ai/claude-code@2.1.332',
+  codex: '@openai/codex@0.171.0',
+  gemini: '@google/gemini-cli@0.61.0',
+} as const
+
+/** An agent the tests run. */
+export type AgentName = keyof typeof AGENT_PACKAGES
 
 const AGENTS_DIR = process.env.MODEL_GATEWAY_AGENTS_DIR ?? path.join(os.tmpdir(), 'model-gateway-agents')
 
@@ -22,21 +29,27 @@ const AGENTS_DIR = process.env.MODEL_GATEWAY_AGENTS_DIR ?? path.join(os.tmpdir()
 export const AGENT_BINARIES = {
   claude: path.join(AGENTS_DIR, 'node_modules', '@anthropic-ai', 'claude-code', 'bin', 'claude.exe'),
   codex: path.join(AGENTS_DIR, 'node_modules', '@openai', 'codex', 'bin', 'codex.js'),
-}
+  gemini: path.join(AGENTS_DIR, 'node_modules', '@google', 'gemini-cli', 'bundle', 'gemini.js'),
+} satisfies Record<AgentName, string>
+
+/** What each agent is called in a reason it cannot run. */
+const AGENT_TITLES: Record<AgentName, string> = { claude: 'Claude Code', codex: 'Codex CLI', gemini: 'Gemini CLI' }
 
 /**
- * Installs both agents (about 800 MB: each ships a native binary) unless they are there already; resolves to why
- * they cannot be installed, or undefined when they are ready. Nothing else decides to skip an agent test, and under
- * CI (`CI` set) nothing does: there an agent that cannot be installed fails the run, as a missing Redis does.
+ * Installs the agents a test file runs (Claude Code and Codex ship a native binary each, about 800 MB together) unless
+ * they are there already; resolves to why they cannot be installed, or undefined when they are ready. Nothing else
+ * decides to skip an agent test, and under CI (`CI` set) nothing does: there an agent that cannot be installed fails
+ * the run, as a missing Redis does.
  */
-export async function installAgents(): Promise<string | undefined> {
-  const reason = await installed()
+export async function installAgents(...agents: AgentName[]): Promise<string | undefined> {
+  const reason = await installed(agents)
   if (reason !== undefined && process.env.CI) throw new Error(`The coding agents are needed under CI, but ${reason}`)
   return reason
 }
 
-async function installed(): Promise<string | undefined> {
-  if (existsSync(AGENT_BINARIES.claude) && existsSync(AGENT_BINARIES.codex)) return undefined
+async function installed(agents: readonly AgentName[]): Promise<string | undefined> {
+  const missing = agents.filter((agent) => !existsSync(AGENT_BINARIES[agent]))
+  if (missing.length === 0) return undefined
   mkdirSync(AGENTS_DIR, { recursive: true })
   try {
     await promisify(execFile)(
@@ -49,17 +62,16 @@ async function installed(): Promise<string | undefined> {
         '--no-package-lock',
         '--no-audit',
         '--no-fund',
-        AGENT_PACKAGES.claude,
-        AGENT_PACKAGES.codex,
+        // Every agent, so one install does not take another's packages out of the folder.
+        ...Object.values(AGENT_PACKAGES),
       ],
       { timeout: 600_000, maxBuffer: 16 * 1024 * 1024 },
     )
   } catch (error) {
     return `the agents could not be installed from the npm registry: ${String(error).slice(0, 300)}`
   }
-  if (!existsSync(AGENT_BINARIES.claude)) return `the Claude Code package has no binary at ${AGENT_BINARIES.claude}`
-  if (!existsSync(AGENT_BINARIES.codex)) return `the Codex CLI package has no launcher at ${AGENT_BINARIES.codex}`
-  return undefined
+  const absent = missing.find((agent) => !existsSync(AGENT_BINARIES[agent]))
+  return absent === undefined ? undefined : `the ${AGENT_TITLES[absent]} package has no launcher at ${AGENT_BINARIES[absent]}`
 }
 
 /** The key the agents present to the gateway, and the gateway's own key for the mock. */
@@ -71,6 +83,8 @@ export interface AgentGateway {
   url: string
   mock: MockUpstream
   gateway: Gateway
+  /** Every call answered with a 4xx, as `<method> <path> <status> <body's start>`: what an agent had refused. */
+  refusals: string[]
   close(): Promise<void>
 }
 
@@ -91,13 +105,35 @@ export async function startAgentGateway(models: GatewayOptions['models']): Promi
     models,
     auth: { apiKeys: [CLIENT_KEY] },
   })
-  const server = http.createServer(nodeHandler(gateway))
+  const handle = nodeHandler(gateway)
+  const refusals: string[] = []
+  const server = http.createServer((req, res) => {
+    let head = ''
+    const write = res.write.bind(res) as (chunk: unknown, ...rest: unknown[]) => boolean
+    const keep = (chunk: unknown) => {
+      if (head.length < 500 && (typeof chunk === 'string' || Buffer.isBuffer(chunk))) head += chunk.toString().slice(0, 500)
+    }
+    res.write = ((chunk: unknown, ...rest: unknown[]) => {
+      keep(chunk)
+      return write(chunk, ...rest)
+    }) as typeof res.write
+    const end = res.end.bind(res) as (chunk?: unknown, ...rest: unknown[]) => typeof res
+    res.end = ((chunk?: unknown, ...rest: unknown[]) => {
+      if (typeof chunk !== 'function') keep(chunk)
+      return end(chunk, ...rest)
+    }) as typeof res.end
+    res.on('finish', () => {
+      if (res.statusCode >= 400 && res.statusCode < 500) refusals.push(`${req.method} ${req.url} ${res.statusCode} ${head}`)
+    })
+    handle(req, res)
+  })
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
   const { port } = server.address() as AddressInfo
   return {
     url: `http://127.0.0.1:${port}`,
     mock,
     gateway,
+    refusals,
     async close() {
       server.closeAllConnections()
       await new Promise((resolve) => server.close(resolve))

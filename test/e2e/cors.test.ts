@@ -90,6 +90,7 @@ describeMatrix('CORS with listed origins', (kind) => {
         'retry-after',
         'x-should-retry',
         'x-model-gateway-dropped',
+        'x-model-gateway-clamped',
       ])
       // A browser script reads the rate-limit headers of a 429 under both names.
       expect(exposed).toEqual(expect.arrayContaining(['x-ratelimit-remaining-requests', 'anthropic-ratelimit-requests-remaining']))

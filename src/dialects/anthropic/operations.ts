@@ -1,6 +1,7 @@
 // What an Anthropic client asks of a model: a message (translated for models of other formats), and a token count.
 import { sseEvent } from '../../sse/write.js'
 import type { OperationFormat } from '../dialect.js'
+import { messagesCountFormat } from './messages/count.js'
 import { messagesFormat } from './messages/index.js'
 import { messagesRequest } from './messages/wire.js'
 import { anthropicErrorBody } from './status.js'
@@ -20,10 +21,14 @@ export const messages: OperationFormat = {
   streamErrorEvent: (error) => sseEvent(JSON.stringify(anthropicErrorBody(error)), 'error'),
 }
 
-/** `POST /v1/messages/count_tokens`: free upstream, so an answer its client left is not kept. */
+/**
+ * `POST /v1/messages/count_tokens`: free upstream, so an answer its client left is not kept. A model of another
+ * format is counted by its upstream's own counting method (Gemini's `:countTokens`), where it has one.
+ */
 export const messagesCountTokens: OperationFormat = {
   operation: 'messages.countTokens',
   otelName: 'count_tokens',
+  counting: messagesCountFormat,
   modelInBody: true,
   readFields: new Set(['model', 'messages']),
   keepsRecords: false,

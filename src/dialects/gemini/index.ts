@@ -3,6 +3,7 @@ import type { Operation, TokenCounts } from '../../types.js'
 import type { Dialect, ListedModel, ModelRoute, OperationFormat } from '../dialect.js'
 import { openaiRateLimits } from '../openai/rate-limits.js'
 import { bearer, choiceReasons, newestUsage, tokenCount, tokenCounts } from '../shared.js'
+import { countTokensFormat } from './generate-content/count.js'
 import { generateContentFormat } from './generate-content/index.js'
 import { batchEmbedContents, countTokens, embedContent, generateContent } from './operations.js'
 import { googleStatus } from './status.js'
@@ -82,6 +83,7 @@ export const gemini: Dialect = {
   clientHeaders: ['x-goog-api-key', 'x-goog-api-client'],
   upstreamFormat: generateContentFormat,
   translatedOperation: 'generateContent',
+  countingApi: { format: countTokensFormat, operation: 'countTokens' },
   otelProviderName: 'gcp.gemini',
   rateLimits: openaiRateLimits,
   clientKey,

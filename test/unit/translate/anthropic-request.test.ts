@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest'
 import { anthropic, gemini, openai, translatorFor } from '../../../src/dialects/index.js'
 import { carry } from '../../../src/translate/carry.js'
-import { callInfo, ok, refusedField, upstreamBody } from './helpers.js'
+import { callInfo, ok, planOf, refusedField, strictlyRefusedField, upstreamBody } from './helpers.js'
 
 const messagesToChat = translatorFor(anthropic, openai, 'messages')!
 const messagesToGemini = translatorFor(anthropic, gemini, 'messages')!
@@ -198,7 +198,7 @@ describe('a Messages request read', () => {
     expect(plan.dropped).toEqual(['output_config.effort'])
   })
 
-  it('sends top_k to Gemini, refuses it toward chat, and takes stop sequences, sampling and a JSON schema answer', () => {
+  it('sends top_k to Gemini, drops and names it toward chat (refused under translation.strict), and takes stop sequences, sampling and a JSON schema answer', () => {
     const schema = { type: 'object', properties: { a: { type: 'string' } }, required: ['a'], additionalProperties: false }
     const fields = messages({
       top_k: 5,
@@ -217,8 +217,10 @@ describe('a Messages request read', () => {
         responseMimeType: 'application/json',
       },
     })
-    expect(refusedField(messagesToChat, fields)).toBe('top_k')
-    expect(upstreamBody(messagesToChat, { ...fields, top_k: undefined })).toMatchObject({
+    expect(strictlyRefusedField(messagesToChat, fields)).toBe('top_k')
+    expect(planOf(messagesToChat, fields).dropped).toEqual(['top_k'])
+    expect(upstreamBody(messagesToChat, fields)).not.toHaveProperty('top_k')
+    expect(upstreamBody(messagesToChat, fields)).toMatchObject({
       temperature: 0.2,
       stop: ['END'],
       response_format: { type: 'json_schema', json_schema: { name: 'response', schema, strict: true } },

@@ -2,7 +2,7 @@
 // config modes, thinking budgets, function responses), and how a generate-content request is read (roles, snake_case
 // names, calls without ids, what is refused).
 import { describe, expect, it } from 'vitest'
-import { chatToGemini, geminiToChat, refusedField, upstreamBody, WEATHER_TOOL } from './helpers.js'
+import { chatToGemini, geminiToChat, planOf, refusedField, strictlyRefusedField, upstreamBody, WEATHER_TOOL } from './helpers.js'
 
 const WEATHER_DECLARATION = {
   name: 'get_current_weather',
@@ -542,11 +542,19 @@ describe('a generate-content request read', () => {
 
   it.each([
     ['generationConfig.topK', { generationConfig: { topK: 40 } }],
+    ['generationConfig.thinkingConfig.includeThoughts', { generationConfig: { thinkingConfig: { includeThoughts: true } } }],
+  ])('drops and names %s, which chat completions lacks, and refuses it under translation.strict', (field, extra) => {
+    const fields = { contents: [{ parts: [{ text: 'x' }] }], ...extra }
+    expect(planOf(geminiToChat, fields).dropped).toEqual([field])
+    expect(upstreamBody(geminiToChat, fields)).toEqual({ model: 'upstream-model', messages: [{ role: 'user', content: 'x' }] })
+    expect(strictlyRefusedField(geminiToChat, fields)).toBe(field)
+  })
+
+  it.each([
     ['safetySettings', { safetySettings: [{ category: 'HARM_CATEGORY_HARASSMENT', threshold: 'BLOCK_ONLY_HIGH' }] }],
     ['cachedContent', { cachedContent: 'cachedContents/abc' }],
     ['tools[0].googleSearch', { tools: [{ googleSearch: {} }] }],
     ['tools[0].codeExecution', { tools: [{ codeExecution: {} }] }],
-    ['generationConfig.thinkingConfig.includeThoughts', { generationConfig: { thinkingConfig: { includeThoughts: true } } }],
     ['generationConfig.responseMimeType', { generationConfig: { responseMimeType: 'text/x.enum' } }],
     ['generationConfig.responseModalities', { generationConfig: { responseModalities: ['IMAGE'] } }],
     ['generationConfig.responseLogprobs', { generationConfig: { responseLogprobs: true } }],

@@ -32,6 +32,13 @@ export function callInfo(stream = false): CallInfo {
   return { model: 'client-model', upstreamModel: 'upstream-model', stream, requestId: 'req1', created: 1_700_000_000 }
 }
 
+/** The field a request is refused for under `translation.strict`. */
+export function strictlyRefusedField(translator: Translator, fields: Record<string, unknown>): string {
+  const result = translator.request(fields, { ...callInfo(), strict: true })
+  if (result.ok) expect.fail('expected a refusal')
+  return result.field
+}
+
 /** The value of a translation that must succeed. */
 export function ok<T>(result: Translated<T>): T {
   if (!result.ok) expect.fail(`expected success, got a refusal of '${result.field}': ${result.message}`)

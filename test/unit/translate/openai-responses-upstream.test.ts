@@ -8,7 +8,7 @@ import { ResponsesStreamDecoder } from '../../../src/dialects/openai/responses/u
 import { isGatewayError } from '../../../src/errors.js'
 import { sseEvent } from '../../../src/sse/write.js'
 import type { GatewayOptions } from '../../../src/types.js'
-import { ok, planOf, refusedField, typedFrames, upstreamBody } from './helpers.js'
+import { ok, planOf, refusedField, strictlyRefusedField, typedFrames, upstreamBody } from './helpers.js'
 
 const RESPONSES = upstreamApi(openai, { api: 'responses' })
 const messagesToResponses = translatorFor(anthropic, openai, 'messages', RESPONSES)!
@@ -159,7 +159,9 @@ describe('a request written for a Responses upstream', () => {
 
   it('refuses what the Responses API has no field for, by the client’s own path', () => {
     expect(refusedField(messagesToResponses, claude({ stop_sequences: ['END'] }))).toBe('stop_sequences')
-    expect(refusedField(messagesToResponses, claude({ top_k: 5 }))).toBe('top_k')
+    // Top-k only tunes sampling: dropped and named, refused only under translation.strict.
+    expect(planOf(messagesToResponses, claude({ top_k: 5 })).dropped).toEqual(['top_k'])
+    expect(strictlyRefusedField(messagesToResponses, claude({ top_k: 5 }))).toBe('top_k')
     const contents = [{ role: 'user', parts: [{ text: 'x' }] }]
     expect(refusedField(geminiToResponses, { contents, generationConfig: { seed: 3 } })).toBe('generationConfig.seed')
     expect(refusedField(geminiToResponses, { contents, generationConfig: { stopSequences: ['x'] } })).toBe('generationConfig.stopSequences')

@@ -2,7 +2,7 @@
 
 import type { CallPlan } from '../../../translate/format.js'
 import type { HubEffort, HubFunction, HubMessage, HubOptional, HubReasoning, HubRequest, HubToolChoice } from '../../../translate/hub.js'
-import { lacking } from '../../../translate/hub.js'
+import { dropOrRefuse, lacking } from '../../../translate/hub.js'
 import { field, hintField, optionalField, payload } from '../../../translate/payload.js'
 import { absent, at, boolean, inexpressible, type JsonObject, object, onlyKnown, put, refuse, string } from '../../../translate/readers.js'
 import { contentParts, messageOf, type ReadState, textBlock } from './content.js'
@@ -60,6 +60,11 @@ const TOOL = payload({
   cache_control: hintField(),
   /** How finely the tool's input streams: the input is the same. */
   eager_input_streaming: hintField(),
+  /**
+   * Load the tool only when Anthropic's tool search finds it: no other format has tool search, so it is sent as an
+   * ordinary tool, which the model can call all the same.
+   */
+  defer_loading: hintField(),
 })
 
 /**
@@ -173,6 +178,9 @@ export function messagesRequestToHub(body: JsonObject): HubRequest {
   if (choice !== undefined) fields.toolChoice = 'tool_choice'
   if (disabled === true) fields.parallelToolCalls = 'tool_choice.disable_parallel_tool_use'
   if (!absent(body.top_k)) fields.topK = 'top_k'
+  if (!absent(body.temperature)) fields.temperature = 'temperature'
+  if (!absent(body.top_p)) fields.topP = 'top_p'
+  fields.reasoning = 'thinking.budget_tokens'
   if (!absent(body.stop_sequences)) fields.stop = 'stop_sequences'
   if (!absent(body.output_config) && !absent((body.output_config as JsonObject).format)) fields.output = 'output_config.format'
   const systemTexts = system(messagesRequest.read(body, 'system'), state)
@@ -196,10 +204,12 @@ export function messagesRequestToHub(body: JsonObject): HubRequest {
     reasoning: reasoning(body, state),
     topK: messagesRequest.read(body, 'top_k'),
     parallelToolCalls: disabled === true ? false : undefined,
+    showReasoning: undefined,
     // A Messages stream always carries the usage.
     includeUsage: true,
     fields,
     dropped: state.dropped,
+    clamped: [],
   }
 }
 
@@ -255,6 +265,27 @@ function toolOf(tool: HubFunction, strict: boolean): MessagesTool {
   return out
 }
 
+/** Anthropic's least `top_p` with thinking on. */
+const THINKING_TOP_P = 0.95
+
+/**
+ * The sampling knobs, and thought summaries: with thinking on, Anthropic refuses `top_k`, a temperature other than 1
+ * and a `top_p` below 0.95, so those are dropped and named (refused when translation is strict). Thinking it shows
+ * as it is; without thinking there is nothing to show.
+ */
+function sampling(hub: HubRequest, body: MessagesRequest, strict: boolean): void {
+  const thinking = body.thinking?.type === 'enabled' || body.thinking?.type === 'adaptive'
+  const refused = (member: HubOptional, what: string) =>
+    dropOrRefuse(hub, strict, member, `${what}, which Anthropic refuses with thinking on`)
+  if (thinking && hub.topK !== undefined) refused('topK', 'sets top-k sampling')
+  else put(body, 'top_k', hub.topK)
+  if (thinking && hub.temperature !== undefined && hub.temperature !== 1) refused('temperature', 'sets a temperature other than 1')
+  else put(body, 'temperature', hub.temperature)
+  if (thinking && hub.topP !== undefined && hub.topP < THINKING_TOP_P) refused('topP', `sets top_p below ${THINKING_TOP_P}`)
+  else put(body, 'top_p', hub.topP)
+  if (hub.showReasoning && !thinking) dropOrRefuse(hub, strict, 'showReasoning', 'asks for thought summaries of a model not asked to think')
+}
+
 /** Writes a hub request as a Messages request for the upstream. */
 export function messagesRequestFromHub(hub: HubRequest, plan: CallPlan): MessagesRequest {
   if (hub.candidates !== undefined && hub.candidates !== 1) lacking(hub, 'candidates', 'asks for more than one answer')
@@ -268,16 +299,14 @@ export function messagesRequestFromHub(hub: HubRequest, plan: CallPlan): Message
   if (hub.tools.length > 0) body.tools = hub.tools.map((tool) => toolOf(tool, hub.strictTools))
   const choice = choiceOf(hub)
   if (choice) body.tool_choice = choice
-  put(body, 'temperature', hub.temperature)
-  put(body, 'top_p', hub.topP)
-  put(body, 'top_k', hub.topK)
-  put(body, 'stop_sequences', hub.stop)
   const config: JsonObject = {}
   if (hub.reasoning) {
     const { thinking, effort } = thinkingOf(hub.reasoning, maxTokens)
     body.thinking = thinking
     put(config, 'effort', effort)
   }
+  sampling(hub, body, plan.strict === true)
+  put(body, 'stop_sequences', hub.stop)
   if (hub.output?.type === 'json_schema') config.format = { type: 'json_schema', schema: hub.output.schema }
   if (Object.keys(config).length > 0) body.output_config = config
   return body

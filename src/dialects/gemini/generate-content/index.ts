@@ -6,7 +6,7 @@ import { GeminiStreamDecoder, GeminiStreamEncoder } from './stream.js'
 /** The generate-content format's readers and writers. */
 export const generateContentFormat: WireFormat = {
   requestToHub: (body) => geminiRequestToHub(body),
-  requestFromHub: (hub) => geminiRequestFromHub(hub),
+  requestFromHub: geminiRequestFromHub,
   responseToHub: geminiResponseToHub,
   responseFromHub: geminiResponseFromHub,
   errorToHub: geminiErrorToHub,

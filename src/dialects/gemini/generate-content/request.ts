@@ -2,6 +2,7 @@
 
 import { isObject } from '../../../json/value.js'
 import { unpack } from '../../../translate/carry.js'
+import type { CallPlan } from '../../../translate/format.js'
 import type {
   HubFunction,
   HubMessage,
@@ -12,7 +13,7 @@ import type {
   HubToolChoice,
   HubToolOutput,
 } from '../../../translate/hub.js'
-import { type HubEffort, type HubOptional, isEffort, lacking, mediaClass } from '../../../translate/hub.js'
+import { type HubOptional, isEffort, lacking, mediaClass } from '../../../translate/hub.js'
 import { field, optionalField, payload } from '../../../translate/payload.js'
 import {
   absent,
@@ -29,6 +30,7 @@ import {
   unchecked,
 } from '../../../translate/readers.js'
 import { declaresNothing, fromGeminiSchema, toGeminiSchema } from '../schema.js'
+import { thinkingBudget } from './thinking.js'
 import {
   type GeminiCallingMode,
   type GeminiContent,
@@ -45,17 +47,6 @@ import {
   message,
   PROTOBUF,
 } from './wire.js'
-
-/** Google's documented thinking budgets for each effort (its OpenAI-compatibility table; `xhigh` is the largest budget). */
-const BUDGET: Readonly<Record<HubEffort, number>> = {
-  none: 0,
-  minimal: 1024,
-  low: 1024,
-  medium: 8192,
-  high: 24576,
-  xhigh: 32768,
-  max: 32768,
-}
 
 /** Files uploaded to Google's Files API live on its own host; no other upstream can fetch them. */
 const GOOGLE_FILES = /^https:\/\/generativelanguage\.googleapis\.com\//i
@@ -225,7 +216,6 @@ function output(config: JsonObject): HubOutput | undefined {
 
 function reasoning(config: JsonObject | undefined): HubReasoning | undefined {
   if (config === undefined) return undefined
-  if (config.includeThoughts === true) inexpressible('generationConfig.thinkingConfig.includeThoughts', 'asks for thought summaries')
   const budget = geminiThinkingConfig.read(config, 'thinkingBudget', 'generationConfig.thinkingConfig')
   const level = geminiThinkingConfig.read(config, 'thinkingLevel', 'generationConfig.thinkingConfig')?.toLowerCase()
   if (budget !== undefined && level !== undefined)
@@ -253,6 +243,9 @@ export function geminiRequestToHub(fields: JsonObject): HubRequest {
   const read = <K extends keyof GeminiGenerationConfig & string>(key: K) => geminiGenerationConfig.read(config, key, 'generationConfig')
   const sources: HubRequest['fields'] = {}
   for (const [member, key] of SOURCES) if (!absent(config[key])) sources[member] = `generationConfig.${key}`
+  const thinking = read('thinkingConfig')
+  if (thinking?.includeThoughts === true) sources.showReasoning = 'generationConfig.thinkingConfig.includeThoughts'
+  sources.reasoning = `generationConfig.thinkingConfig.${thinking?.thinkingLevel === undefined ? 'thinkingBudget' : 'thinkingLevel'}`
   if (choice?.choice.only !== undefined) sources.toolChoice = 'toolConfig.functionCallingConfig.allowedFunctionNames'
   return {
     system: system(geminiRequest.read(body, 'systemInstruction')),
@@ -269,13 +262,15 @@ export function geminiRequestToHub(fields: JsonObject): HubRequest {
     seed: read('seed'),
     presencePenalty: read('presencePenalty'),
     frequencyPenalty: read('frequencyPenalty'),
-    reasoning: reasoning(read('thinkingConfig')),
+    reasoning: reasoning(thinking),
     topK: read('topK'),
     parallelToolCalls: undefined,
+    showReasoning: thinking?.includeThoughts === true ? true : undefined,
     // A Gemini stream carries usage in its events whatever the request says.
     includeUsage: true,
     fields: sources,
     dropped: [],
+    clamped: [],
   }
 }
 
@@ -288,6 +283,8 @@ const SOURCES: readonly [HubOptional, keyof GeminiGenerationConfig & string][] =
   ['topK', 'topK'],
   ['output', 'responseMimeType'],
   ['stop', 'stopSequences'],
+  ['temperature', 'temperature'],
+  ['topP', 'topP'],
 ]
 
 function partOf(part: HubPart): GeminiPart | undefined {
@@ -339,7 +336,7 @@ function declaration(tool: HubFunction): GeminiFunctionDeclaration {
   return out
 }
 
-function generationConfig(hub: HubRequest): GeminiGenerationConfig | undefined {
+function generationConfig(hub: HubRequest, model: string): GeminiGenerationConfig | undefined {
   const config: GeminiGenerationConfig = {}
   put(config, 'temperature', hub.temperature)
   put(config, 'topP', hub.topP)
@@ -364,16 +361,15 @@ function generationConfig(hub: HubRequest): GeminiGenerationConfig | undefined {
     else config.responseJsonSchema = described
   }
   if (hub.reasoning) {
-    const thinking: GeminiThinkingConfig = {
-      thinkingBudget: 'budget' in hub.reasoning ? hub.reasoning.budget : BUDGET[hub.reasoning.effort],
-    }
+    const thinking: GeminiThinkingConfig = { thinkingBudget: thinkingBudget(hub, hub.reasoning, model) }
+    if (hub.showReasoning) thinking.includeThoughts = true
     config.thinkingConfig = thinking
   }
   return Object.keys(config).length > 0 ? config : undefined
 }
 
 /** Writes a hub request as a generate-content request for the upstream (the model goes in the path). */
-export function geminiRequestFromHub(hub: HubRequest): GeminiRequest {
+export function geminiRequestFromHub(hub: HubRequest, plan: CallPlan): GeminiRequest {
   if (hub.parallelToolCalls === false) lacking(hub, 'parallelToolCalls', 'turns parallel tool calls off')
   const body: GeminiRequest = {
     // A system message mid-conversation has no place of its own in Gemini: it is said as the user's, where it stands.
@@ -392,7 +388,7 @@ export function geminiRequestFromHub(hub: HubRequest): GeminiRequest {
       choice?.mode === 'none' ? 'NONE' : choice?.mode === 'required' ? 'ANY' : hub.strictTools ? 'VALIDATED' : 'AUTO'
     body.toolConfig = { functionCallingConfig: choice?.only ? { mode, allowedFunctionNames: choice.only } : { mode } }
   }
-  const config = generationConfig(hub)
+  const config = generationConfig(hub, plan.upstreamModel)
   if (config) body.generationConfig = config
   return body
 }

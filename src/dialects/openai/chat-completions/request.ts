@@ -14,7 +14,7 @@ import type {
   HubRequest,
   HubToolChoice,
 } from '../../../translate/hub.js'
-import { isEffort, lacking, toolOutputText } from '../../../translate/hub.js'
+import { dropOrRefuse, isEffort, toolOutputText } from '../../../translate/hub.js'
 import { field, optionalField, payload } from '../../../translate/payload.js'
 import {
   absent,
@@ -247,9 +247,11 @@ export function chatRequestToHub(body: JsonObject): HubRequest {
     reasoning: effort === undefined ? undefined : { effort },
     topK: undefined,
     parallelToolCalls: parallel === false ? false : undefined,
+    showReasoning: undefined,
     includeUsage: streamOptions !== undefined && chatStreamOptions.read(streamOptions, 'include_usage', 'stream_options') === true,
     fields,
     dropped: chatRequest.hinted(body),
+    clamped: [],
   }
 }
 
@@ -263,6 +265,9 @@ const SOURCES: readonly [HubOptional, keyof ChatRequest & string][] = [
   ['parallelToolCalls', 'parallel_tool_calls'],
   ['toolChoice', 'tool_choice'],
   ['stop', 'stop'],
+  ['temperature', 'temperature'],
+  ['topP', 'top_p'],
+  ['reasoning', 'reasoning_effort'],
 ]
 
 /** Thinking budgets read back as the nearest effort (the reverse of Google's documented effort → budget table). */
@@ -327,7 +332,10 @@ function responseFormat(output: HubOutput): ChatResponseFormat {
 
 /** Writes a hub request as a chat-completions request for the upstream. */
 export function chatRequestFromHub(hub: HubRequest, plan: CallPlan): ChatRequest {
-  if (hub.topK !== undefined) lacking(hub, 'topK', 'sets top-k sampling')
+  const strict = plan.strict === true
+  if (hub.topK !== undefined) dropOrRefuse(hub, strict, 'topK', 'sets top-k sampling')
+  // Chat completions never shows a model's reasoning.
+  if (hub.showReasoning) dropOrRefuse(hub, strict, 'showReasoning', 'asks for thought summaries')
   const body: ChatRequest = { model: plan.upstreamModel, messages: messages(hub) }
   // The upstream's usage is how the gateway counts tokens, so a translated stream always asks for it.
   if (plan.stream) Object.assign(body, { stream: true, stream_options: { include_usage: true } })

@@ -328,6 +328,9 @@ export function responsesRequestToHub(body: JsonObject): HubRequest {
   if (text?.format !== undefined) fields.output = 'text.format'
   if (parallel === false) fields.parallelToolCalls = 'parallel_tool_calls'
   if (!absent(body.tool_choice)) fields.toolChoice = 'tool_choice'
+  if (!absent(body.temperature)) fields.temperature = 'temperature'
+  if (!absent(body.top_p)) fields.topP = 'top_p'
+  fields.reasoning = 'reasoning.effort'
   return {
     system: built.system,
     messages: built.messages,
@@ -346,9 +349,11 @@ export function responsesRequestToHub(body: JsonObject): HubRequest {
     reasoning: effort(responsesRequest.read(body, 'reasoning'), dropped),
     topK: undefined,
     parallelToolCalls: parallel === false ? false : undefined,
+    showReasoning: undefined,
     // A Responses stream always ends with the whole response, its usage included.
     includeUsage: true,
     fields,
     dropped,
+    clamped: [],
   }
 }

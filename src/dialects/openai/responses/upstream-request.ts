@@ -2,7 +2,7 @@
 
 import type { CallPlan } from '../../../translate/format.js'
 import type { HubMessage, HubOutput, HubPart, HubRequest, HubToolChoice } from '../../../translate/hub.js'
-import { lacking, mediaClass, toolOutputText } from '../../../translate/hub.js'
+import { dropOrRefuse, lacking, mediaClass, toolOutputText } from '../../../translate/hub.js'
 import { inexpressible } from '../../../translate/readers.js'
 import { effortOf } from '../chat-completions/request.js'
 import { reasoningOfToken } from './upstream-response.js'
@@ -116,7 +116,8 @@ export function responsesRequestFromHub(hub: HubRequest, plan: CallPlan): Respon
   if (hub.seed !== undefined) lacking(hub, 'seed', 'asks for a sampling seed')
   if (hub.presencePenalty !== undefined) lacking(hub, 'presencePenalty', 'sets a presence penalty')
   if (hub.frequencyPenalty !== undefined) lacking(hub, 'frequencyPenalty', 'sets a frequency penalty')
-  if (hub.topK !== undefined) lacking(hub, 'topK', 'sets top-k sampling')
+  const strict = plan.strict === true
+  if (hub.topK !== undefined) dropOrRefuse(hub, strict, 'topK', 'sets top-k sampling')
   if (hub.stop !== undefined && hub.stop.length > 0) lacking(hub, 'stop', 'sets stop sequences')
   const items = input(hub)
   const body: ResponsesUpstreamRequest = { model: plan.upstreamModel, input: items, store: false }
@@ -132,7 +133,10 @@ export function responsesRequestFromHub(hub: HubRequest, plan: CallPlan): Respon
   if (hub.parallelToolCalls === false) body.parallel_tool_calls = false
   if (hub.output) body.text = textFormat(hub.output)
   const effort = hub.reasoning && effortOf(hub.reasoning)
-  if (effort !== undefined) body.reasoning = { effort }
+  // Thought summaries are the reasoning a Responses model shows; one that does not reason has none to show.
+  const reasons = effort !== undefined && effort !== 'none'
+  if (effort !== undefined) body.reasoning = reasons && hub.showReasoning ? { effort, summary: 'auto' } : { effort }
+  if (hub.showReasoning && !reasons) dropOrRefuse(hub, strict, 'showReasoning', 'asks for thought summaries of a model not asked to reason')
   // Without storage, the reasoning a model needs back on the next turn comes only as encrypted content; a model that
   // does not reason refuses to be asked for it, so it is asked for only of one that does.
   if ((effort !== undefined && effort !== 'none') || sendsReasoning(items)) body.include = ['reasoning.encrypted_content']

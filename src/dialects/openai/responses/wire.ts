@@ -217,7 +217,7 @@ export interface ResponsesUpstreamRequest {
   text?: {
     format: { type: 'json_object' } | { type: 'json_schema'; name: string; description?: string; schema: unknown; strict?: boolean }
   }
-  reasoning?: { effort: string }
+  reasoning?: { effort: string; summary?: 'auto' }
   include?: ['reasoning.encrypted_content']
   max_output_tokens?: number
   temperature?: number
