@@ -22,6 +22,7 @@ import { Ledger } from './ledger/ledger.js'
 import { unofferedPrices } from './ledger/pricing.js'
 import { channels, type RecordsTrimMessage } from './observe/channels.js'
 import { subscribeUsage } from './observe/usage.js'
+import { PendingRecords } from './recovery/pending.js'
 import { createRecoveryStore } from './recovery/store/recovery-store.js'
 import { FollowableCalls } from './recovery/stream/followable-calls.js'
 import type { Runtime } from './runtime.js'
@@ -118,6 +119,11 @@ export function createGateway(options: GatewayOptions): Gateway {
       },
       onError: storeErrorReporter(resolved.logger),
     }),
+    pendingRecords: new PendingRecords(
+      () => rt.store,
+      { maxRecords: resolved.recovery.maxPendingRecords, maxBytes: resolved.recovery.maxPendingBytes },
+      resolved.logger,
+    ),
     bodyLimits: {
       maxBytes: resolved.limits.maxRequestBytes,
       maxDepth: resolved.limits.maxJsonDepth,
@@ -220,6 +226,8 @@ export function createGateway(options: GatewayOptions): Gateway {
         // Charges still on their way land before the store closes.
         await rt.ledger?.settled()
         rt.repeats.recent.clear()
+        // Records held while the store was down are written now if it takes them, else logged as lost.
+        await rt.pendingRecords.close()
         await rt.store.close()
         if (!aborted) await agent.close()
       })()

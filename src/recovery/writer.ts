@@ -1,4 +1,5 @@
 import type { GatewayLogger, RecoveryRecord } from '../types.js'
+import type { PendingRecords } from './pending.js'
 import { outcomeUnknown } from './store/guard.js'
 import type { RecoveryStore } from './store/recovery-store.js'
 
@@ -8,11 +9,15 @@ const RETRY_DELAYS_MS = [100, 400, 1600]
 export interface WriteOptions {
   /** When to look again for a record whose last write attempt got no answer in time. @default 30000 */
   verifyAfterMs?: number
+  /** Where a record the store refused past the retries is held until the store takes writes again. */
+  pending?: PendingRecords
+  /** Runs when a held record is written after all. */
+  onStoredLater?: () => void
 }
 
 /**
- * Writes a record, retrying briefly; resolves whether it is known to be stored. A record that cannot be written is
- * logged with its request id. When the last attempt got no answer in time, the write may still land (a frozen
+ * Writes a record, retrying briefly; resolves whether it is known to be stored. A record the store still refuses is
+ * held in `options.pending` to be written once the store is back (without it: logged with its request id). When the last attempt got no answer in time, the write may still land (a frozen
  * store that wakes up): that is logged as unconfirmed, then checked again later and logged as what really happened.
  */
 export async function writeRecord(
@@ -35,7 +40,8 @@ export async function writeRecord(
       }
       const meta = { requestId: record.request_id, error: error instanceof Error ? error.message : String(error) }
       if (!outcomeUnknown(error)) {
-        logger.error('model-gateway: recovery record could not be stored', meta)
+        if (options.pending) options.pending.add(owner, record, ttlMs, options.onStoredLater)
+        else logger.error('model-gateway: recovery record could not be stored', meta)
         return false
       }
       logger.warn('model-gateway: recovery record write not confirmed (the store did not answer in time); checking again later', meta)

@@ -1,0 +1,176 @@
+// A Redis outage of a few seconds, on a private Redis stopped and started again by its process: no kept answer is
+// lost, and no Idempotency-Key runs twice.
+import type { ChildProcess } from 'node:child_process'
+import { setTimeout as sleep } from 'node:timers/promises'
+import OpenAI from 'openai'
+import { afterAll, afterEach, beforeAll, expect, it } from 'vitest'
+import { nodeHandler } from '../../adapters/node.js'
+import { freePort } from '../../bench/lib/free-port.mjs'
+import { type MockUpstream, startMockUpstream } from '../../src/testing/index.js'
+import type { GatewayOptions } from '../../src/types.js'
+import { chatBody } from '../support/bodies.js'
+import { collectingGateway, type LoggedLine } from '../support/collecting-gateway.js'
+import { bearer, KEY_A } from '../support/fixture.js'
+import { call, eventually, type MountedServer, sendThenAbort } from '../support/http.js'
+import { describeWithRedis, killAllOwnRedis, killOwnRedis, recommendedKeyv, startOwnRedis } from '../support/redis.js'
+import { serve } from '../support/servers.js'
+
+const HELD = 'model-gateway: recovery record held in memory until the store takes writes again'
+const LOST = 'model-gateway: recovery record could not be stored'
+
+interface Running {
+  url: string
+  logs: LoggedLine[]
+  close(): Promise<void>
+}
+
+await describeWithRedis('A Redis outage keeps the promise', () => {
+  let mock: MockUpstream
+  let port: number
+  let redis: ChildProcess
+  const running: Running[] = []
+  const redisUrl = () => `redis://127.0.0.1:${port}`
+
+  beforeAll(async () => {
+    mock = await startMockUpstream()
+  })
+
+  afterEach(async () => {
+    await Promise.all(running.splice(0).map((gw) => gw.close()))
+    await killAllOwnRedis()
+  })
+
+  afterAll(async () => {
+    await mock?.close()
+  })
+
+  /** A gateway in this process on the private Redis, set up as the Redis guide advises. */
+  async function start(namespace: string, overrides: Partial<GatewayOptions> = {}): Promise<Running> {
+    const { gateway, logs } = collectingGateway({
+      upstreams: { m: { type: 'openai', baseUrl: `${mock.url}/v1` } },
+      models: [{ id: 'gpt-4o-mini', upstream: 'm' }],
+      store: recommendedKeyv(namespace, redisUrl()),
+      ...overrides,
+    })
+    const server: MountedServer = await serve(nodeHandler(gateway))
+    // Connected once: from now on a lost connection fails at once, as in a gateway that has been up a while.
+    expect((await call(`${server.url}/v1/recoveries`, { headers: bearer(KEY_A) })).status).toBe(200)
+    const gw = {
+      url: server.url,
+      logs,
+      close: async () => {
+        await server.close()
+        await gateway.close({ timeoutMs: 2000 })
+      },
+    }
+    running.push(gw)
+    return gw
+  }
+
+  const upstreamCalls = (content: string) => mock.requests.filter((r) => r.body.includes(content)).length
+  const keyed = (gw: Running, content: string, key: string) =>
+    call(`${gw.url}/v1/chat/completions`, { headers: { ...bearer(KEY_A), 'idempotency-key': key }, body: chatBody(content) })
+  const interrupt = (gw: Running, content: string) =>
+    sendThenAbort(`${gw.url}/v1/chat/completions`, {
+      headers: bearer(KEY_A),
+      body: JSON.stringify(chatBody(content, { mock: { delay_ms: 800 } })),
+      afterMs: 30,
+    })
+  const lines = (gw: Running, message: string) => gw.logs.filter((line) => line.message === message)
+  const listed = async (gw: Running) => (await call(`${gw.url}/v1/recoveries`, { headers: bearer(KEY_A) })).json
+
+  it('holds the records it could not write while Redis is down and writes them once it is back', { timeout: 90_000 }, async () => {
+    port = await freePort()
+    redis = await startOwnRedis(port)
+    const gw = await start(`outage-held-${port}`)
+    const few = await start(`outage-few-${port}`, { recovery: { maxPendingRecords: 2 } })
+    const small = await start(`outage-small-${port}`, { recovery: { maxPendingBytes: 1024 } })
+
+    // Cut off while their upstream calls run; Redis stops before any of them answers, and stays down past the
+    // writer's retries (every record is then held).
+    const contents = Array.from({ length: 5 }, (_, i) => `held-${i}`)
+    await Promise.all([
+      ...contents.map((content) => interrupt(gw, content)),
+      ...contents.map((content) => interrupt(few, `few-${content}`)),
+      interrupt(small, 'too large to hold'),
+    ])
+    await killOwnRedis(redis)
+    await eventually(() => lines(gw, HELD).length === contents.length, 30_000)
+    await eventually(() => lines(few, HELD).length === contents.length && lines(few, LOST).length === 3, 30_000)
+    await eventually(() => lines(small, LOST).length === 1, 30_000)
+    expect(lines(small, LOST)[0]?.meta?.reason).toMatch(/recovery\.maxPendingBytes/)
+    expect(lines(few, LOST).every((line) => /recovery\.maxPendingRecords/.test(String(line.meta?.reason)))).toBe(true)
+    // Nothing was lost by the gateway with room for them all.
+    expect(lines(gw, LOST)).toEqual([])
+
+    redis = await startOwnRedis(port)
+    const all = await eventually(async () => {
+      const list = await listed(gw)
+      return list?.count === contents.length ? list : undefined
+    }, 30_000)
+    const held = new Set(lines(gw, HELD).map((line) => line.meta?.requestId))
+    expect(new Set(all.items.map((item: { request_id: string }) => item.request_id))).toEqual(held)
+    // The bounded one kept the newest two it held; the oldest three were dropped and logged with their ids.
+    const kept = await eventually(async () => {
+      const list = await listed(few)
+      return list?.count === 2 ? list : undefined
+    }, 30_000)
+    const dropped = new Set(lines(few, LOST).map((line) => line.meta?.requestId))
+    for (const item of kept.items) expect(dropped.has(item.request_id)).toBe(false)
+    expect((await listed(small)).count).toBe(0)
+    void redis
+  })
+
+  it('never runs a repeated Idempotency-Key unguarded: waits for Redis, then 503 with retry-after', { timeout: 90_000 }, async () => {
+    port = await freePort()
+    redis = await startOwnRedis(port)
+    const refusing = await start(`outage-keys-${port}`, { idempotency: { storeWaitMs: 300 } })
+    const waiting = await start(`outage-wait-${port}`, { idempotency: { storeWaitMs: 60_000 } })
+    const open = await start(`outage-open-${port}`, { idempotency: { storeWaitMs: 0, failOpen: true } })
+
+    const first = await keyed(refusing, 'paid once', 'k-once')
+    expect(first.status).toBe(200)
+    expect(upstreamCalls('paid once')).toBe(1)
+    await killOwnRedis(redis)
+
+    // The key's answer is in Redis: the repeat cannot be served, and it is not paid for again.
+    const again = await keyed(refusing, 'paid once', 'k-once')
+    expect(again.status).toBe(503)
+    expect(again.json.error.code).toBe('store_unavailable')
+    expect(again.headers['retry-after']).toBe('1')
+    expect(upstreamCalls('paid once')).toBe(1)
+
+    // So does an OpenAI SDK sending the key (told not to retry, to see the answer it got).
+    const sdk = new OpenAI({ apiKey: KEY_A, baseURL: `${refusing.url}/v1`, maxRetries: 0 })
+    const refused = await sdk.chat.completions
+      .create(chatBody('paid once') as never, { headers: { 'Idempotency-Key': 'k-once' } })
+      .catch((e) => e)
+    expect(refused).toBeInstanceOf(OpenAI.APIError)
+    expect(refused.status).toBe(503)
+    expect(refused.code).toBe('store_unavailable')
+    expect(upstreamCalls('paid once')).toBe(1)
+
+    // With `failOpen` the call runs (and says so in a warn line).
+    const ran = await keyed(open, 'runs open', 'k-open')
+    expect(ran.status).toBe(200)
+    expect(upstreamCalls('runs open')).toBe(1)
+    expect(open.logs.some((line) => /could not be claimed.*the call runs/.test(line.message))).toBe(true)
+
+    // A keyed call waits for Redis within `storeWaitMs`: it goes upstream once Redis is back, not before.
+    let settled = false
+    const pending = keyed(waiting, 'waits for redis', 'k-wait').finally(() => {
+      settled = true
+    })
+    await sleep(500)
+    expect(settled).toBe(false)
+    expect(upstreamCalls('waits for redis')).toBe(0)
+    redis = await startOwnRedis(port)
+    const late = await pending
+    expect(late.status).toBe(200)
+    expect(upstreamCalls('waits for redis')).toBe(1)
+    // And its key is guarded again: a repeat replays.
+    const replay = await keyed(waiting, 'waits for redis', 'k-wait')
+    expect(replay.headers['idempotent-replayed']).toBe('true')
+    expect(upstreamCalls('waits for redis')).toBe(1)
+  })
+})
