@@ -2,6 +2,7 @@
 // lost, and no Idempotency-Key runs twice.
 import type { ChildProcess } from 'node:child_process'
 import { setTimeout as sleep } from 'node:timers/promises'
+import { createClient } from '@keyv/redis'
 import OpenAI from 'openai'
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest'
 import { nodeHandler } from '../../adapters/node.js'
@@ -12,7 +13,15 @@ import { chatBody } from '../support/bodies.js'
 import { collectingGateway, type LoggedLine } from '../support/collecting-gateway.js'
 import { bearer, KEY_A } from '../support/fixture.js'
 import { call, eventually, type MountedServer, sendThenAbort } from '../support/http.js'
-import { describeWithRedis, killAllOwnRedis, killOwnRedis, recommendedKeyv, startOwnRedis } from '../support/redis.js'
+import {
+  type AdminClient,
+  describeWithRedis,
+  gatewayCommandCalls,
+  killAllOwnRedis,
+  killOwnRedis,
+  recommendedKeyv,
+  startOwnRedis,
+} from '../support/redis.js'
 import { serve } from '../support/servers.js'
 
 const HELD = 'model-gateway: recovery record held in memory until the store takes writes again'
@@ -172,5 +181,53 @@ await describeWithRedis('A Redis outage keeps the promise', () => {
     const replay = await keyed(waiting, 'waits for redis', 'k-wait')
     expect(replay.headers['idempotent-replayed']).toBe('true')
     expect(upstreamCalls('waits for redis')).toBe(1)
+  })
+
+  it('with limits, a store known down fails open or closed at once instead of being asked again by every call', {
+    timeout: 120_000,
+  }, async () => {
+    port = await freePort()
+    redis = await startOwnRedis(port)
+    const admin: AdminClient = createClient({ url: redisUrl() })
+    admin.on('error', () => {})
+    await admin.connect()
+    const owners = { requestsPerMinute: 10_000 }
+    const open = await start(`outage-limits-open-${port}`, { limits: { owners } })
+    const closed = await start(`outage-limits-closed-${port}`, { limits: { owners, failClosed: true } })
+    const chat = (gw: Running, content: string) =>
+      call(`${gw.url}/v1/chat/completions`, { headers: bearer(KEY_A), body: chatBody(content) })
+    for (const gw of [open, closed]) expect((await chat(gw, 'metered')).headers['x-ratelimit-limit-requests']).toBe('10000')
+    const scripts = async () => {
+      const calls = await gatewayCommandCalls(admin)
+      return (calls.get('evalsha') ?? 0) + (calls.get('eval') ?? 0)
+    }
+    const before = await scripts()
+
+    // A Redis that stops answering without closing its connections: each check that reaches it waits out the
+    // ledger's deadline, and its command runs once Redis wakes up.
+    redis.kill('SIGSTOP')
+    const calls = 10
+    for (let i = 0; i < calls; i++) {
+      const res = await chat(open, `open ${i}`)
+      expect(res.status).toBe(200)
+      expect(res.headers['x-ratelimit-limit-requests']).toBeUndefined()
+    }
+    for (let i = 0; i < calls; i++) {
+      const res = await chat(closed, `closed ${i}`)
+      expect(res.status).toBe(503)
+      expect(res.json.error.code).toBe('store_unavailable')
+      expect(res.headers['retry-after']).toBe('1')
+    }
+    redis.kill('SIGCONT')
+
+    // Only the first call of each gateway (and a probe now and then) asked Redis: not every check and every charge.
+    const sent = (await scripts()) - before
+    expect(sent).toBeLessThan(calls)
+    for (const gw of [open, closed]) {
+      expect(gw.logs.filter((line) => /rate-limit store failed/.test(line.message))).toHaveLength(1)
+      // Back: checked and metered again once a probe found Redis answering.
+      await eventually(async () => (await chat(gw, 'back')).headers['x-ratelimit-limit-requests'] === '10000', 15_000)
+    }
+    admin.destroy()
   })
 })
