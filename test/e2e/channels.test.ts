@@ -94,7 +94,13 @@ describe('diagnostics channels', () => {
     })
     await eventually(() => of(gateway, gatewayChannels.callEnd).length === 1)
     const [end] = of(gateway, gatewayChannels.callEnd)
-    expect(end).toMatchObject({ status: 200, delivered: false, delivery: 'undelivered', recovered: true, usage: { total_tokens: expect.any(Number) } })
+    expect(end).toMatchObject({
+      status: 200,
+      delivered: false,
+      delivery: 'undelivered',
+      recovered: true,
+      usage: { total_tokens: expect.any(Number) },
+    })
     expect(of(gateway, gatewayChannels.recordStored)).toEqual([
       {
         gatewayId: gateway.id,
