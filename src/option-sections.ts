@@ -30,8 +30,9 @@ export interface RecoveryOptions {
    */
   streams?: 'cancel' | 'finish'
   /**
-   * Records that could not be written (the store down past the writer's retries) are held in memory, at most this
-   * many, and written once the store answers again; past it the oldest is dropped (logged). @default 1000
+   * Records that could not be written (the store down past the writer's retries), and the outcomes of idempotency
+   * keys whose calls ended meanwhile, are held in memory, at most this many, and written once the store answers
+   * again; past it the oldest is dropped (logged). @default 1000
    */
   maxPendingRecords?: number
   /** Byte bound of those held records (request and response bodies). @default 67108864 (64 MiB) */

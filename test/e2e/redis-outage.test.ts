@@ -183,6 +183,34 @@ await describeWithRedis('A Redis outage keeps the promise', () => {
     expect(upstreamCalls('waits for redis')).toBe(1)
   })
 
+  it('writes the answer of a keyed call that ended while Redis was down once it is back: a repeat replays it', {
+    timeout: 90_000,
+  }, async () => {
+    port = await freePort()
+    redis = await startOwnRedis(port)
+    const gw = await start(`outage-settle-${port}`)
+    const body = chatBody('ends during the outage', { mock: { delay_ms: 1500 } })
+    const post = () => call(`${gw.url}/v1/chat/completions`, { headers: { ...bearer(KEY_A), 'idempotency-key': 'k-settle' }, body })
+    // Claimed while Redis is up; Redis goes down while the upstream works, so the answer cannot be written.
+    const first = post()
+    await eventually(() => upstreamCalls('ends during the outage') === 1, 10_000)
+    await killOwnRedis(redis)
+    expect((await first).status).toBe(200)
+    const held = 'model-gateway: the outcome of an idempotency key held in memory until the store takes writes again'
+    await eventually(() => lines(gw, held).length === 1, 30_000)
+
+    redis = await startOwnRedis(port)
+    await eventually(
+      () => lines(gw, 'model-gateway: the outcome of an idempotency key stored after the store came back').length === 1,
+      30_000,
+    )
+    const again = await post()
+    expect(again.status).toBe(200)
+    expect(again.headers['idempotent-replayed']).toBe('true')
+    expect(again.text).toBe((await first).text)
+    expect(upstreamCalls('ends during the outage')).toBe(1)
+  })
+
   it('with limits, a store known down fails open or closed at once instead of being asked again by every call', {
     timeout: 120_000,
   }, async () => {
