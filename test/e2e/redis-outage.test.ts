@@ -130,6 +130,19 @@ await describeWithRedis('A Redis outage keeps the promise', () => {
     void redis
   })
 
+  it('logs each record still held as lost when the gateway closes with Redis down', { timeout: 60_000 }, async () => {
+    port = await freePort()
+    redis = await startOwnRedis(port)
+    const gw = await start(`outage-close-${port}`)
+    await Promise.all(['closing-1', 'closing-2'].map((content) => interrupt(gw, content)))
+    await killOwnRedis(redis)
+    await eventually(() => lines(gw, HELD).length === 2, 30_000)
+    await gw.close()
+    const lost = lines(gw, LOST)
+    expect(new Set(lost.map((line) => line.meta?.requestId))).toEqual(new Set(lines(gw, HELD).map((line) => line.meta?.requestId)))
+    expect(lost.every((line) => /gateway closed/.test(String(line.meta?.reason)))).toBe(true)
+  })
+
   it('never runs a repeated Idempotency-Key unguarded: waits for Redis, then 503 with retry-after', { timeout: 90_000 }, async () => {
     port = await freePort()
     redis = await startOwnRedis(port)
