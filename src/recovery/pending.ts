@@ -140,16 +140,20 @@ export class PendingRecords {
   async #drain(): Promise<void> {
     for (let held = this.#queue[0]; held; held = this.#queue[0]) {
       const left = held.expiresAt - Date.now()
+      let refused = false
       if (left > 0) {
         try {
           await held.write(this.#store(), left)
         } catch {
-          return
+          // Still down: it waits, first in line. Refused by a store that answers: it would never be taken.
+          if (!(await this.#store().healthy())) return
+          refused = true
         }
       }
       // Taken out only now: a write is held until it is made or its time is over (unless dropped meanwhile).
       if (this.#queue[0] === held) this.#shift()
       if (left <= 0) this.#lost(held, 'its ttl ran out while the store was down')
+      else if (refused) this.#lost(held, 'the store refused it once back')
       else {
         this.#logger.warn(`model-gateway: ${held.what} stored after the store came back`, { requestId: held.requestId })
         held.onStored()

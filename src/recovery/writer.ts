@@ -16,9 +16,10 @@ export interface WriteOptions {
 }
 
 /**
- * Writes a record, retrying briefly; resolves whether it is known to be stored. A record the store still refuses is
- * held in `options.pending` to be written once the store is back (without it: logged with its request id). When the last attempt got no answer in time, the write may still land (a frozen
- * store that wakes up): that is logged as unconfirmed, then checked again later and logged as what really happened.
+ * Writes a record, retrying briefly; resolves whether it is known to be stored. A record still refused while the
+ * store is down is held in `options.pending`, to be written once it is back; one refused by a store that answers is
+ * logged with its request id. When the last attempt got no answer in time, the write may still land (a frozen store
+ * that wakes up): that is logged as unconfirmed, then checked again later and logged as what really happened.
  */
 export async function writeRecord(
   store: RecoveryStore,
@@ -40,7 +41,8 @@ export async function writeRecord(
       }
       const meta = { requestId: record.request_id, error: error instanceof Error ? error.message : String(error) }
       if (!outcomeUnknown(error)) {
-        if (options.pending) options.pending.add(owner, record, ttlMs, options.onStoredLater)
+        // Held only when the store is down: a record a store that answers refuses (too large, no room) stays refused.
+        if (options.pending && !(await store.healthy())) options.pending.add(owner, record, ttlMs, options.onStoredLater)
         else logger.error('model-gateway: recovery record could not be stored', meta)
         return false
       }

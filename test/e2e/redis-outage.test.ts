@@ -130,6 +130,15 @@ await describeWithRedis('A Redis outage keeps the promise', () => {
     void redis
   })
 
+  it('holds nothing a store that answers refused: a record past the owner quota is logged as lost at once', async () => {
+    port = await freePort()
+    redis = await startOwnRedis(port)
+    const gw = await start(`outage-refused-${port}`, { store: undefined, recovery: { maxBytesPerOwner: 4096 } })
+    await interrupt(gw, 'x'.repeat(8192))
+    await eventually(() => lines(gw, LOST).length === 1, 30_000)
+    expect(lines(gw, HELD)).toEqual([])
+  })
+
   it('logs each record still held as lost when the gateway closes with Redis down', { timeout: 60_000 }, async () => {
     port = await freePort()
     redis = await startOwnRedis(port)
