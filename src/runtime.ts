@@ -10,7 +10,7 @@ import type { JoinableCalls } from './idempotency/joinable-calls.js'
 import type { RecentAnswers } from './idempotency/recent-answers.js'
 import type { Ledger } from './ledger/ledger.js'
 import type { NanoPrices } from './ledger/pricing.js'
-import type { PendingRecords } from './recovery/pending.js'
+import type { PendingWrites } from './recovery/pending.js'
 import type { RecoveryStore } from './recovery/store/recovery-store.js'
 import type { FollowableCalls } from './recovery/stream/followable-calls.js'
 import type { KeyRedaction } from './upstream/redact.js'
@@ -27,7 +27,7 @@ export interface Runtime {
   readonly send: Send
   readonly store: RecoveryStore
   /** Records the store refused (down), held to be written when it is back. */
-  readonly pendingRecords: PendingRecords
+  readonly pendingWrites: PendingWrites
   /** Takes the gateway's own upstream keys out of whatever an upstream sends back. */
   readonly redaction: KeyRedaction
   /** How request bodies are bounded, from `limits` and `timeouts`. */

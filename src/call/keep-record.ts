@@ -62,7 +62,7 @@ export async function keepRecord(rt: Runtime, spec: CallSpec, response: Undelive
   }
   // A record the store refuses is held and written when it is back: `record:stored` is published then.
   const stored = await writeRecord(rt.store, spec.owner, record, recovery.ttlMs, logger, {
-    pending: rt.pendingRecords,
+    pending: rt.pendingWrites,
     onStoredLater: published,
   })
   if (stored) published()

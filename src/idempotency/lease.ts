@@ -92,7 +92,7 @@ export class CallLease {
     } catch {
       // Held and written once the store is back: lost, the claim would stand for a call that is over, and a repeat
       // would wait on it, then run again once it expired.
-      this.rt.pendingRecords.addValue(owner, name, state, ttlMs, what, requestId)
+      this.rt.pendingWrites.addValue(owner, name, state, ttlMs, what, requestId)
     }
   }
 

@@ -33,7 +33,7 @@ const RECORD = 'recovery record'
  * claim), whose loss would leave the key claimed by a call that is over. Bounded in count and bytes: past either
  * the oldest is dropped, logged as lost with its request id. Nothing is held across a restart.
  */
-export class PendingRecords {
+export class PendingWrites {
   readonly #queue: Held[] = []
   readonly #store: () => RecoveryStore
   readonly #limits: PendingLimits

@@ -1,5 +1,5 @@
 import type { GatewayLogger, RecoveryRecord } from '../types.js'
-import type { PendingRecords } from './pending.js'
+import type { PendingWrites } from './pending.js'
 import { outcomeUnknown } from './store/guard.js'
 import type { RecoveryStore } from './store/recovery-store.js'
 
@@ -10,7 +10,7 @@ export interface WriteOptions {
   /** When to look again for a record whose last write attempt got no answer in time. @default 30000 */
   verifyAfterMs?: number
   /** Where a record the store refused past the retries is held until the store takes writes again. */
-  pending?: PendingRecords
+  pending?: PendingWrites
   /** Runs when a held record is written after all. */
   onStoredLater?: () => void
 }
