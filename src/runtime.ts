@@ -26,7 +26,7 @@ export interface Runtime {
   /** Sends one upstream request through the gateway's interceptors. */
   readonly send: Send
   readonly store: RecoveryStore
-  /** Records the store refused (down), held to be written when it is back. */
+  /** Writes the store refused while down (records, keys' outcomes), held to be made when it is back. */
   readonly pendingWrites: PendingWrites
   /** Takes the gateway's own upstream keys out of whatever an upstream sends back. */
   readonly redaction: KeyRedaction
