@@ -26,7 +26,7 @@ const store = createKeyv(
   {
     url: redisUrl,
     disableOfflineQueue: true,
-    socket: { connectTimeout: 2000, reconnectStrategy: (retries) => Math.min(100 * 2 ** retries, 2000) },
+    socket: { connectTimeout: 2000, reconnectStrategy: (retries) => Math.min(50 * 2 ** retries, 500) + Math.floor(Math.random() * 100) },
   },
   { namespace: process.env.REDIS_NAMESPACE ?? 'model-gateway', connectionTimeout: 2000 },
 )

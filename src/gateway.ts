@@ -22,6 +22,7 @@ import { Ledger } from './ledger/ledger.js'
 import { unofferedPrices } from './ledger/pricing.js'
 import { channels, type RecordsTrimMessage } from './observe/channels.js'
 import { subscribeUsage } from './observe/usage.js'
+import { PendingWrites } from './recovery/pending.js'
 import { createRecoveryStore } from './recovery/store/recovery-store.js'
 import { FollowableCalls } from './recovery/stream/followable-calls.js'
 import type { Runtime } from './runtime.js'
@@ -135,6 +136,11 @@ export function createGateway(options: GatewayOptions): Gateway {
       },
       onError: storeErrorReporter(resolved.logger),
     }),
+    pendingWrites: new PendingWrites(
+      () => rt.store,
+      { maxRecords: resolved.recovery.maxPendingRecords, maxBytes: resolved.recovery.maxPendingBytes },
+      resolved.logger,
+    ),
     bodyLimits: {
       maxBytes: resolved.limits.maxRequestBytes,
       maxDepth: resolved.limits.maxJsonDepth,
@@ -242,6 +248,8 @@ export function createGateway(options: GatewayOptions): Gateway {
         // Charges still on their way land before the store closes.
         await rt.ledger?.settled()
         rt.repeats.recent.clear()
+        // Records held while the store was down are written now if it takes them, else logged as lost.
+        await rt.pendingWrites.close()
         await rt.store.close()
         if (!aborted) await agent.close()
       })()

@@ -29,6 +29,14 @@ export interface RecoveryOptions {
    * (`GET /v1/recoveries/{request_id}/stream`). A stream with an `Idempotency-Key` always finishes. @default 'cancel'
    */
   streams?: 'cancel' | 'finish'
+  /**
+   * Records that could not be written (the store down past the writer's retries), and the outcomes of idempotency
+   * keys whose calls ended meanwhile, are held in memory, at most this many, and written once the store answers
+   * again; past it the oldest is dropped (logged). @default 1000
+   */
+  maxPendingRecords?: number
+  /** Byte bound of those held records (request and response bodies). @default 67108864 (64 MiB) */
+  maxPendingBytes?: number
 }
 
 /**
@@ -57,6 +65,16 @@ export interface IdempotencyOptions {
    * `idempotency_in_flight` with `retry-after` (the SDKs then come back). @default 10000
    */
   waitMs?: number
+  /**
+   * How long a call with an `Idempotency-Key` waits for a store that cannot be reached (Redis down) before it is
+   * answered 503 `store_unavailable` with `retry-after` (a store attempt under way is let finish). @default 3000
+   */
+  storeWaitMs?: number
+  /**
+   * Run a keyed call unguarded when its key cannot be claimed within `storeWaitMs`, instead of the 503: a repeat
+   * on another process (or one whose answer the store holds) may then be paid for again. @default false
+   */
+  failOpen?: boolean
 }
 
 /**

@@ -10,6 +10,7 @@ import type { JoinableCalls } from './idempotency/joinable-calls.js'
 import type { RecentAnswers } from './idempotency/recent-answers.js'
 import type { Ledger } from './ledger/ledger.js'
 import type { NanoPrices } from './ledger/pricing.js'
+import type { PendingWrites } from './recovery/pending.js'
 import type { RecoveryStore } from './recovery/store/recovery-store.js'
 import type { FollowableCalls } from './recovery/stream/followable-calls.js'
 import type { KeyRedaction } from './upstream/redact.js'
@@ -25,6 +26,8 @@ export interface Runtime {
   /** Sends one upstream request through the gateway's interceptors. */
   readonly send: Send
   readonly store: RecoveryStore
+  /** Writes the store refused while down (records, keys' outcomes), held to be made when it is back. */
+  readonly pendingWrites: PendingWrites
   /** Takes the gateway's own upstream keys out of whatever an upstream sends back. */
   readonly redaction: KeyRedaction
   /** How request bodies are bounded, from `limits` and `timeouts`. */

@@ -14,6 +14,8 @@ import { answerInClientTerms, reportDropped } from './translation.js'
 export interface CallOutcome {
   status: number
   delivered: boolean
+  /** Delivered as far as Node could tell, but a client can still have lost part of it unseen (`CallEndMessage.delivery`). */
+  unconfirmed?: boolean
   recovered: boolean
   usage: TokenCounts | undefined
   /** False when the upstream never finished a 2xx answer (a stream broken off or cancelled). @default true */

@@ -49,8 +49,8 @@ export async function keepRecord(rt: Runtime, spec: CallSpec, response: Undelive
     },
     recovery.maxStoredRequestBytes,
   )
-  const stored = await writeRecord(rt.store, spec.owner, record, recovery.ttlMs, logger)
-  if (stored && channels.recordStored.hasSubscribers) {
+  const published = () => {
+    if (!channels.recordStored.hasSubscribers) return
     channels.recordStored.publish({
       gatewayId: rt.id,
       requestId: spec.requestId,
@@ -60,6 +60,12 @@ export async function keepRecord(rt: Runtime, spec: CallSpec, response: Undelive
       reason: response.reason,
     })
   }
+  // A record the store refuses is held and written when it is back: `record:stored` is published then.
+  const stored = await writeRecord(rt.store, spec.owner, record, recovery.ttlMs, logger, {
+    pending: rt.pendingWrites,
+    onStoredLater: published,
+  })
+  if (stored) published()
   return stored
 }
 

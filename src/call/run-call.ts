@@ -145,11 +145,12 @@ async function wholeCall(rt: Runtime, spec: CallSpec, client: ClientSink, lease:
     delivery.delivered || !spec.format.keepsRecords
       ? false
       : await keepRecord(rt, spec, { reason: delivery.reason, status, contentType, body })
-  if (delivery.delivered && spec.format.keepsRecords && body.length >= LATE_RESET_FROM_BYTES) {
-    watchLateReset(rt, spec, client, { status, contentType, body })
-  }
+  // Handed on, but large enough to sit unread in the sockets' buffers: a reset within the watch is kept, a later one
+  // is not seen, so its delivery stays unconfirmed.
+  const unconfirmed = delivery.delivered && body.length >= LATE_RESET_FROM_BYTES
+  if (unconfirmed && spec.format.keepsRecords) watchLateReset(rt, spec, client, { status, contentType, body })
   if (journalDone) await journalDone
-  const outcome: CallOutcome = { status, delivered: delivery.delivered, recovered, usage: undefined, served }
+  const outcome: CallOutcome = { status, delivered: delivery.delivered, unconfirmed, recovered, usage: undefined, served }
   if (channels.callEnd.hasSubscribers || rt.ledger) {
     const facts = factsOfBody(served.model.upstream.dialect, upstreamBody)
     outcome.usage = facts.usage ?? NO_USAGE
@@ -167,7 +168,7 @@ export const LATE_RESET_FROM_BYTES = 64 * 1024
 /**
  * Keeps a whole answer that looked delivered when its client resets the connection soon after, before sending
  * anything more: the kernel took the bytes, the client never read them all. The call has already ended (its
- * `call:end` says delivered); the record and a log line are what tell of it. Never rejects.
+ * `call:end` says `delivery: 'unconfirmed'`); the record and a log line are what tell of it. Never rejects.
  */
 function watchLateReset(
   rt: Runtime,
@@ -195,6 +196,7 @@ export function endMessage(rt: Runtime, spec: CallSpec, outcome: CallOutcome): C
   const message = callStartMessage(rt.id, spec) as CallEndMessage
   message.status = statusSent(spec, outcome.status, outcome.served?.model)
   message.delivered = outcome.delivered
+  message.delivery = outcome.delivered ? (outcome.unconfirmed ? 'unconfirmed' : 'delivered') : 'undelivered'
   message.recovered = outcome.recovered
   message.durationMs = performance.now() - spec.startedAt
   if (outcome.usage) {

@@ -11,6 +11,8 @@ export const DEFAULTS = {
     maxRecordsPerOwner: 10_000,
     maxBytesPerOwner: 128 * 1024 * 1024,
     maxHeldStreamBytes: 512 * 1024 * 1024,
+    maxPendingRecords: 1_000,
+    maxPendingBytes: 64 * 1024 * 1024,
   },
   idempotency: {
     retryWindowMs: 10 * 60_000,
@@ -18,6 +20,7 @@ export const DEFAULTS = {
     recentMs: 2 * 60_000,
     recentMaxBytes: 64 * 1024 * 1024,
     waitMs: 10_000,
+    storeWaitMs: 3_000,
   },
   background: {
     maxEvents: 100_000,
@@ -75,7 +78,7 @@ export const KNOWN_KEYS = {
   model: ['id', 'upstream', 'upstreamModel', 'ownedBy', 'created', 'fallbacks', 'maxOutputTokens'],
   auth: ['apiKeys', 'authenticate'],
   recovery: [...Object.keys(DEFAULTS.recovery), 'streams'],
-  idempotency: ['sdkRetries', ...Object.keys(DEFAULTS.idempotency)],
+  idempotency: ['sdkRetries', 'failOpen', ...Object.keys(DEFAULTS.idempotency)],
   background: Object.keys(DEFAULTS.background),
   limits: [...Object.keys(DEFAULTS.limits), 'owners', 'failClosed'],
   timeouts: Object.keys(DEFAULTS.timeouts),

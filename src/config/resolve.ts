@@ -72,6 +72,15 @@ function positiveInt(value: unknown, fallback: number, name: string): number {
 /** The longest delay a Node timer takes; a longer one would fire at once. */
 const MAX_TIMER_MS = 2_147_483_647
 
+/** Whole ms, 0 up to the longest timer. */
+function wholeMs(value: unknown, fallback: number, name: string): number {
+  if (value === undefined) return fallback
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 0 || value > MAX_TIMER_MS) {
+    fail(`${name} must be a whole number of ms from 0 to ${MAX_TIMER_MS}, got ${String(value)}`)
+  }
+  return value
+}
+
 /** `keepAlive.streamMs`: whole ms, 0 (off) up to the longest timer. */
 function keepAliveMs(value: unknown): number {
   if (value === undefined) return DEFAULTS.keepAlive.streamMs
@@ -179,6 +188,7 @@ export function resolveOptions(options: GatewayOptions): ResolvedOptions {
     fail("recovery.streams must be 'cancel' or 'finish'")
   }
   if (idempotency.sdkRetries !== undefined && typeof idempotency.sdkRetries !== 'boolean') fail('idempotency.sdkRetries must be a boolean')
+  if (idempotency.failOpen !== undefined && typeof idempotency.failOpen !== 'boolean') fail('idempotency.failOpen must be a boolean')
   const limits = section(options.limits, 'limits', KNOWN_KEYS.limits)
   const background = section(options.background, 'background', KNOWN_KEYS.background)
   const timeouts = section(options.timeouts, 'timeouts', KNOWN_KEYS.timeouts)
@@ -212,6 +222,8 @@ export function resolveOptions(options: GatewayOptions): ResolvedOptions {
       maxBytesPerOwner: positiveInt(recovery.maxBytesPerOwner, DEFAULTS.recovery.maxBytesPerOwner, 'recovery.maxBytesPerOwner'),
       maxHeldStreamBytes: positiveInt(recovery.maxHeldStreamBytes, DEFAULTS.recovery.maxHeldStreamBytes, 'recovery.maxHeldStreamBytes'),
       streams: (recovery.streams as 'cancel' | 'finish' | undefined) ?? 'cancel',
+      maxPendingRecords: positiveInt(recovery.maxPendingRecords, DEFAULTS.recovery.maxPendingRecords, 'recovery.maxPendingRecords'),
+      maxPendingBytes: positiveInt(recovery.maxPendingBytes, DEFAULTS.recovery.maxPendingBytes, 'recovery.maxPendingBytes'),
     },
     idempotency: {
       sdkRetries: (idempotency.sdkRetries as boolean | undefined) ?? true,
@@ -220,6 +232,8 @@ export function resolveOptions(options: GatewayOptions): ResolvedOptions {
       recentMs: positiveInt(idempotency.recentMs, DEFAULTS.idempotency.recentMs, 'idempotency.recentMs'),
       recentMaxBytes: positiveInt(idempotency.recentMaxBytes, DEFAULTS.idempotency.recentMaxBytes, 'idempotency.recentMaxBytes'),
       waitMs: positiveInt(idempotency.waitMs, DEFAULTS.idempotency.waitMs, 'idempotency.waitMs'),
+      storeWaitMs: wholeMs(idempotency.storeWaitMs, DEFAULTS.idempotency.storeWaitMs, 'idempotency.storeWaitMs'),
+      failOpen: (idempotency.failOpen as boolean | undefined) ?? false,
     },
     background: {
       maxEvents: positiveInt(background.maxEvents, DEFAULTS.background.maxEvents, 'background.maxEvents'),

@@ -29,6 +29,8 @@ interface Followable {
 }
 /** How often a request waiting on another process's call looks at the store again. */
 const POLL_MS = 200
+/** How often a keyed call asks a store that failed again, within `idempotency.storeWaitMs`. */
+const STORE_POLL_MS = 100
 
 /** Whether a call carries what a repeat of it would: an `Idempotency-Key`, or an SDK's retry count (when those count). */
 export function mayBeRepeated(rt: Runtime, spec: CallSpec): boolean {
@@ -143,7 +145,8 @@ async function admitKeyed(rt: Runtime, spec: CallSpec, client: ClientSink, finge
 
 /**
  * Claims the key in the store (one `SET NX` on Redis): resolves CLAIMED when this request now holds it, UNCLAIMED
- * when the store could not be asked, the kept answer of the same call, or the request id of its stream running in
+ * when the store could not be asked within `idempotency.storeWaitMs` and `idempotency.failOpen` runs it anyway
+ * (without it: 503 `store_unavailable`), the kept answer of the same call, or the request id of its stream running in
  * another process whose client left (journalled, so it can be followed); otherwise waits while another process
  * runs it, up to `idempotency.waitMs`, then 409.
  */
@@ -157,17 +160,20 @@ async function claimKey(
   const claim = encodeKeyState({ state: 'running', fingerprint: fingerprint.id, requestId: spec.requestId })
   const claimTtl = rt.options.timeouts.upstreamMs + CLAIM_MARGIN_MS
   const waitUntil = Date.now() + rt.options.idempotency.waitMs
+  let storeWait: number | undefined
   for (;;) {
     let existing: string | undefined
     try {
       existing = await rt.store.claimValue(spec.owner, keyName(digest), claim, claimTtl)
     } catch (error) {
-      // The store is down: this process still joins its own repeats, but other processes cannot be asked.
-      rt.options.logger.warn('model-gateway: an idempotency key could not be claimed in the store; the call runs', {
-        requestId: spec.requestId,
-        error: String(error),
-      })
-      return UNCLAIMED
+      // The store is down: its answer may be kept there (or another process may run the call), so the key is not run
+      // unguarded. Repeats in this process join meanwhile (the lease is registered).
+      storeWait ??= Date.now() + rt.options.idempotency.storeWaitMs
+      if (Date.now() + STORE_POLL_MS <= storeWait && !client.watch.clientGone) {
+        await new Promise((resolve) => setTimeout(resolve, STORE_POLL_MS))
+        continue
+      }
+      return storeDown(rt, spec, error)
     }
     if (existing === undefined) return CLAIMED
     const state = decodeKeyState(existing)
@@ -182,6 +188,27 @@ async function claimKey(
     if (spec.stream && (await journalRunning(rt.store, spec.owner, state.requestId).catch(() => false))) return { follow: state.requestId }
     await pause(client, waitUntil)
   }
+}
+
+/**
+ * The key could not be claimed within `idempotency.storeWaitMs`: 503 with `retry-after`, or, with
+ * `idempotency.failOpen`, the call runs unguarded (this process still joins its own repeats).
+ */
+function storeDown(rt: Runtime, spec: CallSpec, error: unknown): typeof UNCLAIMED {
+  const meta = { requestId: spec.requestId, error: String(error) }
+  if (rt.options.idempotency.failOpen) {
+    rt.options.logger.warn(
+      'model-gateway: an idempotency key could not be claimed in the store; the call runs (idempotency.failOpen)',
+      meta,
+    )
+    return UNCLAIMED
+  }
+  rt.options.logger.warn('model-gateway: an idempotency key could not be claimed in the store; the call is refused (503)', meta)
+  throw new GatewayError('store_unavailable', 'The idempotency store cannot be reached; retry shortly with the same Idempotency-Key.', {
+    retryAfterSeconds: 1,
+    shouldRetry: true,
+    cause: error,
+  })
 }
 
 /** The same call is still being answered and cannot be joined here: the client comes back after `retry-after`. */

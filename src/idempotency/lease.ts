@@ -81,20 +81,18 @@ export class CallLease {
 
   /**
    * Replaces a claim (a key's, or an SDK call's running mark) with the answer for `ttlMs`, or removes it when there is
-   * none: whoever waits on it elsewhere stops waiting.
+   * none: whoever waits on it elsewhere stops waiting. A store that refuses it gets it again once it is back.
    */
   async #settle(name: string, answer: KeptAnswer | undefined, ttlMs: number, what: string): Promise<void> {
-    const { owner, fingerprint } = this.#call
+    const { owner, fingerprint, requestId } = this.#call
+    const state = answer && encodeKeyState({ state: 'done', fingerprint: fingerprint.id, ...answer })
     try {
-      if (answer) {
-        const state = encodeKeyState({ state: 'done', fingerprint: fingerprint.id, ...answer })
-        await this.rt.store.setValue(owner, name, state, ttlMs)
-      } else await this.rt.store.deleteValue(owner, name)
-    } catch (error) {
-      this.rt.options.logger.warn(`model-gateway: the outcome of ${what} could not be stored`, {
-        requestId: this.#call.requestId,
-        error: String(error),
-      })
+      if (state) await this.rt.store.setValue(owner, name, state, ttlMs)
+      else await this.rt.store.deleteValue(owner, name)
+    } catch {
+      // Held and written once the store is back: lost, the claim would stand for a call that is over, and a repeat
+      // would wait on it, then run again once it expired.
+      this.rt.pendingWrites.addValue(owner, name, state, ttlMs, what, requestId)
     }
   }
 

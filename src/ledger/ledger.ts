@@ -5,6 +5,7 @@ import { GatewayError } from '../errors.js'
 import { isRedisKeyv } from '../recovery/store/redis-link.js'
 import type { GatewayLogger, OwnerUsage } from '../types.js'
 import { type CheckResult, type CounterLimits, type Counters, MemoryCounters } from './counters.js'
+import { DownFastCounters } from './down-fast.js'
 import { answeredLimits, type ResolvedOwnerLimits } from './limits.js'
 import { RedisCounters } from './redis-counters.js'
 
@@ -49,7 +50,7 @@ export class Ledger {
     this.#warn = rateLimitedWarn(options.logger, options.failClosed)
     this.#counters =
       options.store && isRedisKeyv(options.store)
-        ? new RedisCounters(options.store, (error) => this.#warn('connection', error))
+        ? new DownFastCounters(new RedisCounters(options.store, (error) => this.#warn('connection', error)))
         : new MemoryCounters()
   }
 

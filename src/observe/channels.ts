@@ -83,8 +83,14 @@ export interface UpstreamAttemptMessage extends ChannelMessage {
 export interface CallEndMessage extends CallStartMessage {
   /** The status the client was (or would have been) answered with. */
   status: number
-  /** Whether the whole response reached the client. */
+  /** Whether the whole response was handed on to the client's connection (Node's `finish`, no write failed). */
   delivered: boolean
+  /**
+   * What is known of the delivery: `'delivered'`; `'unconfirmed'` for a whole answer of 64 KiB or more handed on,
+   * which can sit unread in the sockets' buffers (a reset within `timeouts.lateResetMs` keeps it as a record, a later
+   * one is not seen); `'undelivered'` when `delivered` is false.
+   */
+  delivery: 'delivered' | 'unconfirmed' | 'undelivered'
   /** Whether an undelivered response was kept as a recovery record. */
   recovered: boolean
   /**

@@ -1,4 +1,5 @@
 import type { GatewayLogger, RecoveryRecord } from '../types.js'
+import type { PendingWrites } from './pending.js'
 import { outcomeUnknown } from './store/guard.js'
 import type { RecoveryStore } from './store/recovery-store.js'
 
@@ -8,12 +9,17 @@ const RETRY_DELAYS_MS = [100, 400, 1600]
 export interface WriteOptions {
   /** When to look again for a record whose last write attempt got no answer in time. @default 30000 */
   verifyAfterMs?: number
+  /** Where a record the store refused past the retries is held until the store takes writes again. */
+  pending?: PendingWrites
+  /** Runs when a held record is written after all. */
+  onStoredLater?: () => void
 }
 
 /**
- * Writes a record, retrying briefly; resolves whether it is known to be stored. A record that cannot be written is
- * logged with its request id. When the last attempt got no answer in time, the write may still land (a frozen
- * store that wakes up): that is logged as unconfirmed, then checked again later and logged as what really happened.
+ * Writes a record, retrying briefly; resolves whether it is known to be stored. A record still refused while the
+ * store is down is held in `options.pending`, to be written once it is back; one refused by a store that answers is
+ * logged with its request id. When the last attempt got no answer in time, the write may still land (a frozen store
+ * that wakes up): that is logged as unconfirmed, then checked again later and logged as what really happened.
  */
 export async function writeRecord(
   store: RecoveryStore,
@@ -35,7 +41,9 @@ export async function writeRecord(
       }
       const meta = { requestId: record.request_id, error: error instanceof Error ? error.message : String(error) }
       if (!outcomeUnknown(error)) {
-        logger.error('model-gateway: recovery record could not be stored', meta)
+        // Held only when the store is down: a record a store that answers refuses (too large, no room) stays refused.
+        if (options.pending && !(await store.healthy())) options.pending.add(owner, record, ttlMs, options.onStoredLater)
+        else logger.error('model-gateway: recovery record could not be stored', meta)
         return false
       }
       logger.warn('model-gateway: recovery record write not confirmed (the store did not answer in time); checking again later', meta)

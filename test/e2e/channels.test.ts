@@ -69,6 +69,7 @@ describe('diagnostics channels', () => {
         ...began,
         status: 200,
         delivered: true,
+        delivery: 'delivered',
         recovered: false,
         usage: { input_tokens: 3, output_tokens: 4, total_tokens: 7, cached_input_tokens: 0, cache_write_tokens: 0, reasoning_tokens: 0 },
         complete: true,
@@ -93,7 +94,13 @@ describe('diagnostics channels', () => {
     })
     await eventually(() => of(gateway, gatewayChannels.callEnd).length === 1)
     const [end] = of(gateway, gatewayChannels.callEnd)
-    expect(end).toMatchObject({ status: 200, delivered: false, recovered: true, usage: { total_tokens: expect.any(Number) } })
+    expect(end).toMatchObject({
+      status: 200,
+      delivered: false,
+      delivery: 'undelivered',
+      recovered: true,
+      usage: { total_tokens: expect.any(Number) },
+    })
     expect(of(gateway, gatewayChannels.recordStored)).toEqual([
       {
         gatewayId: gateway.id,

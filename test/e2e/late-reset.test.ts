@@ -94,3 +94,34 @@ describe.each([NODE_KINDS[0]!, EXPRESS_KINDS[0]!, KOA_KINDS[0]!])('a reset after
     expect(await hasRecord(fx, requestId)).toBe(false)
   })
 })
+
+describe('an answer whose delivery cannot be confirmed', () => {
+  let fx: Fixture
+  beforeAll(async () => {
+    fx = await startFixture(NODE_KINDS[0]!, { timeouts: { lateResetMs: 200 } })
+  })
+  afterAll(() => fx.close())
+
+  it("says delivery 'unconfirmed' for a whole answer of 64 KiB or more, 'delivered' for a smaller one", async () => {
+    const small = await call(`${fx.url}/v1/chat/completions`, {
+      headers: bearer(KEY_A),
+      body: chatBody('small answer', { mock: { content_bytes: 1000 } }),
+    })
+    const smallEnd = await callEnd(String(small.headers['x-request-id']))
+    expect([smallEnd.delivered, smallEnd.delivery]).toEqual([true, 'delivered'])
+
+    // Read in part: Node reports it sent, the rest sits in the sockets' buffers.
+    const client = rawClient(fx.url, '/v1/chat/completions', chatBody('unconfirmed', { mock: { content_bytes: 2 * MB } }), KEY_A)
+    const requestId = await client.requestId()
+    await client.readAtLeast(64 * 1024)
+    const end = await callEnd(requestId)
+    expect([end.delivered, end.delivery]).toEqual([true, 'unconfirmed'])
+    // A reset once the watch is over is not seen: nothing is kept, which is why the delivery was not called confirmed.
+    await new Promise((resolve) => setTimeout(resolve, 1000))
+    client.socket.pause()
+    client.socket.resetAndDestroy()
+    await client.closed
+    await new Promise((resolve) => setTimeout(resolve, 500))
+    expect(await hasRecord(fx, requestId)).toBe(false)
+  })
+})

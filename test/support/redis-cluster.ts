@@ -171,7 +171,10 @@ export function clusterKeyv(cluster: Pick<OwnCluster, 'rootNodes'>, namespace: s
       rootNodes: cluster.rootNodes,
       defaults: {
         disableOfflineQueue: true,
-        socket: { connectTimeout: 2000, reconnectStrategy: (retries: number) => Math.min(100 * 2 ** retries, 2000) },
+        socket: {
+          connectTimeout: 2000,
+          reconnectStrategy: (retries: number) => Math.min(50 * 2 ** retries, 500) + Math.floor(Math.random() * 100),
+        },
       },
     },
     { namespace, connectionTimeout: 2000 },

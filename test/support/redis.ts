@@ -123,7 +123,10 @@ export function recommendedKeyv(namespace: string, url = REDIS_URL): Keyv {
     {
       url,
       disableOfflineQueue: true,
-      socket: { connectTimeout: 2000, reconnectStrategy: (retries: number) => Math.min(100 * 2 ** retries, 2000) },
+      socket: {
+        connectTimeout: 2000,
+        reconnectStrategy: (retries: number) => Math.min(50 * 2 ** retries, 500) + Math.floor(Math.random() * 100),
+      },
     },
     { namespace, connectionTimeout: 2000 },
   )
