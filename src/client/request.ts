@@ -65,11 +65,16 @@ function credentialsOf(headers: Headers, url: URL): ModelCall['credentials'] {
   const copy = new Headers()
   const authorization = headers.get('authorization')
   const googKey = headers.get('x-goog-api-key')
+  const anthropicKey = headers.get('x-api-key')
   const key = url.searchParams.get('key') ?? undefined
   if (authorization) copy.set('authorization', authorization)
   if (googKey) copy.set('x-goog-api-key', googKey)
-  // The Recoveries API takes Bearer keys: a Gemini client's key is sent that way too, to the same gateway.
-  const bare = googKey ?? key
+  if (anthropicKey) copy.set('x-api-key', anthropicKey)
+  // Answers in the client's dialect: the gateway tells an Anthropic client by its version header.
+  const version = headers.get('anthropic-version')
+  if (version) copy.set('anthropic-version', version)
+  // The Recoveries API takes Bearer keys: a Gemini or Anthropic client's key is sent that way too, to the same gateway.
+  const bare = googKey ?? anthropicKey ?? key
   if (!authorization && bare) copy.set('authorization', `Bearer ${bare}`)
   return { headers: copy, key }
 }

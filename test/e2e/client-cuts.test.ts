@@ -2,6 +2,7 @@ import OpenAI from 'openai'
 import { expect, it } from 'vitest'
 import { freePort } from '../../bench/lib/free-port.mjs'
 import { createRecoveringFetch, type RecoveringFetchEvent } from '../../src/client/index.js'
+import { CLAUDE_MODEL } from '../support/anthropic-sdks.js'
 import { always, CLIENT_KEY, inPool, PASS, useClientChain } from '../support/client-chain.js'
 import { type CutKind, randomCuts, scheduled } from '../support/cutting-proxy.js'
 import { bearer } from '../support/fixture.js'
@@ -85,6 +86,25 @@ await describeWithRedis('model-gateway/client: real SDKs through cutting proxies
     expect(text).toBe('Echo: replayed stream')
     expect(events.map((e) => e.type)).toEqual(['attempt', 'resume', 'attempt', 'replay'])
     expect(chain.upstreamCalls('replayed stream')).toBe(1)
+  })
+
+  it("a Messages stream cut half-way is resumed with the caller's x-api-key alone: one upstream call", async () => {
+    chain.mock.steer('anthropic resumed', { chunks: 8, chunk_delay_ms: 4 })
+    chain.cut(scheduled([{ kind: 'cut-after-bytes', bytes: 900 }]))
+    const events: RecoveringFetchEvent[] = []
+    const fetch = createRecoveringFetch({ baseUrls: chain.bases, onEvent: (e) => events.push(e) })
+    // The key as curl and Anthropic's older SDKs send it: in x-api-key, with no Authorization header.
+    const res = await fetch(`${chain.bases[0]}/v1/messages`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': CLIENT_KEY, 'anthropic-version': '2023-06-01' },
+      body: JSON.stringify({ model: CLAUDE_MODEL, max_tokens: 64, stream: true, messages: [{ role: 'user', content: 'anthropic resumed' }] }),
+    })
+    const text = [...(await res.text()).matchAll(/"text_delta","text":"((?:[^"\\]|\\.)*)"/g)].map((m) => JSON.parse(`"${m[1]}"`)).join('')
+    expect(text).toBe('Echo: anthropic resumed')
+    // The stream went on from the Recoveries API, which was sent the same key.
+    expect(events.filter((e) => e.type === 'resume' && e.lastEventId > 0)).toHaveLength(1)
+    expect(events.map((e) => e.type)).not.toContain('replay')
+    expect(chain.upstreamCalls('anthropic resumed')).toBe(1)
   })
 
   it('with the main base URL refusing connections, every call of every SDK is served through the alternate', {
