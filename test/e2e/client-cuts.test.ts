@@ -97,7 +97,12 @@ await describeWithRedis('model-gateway/client: real SDKs through cutting proxies
     const res = await fetch(`${chain.bases[0]}/v1/messages`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'x-api-key': CLIENT_KEY, 'anthropic-version': '2023-06-01' },
-      body: JSON.stringify({ model: CLAUDE_MODEL, max_tokens: 64, stream: true, messages: [{ role: 'user', content: 'anthropic resumed' }] }),
+      body: JSON.stringify({
+        model: CLAUDE_MODEL,
+        max_tokens: 64,
+        stream: true,
+        messages: [{ role: 'user', content: 'anthropic resumed' }],
+      }),
     })
     const text = [...(await res.text()).matchAll(/"text_delta","text":"((?:[^"\\]|\\.)*)"/g)].map((m) => JSON.parse(`"${m[1]}"`)).join('')
     expect(text).toBe('Echo: anthropic resumed')
