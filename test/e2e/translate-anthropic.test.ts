@@ -74,7 +74,7 @@ describe.each([
       })
       .withResponse()
     expect(data).toMatchObject({ type: 'message', role: 'assistant', model, stop_reason: 'end_turn', stop_sequence: null })
-    expect(data.content).toEqual([{ type: 'text', text: `Echo: ${marker}` }])
+    expect(data.content).toEqual([{ type: 'text', text: `Echo: ${marker}`, citations: null }])
     expect(data.usage.input_tokens).toBeGreaterThan(0)
     expect(data.usage.output_tokens).toBeGreaterThan(0)
     expect(response.headers.get('x-model-gateway-dropped')).toBe('metadata')
@@ -126,7 +126,7 @@ describe.each([
       ],
     })
     expect(final.stop_reason).toBe('end_turn')
-    expect(final.content).toEqual([{ type: 'text', text: expect.stringContaining('22 degrees') }])
+    expect(final.content).toEqual([{ type: 'text', text: expect.stringContaining('22 degrees'), citations: null }])
     const [, second] = upstream(marker)
     if (model.startsWith('gemini')) {
       expect(second.contents[1]).toEqual({
@@ -152,7 +152,13 @@ describe.each([
       .finalMessage()
     expect(message.stop_reason).toBe('tool_use')
     expect(message.content.filter((block) => block.type === 'tool_use')).toEqual([
-      { type: 'tool_use', id: expect.any(String), name: 'get_weather', input: expect.objectContaining({ city: expect.any(String) }) },
+      {
+        type: 'tool_use',
+        id: expect.any(String),
+        name: 'get_weather',
+        input: expect.objectContaining({ city: expect.any(String) }),
+        caller: { type: 'direct' },
+      },
     ])
   })
 })
