@@ -6,6 +6,7 @@ import type { CallLease } from '../idempotency/lease.js'
 import type { Runtime } from '../runtime.js'
 import type { TokenCounts } from '../types.js'
 import { upstreamFailure, upstreamTooLarge } from '../upstream/failure.js'
+import { retryAfterMs } from '../upstream/response.js'
 import type { AbortHook, ServedBy, UpstreamRequest, UpstreamResponse } from '../upstream/send.js'
 import type { CallSpec, Translation } from './call-spec.js'
 import { answerInClientTerms, reportDropped } from './translation.js'
@@ -128,9 +129,15 @@ export function passDown(
   return headers
 }
 
+/** The wait in whole seconds an upstream's 429 asked for in `retry-after-ms` alone, else 1 s, as the gateway's own 429s say. */
+function waitSeconds(response: UpstreamResponse): string {
+  const ms = retryAfterMs(response.headers)
+  return String(ms === undefined ? 1 : Math.max(1, Math.ceil(ms / 1000)))
+}
+
 /**
- * Headers of a whole response: its status, content type and length, the request id, the upstream's rate-limit state,
- * and the hint fields a translation dropped.
+ * Headers of a whole response: its status, content type and length, the request id, the upstream's rate-limit state
+ * (a 429 with `retry-after` for a client whose API always sends one), and the hint fields a translation dropped.
  */
 function wholeHead(
   rt: Runtime,
@@ -145,7 +152,9 @@ function wholeHead(
     spec.requestId,
   )
   reportDropped(rt.options.logger, spec.requestId, answer.translation, headers)
-  return { status, headers: passDown(rt, spec, response, headers) }
+  passDown(rt, spec, response, headers)
+  if (status === 429 && spec.inbound.retryAfterOn429 && headers['retry-after'] === undefined) headers['retry-after'] = waitSeconds(response)
+  return { status, headers }
 }
 
 /**

@@ -28,6 +28,8 @@ function modelObject(model: ListedModel) {
     version: '001',
     displayName: model.id,
     description: `Served by model-gateway (${model.ownedBy}).`,
+    ...(model.contextWindow === undefined ? {} : { inputTokenLimit: model.contextWindow }),
+    ...(model.maxOutputTokens === undefined ? {} : { outputTokenLimit: model.maxOutputTokens }),
     supportedGenerationMethods: METHODS_ON_A_MODEL.filter(([, format]) => model.operations.has(format.operation)).map(([method]) => method),
   }
 }
