@@ -33,6 +33,12 @@ export const QUIRKS: readonly Quirk[] = [
     cases: /^responses passthrough (json|stream) (text|tool|background)$/,
     path: /(^|\.)usage\.input_tokens_details\.cache_write_tokens$/,
   },
+  // A text block the gateway writes has no `citations`: `@ai-sdk/anthropic` 3 refuses `citations: null`.
+  {
+    id: 'anthropic-text-citations-omitted',
+    cases: /^messages translated(-gemini)? (json text|stream text|stream broken)$/,
+    path: /^(content\.\d+|content_block)\.citations$/,
+  },
   // The mock's messages predate the members the SDK 1.14 types require (the gateway's own answers carry them all).
   {
     id: 'upstream-anthropic-members',

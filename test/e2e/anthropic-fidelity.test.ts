@@ -2,6 +2,7 @@ import Anthropic from '@anthropic-ai/sdk'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createGateway } from '../../src/gateway.js'
 import { type MockUpstream, startMockUpstream } from '../../src/testing/index.js'
+import { VERCEL_ANTHROPIC_LEGS, CLAUDE_MODEL as VERCEL_MODEL } from '../support/anthropic-sdks.js'
 import { KEY_A, UPSTREAM_KEY } from '../support/fixture.js'
 import { call } from '../support/http.js'
 import { NODE_KINDS } from '../support/servers.js'
@@ -28,6 +29,8 @@ beforeAll(async () => {
       { id: CLAUDE, upstream: 'claude', created: 1760486400, contextWindow: 200_000, maxOutputTokens: 64_000 },
       { id: BARE, upstream: 'claude' },
       { id: 'gpt-4o-mini', upstream: 'mock', contextWindow: 128_000 },
+      // The Claude model the Vercel legs ask for, served by the OpenAI side: its answers are translated.
+      { id: VERCEL_MODEL, upstream: 'mock', upstreamModel: 'gpt-4o-mini' },
     ],
     auth: { apiKeys: [KEY_A] },
     logger: { warn() {}, error() {} },
@@ -106,5 +109,12 @@ describe('Anthropic fidelity', () => {
     } finally {
       mock.steer(marker, undefined)
     }
+  })
+
+  // The SDK's types require a text block's `citations` (nullable); `@ai-sdk/anthropic` 3 refuses `citations: null`.
+  it.each(VERCEL_ANTHROPIC_LEGS)('$name reads a translated message and stream: its text blocks carry no citations: null', async (leg) => {
+    const target = { base: gw.url, apiKey: KEY_A }
+    expect(await leg.generate(target, 'vercel translated')).toMatchObject({ text: 'Echo: vercel translated', finishReason: 'stop' })
+    expect(await leg.stream(target, 'vercel translated')).toMatchObject({ text: 'Echo: vercel translated', finishReason: 'stop' })
   })
 })

@@ -74,7 +74,7 @@ describe.each([
       })
       .withResponse()
     expect(data).toMatchObject({ type: 'message', role: 'assistant', model, stop_reason: 'end_turn', stop_sequence: null })
-    expect(data.content).toEqual([{ type: 'text', text: `Echo: ${marker}`, citations: null }])
+    expect(data.content).toEqual([{ type: 'text', text: `Echo: ${marker}` }])
     expect(data.usage.input_tokens).toBeGreaterThan(0)
     expect(data.usage.output_tokens).toBeGreaterThan(0)
     expect(response.headers.get('x-model-gateway-dropped')).toBe('metadata')
@@ -126,7 +126,7 @@ describe.each([
       ],
     })
     expect(final.stop_reason).toBe('end_turn')
-    expect(final.content).toEqual([{ type: 'text', text: expect.stringContaining('22 degrees'), citations: null }])
+    expect(final.content).toEqual([{ type: 'text', text: expect.stringContaining('22 degrees') }])
     const [, second] = upstream(marker)
     if (model.startsWith('gemini')) {
       expect(second.contents[1]).toEqual({

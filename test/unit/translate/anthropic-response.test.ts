@@ -192,7 +192,7 @@ describe('another format’s answer for a Messages client', () => {
       role: 'assistant',
       model: 'gpt-4o',
       content: [
-        { type: 'text', text: 'Hi.', citations: null },
+        { type: 'text', text: 'Hi.' },
         { type: 'tool_use', id: 'call_1', name: 'f', input: { a: 1 }, caller: { type: 'direct' } },
       ],
       // Every member the Anthropic SDK's types require, what no chat answer says null.

@@ -85,7 +85,7 @@ describe('a stream written for a Messages client', () => {
           },
         },
       },
-      { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '', citations: null } },
+      { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } },
       { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'Hel' } },
       { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'lo' } },
       { type: 'content_block_stop', index: 0 },

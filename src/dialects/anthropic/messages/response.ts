@@ -169,7 +169,7 @@ export function contentFromHub(parts: readonly HubPart[]): MessagesContentBlock[
     if (part.type === 'text' || part.type === 'refusal') {
       const last = blocks.at(-1)
       if (last?.type === 'text') last.text += part.text
-      else blocks.push({ type: 'text', text: part.text, citations: null })
+      else blocks.push({ type: 'text', text: part.text })
     } else if (part.type === 'reasoning') {
       blocks.push(
         part.redacted

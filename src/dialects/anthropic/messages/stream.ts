@@ -244,7 +244,7 @@ export class MessagesStreamEncoder implements StreamEncoder {
     switch (event.type) {
       case 'text':
       case 'refusal':
-        if (this.writing?.kind !== 'text') this.open(out, { type: 'text', text: '', citations: null }, { kind: 'text' })
+        if (this.writing?.kind !== 'text') this.open(out, { type: 'text', text: '' }, { kind: 'text' })
         this.delta(out, { type: 'text_delta', text: event.text })
         return
       case 'reasoning':

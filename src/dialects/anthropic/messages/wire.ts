@@ -95,11 +95,12 @@ export type MessagesToolChoice =
   | { type: 'none' }
 
 /**
- * A content block of an answer. `citations` and `caller` are required of the blocks the Anthropic SDK types: a text
- * block the gateway writes cites nothing (`null`), and a tool call it writes is the model's own (`direct`).
+ * A content block of an answer. A tool call the gateway writes is the model's own (`caller: direct`, which the
+ * Anthropic SDK's types require). A text block it writes has no `citations`, though those types require the member
+ * (nullable): `@ai-sdk/anthropic` 3 refuses a message whose text block says `citations: null` (an array or nothing).
  */
 export type MessagesContentBlock =
-  | { type: 'text'; text: string; citations: unknown[] | null }
+  | { type: 'text'; text: string }
   | { type: 'thinking'; thinking: string; signature: string }
   | { type: 'redacted_thinking'; data: string }
   | { type: 'tool_use'; id: string; name: string; input: Record<string, unknown>; caller: { type: 'direct' } }
