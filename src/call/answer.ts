@@ -129,9 +129,12 @@ export function passDown(
   return headers
 }
 
-/** The wait in whole seconds an upstream's 429 asked for in `retry-after-ms` alone, else 1 s, as the gateway's own 429s say. */
-function waitSeconds(response: UpstreamResponse): string {
-  const ms = retryAfterMs(response.headers)
+/**
+ * The wait in whole seconds an upstream's 429 asked for other than in `retry-after`: in `retry-after-ms`, or in its
+ * body (Google's `RetryInfo`); else 1 s, as the gateway's own 429s say.
+ */
+function waitSeconds(response: UpstreamResponse, body: Buffer): string {
+  const ms = retryAfterMs(response.headers) ?? response.served.model.upstream.dialect.errorRetryAfterMs?.(body)
   return String(ms === undefined ? 1 : Math.max(1, Math.ceil(ms / 1000)))
 }
 
@@ -144,7 +147,7 @@ function wholeHead(
   response: UpstreamResponse,
   status: number,
   spec: CallSpec,
-  answer: { contentType: string; length: number; translation: Translation | undefined },
+  answer: { contentType: string; length: number; translation: Translation | undefined; upstreamBody: Buffer },
 ): ResponseHead {
   const headers: Record<string, string | number> = withRequestId(
     { 'content-type': answer.contentType, 'content-length': answer.length },
@@ -153,7 +156,8 @@ function wholeHead(
   )
   reportDropped(rt.options.logger, spec.requestId, answer.translation, headers)
   passDown(rt, spec, response, headers)
-  if (status === 429 && spec.inbound.retryAfterOn429 && headers['retry-after'] === undefined) headers['retry-after'] = waitSeconds(response)
+  if (status === 429 && spec.inbound.retryAfterOn429 && headers['retry-after'] === undefined)
+    headers['retry-after'] = waitSeconds(response, answer.upstreamBody)
   return { status, headers }
 }
 
@@ -178,7 +182,7 @@ export function completeWhole(
     : { contentType: headerText(rt, response, 'content-type') ?? defaultType, body: upstreamBody }
   // A translated error goes out with the status its body names, where the client's format names only some.
   const sent = translation && !isSuccess(status) ? (spec.inbound.errorStatus?.(status) ?? status) : status
-  const head = wholeHead(rt, response, sent, spec, { contentType, length: body.length, translation })
+  const head = wholeHead(rt, response, sent, spec, { contentType, length: body.length, translation, upstreamBody })
   client.complete(head, body)
   lease?.shared.complete(head, body)
   const kept = lease?.end({ kind: 'answer', answer: { requestId: spec.requestId, status: sent, contentType, body } })

@@ -214,6 +214,8 @@ export interface Dialect {
    * though the upstream sent none (of another dialect, whose API does not). @default false
    */
   readonly retryAfterOn429?: boolean
+  /** The wait in ms an error body of this dialect asks for, where its API says it there (Google's `RetryInfo`). @default none */
+  errorRetryAfterMs?(body: Buffer): number | undefined
   /**
    * The rate-limit headers this dialect's SDKs read, sent on answers under owner limits (a family may serve several
    * dialects: Gemini's clients get OpenAI's, as Google sends none).

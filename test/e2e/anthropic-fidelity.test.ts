@@ -24,11 +24,13 @@ beforeAll(async () => {
     upstreams: {
       claude: { type: 'anthropic', baseUrl: mock.url, apiKey: UPSTREAM_KEY },
       mock: { type: 'openai', baseUrl: `${mock.url}/v1`, apiKey: UPSTREAM_KEY },
+      gem: { type: 'gemini', baseUrl: mock.url, apiKey: UPSTREAM_KEY },
     },
     models: [
       { id: CLAUDE, upstream: 'claude', created: 1760486400, contextWindow: 200_000, maxOutputTokens: 64_000 },
       { id: BARE, upstream: 'claude' },
       { id: 'gpt-4o-mini', upstream: 'mock', contextWindow: 128_000 },
+      { id: 'gemini-2.5-flash', upstream: 'gem' },
       // The Claude model the Vercel legs ask for, served by the OpenAI side: its answers are translated.
       { id: VERCEL_MODEL, upstream: 'mock', upstreamModel: 'gpt-4o-mini' },
     ],
@@ -80,7 +82,7 @@ describe('Anthropic fidelity', () => {
     expect(res.json).toMatchObject({ content: [], stop_reason: 'max_tokens' })
   })
 
-  it('a 429 of an OpenAI upstream reaches an Anthropic client with retry-after, its error with the request id of its header', async () => {
+  it('a 429 of an OpenAI or Gemini upstream reaches an Anthropic client with retry-after, its error with the request id of its header', async () => {
     const marker = 'fidelity 429'
     try {
       mock.steer(marker, { status: 429 })
@@ -98,6 +100,17 @@ describe('Anthropic fidelity', () => {
         body: { model: 'gpt-4o-mini', max_tokens: 16, messages: [{ role: 'user', content: marker }] },
       })
       expect(asked.headers['retry-after']).toBe('3')
+      // Gemini says the wait in its error body's RetryInfo.
+      const retryInfo = { '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: '37s' }
+      const quota = { error: { code: 429, message: 'Quota exceeded.', status: 'RESOURCE_EXHAUSTED', details: [retryInfo] } }
+      mock.steer(marker, { status: 429, error_body: quota })
+      const gemini = await call(`${gw.url}/v1/messages`, {
+        headers: HEADERS,
+        body: { model: 'gemini-2.5-flash', max_tokens: 16, messages: [{ role: 'user', content: marker }] },
+      })
+      expect(gemini.status).toBe(429)
+      expect(gemini.headers['retry-after']).toBe('37')
+      expect(gemini.json).toMatchObject({ error: { type: 'rate_limit_error', message: 'Quota exceeded.' } })
       // An OpenAI client is told what its upstream said: no wait the upstream did not ask for.
       mock.steer(marker, { status: 429 })
       const openai = await call(`${gw.url}/v1/chat/completions`, {

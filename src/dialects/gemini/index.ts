@@ -5,7 +5,7 @@ import { openaiRateLimits } from '../openai/rate-limits.js'
 import { bearer, choiceReasons, newestUsage, tokenCount, tokenCounts } from '../shared.js'
 import { generateContentFormat } from './generate-content/index.js'
 import { batchEmbedContents, countTokens, embedContent, generateContent } from './operations.js'
-import { googleStatus } from './status.js'
+import { googleStatus, retryInfoMs } from './status.js'
 
 /** `x-goog-api-key` (what the Google GenAI SDK sends), then `?key=`, then `Authorization: Bearer`. */
 function clientKey(headers: IncomingHttpHeaders, query: URLSearchParams): string | undefined {
@@ -95,6 +95,7 @@ export const gemini: Dialect = {
     return { error: { code: google.code, message, status: google.status } }
   },
   errorStatus: (status) => googleStatus(status).code,
+  errorRetryAfterMs: retryInfoMs,
   // An event of its own after the data: the Google GenAI SDK skips events that do not begin with `data:` and reads
   // the rest of a data event as JSON, so an id line inside the event would hide or break it.
   numberedEvent: (event, id) => Buffer.concat([event, Buffer.from(`id: ${id}\n\n`)]),
