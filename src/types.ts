@@ -109,7 +109,10 @@ export interface ModelOptions {
   upstreamModel?: string
   /** `owned_by` in the model list. @default the upstream's key */
   ownedBy?: string
-  /** `created` in the model list, Unix seconds. @default the time the gateway was created */
+  /**
+   * When the model was released, Unix seconds: `created` in OpenAI's model list, `created_at` in Anthropic's (the
+   * epoch when unset, as Anthropic's API says an unknown release date). @default the time the gateway was created
+   */
   created?: number
   /**
    * Models tried in order when this one's upstream cannot be reached or answers 429, 500, 502, 503, 504 or 529 (never
@@ -120,9 +123,15 @@ export interface ModelOptions {
   fallbacks?: readonly string[]
   /**
    * The output token limit (`max_tokens`) sent to an Anthropic upstream, which requires one, when a request translated
-   * from another format sets none. @default 4096
+   * from another format sets none; also the model's `max_tokens` (and Gemini's `outputTokenLimit`) in its model
+   * object, null (absent) when unset. @default 4096
    */
   maxOutputTokens?: number
+  /**
+   * The model's context window in tokens: `max_input_tokens` of its Anthropic model object, `inputTokenLimit` of its
+   * Google one. @default undefined (null in the model object: not known)
+   */
+  contextWindow?: number
 }
 
 /** What `authenticate` returns for an accepted key. */

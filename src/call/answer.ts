@@ -6,6 +6,7 @@ import type { CallLease } from '../idempotency/lease.js'
 import type { Runtime } from '../runtime.js'
 import type { TokenCounts } from '../types.js'
 import { upstreamFailure, upstreamTooLarge } from '../upstream/failure.js'
+import { retryAfterMs } from '../upstream/response.js'
 import type { AbortHook, ServedBy, UpstreamRequest, UpstreamResponse } from '../upstream/send.js'
 import type { CallSpec, Translation } from './call-spec.js'
 import { answerInClientTerms, reportDropped } from './translation.js'
@@ -131,15 +132,24 @@ export function passDown(
 }
 
 /**
- * Headers of a whole response: its status, content type and length, the request id, the upstream's rate-limit state,
- * and the hint fields a translation dropped.
+ * The wait in whole seconds an upstream's 429 asked for other than in `retry-after`: in `retry-after-ms`, or in its
+ * body (Google's `RetryInfo`); else 1 s, as the gateway's own 429s say.
+ */
+function waitSeconds(response: UpstreamResponse, body: Buffer): string {
+  const ms = retryAfterMs(response.headers) ?? response.served.model.upstream.dialect.errorRetryAfterMs?.(body)
+  return String(ms === undefined ? 1 : Math.max(1, Math.ceil(ms / 1000)))
+}
+
+/**
+ * Headers of a whole response: its status, content type and length, the request id, the upstream's rate-limit state
+ * (a 429 with `retry-after` for a client whose API always sends one), and the hint fields a translation dropped.
  */
 function wholeHead(
   rt: Runtime,
   response: UpstreamResponse,
   status: number,
   spec: CallSpec,
-  answer: { contentType: string; length: number; translation: Translation | undefined },
+  answer: { contentType: string; length: number; translation: Translation | undefined; upstreamBody: Buffer },
 ): ResponseHead {
   const headers: Record<string, string | number> = withRequestId(
     { 'content-type': answer.contentType, 'content-length': answer.length },
@@ -147,7 +157,10 @@ function wholeHead(
     spec.requestId,
   )
   reportDropped(rt.options.logger, spec.requestId, answer.translation, headers)
-  return { status, headers: passDown(rt, spec, response, headers) }
+  passDown(rt, spec, response, headers)
+  if (status === 429 && spec.inbound.retryAfterOn429 && headers['retry-after'] === undefined)
+    headers['retry-after'] = waitSeconds(response, answer.upstreamBody)
+  return { status, headers }
 }
 
 /**
@@ -171,7 +184,7 @@ export function completeWhole(
     : { contentType: headerText(rt, response, 'content-type') ?? defaultType, body: upstreamBody }
   // A translated error goes out with the status its body names, where the client's format names only some.
   const sent = translation && !isSuccess(status) ? (spec.inbound.errorStatus?.(status) ?? status) : status
-  const head = wholeHead(rt, response, sent, spec, { contentType, length: body.length, translation })
+  const head = wholeHead(rt, response, sent, spec, { contentType, length: body.length, translation, upstreamBody })
   client.complete(head, body)
   lease?.shared.complete(head, body)
   const kept = lease?.end({ kind: 'answer', answer: { requestId: spec.requestId, status: sent, contentType, body } })

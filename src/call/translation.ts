@@ -43,7 +43,8 @@ const JSON_TYPE = 'application/json'
  */
 export function answerInClientTerms(translation: Translation, status: number, body: Buffer): ClientAnswer {
   const { translator, plan } = translation
-  if (status < 200 || status >= 300) return { contentType: JSON_TYPE, body: Buffer.from(JSON.stringify(translator.error(status, body))) }
+  if (status < 200 || status >= 300)
+    return { contentType: JSON_TYPE, body: Buffer.from(JSON.stringify(translator.error(status, body, plan.requestId))) }
   const answer = translator.response(body, plan)
   if (!answer.ok) {
     throw new GatewayError('upstream_invalid_response', `The upstream's answer could not be read: ${answer.message}`)

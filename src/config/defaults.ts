@@ -75,7 +75,7 @@ export const KNOWN_KEYS = {
   ],
   // With the options of one dialect's upstreams (`anthropicVersion`): a misspelt one is then named, its default is the dialect's.
   upstream: ['type', 'baseUrl', 'apiKey', 'apiKeys', 'keySelection', 'keyless', 'headers', 'circuit', ...DIALECT_UPSTREAM_OPTIONS.keys()],
-  model: ['id', 'upstream', 'upstreamModel', 'ownedBy', 'created', 'fallbacks', 'maxOutputTokens'],
+  model: ['id', 'upstream', 'upstreamModel', 'ownedBy', 'created', 'fallbacks', 'maxOutputTokens', 'contextWindow'],
   auth: ['apiKeys', 'authenticate'],
   recovery: [...Object.keys(DEFAULTS.recovery), 'streams'],
   idempotency: ['sdkRetries', 'failOpen', ...Object.keys(DEFAULTS.idempotency)],

@@ -57,6 +57,10 @@ export interface ResolvedModel {
   fallbacks: readonly ResolvedModel[]
   /** The output token limit a translated request that sets none is sent with, where the upstream requires one; undefined: the format's own default. */
   maxOutputTokens: number | undefined
+  /** The context window in tokens, as configured; undefined: not known. */
+  contextWindow: number | undefined
+  /** The release time configured (`created`), Unix seconds; undefined: not known. */
+  released: number | undefined
 }
 
 export type { ResolvedUpstream, UpstreamKey } from './upstream.js'
@@ -169,6 +173,7 @@ export function resolveOptions(options: GatewayOptions): ResolvedOptions {
     }
     const maxOutputTokens =
       raw.maxOutputTokens === undefined ? undefined : positiveInt(raw.maxOutputTokens, 0, `models[${i}].maxOutputTokens`)
+    const contextWindow = raw.contextWindow === undefined ? undefined : positiveInt(raw.contextWindow, 0, `models[${i}].contextWindow`)
     models.set(raw.id, {
       id: raw.id,
       upstreamModel,
@@ -177,6 +182,8 @@ export function resolveOptions(options: GatewayOptions): ResolvedOptions {
       upstream,
       fallbacks: [],
       maxOutputTokens,
+      contextWindow,
+      released: raw.created as number | undefined,
     })
   })
   for (const [i, raw] of options.models.entries()) resolveFallbacks(models, raw as unknown as Record<string, unknown>, i)

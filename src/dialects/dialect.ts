@@ -124,7 +124,13 @@ export interface UpstreamApi {
 export interface ListedModel {
   id: string
   created: number
+  /** The release time configured, Unix seconds; undefined where unknown (`created` is then the gateway's start). */
+  released: number | undefined
   ownedBy: string
+  /** The context window in tokens (`contextWindow`); undefined: not known. */
+  contextWindow: number | undefined
+  /** The largest output token limit (`maxOutputTokens`); undefined: not known. */
+  maxOutputTokens: number | undefined
   /** What a client can ask of the model: its upstream dialect's operations, and those translated for that dialect. */
   operations: ReadonlySet<Operation>
 }
@@ -211,6 +217,13 @@ export interface Dialect {
   readonly upstreamOptions?: Readonly<Record<string, DialectUpstreamOption>>
   /** The response header this dialect's SDKs read the request id from, beside `x-request-id` (`request-id`). @default none */
   readonly requestIdHeader?: string
+  /**
+   * The dialect's API sends `retry-after` with every 429 (Anthropic's): an upstream's 429 reaches its clients with one
+   * though the upstream sent none (of another dialect, whose API does not). @default false
+   */
+  readonly retryAfterOn429?: boolean
+  /** The wait in ms an error body of this dialect asks for, where its API says it there (Google's `RetryInfo`). @default none */
+  errorRetryAfterMs?(body: Buffer): number | undefined
   /**
    * The rate-limit headers this dialect's SDKs read, sent on answers under owner limits (a family may serve several
    * dialects: Gemini's clients get OpenAI's, as Google sends none).

@@ -9,7 +9,10 @@ export function modelsHandler(rt: Runtime) {
   const listed: ListedModel[] = [...rt.options.models.values()].map((m) => ({
     id: m.id,
     created: m.created,
+    released: m.released,
     ownedBy: m.ownedBy,
+    contextWindow: m.contextWindow,
+    maxOutputTokens: m.maxOutputTokens,
     operations: servedOperations(m.upstream.dialect),
   }))
   const byId = new Map(listed.map((m) => [m.id, m]))

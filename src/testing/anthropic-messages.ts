@@ -75,7 +75,8 @@ function messagesProblem(body: JsonObject, version: unknown): string | undefined
   const max = body.max_tokens
   if (max === undefined) return 'max_tokens: Field required'
   if (typeof max !== 'number' || !Number.isSafeInteger(max)) return 'max_tokens: Input should be a valid integer'
-  if (max < 1) return 'max_tokens: Input should be greater than or equal to 1'
+  // 0 is allowed: a call that only warms the prompt cache generates nothing.
+  if (max < 0) return 'max_tokens: Input should be greater than or equal to 0'
   const thinking = body.thinking
   if (isObject(thinking) && thinking.type === 'enabled') {
     const budget = thinking.budget_tokens
@@ -209,8 +210,15 @@ function anthropicMessage(body: MessagesRequest, ctl: JsonObject, res: ServerRes
     content.push({ type: 'text', text: answer.text })
     generated += answer.text.length
   }
-  const stopSequence = 'stopSequence' in answer && answer.stopSequence !== undefined ? answer.stopSequence : null
-  const stopReason = 'call' in answer ? 'tool_use' : stopSequence !== null ? 'stop_sequence' : 'end_turn'
+  let stopSequence = 'stopSequence' in answer && answer.stopSequence !== undefined ? answer.stopSequence : null
+  let stopReason = 'call' in answer ? 'tool_use' : stopSequence !== null ? 'stop_sequence' : 'end_turn'
+  if (body.max_tokens === 0) {
+    // A prompt-cache warm-up: the prompt is read, nothing is generated.
+    content.length = 0
+    generated = 0
+    stopSequence = null
+    stopReason = 'max_tokens'
+  }
   const usage: JsonObject = {
     input_tokens: promptTokens(body),
     cache_creation_input_tokens: 0,

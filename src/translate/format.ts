@@ -51,7 +51,8 @@ export interface StreamEncoder {
 export interface ClientFormat {
   requestToHub(body: JsonObject): HubRequest
   responseFromHub(hub: HubResponse, plan: CallPlan): object
-  errorFromHub(status: number, error: HubError): object
+  /** `requestId` is the gateway's, for a format whose error bodies carry it (Anthropic's `request_id`). */
+  errorFromHub(status: number, error: HubError, requestId?: string): object
   streamEncoder(plan: CallPlan): StreamEncoder
   /**
    * A stream of this format (its events' SSE `data`) as the answer the format gives without streaming, for a format

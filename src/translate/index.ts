@@ -84,8 +84,11 @@ export interface Translator {
   request(fields: JsonObject, call: CallInfo): Translated<TranslatedRequest>
   /** An upstream 2xx body (its bytes, or already parsed) for the client. */
   response(body: unknown, plan: CallPlan): Translated<object>
-  /** An upstream error body (its bytes, its text, or parsed JSON) for the client; the status stays the upstream's. */
-  error(status: number, body: unknown): object
+  /**
+   * An upstream error body (its bytes, its text, or parsed JSON) for the client; the status stays the upstream's.
+   * `requestId` is the call's, for a format whose error bodies carry it.
+   */
+  error(status: number, body: unknown, requestId?: string): object
   /** A translator for the upstream's event stream. */
   stream(plan: CallPlan): StreamTranslator
 }
@@ -118,9 +121,10 @@ export function joinFormats(from: ClientFormat, to: UpstreamFormat): Translator 
       const parsed = Buffer.isBuffer(body) ? parseJson(body.toString('utf8')) : body
       return attempt(() => from.responseFromHub(to.responseToHub(parsed, plan), plan))
     },
-    error(status, body) {
+    error(status, body, requestId) {
       const text = Buffer.isBuffer(body) ? body.toString('utf8') : body
-      return from.errorFromHub(status, to.errorToHub(typeof text === 'string' ? (parseJson(text) ?? text) : text))
+      const error = to.errorToHub(typeof text === 'string' ? (parseJson(text) ?? text) : text)
+      return from.errorFromHub(status, error, requestId)
     },
     stream: (plan) => new StreamTranslator(to.streamDecoder(plan), from.streamEncoder(plan)),
   }

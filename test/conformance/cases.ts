@@ -11,11 +11,11 @@ export const GEMINI_MODEL = 'gemini-2.5-flash'
 
 /** How an answer is checked: one JSON body against a schema, or an event stream of a format. */
 export type Expect =
-  | { kind: 'json'; schema: 'chat' | 'response' | 'generate' | 'embeddings' | 'embed' | 'batchEmbed' | 'countTokens' }
-  | { kind: 'models'; shape: 'openai-list' | 'openai-model' | 'google-list' | 'google-model' }
+  | { kind: 'json'; schema: 'chat' | 'response' | 'generate' | 'embeddings' | 'embed' | 'batchEmbed' | 'countTokens' | 'message' }
+  | { kind: 'models'; shape: 'openai-list' | 'openai-model' | 'google-list' | 'google-model' | 'anthropic-list' | 'anthropic-model' }
   | { kind: 'chat-stream'; includeUsage: boolean }
-  | { kind: 'responses-stream' | 'gemini-stream' }
-  | { kind: 'error'; shape: 'openai' | 'google' }
+  | { kind: 'responses-stream' | 'gemini-stream' | 'messages-stream' }
+  | { kind: 'error'; shape: 'openai' | 'google' | 'anthropic' }
 
 /** One call of the matrix. `steer` is sent to the mock upstream for bodies containing the case's marker. */
 export interface Case {

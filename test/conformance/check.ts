@@ -2,6 +2,7 @@
 // with the stream rules the schemas alone cannot say. Every problem is a violation naming its case, where it was
 // (the body, or the event's number and type) and the member's path; `quirks.ts` says which ones are known.
 import type { z } from 'zod'
+import * as anthropic from './schemas/anthropic.js'
 import * as google from './schemas/google.js'
 import * as openai from './schemas/openai.js'
 
@@ -127,4 +128,54 @@ export function checkGoogleError(tally: Tally, name: string, status: number, bod
   tally.check(name, 'body', google.errorEnvelope, body)
   const code = isObject(body) && isObject(body.error) ? body.error.code : undefined
   if (code !== status) tally.add(name, 'body', 'error.code', `the HTTP status is ${status}, error.code ${String(code)}`)
+}
+
+/**
+ * A Messages stream: each event one of the SDK's stream events, its `event:` line its `type`; `message_start` first,
+ * then content blocks numbered from 0, each started, filled and stopped before the next starts, `message_delta`,
+ * and `message_stop` last, unless an error event ends it (nothing after it). `ping` may come anywhere.
+ */
+export function checkMessagesStream(tally: Tally, name: string, text: string, requestId: string | undefined): void {
+  const events = sseEvents(text)
+  let open: number | undefined
+  let started = 0
+  let ended: string | undefined
+  events.forEach((event, i) => {
+    const data = parse(event.data)
+    const type = isObject(data) && typeof data.type === 'string' ? data.type : '?'
+    const where = `event ${i} (${type})`
+    tally.check(name, where, anthropic.streamEvent, data)
+    if (event.event !== type) tally.add(name, where, 'type', `the event line names '${event.event}', its data '${type}'`)
+    if (ended !== undefined) tally.add(name, where, '', `an event after ${ended}`)
+    if (i === 0 && type !== 'message_start') tally.add(name, where, 'type', 'a stream starts with message_start')
+    if (!isObject(data) || type === 'ping') return
+    if (type === 'error') {
+      ended = 'the error event'
+      checkRequestId(tally, name, where, requestId, data)
+      return
+    }
+    const index = data.index
+    if (type === 'content_block_start') {
+      if (open !== undefined) tally.add(name, where, 'index', `block ${open} was not stopped`)
+      if (index !== started) tally.add(name, where, 'index', `expected ${started}`)
+      open = started++
+    } else if (type === 'content_block_delta' || type === 'content_block_stop') {
+      if (index !== open) tally.add(name, where, 'index', `no block ${String(index)} is open`)
+      if (type === 'content_block_stop') open = undefined
+    } else if (type === 'message_stop') ended = 'message_stop'
+  })
+  if (ended === undefined) tally.add(name, 'stream', 'message_stop', 'a stream ends with message_stop or an error event')
+}
+
+/** `request_id` of an Anthropic error: the one the `request-id` header says. */
+function checkRequestId(tally: Tally, name: string, where: string, requestId: string | undefined, body: Record<string, unknown>): void {
+  if (body.request_id !== requestId) {
+    tally.add(name, where, 'request_id', `request_id is ${String(body.request_id)}, the request-id header ${String(requestId)}`)
+  }
+}
+
+/** An Anthropic error: an ErrorResponse, its `request_id` the `request-id` header's. */
+export function checkAnthropicError(tally: Tally, name: string, requestId: string | undefined, body: unknown): void {
+  tally.check(name, 'body', anthropic.errorResponse, body)
+  if (isObject(body)) checkRequestId(tally, name, 'body', requestId, body)
 }

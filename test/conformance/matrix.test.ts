@@ -3,13 +3,23 @@
 // the gateway serves, passthrough and translated, whole and streamed, and the errors of each shape.
 import http from 'node:http'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { type Fixture, startFixture } from '../support/fixture.js'
+import { FIXTURE_MODELS, type Fixture, fixtureUpstreams, startFixture } from '../support/fixture.js'
 import { call } from '../support/http.js'
 import { NODE_KINDS } from '../support/servers.js'
+import { anthropicErrorCases, anthropicModelCases, CLAUDE_OPTIONS, claudeUpstream, messagesCases } from './anthropic-cases.js'
 import { backgroundCases, brokenStreamCases, type Case, modelCallCases, modelListCases, passthroughOnlyCases } from './cases.js'
-import { checkChatStream, checkGeminiStream, checkGoogleError, checkResponsesStream, Tally } from './check.js'
+import {
+  checkAnthropicError,
+  checkChatStream,
+  checkGeminiStream,
+  checkGoogleError,
+  checkMessagesStream,
+  checkResponsesStream,
+  Tally,
+} from './check.js'
 import { errorCases, MAX_REQUEST_BYTES } from './error-cases.js'
 import { accounts, QUIRKS } from './quirks.js'
+import * as anthropic from './schemas/anthropic.js'
 import * as google from './schemas/google.js'
 import * as openai from './schemas/openai.js'
 
@@ -26,16 +36,22 @@ const BODY_SCHEMAS = {
   'openai-model': openai.model,
   'google-list': google.listModelsResponse,
   'google-model': google.model,
+  message: anthropic.message,
+  'anthropic-list': anthropic.modelPage,
+  'anthropic-model': anthropic.modelInfo,
 }
 
 const tally = new Tally()
 let fx: Fixture
 
 beforeAll(async () => {
-  fx = await startFixture(NODE_KINDS[0] as (typeof NODE_KINDS)[number], {
+  fx = await startFixture(NODE_KINDS[0] as (typeof NODE_KINDS)[number], (mockUrl) => ({
+    // A Claude model on the mock upstream's Anthropic side besides the fixture's, for Anthropic's passthrough calls.
+    upstreams: { ...fixtureUpstreams(mockUrl), claude: claudeUpstream(mockUrl) },
+    models: [...FIXTURE_MODELS, CLAUDE_OPTIONS],
     limits: { maxRequestBytes: MAX_REQUEST_BYTES },
     timeouts: { upstreamMs: 1500, requestBodyMs: 500 },
-  })
+  }))
 })
 afterAll(() => fx.close())
 
@@ -44,6 +60,7 @@ interface Answer {
   status: number
   text: string
   json: unknown
+  headers: Record<string, string | string[] | undefined>
 }
 
 /** Sends the head and half the body of `c`, then waits for the gateway's answer. */
@@ -61,7 +78,7 @@ function stalled(c: Case): Promise<Answer> {
       })
       res.on('end', () => {
         req.destroy()
-        resolve({ status: res.statusCode ?? 0, text: body, json: JSON.parse(body) })
+        resolve({ status: res.statusCode ?? 0, text: body, json: JSON.parse(body), headers: res.headers })
       })
     })
     req.write(text.slice(0, text.length >> 1))
@@ -84,6 +101,12 @@ async function send(c: Case): Promise<Answer> {
   }
 }
 
+/** The request id an answer's `request-id` header says (the one the Anthropic SDK reports). */
+function requestId(res: Answer): string | undefined {
+  const header = res.headers['request-id']
+  return typeof header === 'string' ? header : undefined
+}
+
 /** Checks the answer of `c` as its case says. */
 function check(c: Case, res: Answer): void {
   const expected = c.expect
@@ -91,6 +114,7 @@ function check(c: Case, res: Answer): void {
     expect(res.status, res.text).toBeGreaterThanOrEqual(400)
     if (c.status !== undefined) expect(res.status).toBe(c.status)
     if (expected.shape === 'openai') tally.check(c.name, 'body', openai.errorResponse, res.json)
+    else if (expected.shape === 'anthropic') checkAnthropicError(tally, c.name, requestId(res), res.json)
     else checkGoogleError(tally, c.name, res.status, res.json)
     return
   }
@@ -99,16 +123,18 @@ function check(c: Case, res: Answer): void {
   else if (expected.kind === 'models') tally.check(c.name, 'body', BODY_SCHEMAS[expected.shape], res.json)
   else if (expected.kind === 'chat-stream') checkChatStream(tally, c.name, res.text, expected.includeUsage)
   else if (expected.kind === 'responses-stream') checkResponsesStream(tally, c.name, res.text)
+  else if (expected.kind === 'messages-stream') checkMessagesStream(tally, c.name, res.text, requestId(res))
   else checkGeminiStream(tally, c.name, res.text)
 }
 
 const groups: [string, Case[]][] = [
   ['model calls', modelCallCases()],
+  ['Messages calls', messagesCases()],
   ['streams broken off upstream', brokenStreamCases()],
   ['background responses', backgroundCases()],
   ['embeddings and token counts', passthroughOnlyCases()],
-  ['model lists', modelListCases()],
-  ['errors', errorCases()],
+  ['model lists', [...modelListCases(), ...anthropicModelCases()]],
+  ['errors', [...errorCases(), ...anthropicErrorCases()]],
 ]
 
 for (const [title, cases] of groups) {

@@ -33,6 +33,20 @@ export const QUIRKS: readonly Quirk[] = [
     cases: /^responses passthrough (json|stream) (text|tool|background)$/,
     path: /(^|\.)usage\.input_tokens_details\.cache_write_tokens$/,
   },
+  // A text block the gateway writes has no `citations`: `@ai-sdk/anthropic` 3 refuses `citations: null`.
+  {
+    id: 'anthropic-text-citations-omitted',
+    cases: /^messages translated(-gemini)? (json text|stream text|stream broken)$/,
+    path: /^(content\.\d+|content_block)\.citations$/,
+  },
+  // The mock's messages predate the members the SDK 1.14 types require (the gateway's own answers carry them all).
+  {
+    id: 'upstream-anthropic-members',
+    cases: /^messages passthrough /,
+    path: /^((message\.)?(container|diagnostics|stop_details|usage\.(inference_geo|output_tokens_details|server_tool_use|speed))|delta\.(container|stop_details)|usage\.(output_tokens_details|server_tool_use)|(content\.\d+|content_block)\.(citations|caller))$/,
+  },
+  // A passthrough error keeps the upstream's body verbatim (its `request_id` the upstream's); `request-id` is the gateway's.
+  { id: 'upstream-anthropic-error-request-id', cases: /^error anthropic upstream passthrough \d+$/, where: /^body$/, path: /^request_id$/ },
   {
     id: 'upstream-function-call-arguments-done-name',
     cases: /^responses passthrough stream tool$/,

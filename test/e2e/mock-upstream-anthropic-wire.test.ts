@@ -128,7 +128,7 @@ describe('headers and errors', () => {
       [claude({ n: 2 }), 'n: Extra inputs are not permitted'],
       [{ model: CLAUDE_MODEL, messages: [] }, 'max_tokens: Field required'],
       [{ max_tokens: 5, messages: [] }, 'model: Field required'],
-      [claude({ max_tokens: 0 }), 'max_tokens: Input should be greater than or equal to 1'],
+      [claude({ max_tokens: -1 }), 'max_tokens: Input should be greater than or equal to 0'],
       [claude({ messages: [{ role: 'tool', content: 'x' }] }), /^messages\.0\.role: /],
       [claude({ thinking: { type: 'enabled', budget_tokens: 512 } }), /^thinking\.enabled\.budget_tokens: Input should be greater/],
       [claude({ thinking: { type: 'enabled', budget_tokens: 1024 } }), '`max_tokens` must be greater than `thinking.budget_tokens`'],

@@ -152,7 +152,13 @@ describe.each([
       .finalMessage()
     expect(message.stop_reason).toBe('tool_use')
     expect(message.content.filter((block) => block.type === 'tool_use')).toEqual([
-      { type: 'tool_use', id: expect.any(String), name: 'get_weather', input: expect.objectContaining({ city: expect.any(String) }) },
+      {
+        type: 'tool_use',
+        id: expect.any(String),
+        name: 'get_weather',
+        input: expect.objectContaining({ city: expect.any(String) }),
+        caller: { type: 'direct' },
+      },
     ])
   })
 })

@@ -34,27 +34,39 @@ export function useFixture(kind: ServerKind, overrides: Partial<GatewayOptions> 
   return fx
 }
 
-/** Starts the whole chain on port 0; `overrides` replace top-level gateway options. */
-export async function startFixture(kind: ServerKind, overrides: Partial<GatewayOptions> = {}): Promise<Fixture> {
+/** The fixture's upstreams, on the mock upstream at `mockUrl`: its OpenAI side and its Gemini side. */
+export const fixtureUpstreams = (mockUrl: string): GatewayOptions['upstreams'] => ({
+  mock: { type: 'openai', baseUrl: `${mockUrl}/v1`, apiKey: UPSTREAM_KEY },
+  gem: { type: 'gemini', baseUrl: mockUrl, apiKey: UPSTREAM_KEY },
+})
+
+/** The fixture's models. */
+export const FIXTURE_MODELS: GatewayOptions['models'] = [
+  { id: 'gpt-4o-mini', upstream: 'mock', created: 1700000000 },
+  { id: 'renamed', upstream: 'mock', upstreamModel: 'upstream-name', ownedBy: 'acme', created: 1700000001 },
+  { id: 'gemini-2.5-flash', upstream: 'gem', created: 1700000002 },
+]
+
+/**
+ * Starts the whole chain on port 0; `overrides` replace top-level gateway options (given the mock upstream's URL,
+ * when they name upstreams on it).
+ */
+export async function startFixture(
+  kind: ServerKind,
+  overrides: Partial<GatewayOptions> | ((mockUrl: string) => Partial<GatewayOptions>) = {},
+): Promise<Fixture> {
   const mock = await startMockUpstream({ apiKey: UPSTREAM_KEY })
   const logs: Fixture['logs'] = []
   const gateway = createGateway({
-    upstreams: {
-      mock: { type: 'openai', baseUrl: `${mock.url}/v1`, apiKey: UPSTREAM_KEY },
-      gem: { type: 'gemini', baseUrl: mock.url, apiKey: UPSTREAM_KEY },
-    },
-    models: [
-      { id: 'gpt-4o-mini', upstream: 'mock', created: 1700000000 },
-      { id: 'renamed', upstream: 'mock', upstreamModel: 'upstream-name', ownedBy: 'acme', created: 1700000001 },
-      { id: 'gemini-2.5-flash', upstream: 'gem', created: 1700000002 },
-    ],
+    upstreams: fixtureUpstreams(mock.url),
+    models: FIXTURE_MODELS,
     auth: { apiKeys: [KEY_A, KEY_B] },
     logger: {
       info: (message, meta) => logs.push({ level: 'info', message, meta }),
       warn: (message, meta) => logs.push({ level: 'warn', message, meta }),
       error: (message, meta) => logs.push({ level: 'error', message, meta }),
     },
-    ...overrides,
+    ...(typeof overrides === 'function' ? overrides(mock.url) : overrides),
   })
   const server = await kind.mount(gateway)
   return {

@@ -59,6 +59,8 @@ describe('createGateway options', () => {
     [{ models: [{ id: 'x', upstream: 'openai', maxOutputTokens: 0 }] }, /models\[0\]\.maxOutputTokens must be a positive integer/],
     [{ models: [{ id: 'x', upstream: 'openai', maxOutputTokens: 1.5 }] }, /maxOutputTokens/],
     [{ models: [{ id: 'x', upstream: 'openai', maxOutputTokens: '64000' }] }, /maxOutputTokens/],
+    [{ models: [{ id: 'x', upstream: 'openai', contextWindow: 0 }] }, /models\[0\]\.contextWindow must be a positive integer/],
+    [{ models: [{ id: 'x', upstream: 'openai', contextWindow: 1.5 }] }, /contextWindow/],
     [{ auth: {} }, /apiKeys/],
     [{ auth: { apiKeys: [] } }, /apiKeys/],
     [{ auth: { apiKeys: ['has space'] } }, /apiKeys/],
@@ -83,16 +85,16 @@ describe('createGateway options', () => {
     [{ onUsage: 'nope' }, /onUsage/],
   ])('rejects %j', (patch, message) => rejects(patch, message))
 
-  it('resolves a model’s maxOutputTokens, undefined when it sets none, and leaves debug lines out of the default logger', () => {
+  it('resolves a model’s maxOutputTokens and contextWindow, undefined when it sets none, and leaves debug lines out of the default logger', () => {
     const options = resolveOptions({
       ...valid,
       models: [
-        { id: 'a', upstream: 'openai', maxOutputTokens: 64_000 },
+        { id: 'a', upstream: 'openai', maxOutputTokens: 64_000, contextWindow: 200_000 },
         { id: 'b', upstream: 'openai' },
       ],
     })
-    expect(options.models.get('a')?.maxOutputTokens).toBe(64_000)
-    expect(options.models.get('b')?.maxOutputTokens).toBeUndefined()
+    expect(options.models.get('a')).toMatchObject({ maxOutputTokens: 64_000, contextWindow: 200_000 })
+    expect(options.models.get('b')).toMatchObject({ maxOutputTokens: undefined, contextWindow: undefined })
     expect(options.logger.debug).toBeUndefined()
     expect(typeof options.logger.info).toBe('function')
   })

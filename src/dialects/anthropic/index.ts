@@ -21,9 +21,25 @@ function clientKey(headers: IncomingHttpHeaders): string | undefined {
   return bearer(headers.authorization)
 }
 
-/** Anthropic's model object: `created_at` is an RFC 3339 time. */
+/**
+ * Anthropic's model object, every member the SDK's `ModelInfo` requires: `created_at` the release time (RFC 3339; the
+ * epoch when unknown, as Anthropic says it), the token limits configured (else null), and null for what only
+ * Anthropic knows of its own models (`capabilities`, `line`), an offered model being `active`.
+ */
 function modelObject(model: ListedModel) {
-  return { type: 'model', id: model.id, display_name: model.id, created_at: new Date(model.created * 1000).toISOString() }
+  return {
+    type: 'model',
+    id: model.id,
+    display_name: model.id,
+    created_at: new Date((model.released ?? 0) * 1000).toISOString(),
+    max_input_tokens: model.contextWindow ?? null,
+    max_tokens: model.maxOutputTokens ?? null,
+    capabilities: null,
+    lifecycle: 'active',
+    line: null,
+    deprecated_at: null,
+    retires_at: null,
+  }
 }
 
 /** The members of an Anthropic `usage` object the gateway counts. */
@@ -113,6 +129,7 @@ export const anthropic: Dialect = {
   upstreamOptions: { anthropicVersion: { header: 'anthropic-version', default: '2023-06-01', problem: versionProblem } },
   // The Anthropic SDK reports the request id it reads from `request-id` (`_request_id`, errors' `requestID`).
   requestIdHeader: 'request-id',
+  retryAfterOn429: true,
   rateLimits: anthropicRateLimits,
   upstreamFormat: messagesFormat,
   translatedOperation: 'messages',

@@ -26,8 +26,9 @@ function modelAndMessages(body: Record<string, unknown>): string {
 export function validateMessages(body: Record<string, unknown>): CallTarget {
   const model = modelAndMessages(body)
   const maxTokens = body.max_tokens
-  if (typeof maxTokens !== 'number' || !Number.isSafeInteger(maxTokens) || maxTokens < 1) {
-    invalid('max_tokens', "'max_tokens' is required and must be an integer of at least 1.")
+  // 0 is allowed, as the API allows it: a call that only warms the prompt cache generates nothing.
+  if (typeof maxTokens !== 'number' || !Number.isSafeInteger(maxTokens) || maxTokens < 0) {
+    invalid('max_tokens', "'max_tokens' is required and must be an integer of at least 0.")
   }
   numberIn(body, 'temperature', 0, 1)
   numberIn(body, 'top_p', 0, 1)

@@ -6,7 +6,7 @@ import { bearer, choiceReasons, newestUsage, tokenCount, tokenCounts } from '../
 import { countTokensFormat } from './generate-content/count.js'
 import { generateContentFormat } from './generate-content/index.js'
 import { batchEmbedContents, countTokens, embedContent, generateContent } from './operations.js'
-import { googleStatus } from './status.js'
+import { googleStatus, retryInfoMs } from './status.js'
 
 /** `x-goog-api-key` (what the Google GenAI SDK sends), then `?key=`, then `Authorization: Bearer`. */
 function clientKey(headers: IncomingHttpHeaders, query: URLSearchParams): string | undefined {
@@ -29,6 +29,8 @@ function modelObject(model: ListedModel) {
     version: '001',
     displayName: model.id,
     description: `Served by model-gateway (${model.ownedBy}).`,
+    ...(model.contextWindow === undefined ? {} : { inputTokenLimit: model.contextWindow }),
+    ...(model.maxOutputTokens === undefined ? {} : { outputTokenLimit: model.maxOutputTokens }),
     supportedGenerationMethods: METHODS_ON_A_MODEL.filter(([, format]) => model.operations.has(format.operation)).map(([method]) => method),
   }
 }
@@ -96,6 +98,7 @@ export const gemini: Dialect = {
     return { error: { code: google.code, message, status: google.status } }
   },
   errorStatus: (status) => googleStatus(status).code,
+  errorRetryAfterMs: retryInfoMs,
   // An event of its own after the data: the Google GenAI SDK skips events that do not begin with `data:` and reads
   // the rest of a data event as JSON, so an id line inside the event would hide or break it.
   numberedEvent: (event, id) => Buffer.concat([event, Buffer.from(`id: ${id}\n\n`)]),

@@ -46,3 +46,25 @@ export function googleStatus(status: number): GoogleStatus {
   if (name !== undefined) return { code: status, status: name }
   return NEAREST[status] ?? (status >= 500 ? { code: 500, status: 'INTERNAL' } : { code: 400, status: 'INVALID_ARGUMENT' })
 }
+
+/** A `google.protobuf.Duration` in its JSON form (`"37s"`, `"1.5s"`), in ms; undefined for anything else. */
+function durationMs(value: unknown): number | undefined {
+  const match = typeof value === 'string' ? /^(\d+(?:\.\d+)?)s$/.exec(value) : null
+  return match ? Number(match[1]) * 1000 : undefined
+}
+
+/** The wait a Google error body asks for: the `retryDelay` of its `google.rpc.RetryInfo` detail, in ms. */
+export function retryInfoMs(body: Buffer): number | undefined {
+  let parsed: unknown
+  try {
+    parsed = JSON.parse(body.toString('utf8'))
+  } catch {
+    return undefined
+  }
+  const details = (parsed as { error?: { details?: unknown } } | null)?.error?.details
+  if (!Array.isArray(details)) return undefined
+  for (const detail of details as { '@type'?: unknown; retryDelay?: unknown }[]) {
+    if (detail?.['@type'] === 'type.googleapis.com/google.rpc.RetryInfo') return durationMs(detail.retryDelay)
+  }
+  return undefined
+}

@@ -193,16 +193,25 @@ describe('another format’s answer for a Messages client', () => {
       model: 'gpt-4o',
       content: [
         { type: 'text', text: 'Hi.' },
-        { type: 'tool_use', id: 'call_1', name: 'f', input: { a: 1 } },
+        { type: 'tool_use', id: 'call_1', name: 'f', input: { a: 1 }, caller: { type: 'direct' } },
       ],
+      // Every member the Anthropic SDK's types require, what no chat answer says null.
+      container: null,
+      diagnostics: null,
       stop_reason: 'tool_use',
+      stop_details: null,
       stop_sequence: null,
       usage: {
         input_tokens: 40,
+        cache_creation: null,
         cache_creation_input_tokens: null,
         cache_read_input_tokens: 60,
         output_tokens: 10,
         output_tokens_details: { thinking_tokens: 4 },
+        server_tool_use: null,
+        service_tier: null,
+        inference_geo: null,
+        speed: null,
       },
     })
   })
@@ -215,6 +224,11 @@ describe('another format’s answer for a Messages client', () => {
   ])('stops a chat %s as %s', (finish, stop) => {
     const body = { ...CHAT_ANSWER, choices: [{ ...CHAT_ANSWER.choices[0], finish_reason: finish }] }
     expect(answer(messagesToChat, MESSAGES_REQUEST, body)).toMatchObject({ stop_reason: stop, stop_sequence: null })
+  })
+
+  it('details a refusal as the API does: a refusal with no category or explanation known', () => {
+    const body = { ...CHAT_ANSWER, choices: [{ ...CHAT_ANSWER.choices[0], finish_reason: 'content_filter' }] }
+    expect(answer(messagesToChat, MESSAGES_REQUEST, body).stop_details).toEqual({ type: 'refusal', category: null, explanation: null })
   })
 
   it('puts a Gemini call’s thought signature in a thinking block of its own before the call, for the client to send back', () => {
@@ -231,7 +245,7 @@ describe('another format’s answer for a Messages client', () => {
     })
     expect(body.content).toEqual([
       { type: 'thinking', thinking: '', signature: carry({ reasoning: [], signature: 'c2ln' }) },
-      { type: 'tool_use', id: 'call_r1_0_0', name: 'f', input: {} },
+      { type: 'tool_use', id: 'call_r1_0_0', name: 'f', input: {}, caller: { type: 'direct' } },
     ])
     expect(body).toMatchObject({ id: 'r1', stop_reason: 'tool_use', usage: { input_tokens: 0, output_tokens: 0 } })
   })
@@ -244,15 +258,17 @@ describe('another format’s answer for a Messages client', () => {
     expect(body).toMatchObject({ id: 'msg_req1', model: 'client-model', content: [], stop_reason: 'refusal' })
   })
 
-  it('gives the upstream’s error in Anthropic’s shape, its type from the status', () => {
+  it('gives the upstream’s error in Anthropic’s shape, its type from the status, with the call’s request id', () => {
     const error = { error: { message: 'Rate limit reached', type: 'requests', param: null, code: 'rate_limit_exceeded' } }
-    expect(messagesToChat.error(429, Buffer.from(JSON.stringify(error)))).toEqual({
+    expect(messagesToChat.error(429, Buffer.from(JSON.stringify(error)), 'req1')).toEqual({
       type: 'error',
       error: { type: 'rate_limit_error', message: 'Rate limit reached' },
+      request_id: 'req1',
     })
     expect(messagesToGemini.error(503, Buffer.from('upstream down'))).toEqual({
       type: 'error',
       error: { type: 'api_error', message: 'upstream down' },
+      request_id: null,
     })
   })
 })

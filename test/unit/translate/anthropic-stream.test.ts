@@ -65,23 +65,49 @@ describe('a stream written for a Messages client', () => {
           role: 'assistant',
           model: 'gpt-4o',
           content: [],
+          // Every member the Anthropic SDK's types require, what no chat stream says null.
+          container: null,
+          diagnostics: null,
           stop_reason: null,
+          stop_details: null,
           stop_sequence: null,
-          usage: { input_tokens: 0, cache_creation_input_tokens: null, cache_read_input_tokens: null, output_tokens: 0 },
+          usage: {
+            input_tokens: 0,
+            cache_creation: null,
+            cache_creation_input_tokens: null,
+            cache_read_input_tokens: null,
+            output_tokens: 0,
+            output_tokens_details: null,
+            server_tool_use: null,
+            service_tier: null,
+            inference_geo: null,
+            speed: null,
+          },
         },
       },
       { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } },
       { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'Hel' } },
       { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'lo' } },
       { type: 'content_block_stop', index: 0 },
-      { type: 'content_block_start', index: 1, content_block: { type: 'tool_use', id: 'call_1', name: 'f', input: {} } },
+      {
+        type: 'content_block_start',
+        index: 1,
+        content_block: { type: 'tool_use', id: 'call_1', name: 'f', input: {}, caller: { type: 'direct' } },
+      },
       { type: 'content_block_delta', index: 1, delta: { type: 'input_json_delta', partial_json: '{"a":' } },
       { type: 'content_block_delta', index: 1, delta: { type: 'input_json_delta', partial_json: '1}' } },
       { type: 'content_block_stop', index: 1 },
       {
         type: 'message_delta',
-        delta: { stop_reason: 'tool_use', stop_sequence: null },
-        usage: { input_tokens: 30, cache_creation_input_tokens: null, cache_read_input_tokens: 20, output_tokens: 7 },
+        delta: { container: null, stop_reason: 'tool_use', stop_details: null, stop_sequence: null },
+        usage: {
+          input_tokens: 30,
+          cache_creation_input_tokens: null,
+          cache_read_input_tokens: 20,
+          output_tokens: 7,
+          output_tokens_details: null,
+          server_tool_use: null,
+        },
       },
       { type: 'message_stop' },
     ])
@@ -111,7 +137,11 @@ describe('a stream written for a Messages client', () => {
       { type: 'content_block_start', index: 0, content_block: { type: 'thinking', thinking: '', signature: '' } },
       { type: 'content_block_delta', index: 0, delta: { type: 'signature_delta', signature: carry({ reasoning: [], signature: 'c2ln' }) } },
       { type: 'content_block_stop', index: 0 },
-      { type: 'content_block_start', index: 1, content_block: { type: 'tool_use', id: 'call_r1_0_0', name: 'f', input: {} } },
+      {
+        type: 'content_block_start',
+        index: 1,
+        content_block: { type: 'tool_use', id: 'call_r1_0_0', name: 'f', input: {}, caller: { type: 'direct' } },
+      },
       { type: 'content_block_delta', index: 1, delta: { type: 'input_json_delta', partial_json: '{"a":1}' } },
       { type: 'content_block_stop', index: 1 },
     ])
@@ -137,18 +167,23 @@ describe('a stream written for a Messages client', () => {
       { type: 'content_block_delta', index: 1, delta: { type: 'thinking_delta', thinking: 'Hmm.' } },
       { type: 'content_block_delta', index: 1, delta: { type: 'signature_delta', signature: 'EqQB' } },
       { type: 'content_block_stop', index: 1 },
-      { type: 'content_block_start', index: 2, content_block: { type: 'tool_use', id: 'toolu_1', name: 'f', input: {} } },
+      {
+        type: 'content_block_start',
+        index: 2,
+        content_block: { type: 'tool_use', id: 'toolu_1', name: 'f', input: {}, caller: { type: 'direct' } },
+      },
       { type: 'content_block_delta', index: 2, delta: { type: 'input_json_delta', partial_json: '{}' } },
       { type: 'content_block_stop', index: 2 },
     ])
   })
 
-  it('ends with one error event, nothing after it, when the upstream breaks off', () => {
-    const translation = messagesToChat.stream(planOf(messagesToChat, MESSAGES_REQUEST, true))
+  it('ends with one error event, nothing after it, when the upstream breaks off, its request id the call’s', () => {
+    const plan = planOf(messagesToChat, MESSAGES_REQUEST, true)
+    const translation = messagesToChat.stream(plan)
     const out = translation.event(JSON.stringify(chunk({ content: 'Hi' }))) + translation.fail(502, 'The upstream broke off.')
     expect(typedFrames(out).at(-1)).toEqual({
       event: 'error',
-      data: { type: 'error', error: { type: 'api_error', message: 'The upstream broke off.' } },
+      data: { type: 'error', error: { type: 'api_error', message: 'The upstream broke off.' }, request_id: plan.requestId },
     })
     const errored = stream(messagesToChat, MESSAGES_REQUEST, [
       chunk({ content: 'Hi' }),

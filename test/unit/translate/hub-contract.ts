@@ -35,7 +35,7 @@ import type { HubStreamEvent } from '../../../src/translate/hub.js'
 import { type CallInfo, type CallPlan, joinFormats, type Translated } from '../../../src/translate/index.js'
 import type { Operation } from '../../../src/types.js'
 import { ok } from './helpers.js'
-import { edited, joinPassages, loadTranscripts, type Transcript, unreadEdit } from './transcripts.js'
+import { edited, joinPassages, loadTranscripts, type Transcript, unreadEdit, writtenEdit } from './transcripts.js'
 
 /** What a dialect's contract runs on: its formats, as the registry must also list them, and its fixture folder. */
 export interface HubContractOptions {
@@ -287,7 +287,8 @@ export function describeHubContract(name: DialectName, options: HubContractOptio
           const written = () => ok(joinFormats(ownFormat(), up).response(bytes(text), sent().plan))
 
           it('reads the answer into the hub and writes it back as the upstream sent it, less what the hub does not carry', () => {
-            expect(written()).toEqual(edited(answer, unreadEdit(t.unread), t.answer))
+            const own = writtenEdit(t.written)
+            expect(edited(written(), own)).toEqual(edited(answer, unreadEdit(t.unread), t.answer, own))
             // What the format writes, it writes again the same, but for opaque tokens it wraps again (and the notes say so).
             expect(ok(joinFormats(ownFormat(), up).response(written(), sent().plan))).toEqual(edited(written(), t.again))
           })
@@ -309,8 +310,9 @@ export function describeHubContract(name: DialectName, options: HubContractOptio
           const status = t.status ?? expect.fail(`${t.folder}/${t.name}: an error needs its status`)
           const message = up.errorToHub(JSON.parse(text)).message
           it(`writes the error back as the upstream sent it (status ${status}), less what the hub does not carry`, () => {
-            expect(joinFormats(ownFormat(), up).error(status, bytes(text))).toEqual(
-              edited(JSON.parse(text), unreadEdit(t.unread), t.answer),
+            const own = writtenEdit(t.written)
+            expect(edited(joinFormats(ownFormat(), up).error(status, bytes(text)), own)).toEqual(
+              edited(JSON.parse(text), unreadEdit(t.unread), t.answer, own),
             )
           })
           for (const other of CLIENTS.filter((c) => c.dialect !== dialect)) {

@@ -210,7 +210,7 @@ describe('an answer read from a Responses upstream', () => {
     const out = ok(messagesToResponses.response(answer([REASONING, CALL]), plan)) as Record<string, unknown>
     expect(out.content).toEqual([
       { type: 'thinking', thinking: 'Look it up.', signature: 'rs_9:gAAAAx' },
-      { type: 'tool_use', id: 'call_7', name: 'get_weather', input: { city: 'Paris' } },
+      { type: 'tool_use', id: 'call_7', name: 'get_weather', input: { city: 'Paris' }, caller: { type: 'direct' } },
     ])
     expect(out).toMatchObject({ stop_reason: 'tool_use', usage: { output_tokens: 30, cache_read_input_tokens: 40 } })
   })

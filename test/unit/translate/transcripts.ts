@@ -54,6 +54,11 @@ export interface Notes {
 export interface Manifest {
   /** Fields of this format's answers and errors the hub does not carry: any trip through it drops them. */
   unread?: string[]
+  /**
+   * Fields this format writes in every answer and error though the hub does not carry them (the members its SDK
+   * requires, `null` where unknown): left out of the comparison of a written answer with the upstream's.
+   */
+  written?: string[]
   /** What a trip through another dialect does to every transcript of this format, by that dialect's name. */
   through?: Record<string, Passage>
   transcripts: Record<string, Notes>
@@ -65,6 +70,7 @@ export interface Transcript extends Notes {
   folder: string
   name: string
   unread: string[]
+  written: string[]
   body: Record<string, unknown>
   /** The texts of the answer files, as received. */
   response: string | undefined
@@ -100,6 +106,7 @@ export function loadTranscripts(root: URL): { transcripts: Transcript[]; unclaim
         folder: entry.name,
         name,
         unread: manifest.unread ?? [],
+        written: manifest.written ?? [],
         body: JSON.parse(request) as Record<string, unknown>,
         response,
         error,
@@ -195,6 +202,11 @@ export function edited<T>(value: T, ...edits: Array<Edit | undefined>): T {
     }
   }
   return copy
+}
+
+/** The edit that leaves out the fields a format writes of its own, for comparing what it wrote with what it read. */
+export function writtenEdit(written: readonly string[]): Edit {
+  return { why: 'the format writes these fields whatever the hub carries', unset: [...written] }
 }
 
 /** The edit that drops the fields the hub does not carry. */

@@ -22,7 +22,15 @@ const SOURCE = payload({ type: field(string), media_type: optionalField(string),
 const IMAGE = payload({ type: field(string), source: field(object), cache_control: hintField() })
 /** A document: `title` is what the hub calls a file's name; its `context` and citations change what the model says. */
 const DOCUMENT = payload({ type: field(string), source: field(object), title: optionalField(string), cache_control: hintField() })
-const TOOL_USE = payload({ type: field(string), id: field(string), name: field(string), input: field(object), cache_control: hintField() })
+/** A tool call sent back: `caller` is who made it, as the answer said (the gateway's own answers say `direct`). */
+const TOOL_USE = payload({
+  type: field(string),
+  id: field(string),
+  name: field(string),
+  input: field(object),
+  caller: optionalField(object),
+  cache_control: hintField(),
+})
 const TOOL_RESULT = payload({
   type: field(string),
   tool_use_id: field(string),

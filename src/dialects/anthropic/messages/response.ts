@@ -6,7 +6,15 @@ import type { CallPlan } from '../../../translate/format.js'
 import type { HubError, HubFinish, HubPart, HubResponse, HubUsage } from '../../../translate/hub.js'
 import { array, at, type JsonObject, object, optional, string } from '../../../translate/readers.js'
 import { anthropicErrorType } from '../status.js'
-import type { MessagesContentBlock, MessagesErrorBody, MessagesMessage, MessagesStopReason, MessagesUsage } from './wire.js'
+import type {
+  MessagesContentBlock,
+  MessagesDeltaUsage,
+  MessagesErrorBody,
+  MessagesMessage,
+  MessagesStopDetails,
+  MessagesStopReason,
+  MessagesUsage,
+} from './wire.js'
 
 const FINISH_TO_HUB: Readonly<Record<string, HubFinish['reason']>> = {
   end_turn: 'stop',
@@ -37,12 +45,21 @@ const FINISH_FROM_HUB: Readonly<Record<HubFinish['reason'], MessagesStopReason>>
 /** Anthropic's own words that the hub's reasons fold in with others, kept where the source said them. */
 const KEPT = new Set<string>(['stop_sequence', 'pause_turn', 'model_context_window_exceeded'])
 
+/** How an answer stopped, as a message (and a `message_delta`) says it. */
+export interface MessagesStop {
+  stop_reason: MessagesStopReason
+  /** A refusal's details: the gateway knows neither its category nor an explanation. */
+  stop_details: MessagesStopDetails | null
+  stop_sequence: string | null
+}
+
 /** A hub finish as a stop reason, and the stop sequence when one stopped it. */
-export function finishFromHub(finish: HubFinish | undefined): { stop_reason: MessagesStopReason; stop_sequence: string | null } {
+export function finishFromHub(finish: HubFinish | undefined): MessagesStop {
   const native = finish?.native
-  if (finish?.sequence !== undefined) return { stop_reason: 'stop_sequence', stop_sequence: finish.sequence }
+  if (finish?.sequence !== undefined) return { stop_reason: 'stop_sequence', stop_details: null, stop_sequence: finish.sequence }
   const reason = native !== undefined && KEPT.has(native) ? (native as MessagesStopReason) : FINISH_FROM_HUB[finish?.reason ?? 'stop']
-  return { stop_reason: reason, stop_sequence: null }
+  const details: MessagesStopDetails | null = reason === 'refusal' ? { type: 'refusal', category: null, explanation: null } : null
+  return { stop_reason: reason, stop_details: details, stop_sequence: null }
 }
 
 const count = (value: unknown) => (typeof value === 'number' && Number.isFinite(value) && value > 0 ? value : 0)
@@ -59,16 +76,25 @@ export function usageToHub(value: unknown): HubUsage | undefined {
   return { input, output, total: input + output, cachedInput, cacheWrite, reasoning: maybe(details.thinking_tokens), toolPrompt: undefined }
 }
 
-/** Hub usage as Anthropic usage: the cache's tokens taken out of the input again. */
-export function usageFromHub(usage: HubUsage): MessagesUsage {
-  const out: MessagesUsage = {
+/**
+ * Hub usage as the usage of a `message_delta`: the cache's tokens taken out of the input again, what no other
+ * format reports (server tool calls) null.
+ */
+export function deltaUsageFromHub(usage: HubUsage): MessagesDeltaUsage {
+  return {
     input_tokens: Math.max(0, usage.input - (usage.cachedInput ?? 0) - (usage.cacheWrite ?? 0)),
     cache_creation_input_tokens: usage.cacheWrite ?? null,
     cache_read_input_tokens: usage.cachedInput ?? null,
     output_tokens: usage.output,
+    output_tokens_details: usage.reasoning === undefined ? null : { thinking_tokens: usage.reasoning },
+    server_tool_use: null,
   }
-  if (usage.reasoning !== undefined) out.output_tokens_details = { thinking_tokens: usage.reasoning }
-  return out
+}
+
+/** Hub usage as a message's usage: a delta's counts, and null for what only Anthropic's own answers say (tier, region). */
+export function usageFromHub(usage: HubUsage): MessagesUsage {
+  const { input_tokens, ...rest } = deltaUsageFromHub(usage)
+  return { input_tokens: input_tokens ?? 0, cache_creation: null, ...rest, service_tier: null, inference_geo: null, speed: null }
 }
 
 /** The hub parts of an answer's content; blocks of the provider's own tools, which no other format has, are left out. */
@@ -133,6 +159,9 @@ export function signatureBlock(signature: string): MessagesContentBlock & { type
   return { type: 'thinking', thinking: '', signature: carry({ reasoning: [], signature }) }
 }
 
+/** Who made a tool call the gateway writes: the model itself, as every other format's calls are. */
+export const DIRECT = { type: 'direct' } as const
+
 /** The content blocks of a hub answer's parts; a refusal is text, as Messages has no refusal channel. */
 export function contentFromHub(parts: readonly HubPart[]): MessagesContentBlock[] {
   const blocks: MessagesContentBlock[] = []
@@ -149,14 +178,22 @@ export function contentFromHub(parts: readonly HubPart[]): MessagesContentBlock[
       )
     } else if (part.type === 'tool_call') {
       if (part.signature !== undefined) blocks.push(signatureBlock(part.signature))
-      blocks.push({ type: 'tool_use', id: part.id, name: part.name, input: part.args })
+      blocks.push({ type: 'tool_use', id: part.id, name: part.name, input: part.args, caller: DIRECT })
     }
   }
   return blocks
 }
 
 /** The usage of an answer that reported none. */
-const NO_USAGE: MessagesUsage = { input_tokens: 0, cache_creation_input_tokens: null, cache_read_input_tokens: null, output_tokens: 0 }
+export const NO_USAGE: HubUsage = {
+  input: 0,
+  output: 0,
+  total: 0,
+  cachedInput: undefined,
+  cacheWrite: undefined,
+  reasoning: undefined,
+  toolPrompt: undefined,
+}
 
 /** Writes a hub answer as a message for the client: its first choice (a Messages request asks for one). */
 export function messagesResponseFromHub(hub: HubResponse, plan: CallPlan): MessagesMessage {
@@ -169,8 +206,10 @@ export function messagesResponseFromHub(hub: HubResponse, plan: CallPlan): Messa
     role: 'assistant',
     model: hub.model ?? plan.model,
     content: contentFromHub(choice?.parts ?? []),
+    container: null,
+    diagnostics: null,
     ...stop,
-    usage: hub.usage ? usageFromHub(hub.usage) : { ...NO_USAGE },
+    usage: usageFromHub(hub.usage ?? NO_USAGE),
   }
 }
 
@@ -186,7 +225,10 @@ export function messagesErrorToHub(body: unknown): HubError {
   }
 }
 
-/** Writes a hub error as an Anthropic error body; its type follows the status, kept by the caller. */
-export function messagesErrorFromHub(status: number, error: HubError): MessagesErrorBody {
-  return { type: 'error', error: { type: anthropicErrorType(status), message: error.message } }
+/**
+ * Writes a hub error as an Anthropic error body; its type follows the status, kept by the caller, and its
+ * `request_id` is the gateway's, the one the answer's `request-id` header carries.
+ */
+export function messagesErrorFromHub(status: number, error: HubError, requestId?: string): MessagesErrorBody {
+  return { type: 'error', error: { type: anthropicErrorType(status), message: error.message }, request_id: requestId ?? null }
 }

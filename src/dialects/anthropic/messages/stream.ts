@@ -6,11 +6,14 @@ import type { CallPlan, SseOut, StreamDecoder, StreamEncoder } from '../../../tr
 import { type HubFinish, type HubStreamEvent, type HubUsage, unreadable } from '../../../translate/hub.js'
 import { type JsonObject, parseJson } from '../../../translate/readers.js'
 import {
+  DIRECT,
+  deltaUsageFromHub,
   finishFromHub,
   finishToHub,
   messageId,
   messagesErrorFromHub,
   messagesErrorToHub,
+  NO_USAGE,
   signatureBlock,
   usageFromHub,
   usageToHub,
@@ -209,9 +212,12 @@ export class MessagesStreamEncoder implements StreamEncoder {
       role: 'assistant',
       model: this.model,
       content: [],
+      container: null,
+      diagnostics: null,
       stop_reason: null,
+      stop_details: null,
       stop_sequence: null,
-      usage: { ...usageFromHub(usage?.type === 'usage' ? { ...usage.usage, output: 0, reasoning: undefined } : EMPTY), output_tokens: 0 },
+      usage: usageFromHub(usage?.type === 'usage' ? { ...usage.usage, output: 0, reasoning: undefined } : NO_USAGE),
     }
     this.emit(out, { type: 'message_start', message })
   }
@@ -262,7 +268,8 @@ export class MessagesStreamEncoder implements StreamEncoder {
             this.delta(out, { type: 'signature_delta', signature })
           }
           const id = event.id ?? `toolu_${this.plan.requestId}_${event.index}`
-          this.open(out, { type: 'tool_use', id, name: event.name ?? '', input: {} }, { kind: 'call', hubIndex: event.index })
+          const block: MessagesContentBlock = { type: 'tool_use', id, name: event.name ?? '', input: {}, caller: DIRECT }
+          this.open(out, block, { kind: 'call', hubIndex: event.index })
         }
         if (event.args !== '') this.delta(out, { type: 'input_json_delta', partial_json: event.args })
         return
@@ -295,7 +302,7 @@ export class MessagesStreamEncoder implements StreamEncoder {
       if (event.type === 'error') {
         // After an error nothing follows, so the client cannot take the cut answer for a whole one.
         this.failed = true
-        this.emit(out, messagesErrorFromHub(event.status, event.error))
+        this.emit(out, messagesErrorFromHub(event.status, event.error, this.plan.requestId))
         break
       }
       this.start(out, batch)
@@ -310,20 +317,9 @@ export class MessagesStreamEncoder implements StreamEncoder {
     if (this.failed) return out
     this.start(out, [])
     this.stop(out)
-    const usage = this.usage ? usageFromHub(this.usage) : { ...usageFromHub(EMPTY) }
-    this.emit(out, { type: 'message_delta', delta: finishFromHub(this.finish), usage })
+    const usage = deltaUsageFromHub(this.usage ?? NO_USAGE)
+    this.emit(out, { type: 'message_delta', delta: { container: null, ...finishFromHub(this.finish) }, usage })
     this.emit(out, { type: 'message_stop' })
     return out
   }
-}
-
-/** The usage of a stream that has reported none yet. */
-const EMPTY: HubUsage = {
-  input: 0,
-  output: 0,
-  total: 0,
-  cachedInput: undefined,
-  cacheWrite: undefined,
-  reasoning: undefined,
-  toolPrompt: undefined,
 }

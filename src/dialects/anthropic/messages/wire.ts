@@ -94,12 +94,16 @@ export type MessagesToolChoice =
   | { type: 'tool'; name: string; disable_parallel_tool_use?: boolean }
   | { type: 'none' }
 
-/** A content block of an answer. */
+/**
+ * A content block of an answer. A tool call the gateway writes is the model's own (`caller: direct`, which the
+ * Anthropic SDK's types require). A text block it writes has no `citations`, though those types require the member
+ * (nullable): `@ai-sdk/anthropic` 3 refuses a message whose text block says `citations: null` (an array or nothing).
+ */
 export type MessagesContentBlock =
   | { type: 'text'; text: string }
   | { type: 'thinking'; thinking: string; signature: string }
   | { type: 'redacted_thinking'; data: string }
-  | { type: 'tool_use'; id: string; name: string; input: Record<string, unknown> }
+  | { type: 'tool_use'; id: string; name: string; input: Record<string, unknown>; caller: { type: 'direct' } }
 
 /** Why an answer stopped. */
 export type MessagesStopReason =
@@ -111,14 +115,46 @@ export type MessagesStopReason =
   | 'refusal'
   | 'model_context_window_exceeded'
 
-/** Token usage: `input_tokens` counts the prompt tokens neither read from nor written to the cache. */
+/** Server tool calls of an answer: none for an answer the gateway writes. */
+export interface MessagesServerToolUsage {
+  web_fetch_requests: number
+  web_search_requests: number
+}
+
+/**
+ * Token usage: `input_tokens` counts the prompt tokens neither read from nor written to the cache. Every member is
+ * required (the Anthropic SDK's `Usage`): what the gateway does not know is `null`, as the API sends it.
+ */
 export interface MessagesUsage {
   input_tokens: number
   /** Null where the upstream said nothing of the cache. */
   cache_creation_input_tokens: number | null
   cache_read_input_tokens: number | null
+  /** The cache writes by time to live: no other format tells them apart. */
+  cache_creation: { ephemeral_1h_input_tokens: number; ephemeral_5m_input_tokens: number } | null
   output_tokens: number
-  output_tokens_details?: { thinking_tokens: number }
+  output_tokens_details: { thinking_tokens: number } | null
+  server_tool_use: MessagesServerToolUsage | null
+  service_tier: 'standard' | 'priority' | 'batch' | null
+  inference_geo: string | null
+  speed: 'standard' | 'fast' | null
+}
+
+/** The usage of a `message_delta` event: cumulative counts (the Anthropic SDK's `MessageDeltaUsage`). */
+export interface MessagesDeltaUsage {
+  input_tokens: number | null
+  cache_creation_input_tokens: number | null
+  cache_read_input_tokens: number | null
+  output_tokens: number
+  output_tokens_details: { thinking_tokens: number } | null
+  server_tool_use: MessagesServerToolUsage | null
+}
+
+/** Why a refusal stopped an answer; the gateway knows neither the category nor an explanation. */
+export interface MessagesStopDetails {
+  type: 'refusal'
+  category: string | null
+  explanation: string | null
 }
 
 /** A message (`type: 'message'`): a whole answer, or the one `message_start` opens. */
@@ -128,7 +164,12 @@ export interface MessagesMessage {
   role: 'assistant'
   model: string
   content: MessagesContentBlock[]
+  /** The code execution container of the answer: none the gateway knows of. */
+  container: null
+  /** Why the prompt cache missed: not told by other formats. */
+  diagnostics: null
   stop_reason: MessagesStopReason | null
+  stop_details: MessagesStopDetails | null
   stop_sequence: string | null
   usage: MessagesUsage
 }
@@ -137,6 +178,8 @@ export interface MessagesMessage {
 export interface MessagesErrorBody {
   type: 'error'
   error: { type: string; message: string }
+  /** The request's id, as its `request-id` header says it; null where none is known. */
+  request_id: string | null
 }
 
 /** The delta of a content block. */
@@ -154,8 +197,13 @@ export type MessagesStreamEvent =
   | { type: 'content_block_stop'; index: number }
   | {
       type: 'message_delta'
-      delta: { stop_reason: MessagesStopReason | null; stop_sequence: string | null }
-      usage: Partial<MessagesUsage>
+      delta: {
+        container: null
+        stop_reason: MessagesStopReason | null
+        stop_details: MessagesStopDetails | null
+        stop_sequence: string | null
+      }
+      usage: MessagesDeltaUsage
     }
   | { type: 'message_stop' }
   | { type: 'ping' }
