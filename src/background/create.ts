@@ -118,7 +118,9 @@ async function answerEarlier(rt: Runtime, ex: Exchange, format: BackgroundFormat
   const head = here ? undefined : await readHead(rt.store, ex.owner, requestId)
   if (!here && !head) return false
   if (!stream) {
-    sendObject(ex, requestId, here ? here.object : shownObject(format, head as BackgroundHead), REPLAYED)
+    const object = here ? here.object : await shownObject(rt.store, format, ex.owner, requestId, head as BackgroundHead)
+    if (!object) return false
+    sendObject(ex, requestId, object, REPLAYED)
     return true
   }
   await streamEvents(rt, ex.res, eventsHead(ex, requestId, REPLAYED), (sink) =>
