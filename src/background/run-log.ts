@@ -2,6 +2,7 @@
 // readers anywhere), its status, and the lease that tells other processes it is still being run.
 import { setTimeout as sleep } from 'node:timers/promises'
 import type { BackgroundFormat, BackgroundStatus } from '../dialects/index.js'
+import { isOverQuota } from '../recovery/store/memory-catalog.js'
 import type { RecoveryStore } from '../recovery/store/recovery-store.js'
 import { sseEvent } from '../sse/write.js'
 import { type AbortHook, abortWith } from '../upstream/send.js'
@@ -16,6 +17,11 @@ const CANCEL_POLL_MS = 1_000
  * holds one segment at a time while its client takes it, so a stalled reader holds a slice of the call, not all of it.
  */
 const SEGMENT_BYTES = 1024 * 1024
+/** A call's state counts against its owner's quota, as its records do. */
+const COUNTED = { counted: true }
+/** Why a call whose state its owner's quota cannot hold was stopped. */
+const OVER_QUOTA_MESSAGE =
+  "The response grew past what its owner may keep in the store (recovery.maxBytesPerOwner, or the owner's share of recovery.maxMemoryBytes)."
 /** The longest wait between two tries of a call's last write while the store is down. */
 const MAX_RETRY_WAIT_MS = 2_000
 
@@ -85,6 +91,8 @@ export class RunLog {
   #cancelCheckedAt = Date.now()
   #deleted = false
   #errorTold = false
+  /** The store refused its events past its owner's quota: those not written are lost, and its end says why. */
+  #overQuota = false
   #writes: Promise<void> = Promise.resolve()
   #readers = new Set<RunReader>()
   #ended: Promise<void>
@@ -166,6 +174,8 @@ export class RunLog {
     if (object === undefined) {
       const last = this.who.format.ended(this.object, status, message)
       const told = this.who.format.endEvent(last)
+      // What the quota refused is not kept: the kept events end with the failure that names it instead.
+      if (this.#overQuota) this.#pending.length = 0
       const before = this.events.length
       if (told) this.append(told)
       this.#objectSeq = told && this.events.length > before && this.who.format.objectOf(told) === last ? before : undefined
@@ -220,6 +230,11 @@ export class RunLog {
 
   /** Told once per call while it runs: a store that is down fails every tick. Its last write is always told. */
   #failed(error: unknown): void {
+    // Past what its owner may keep: it stops, as past its own bounds, rather than push out another owner's state.
+    if (isOverQuota(error)) {
+      this.#overQuota = true
+      this.stop('failed', OVER_QUOTA_MESSAGE)
+    }
     if (this.#errorTold) return
     this.#errorTold = true
     this.who.onError(error)
@@ -243,7 +258,8 @@ export class RunLog {
       try {
         return await write()
       } catch (error) {
-        if (Date.now() + wait > giveUpAt) throw error
+        // Past the owner's quota, trying again only pushes at it.
+        if (isOverQuota(error) || Date.now() + wait > giveUpAt) throw error
         this.#failed(error)
         await sleep(wait, undefined, { ref: false })
       }
@@ -270,8 +286,9 @@ export class RunLog {
       let take = 0
       for (let bytes = 0; take < count && (take === 0 || bytes + (this.#pending[take] as string).length <= SEGMENT_BYTES); take++)
         bytes += (this.#pending[take] as string).length
-      const segment = this.#pending.slice(0, take).join('')
-      await store.setValue(owner, backgroundNames.segment(requestId, this.#segments), segment, ttl)
+      // One event alone (a created or final one of megabytes) is kept as it is, not copied.
+      const segment = take === 1 ? (this.#pending[0] as string) : this.#pending.slice(0, take).join('')
+      await store.setValue(owner, backgroundNames.segment(requestId, this.#segments), segment, ttl, COUNTED)
       this.#pending.splice(0, take)
       this.#segments++
       this.#segmentFirst.push(this.#written)
@@ -279,7 +296,7 @@ export class RunLog {
       count -= take
     }
     if (objectSeq === undefined && this.#objectWritten !== object) {
-      await store.setValue(owner, backgroundNames.object(requestId), JSON.stringify(object), ttl)
+      await store.setValue(owner, backgroundNames.object(requestId), JSON.stringify(object), ttl, COUNTED)
       this.#objectWritten = object
     }
     const leaseUntil = Date.now() + this.limits.leaseMs
@@ -291,7 +308,7 @@ export class RunLog {
       leaseUntil,
     }
     if (objectSeq !== undefined) head.objectAt = { seq: objectSeq, segment: this.#segmentOf(objectSeq) }
-    await store.setValue(owner, backgroundNames.head(requestId), JSON.stringify(head), ttl)
+    await store.setValue(owner, backgroundNames.head(requestId), JSON.stringify(head), ttl, COUNTED)
     this.#leaseUntil = leaseUntil
   }
 }
