@@ -12,8 +12,9 @@ export interface RecoveryOptions {
   /** Records one owner may keep; past it that owner's oldest go first (logged once per trim, with a count). @default 10000 */
   maxRecordsPerOwner?: number
   /**
-   * Bytes one owner may keep in the default in-memory store, so one owner's records never push out another's;
-   * past it that owner's oldest go first (logged). Ignored with `store`. @default 134217728 (128 MiB, half the default store: a 20 MB request with its answer fits)
+   * Bytes one owner may keep in the default in-memory store (its records and its background responses' state), so
+   * one owner never pushes out another's; past it that owner's oldest records go first (logged), then its background
+   * responses are stopped `failed`. Ignored with `store`. @default 134217728 (128 MiB, half the default store: a 20 MB request with its answer fits)
    */
   maxBytesPerOwner?: number
   /**

@@ -1,6 +1,5 @@
 // `POST` of a call its client asked to run in the background: the gateway keeps the call, answers at once with
 // its object (or, for a stream, its events as they come), and runs it to its end whatever the client does.
-import { createHash } from 'node:crypto'
 import { buildCallSpec } from '../call/build-call-spec.js'
 import type { BackgroundFormat } from '../dialects/index.js'
 import { GatewayError } from '../errors.js'
@@ -13,6 +12,7 @@ import { parseJsonInSlices } from '../json/parse-in-slices.js'
 import { jsonBytesInSlices } from '../json/text-in-slices.js'
 import { streamHead } from '../recovery/stream/follow.js'
 import type { Runtime } from '../runtime.js'
+import { claimCreateKey } from './create-key.js'
 import { followHere, followStored, shownObject, streamEvents } from './follow.js'
 import { runInBackground } from './run.js'
 import { RunLog } from './run-log.js'
@@ -61,11 +61,9 @@ export async function createInBackground(
   const { ttlMs } = rt.options.recovery
   // A create sent again with its Idempotency-Key (a client's failover) gets the call the first one started.
   if (key !== undefined) {
-    const earlier = await rt.store.claimValue(ex.owner, keyName(key), ex.requestId, ttlMs)
-    if (earlier !== undefined) {
-      if (await answerEarlier(rt, ex, format, earlier, request.stream === true)) return
-      await rt.store.setValue(ex.owner, keyName(key), ex.requestId, ttlMs)
-    }
+    const claim = await claimCreateKey(rt, spec, key)
+    if (claim.earlier !== undefined && (await answerEarlier(rt, ex, format, claim.earlier, request.stream === true))) return
+    if (claim.earlier !== undefined) await claim.take()
   }
   const run = new RunLog(
     {
@@ -97,9 +95,6 @@ export async function createInBackground(
   sendObject(ex, ex.requestId, run.object, {})
 }
 
-/** The store name of a background create's Idempotency-Key: its digest, never the key. */
-const keyName = (key: string) => `bgkey:${createHash('sha256').update(key).digest('hex')}`
-
 const REPLAYED = { 'idempotent-replayed': 'true' }
 
 /** The head of a background call's events, with the request id of the create that started it. */
@@ -123,7 +118,9 @@ async function answerEarlier(rt: Runtime, ex: Exchange, format: BackgroundFormat
   const head = here ? undefined : await readHead(rt.store, ex.owner, requestId)
   if (!here && !head) return false
   if (!stream) {
-    sendObject(ex, requestId, here ? here.object : shownObject(format, head as BackgroundHead), REPLAYED)
+    const object = here ? here.object : await shownObject(rt.store, format, ex.owner, requestId, head as BackgroundHead)
+    if (!object) return false
+    sendObject(ex, requestId, object, REPLAYED)
     return true
   }
   await streamEvents(rt, ex.res, eventsHead(ex, requestId, REPLAYED), (sink) =>

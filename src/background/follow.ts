@@ -7,14 +7,22 @@ import { ClientSink, type ResponseHead } from '../http/sink.js'
 import type { RecoveryStore } from '../recovery/store/recovery-store.js'
 import type { Runtime } from '../runtime.js'
 import { BACKGROUND_TICK_MS, keptEvent, type RunLog } from './run-log.js'
-import { type BackgroundHead, hasEnded, readHead, readSegment, STOPPED_MESSAGE } from './state.js'
+import { type BackgroundHead, hasEnded, readHead, readObject, readSegment, STOPPED_MESSAGE } from './state.js'
 
 /** Whether a running call's process stopped vouching for it: its lease ran out before it ended. */
 export const leaseLapsed = (head: BackgroundHead) => !hasEnded(head.status) && head.leaseUntil < Date.now()
 
-/** A call's object as a retrieve shows it: a call whose process stopped is `failed`, saying so. */
-export function shownObject(format: BackgroundFormat, head: BackgroundHead): Record<string, unknown> {
-  return leaseLapsed(head) ? format.ended(head.object, 'failed', STOPPED_MESSAGE) : head.object
+/** A call's object as a retrieve shows it: a call whose process stopped is `failed`, saying so; undefined when gone. */
+export async function shownObject(
+  store: RecoveryStore,
+  format: BackgroundFormat,
+  owner: string,
+  requestId: string,
+  head: BackgroundHead,
+): Promise<Record<string, unknown> | undefined> {
+  const object = await readObject(store, format, owner, requestId, head)
+  if (object === undefined) return undefined
+  return leaseLapsed(head) ? format.ended(object, 'failed', STOPPED_MESSAGE) : object
 }
 
 /**
@@ -37,23 +45,69 @@ export async function streamEvents(
   }
 }
 
-/** Writes the events of a call running here after `after`, then those to come, until it ends or the client leaves. */
-export function followHere(run: RunLog, after: number, sink: ClientSink): Promise<void> {
+/** Resolves when the client's socket can take more, or the client left (a client that takes nothing is cut in time). */
+function drainedOrGone(sink: ClientSink): Promise<void> {
+  if (sink.watch.clientGone) return Promise.resolve()
   return new Promise((resolve) => {
-    let stop = () => {}
-    const stopWatching = sink.watch.onGone(() => {
-      stop()
+    const stops: Array<() => void> = []
+    const done = () => {
+      for (const stop of stops) stop()
       resolve()
-    })
-    stop = run.follow(after, {
-      event: (sse) => void sink.write(Buffer.from(sse)),
-      end: () => {
-        stopWatching()
-        sink.end()
-        resolve()
-      },
-    })
+    }
+    stops.push(sink.onDrain(done), sink.watch.onGone(done))
   })
+}
+
+/** The most of one event written at once: an event of megabytes (a final object) goes out a slice at a time. */
+const WRITE_SLICE_CHARS = 64 * 1024
+
+/**
+ * Writes one event paced by the client: a slice at a time, the next once the socket took the last, so a reader that
+ * does not read holds one slice of it, never a copy of the whole.
+ */
+async function writeEvent(sink: ClientSink, sse: string): Promise<void> {
+  for (let from = 0; from < sse.length && !sink.watch.clientGone; ) {
+    let to = Math.min(sse.length, from + WRITE_SLICE_CHARS)
+    // Never between the two halves of a surrogate pair, which encode differently alone.
+    const last = sse.charCodeAt(to - 1)
+    if (to < sse.length && to - 1 > from && last >= 0xd800 && last <= 0xdbff) to--
+    if (!sink.write(Buffer.from(sse.slice(from, to), 'utf8'))) await drainedOrGone(sink)
+    from = to
+  }
+}
+
+/**
+ * Writes the events of a call running here after `after`, then those to come, until it ends or the client leaves.
+ * Paced by the client: the events are read from the call's log where they are kept anyway, and the next is written
+ * only once the socket took the last, so a reader that does not read holds no copy of them.
+ */
+export async function followHere(run: RunLog, after: number, sink: ClientSink): Promise<void> {
+  let next = after + 1
+  let wake: (() => void) | undefined
+  const stop = run.follow(Number.MAX_SAFE_INTEGER, {
+    event: () => wake?.(),
+    end: () => wake?.(),
+  })
+  try {
+    while (!sink.watch.clientGone) {
+      while (next < run.events.length && !sink.watch.clientGone) {
+        await writeEvent(sink, run.events[next++] as string)
+      }
+      // Checked in the same turn as the wait below is set up: an event or end after it wakes the wait.
+      if (sink.watch.clientGone || (hasEnded(run.status) && next >= run.events.length)) break
+      if (next < run.events.length) continue
+      let stopWatching = () => {}
+      await new Promise<void>((resolve) => {
+        wake = resolve
+        stopWatching = sink.watch.onGone(resolve)
+      })
+      stopWatching()
+      wake = undefined
+    }
+  } finally {
+    stop()
+  }
+  if (!sink.watch.clientGone) sink.end()
 }
 
 /** Where a call another process runs is read from. */
@@ -64,27 +118,44 @@ export interface StoredCall {
   requestId: string
 }
 
+/** What a reader is told where kept events are missing (their segment expired or was evicted). */
+function gapEvent(from: number, seq: number): string {
+  const message = `Events from sequence number ${from} of this response are no longer kept; the events after them are not sent.`
+  return keptEvent({ type: 'error', code: 'events_lost', message, param: null }, seq)
+}
+
 /** Writes the events of a call kept in the store after `after`, following it while it runs elsewhere. */
 export async function followStored(call: StoredCall, after: number, sink: ClientSink): Promise<void> {
   const { store, format, owner, requestId } = call
-  const write = (sse: string) => void sink.write(Buffer.from(sse))
+  // Paced by the client, as a replay of a recovery is: one segment is held at a time.
+  const write = (sse: string) => writeEvent(sink, sse)
   let seq = -1
   let segment = 0
-  while (!sink.watch.clientGone) {
+  following: while (!sink.watch.clientGone) {
     const head = await readHead(store, owner, requestId)
     // Deleted meanwhile: nothing more will come.
     if (!head) break
     while (segment < head.segments && !sink.watch.clientGone) {
-      for (const sse of await readSegment(store, owner, requestId, segment)) if (++seq > after) write(sse)
+      const events = await readSegment(store, owner, requestId, segment)
+      if (events === undefined) {
+        // A replay with a hole must not end as if whole: it ends with an error naming where the hole starts.
+        if (++seq > after) await write(gapEvent(seq, seq))
+        break following
+      }
+      for (const sse of events) {
+        if (sink.watch.clientGone) break following
+        if (++seq > after) await write(sse)
+      }
       segment++
     }
     if (hasEnded(head.status)) break
     if (leaseLapsed(head)) {
-      const told = format.endEvent(shownObject(format, head))
-      if (told && ++seq > after) write(keptEvent(told, seq))
+      const object = await shownObject(store, format, owner, requestId, head)
+      const told = object && format.endEvent(object)
+      if (told && ++seq > after) await write(keptEvent(told, seq))
       break
     }
     await sleep(BACKGROUND_TICK_MS)
   }
-  sink.end()
+  if (!sink.watch.clientGone) sink.end()
 }

@@ -1,15 +1,29 @@
 // One background call while this process runs it: its events in memory (for readers here) and in the store (for
 // readers anywhere), its status, and the lease that tells other processes it is still being run.
+import { setTimeout as sleep } from 'node:timers/promises'
 import type { BackgroundFormat, BackgroundStatus } from '../dialects/index.js'
+import { isOverQuota } from '../recovery/store/memory-catalog.js'
 import type { RecoveryStore } from '../recovery/store/recovery-store.js'
 import { sseEvent } from '../sse/write.js'
 import { type AbortHook, abortWith } from '../upstream/send.js'
-import { type BackgroundHead, backgroundNames, hasEnded, removeCall } from './state.js'
+import { type BackgroundHead, backgroundNames, DELETE_MARK, hasEnded, removeCall } from './state.js'
 
 /** How often a running call writes the events that came since its last write (readers elsewhere poll as often). */
 export const BACKGROUND_TICK_MS = 100
 /** How often a running call looks for a cancel or delete asked for in another process. */
 const CANCEL_POLL_MS = 1_000
+/**
+ * The most bytes of events one segment holds (one event larger than this is a segment alone): a reader elsewhere
+ * holds one segment at a time while its client takes it, so a stalled reader holds a slice of the call, not all of it.
+ */
+const SEGMENT_BYTES = 1024 * 1024
+/** A call's state counts against its owner's quota, as its records do. */
+const COUNTED = { counted: true }
+/** Why a call whose state its owner's quota cannot hold was stopped. */
+const OVER_QUOTA_MESSAGE =
+  "The response grew past what its owner may keep in the store (recovery.maxBytesPerOwner, or the owner's share of recovery.maxMemoryBytes)."
+/** The longest wait between two tries of a call's last write while the store is down. */
+const MAX_RETRY_WAIT_MS = 2_000
 
 /** One kept event as readers get it: its data numbered `seq` (`type` and `sequence_number` first, as OpenAI writes them). */
 export function keptEvent(data: Record<string, unknown>, seq: number): string {
@@ -47,12 +61,26 @@ export interface RunIdentity {
 /**
  * A running background call's log. Its first event is the gateway's own `created` one; the upstream's follow, each
  * numbered from there. Every tick the events that came since are written as one segment, then the head; a head is
- * also written before the lease runs out, and a cancel asked for elsewhere is looked for once a second.
+ * also written before the lease runs out, and a cancel asked for elsewhere is looked for once a second. Events stay
+ * pending until their segment took: a write that failed (the store down) is tried again on the next tick, so what
+ * is kept has no hole, and the last write is tried again until it takes or a lease has passed.
  */
 export class RunLog {
   readonly events: string[] = []
   status: BackgroundStatus = 'queued'
-  object: Record<string, unknown>
+  #object: Record<string, unknown>
+  /**
+   * The sequence number of the event that carries the object (the created one, then the one that ended the call):
+   * the store keeps the object there only, since it echoes the request (megabytes of instructions).
+   */
+  #objectSeq: number | undefined = 0
+  /** The object last written apart, for an end no event carries. */
+  #objectWritten: Record<string, unknown> | undefined
+  /** The data of the last event appended. */
+  #lastData: Record<string, unknown> | undefined
+  /** The sequence number of the first event of each segment written. */
+  readonly #segmentFirst: number[] = []
+  #written = 0
   /** Stops the upstream call; `stopReason` says why (a cancel, a bound, a shutdown). */
   readonly hook: AbortHook = {}
   stopReason: { status: BackgroundStatus; message: string | undefined } | undefined
@@ -63,6 +91,8 @@ export class RunLog {
   #cancelCheckedAt = Date.now()
   #deleted = false
   #errorTold = false
+  /** The store refused its events past its owner's quota: those not written are lost, and its end says why. */
+  #overQuota = false
   #writes: Promise<void> = Promise.resolve()
   #readers = new Set<RunReader>()
   #ended: Promise<void>
@@ -74,7 +104,7 @@ export class RunLog {
     readonly limits: RunLimits,
     pending: Record<string, unknown>,
   ) {
-    this.object = pending
+    this.#object = pending
     this.#ended = new Promise((resolve) => (this.#settle = resolve))
     this.append(who.format.createdEvent(pending))
     this.#timer = setInterval(() => this.#tick(), BACKGROUND_TICK_MS)
@@ -95,6 +125,11 @@ export class RunLog {
     this.#settle()
   }
 
+  /** The call's object as a retrieve shows it. */
+  get object(): Record<string, unknown> {
+    return this.status === 'in_progress' ? this.who.format.started(this.#object) : this.#object
+  }
+
   /** Resolves once the call ended and its last state is written. */
   get ended(): Promise<void> {
     return this.#ended
@@ -112,6 +147,7 @@ export class RunLog {
       return
     }
     this.#bytes += bytes
+    this.#lastData = data
     this.events.push(sse)
     this.#pending.push(sse)
     for (const reader of this.#readers) reader.event(sse)
@@ -119,9 +155,8 @@ export class RunLog {
 
   /** The upstream answered: the call is in progress. */
   start(): void {
-    if (this.status !== 'queued') return
-    this.status = 'in_progress'
-    this.object = this.who.format.started(this.object)
+    // The object is unchanged but for its status, which the head carries: nothing more to write.
+    if (this.status === 'queued') this.status = 'in_progress'
   }
 
   /** Stops the upstream call for `status`; the call ends once the upstream request has. */
@@ -139,17 +174,27 @@ export class RunLog {
     if (object === undefined) {
       const last = this.who.format.ended(this.object, status, message)
       const told = this.who.format.endEvent(last)
+      // What the quota refused is not kept: the kept events end with the failure that names it instead.
+      if (this.#overQuota) this.#pending.length = 0
+      const before = this.events.length
       if (told) this.append(told)
-      this.object = last
+      this.#objectSeq = told && this.events.length > before && this.who.format.objectOf(told) === last ? before : undefined
+      this.#object = last
     } else {
-      this.object = object
+      this.#object = object
+      const carried = this.#lastData && this.who.format.objectOf(this.#lastData) === object
+      this.#objectSeq = carried ? this.events.length - 1 : undefined
     }
     this.status = status
     clearInterval(this.#timer)
     for (const reader of this.#readers) reader.end()
     this.#readers.clear()
     this.#writes = this.#writes
-      .then(() => (this.#deleted ? removeCall(this.who.store, this.who.owner, this.who.requestId, this.#segments) : this.#write()))
+      .then(() =>
+        this.#retried(() =>
+          this.#deleted ? removeCall(this.who.store, this.who.owner, this.who.requestId, this.#segments) : this.#write(),
+        ),
+      )
       .catch((error: unknown) => this.who.onError(error))
       .then(() => this.#settle())
     return this.#ended
@@ -173,6 +218,8 @@ export class RunLog {
   }
 
   #tick(): void {
+    // Deleted: nothing more is written, and what was is removed once it stopped.
+    if (this.#deleted) return
     const now = Date.now()
     const renew = now > this.#leaseUntil - (this.limits.leaseMs * 2) / 3
     if (this.#pending.length > 0 || renew) this.#writes = this.#writes.then(() => this.#write()).catch((error) => this.#failed(error))
@@ -183,6 +230,11 @@ export class RunLog {
 
   /** Told once per call while it runs: a store that is down fails every tick. Its last write is always told. */
   #failed(error: unknown): void {
+    // Past what its owner may keep: it stops, as past its own bounds, rather than push out another owner's state.
+    if (isOverQuota(error)) {
+      this.#overQuota = true
+      this.stop('failed', OVER_QUOTA_MESSAGE)
+    }
     if (this.#errorTold) return
     this.#errorTold = true
     this.who.onError(error)
@@ -192,29 +244,71 @@ export class RunLog {
     if (hasEnded(this.status)) return
     const { store, owner, requestId } = this.who
     const asked = await store.getValue(owner, backgroundNames.cancel(requestId))
-    if (asked === 'delete') this.deleted()
+    if (asked === DELETE_MARK) this.deleted()
     else if (asked !== undefined) this.stop('cancelled')
+  }
+
+  /**
+   * The last write (or removal), tried again while the store fails, waiting longer each time, for as long as a lease
+   * lasts: a final state lost to a short outage left a paid call `failed` for its readers once its lease ran out.
+   */
+  async #retried(write: () => Promise<void>): Promise<void> {
+    const giveUpAt = Date.now() + this.limits.leaseMs
+    for (let wait = BACKGROUND_TICK_MS; ; wait = Math.min(2 * wait, MAX_RETRY_WAIT_MS)) {
+      try {
+        return await write()
+      } catch (error) {
+        // Past the owner's quota, trying again only pushes at it.
+        if (isOverQuota(error) || Date.now() + wait > giveUpAt) throw error
+        this.#failed(error)
+        await sleep(wait, undefined, { ref: false })
+      }
+    }
+  }
+
+  /** The segment that holds event `seq` (written already): the created event's, or one near the end. */
+  #segmentOf(seq: number): number {
+    let n = this.#segmentFirst.length - 1
+    while (n > 0 && (this.#segmentFirst[n] as number) > seq) n--
+    return n
   }
 
   async #write(): Promise<void> {
     const { store, owner, requestId } = this.who
     const ttl = this.limits.ttlMs
-    const pending = this.#pending
-    this.#pending = []
-    if (pending.length > 0) {
-      await store.setValue(owner, backgroundNames.segment(requestId, this.#segments), JSON.stringify(pending), ttl)
+    // What is written is what is known now: an end that comes during the writes is the next write's.
+    const { status } = this
+    const object = this.#object
+    const objectSeq = this.#objectSeq
+    // Taken off `#pending` only once written: a failed write leaves them for the next.
+    let count = this.#pending.length
+    while (count > 0) {
+      let take = 0
+      for (let bytes = 0; take < count && (take === 0 || bytes + (this.#pending[take] as string).length <= SEGMENT_BYTES); take++)
+        bytes += (this.#pending[take] as string).length
+      // One event alone (a created or final one of megabytes) is kept as it is, not copied.
+      const segment = take === 1 ? (this.#pending[0] as string) : this.#pending.slice(0, take).join('')
+      await store.setValue(owner, backgroundNames.segment(requestId, this.#segments), segment, ttl, COUNTED)
+      this.#pending.splice(0, take)
       this.#segments++
+      this.#segmentFirst.push(this.#written)
+      this.#written += take
+      count -= take
+    }
+    if (objectSeq === undefined && this.#objectWritten !== object) {
+      await store.setValue(owner, backgroundNames.object(requestId), JSON.stringify(object), ttl, COUNTED)
+      this.#objectWritten = object
     }
     const leaseUntil = Date.now() + this.limits.leaseMs
     const head: BackgroundHead = {
-      v: 1,
-      status: this.status,
-      object: this.object,
+      v: 2,
+      status,
       segments: this.#segments,
-      events: this.events.length - this.#pending.length,
+      events: this.#written,
       leaseUntil,
     }
-    await store.setValue(owner, backgroundNames.head(requestId), JSON.stringify(head), ttl)
+    if (objectSeq !== undefined) head.objectAt = { seq: objectSeq, segment: this.#segmentOf(objectSeq) }
+    await store.setValue(owner, backgroundNames.head(requestId), JSON.stringify(head), ttl, COUNTED)
     this.#leaseUntil = leaseUntil
   }
 }

@@ -1,15 +1,24 @@
-// What the store holds of a background call, for every process that shares it: one head (its status, its latest
-// object, how many event segments were written, and until when the process running it vouches for it) and its
-// events in numbered segments, all under the owner's keys, so another owner finds nothing.
-import type { BackgroundStatus } from '../dialects/index.js'
+// What the store holds of a background call, for every process that shares it: one small head (its status, how
+// many event segments were written, and until when the process running it vouches for it), its object apart, and
+// its events in numbered segments, all under the owner's keys, so another owner finds nothing. The object echoes the
+// request (instructions, tools, metadata: megabytes) and is written when it changes (created, ended), never with the
+// head, which is written every tick and read by every follower as often.
+import type { BackgroundFormat, BackgroundStatus } from '../dialects/index.js'
 import type { RecoveryStore } from '../recovery/store/recovery-store.js'
+import { eventData } from '../sse/parse.js'
 
 /** The head of a background call in the store. */
 export interface BackgroundHead {
-  v: 1
+  /** 2 since the object is kept apart; a head of 1 carries it. */
+  v: 1 | 2
   status: BackgroundStatus
-  /** The call's object as a retrieve shows it: the pending one while it runs, its final one once it ended. */
-  object: Record<string, unknown>
+  /** The object in a head of version 1 only. */
+  object?: Record<string, unknown>
+  /**
+   * The sequence number of the event that carries the call's object (its created event, the event that ended it),
+   * and the segment that holds it; absent when the object is kept apart (an end no event told).
+   */
+  objectAt?: { seq: number; segment: number }
   /** How many event segments were written. */
   segments: number
   /** How many events those segments hold. */
@@ -25,8 +34,12 @@ export interface BackgroundHead {
 export const backgroundNames = {
   head: (requestId: string) => `bg:${requestId}`,
   segment: (requestId: string, n: number) => `bg:${requestId}:${n}`,
+  object: (requestId: string) => `bgobj:${requestId}`,
   cancel: (requestId: string) => `bgcancel:${requestId}`,
 }
+
+/** The cancel mark of a call deleted while another process ran it: readers anywhere answer 404 from then on. */
+export const DELETE_MARK = 'delete'
 
 /** Whether a status is an end: nothing changes a call after it. */
 export const hasEnded = (status: BackgroundStatus) => status !== 'queued' && status !== 'in_progress'
@@ -40,7 +53,9 @@ export function parseHead(text: string | undefined): BackgroundHead | undefined 
   if (text === undefined) return undefined
   try {
     const head = JSON.parse(text) as Partial<BackgroundHead>
-    return head.v === 1 && typeof head.segments === 'number' && typeof head.status === 'string' ? (head as BackgroundHead) : undefined
+    return (head.v === 1 || head.v === 2) && typeof head.segments === 'number' && typeof head.status === 'string'
+      ? (head as BackgroundHead)
+      : undefined
   } catch {
     return undefined
   }
@@ -51,16 +66,78 @@ export async function readHead(store: RecoveryStore, owner: string, requestId: s
   return parseHead(await store.getValue(owner, backgroundNames.head(requestId)))
 }
 
-/** The events of segment `n`, each the JSON text of one event's data. */
-export async function readSegment(store: RecoveryStore, owner: string, requestId: string, n: number): Promise<string[]> {
-  const text = await store.getValue(owner, backgroundNames.segment(requestId, n))
-  if (text === undefined) return []
-  try {
-    const events = JSON.parse(text) as unknown
-    return Array.isArray(events) ? events.filter((e): e is string => typeof e === 'string') : []
-  } catch {
-    return []
+/**
+ * A call's object as the store has it, in the status its head says (the object is written when created and when
+ * ended; `in_progress` in between is the head's); undefined when it is gone.
+ */
+export async function readObject(
+  store: RecoveryStore,
+  format: BackgroundFormat,
+  owner: string,
+  requestId: string,
+  head: BackgroundHead,
+): Promise<Record<string, unknown> | undefined> {
+  let object = head.object
+  if (object === undefined && head.objectAt) {
+    const { seq, segment } = head.objectAt
+    const numbered = `"sequence_number":${seq},`
+    for (const sse of (await readSegment(store, owner, requestId, segment)) ?? []) {
+      // Only the event numbered `seq` is parsed: its number comes first in it, after its type.
+      if (!sse.slice(0, 256).includes(numbered)) continue
+      const data = eventObject(sse)
+      if (data?.sequence_number === seq) object = format.objectOf(data)
+    }
+    if (object === undefined) return undefined
+  } else if (object === undefined) {
+    const text = await store.getValue(owner, backgroundNames.object(requestId))
+    if (text === undefined) return undefined
+    try {
+      object = JSON.parse(text) as Record<string, unknown>
+    } catch {
+      return undefined
+    }
   }
+  return head.status === 'in_progress' && object.status === 'queued' ? format.started(object) : object
+}
+
+/** The data of one kept event, parsed; undefined when it is not an object. */
+function eventObject(sse: string): Record<string, unknown> | undefined {
+  for (const data of eventData(sse)) {
+    try {
+      const parsed = JSON.parse(data) as unknown
+      if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)) return parsed as Record<string, unknown>
+    } catch {
+      return undefined
+    }
+  }
+  return undefined
+}
+
+/**
+ * The events of segment `n`, each the text of one kept event; undefined when the segment is gone (expired, evicted).
+ * A segment is its events' text one after the other (each ends with a blank line, which no event holds inside), so
+ * each event is a slice of the text as kept, not a copy: readers of one call in the memory store share its text.
+ */
+export async function readSegment(store: RecoveryStore, owner: string, requestId: string, n: number): Promise<string[] | undefined> {
+  const text = await store.getValue(owner, backgroundNames.segment(requestId, n))
+  if (text === undefined) return undefined
+  // A segment written before segments were plain text: a JSON array of the events.
+  if (text.startsWith('[')) {
+    try {
+      const events = JSON.parse(text) as unknown
+      return Array.isArray(events) ? events.filter((e): e is string => typeof e === 'string') : undefined
+    } catch {
+      return undefined
+    }
+  }
+  const events: string[] = []
+  for (let from = 0; from < text.length; ) {
+    const end = text.indexOf('\n\n', from)
+    const to = end < 0 ? text.length : end + 2
+    events.push(text.slice(from, to))
+    from = to
+  }
+  return events
 }
 
 /** Removes a call's head, segments and (unless `keepMark`, for the process still running it) its cancel mark. */
@@ -72,6 +149,7 @@ export async function removeCall(
   options: { keepMark?: boolean } = {},
 ): Promise<void> {
   await store.deleteValue(owner, backgroundNames.head(requestId))
+  await store.deleteValue(owner, backgroundNames.object(requestId))
   if (!options.keepMark) await store.deleteValue(owner, backgroundNames.cancel(requestId))
   for (let n = 0; n < segments; n++) await store.deleteValue(owner, backgroundNames.segment(requestId, n))
 }

@@ -172,6 +172,8 @@ export interface BackgroundFormat {
   endEvent(object: Record<string, unknown>): Record<string, unknown> | undefined
   /** The event that opens every kept stream, written by the gateway when the call is created. */
   createdEvent(object: Record<string, unknown>): Record<string, unknown>
+  /** The call's object an event carries (the created one, an end), if any: the store keeps it there only. */
+  objectOf(event: Record<string, unknown>): Record<string, unknown> | undefined
   /** The error message an ended object carries, if any. */
   errorMessage(object: Record<string, unknown>): string | undefined
   /** The answer to a delete. */

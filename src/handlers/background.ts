@@ -2,7 +2,7 @@
 // a delete. Private to their owner: another owner's id is simply not found.
 import { setTimeout as sleep } from 'node:timers/promises'
 import { followHere, followStored, leaseLapsed, shownObject, streamEvents } from '../background/follow.js'
-import { type BackgroundHead, backgroundNames, hasEnded, readHead, removeCall } from '../background/state.js'
+import { type BackgroundHead, backgroundNames, DELETE_MARK, hasEnded, readHead, removeCall } from '../background/state.js'
 import type { BackgroundFormat } from '../dialects/index.js'
 import { GatewayError, invalidField, shown } from '../errors.js'
 import type { BackgroundRoute, Exchange } from '../http/dispatch.js'
@@ -42,12 +42,25 @@ export async function serveBackground(rt: Runtime, ex: Exchange, route: Backgrou
   const requestId = format.requestIdOf(id)
   if (requestId === undefined) throw notFound(id)
   const here = rt.background.get(owner, requestId)
-  const head = here ? undefined : await readHead(rt.store, owner, requestId)
+  // A delete asked for elsewhere is seen before anything of the call is served: the process running it may write
+  // its head again for up to a second before it sees the delete itself.
+  const [mark, head] = await Promise.all([
+    // A call running here is still served while the store is down; one that is not fails on its head's read.
+    rt.store.getValue(owner, backgroundNames.cancel(requestId)).catch(() => undefined),
+    here ? undefined : readHead(rt.store, owner, requestId),
+  ])
+  if (mark === DELETE_MARK) {
+    here?.deleted()
+    throw notFound(id)
+  }
   if (!here && !head) throw notFound(id)
   switch (route.action) {
     case 'retrieve': {
-      if (ex.match.query.get('stream') !== 'true')
-        return sendJson(res, 200, here ? here.object : shownObject(format, head as BackgroundHead))
+      if (ex.match.query.get('stream') !== 'true') {
+        const object = here ? here.object : await shownObject(rt.store, format, owner, requestId, head as BackgroundHead)
+        if (!object) throw notFound(id)
+        return sendJson(res, 200, object)
+      }
       const after = startingAfter(ex.match.query)
       return streamEvents(rt, res, streamHead(), (sink) =>
         here ? followHere(here, after, sink) : followStored({ store: rt.store, format, owner, requestId }, after, sink),
@@ -59,10 +72,14 @@ export async function serveBackground(rt: Runtime, ex: Exchange, route: Backgrou
         await here.ended
         return sendJson(res, 200, here.object)
       }
-      const stored = head as BackgroundHead
-      if (hasEnded(stored.status) || leaseLapsed(stored)) return sendJson(res, 200, shownObject(format, stored))
-      await rt.store.setValue(owner, backgroundNames.cancel(requestId), 'cancel', rt.options.recovery.ttlMs)
-      return sendJson(res, 200, shownObject(format, await untilEnded(rt, owner, requestId, stored)))
+      let stored = head as BackgroundHead
+      if (!hasEnded(stored.status) && !leaseLapsed(stored)) {
+        await rt.store.setValue(owner, backgroundNames.cancel(requestId), 'cancel', rt.options.recovery.ttlMs)
+        stored = await untilEnded(rt, owner, requestId, stored)
+      }
+      const object = await shownObject(rt.store, format, owner, requestId, stored)
+      if (!object) throw notFound(id)
+      return sendJson(res, 200, object)
     }
     case 'delete':
       return sendJson(res, 200, await deleteCall(rt, format, owner, requestId, here ? undefined : (head as BackgroundHead), id))
@@ -86,8 +103,9 @@ async function deleteCall(
   }
   const stored = head as BackgroundHead
   if (!hasEnded(stored.status) && !leaseLapsed(stored)) {
-    // The process running it sees this within a second, stops it and removes whatever it wrote meanwhile.
-    await rt.store.setValue(owner, backgroundNames.cancel(requestId), 'delete', 3 * rt.options.background.leaseMs)
+    // The process running it sees this within a second, stops it and removes whatever it wrote meanwhile, the mark
+    // last; kept as long as the call's state, so a head written again by a process that then stopped stays hidden.
+    await rt.store.setValue(owner, backgroundNames.cancel(requestId), DELETE_MARK, rt.options.recovery.ttlMs)
     await removeCall(rt.store, owner, requestId, stored.segments, { keepMark: true })
   } else {
     await removeCall(rt.store, owner, requestId, stored.segments)

@@ -219,7 +219,8 @@ function inFlight(): GatewayError {
   })
 }
 
-function keyReused(): GatewayError {
+/** The refusal of an `Idempotency-Key` sent again with another request. */
+export function keyReused(): GatewayError {
   return new GatewayError(
     'idempotency_key_reused',
     'This Idempotency-Key was used with another request; use a new key for a new request.',

@@ -246,6 +246,21 @@ describe('background bounds and bad input', () => {
     expect(upstream(marker)).toHaveLength(1)
   })
 
+  it('a background Idempotency-Key sent again with another body is refused 422, as on the plain path', async () => {
+    const send = (input: string) =>
+      call(`${fx.url}/v1/responses`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${KEY_A}`, 'content-type': 'application/json', 'idempotency-key': 'bg-key-reused' },
+        body: JSON.stringify({ model: 'gpt-4o-mini', input, background: true }),
+      })
+    expect((await send('bg key first body')).status).toBe(200)
+    const other = await send('bg key another body')
+    expect(other.status).toBe(422)
+    expect(other.headers['idempotent-replayed']).toBeUndefined()
+    expect(other.json).toMatchObject({ error: { code: 'idempotency_key_reused', param: 'Idempotency-Key' } })
+    expect(upstream('bg key another body')).toHaveLength(0)
+  })
+
   it('a bad starting_after and an id the gateway never made are refused clearly', async () => {
     const auth = { authorization: `Bearer ${KEY_A}` }
     const unknown = await call(`${fx.url}/v1/responses/resp_nothing`, { headers: auth })

@@ -45,8 +45,10 @@ export class LruStoreAdapter extends EventEmitter implements KeyvStoreAdapter {
   namespace: string | undefined
   readonly cache: LRUCache<string, Stored>
 
-  /** Called with the key of every value pushed out to make room (not for deletes, replacements or expiry). */
+  /** Called with the key of every value pushed out to make room (not for deletes or replacements). */
   onEvict: ((key: string) => void) | undefined
+  /** Called with the key of every value found expired and purged. */
+  onExpire: ((key: string) => void) | undefined
 
   constructor(options: { maxSize: number; maxEntrySize?: number }) {
     super()
@@ -54,6 +56,7 @@ export class LruStoreAdapter extends EventEmitter implements KeyvStoreAdapter {
     this.cache = new LRUCache<string, Stored>({
       dispose: (_value, key, reason) => {
         if (reason === 'evict') this.onEvict?.(key)
+        else if (reason === 'expire') this.onExpire?.(key)
       },
       maxSize,
       maxEntrySize: Math.min(maxSize, Math.max(1, Math.floor(options.maxEntrySize ?? maxSize / 2))),

@@ -35,6 +35,14 @@ export interface MemoryRoom {
   used(): number
 }
 
+const OVER_QUOTA = 'The value is past '
+
+/** The refusal of a counted value past what its owner may keep. */
+const overQuota = (what: string) => storeUnavailable(`${OVER_QUOTA}${what}: the owner's running state alone fills it.`)
+
+/** Whether a write was refused because its owner's running state alone fills its quota or share of the store. */
+export const isOverQuota = (error: unknown) => error instanceof Error && error.message.startsWith(OVER_QUOTA)
+
 /**
  * What a record costs the store beyond the bytes counted for its values: three keys and Keyv's `{ value, expires }`
  * wrapper around each value. An over-estimate, so the store's own bound (which would take the oldest record of
@@ -53,7 +61,10 @@ const RECORD_OVERHEAD = 1024
  */
 export class MemoryCatalog implements OwnerCatalog {
   private readonly owners = new Map<string, Map<string, Kept>>()
+  /** Records' bytes and counted values' bytes (a background call's state), by owner. */
   private readonly bytesByOwner = new Map<string, number>()
+  /** The values counted against their owner's quota (`putValue`), by owner then key: their bytes. */
+  private readonly values = new Map<string, Map<string, number>>()
 
   constructor(
     private readonly keyv: Keyv,
@@ -106,7 +117,7 @@ export class MemoryCatalog implements OwnerCatalog {
     const taken = new Map<string, string[]>()
     try {
       while (room.used() + needed > room.capacity) {
-        const holders = this.owners.size + (this.owners.has(writer) ? 0 : 1)
+        const holders = this.bytesByOwner.size + (this.bytesByOwner.has(writer) ? 0 : 1)
         const fair = room.capacity / holders
         let victim: string | undefined
         let most = 0
@@ -118,6 +129,9 @@ export class MemoryCatalog implements OwnerCatalog {
           }
         }
         const oldest = victim === undefined ? undefined : (this.owners.get(victim)?.keys().next().value as string | undefined)
+        // A writer furthest over its share with nothing left to drop but running state is refused, before the
+        // store's own bound takes the oldest value of anyone.
+        if (victim === writer && oldest === undefined) throw overQuota('its fair share of the store')
         if (victim === undefined || oldest === undefined) return
         await this.drop(victim, oldest)
         taken.set(victim, [...(taken.get(victim) ?? []), oldest])
@@ -164,6 +178,7 @@ export class MemoryCatalog implements OwnerCatalog {
 
   async disconnect(): Promise<void> {
     this.owners.clear()
+    this.values.clear()
     this.bytesByOwner.clear()
   }
 
@@ -185,12 +200,56 @@ export class MemoryCatalog implements OwnerCatalog {
     const gone = kept?.get(requestId)
     if (!kept || !gone) return
     kept.delete(requestId)
-    const left = (this.bytesByOwner.get(owner) ?? 0) - gone.bytes
-    if (kept.size === 0) {
-      this.owners.delete(owner)
-      this.bytesByOwner.delete(owner)
-    } else {
-      this.bytesByOwner.set(owner, left)
+    if (kept.size === 0) this.owners.delete(owner)
+    this.addBytes(owner, -gone.bytes)
+  }
+
+  private addBytes(owner: string, bytes: number): void {
+    const left = (this.bytesByOwner.get(owner) ?? 0) + bytes
+    if (left <= 0 && !this.owners.has(owner) && !this.values.has(owner)) this.bytesByOwner.delete(owner)
+    else this.bytesByOwner.set(owner, Math.max(0, left))
+  }
+
+  /**
+   * Writes one of an owner's values counted against its quota (a background call's head, object and segments):
+   * room is made as for a record, and past the owner's quota its own oldest records go first. Refused (and not
+   * kept) when the owner's quota or fair share holds nothing more to drop but such values.
+   */
+  async putValue(owner: string, key: string, bytes: number, write: () => Promise<void>): Promise<void> {
+    this.forgetValue(owner, key)
+    await this.makeRoom(owner, bytes)
+    await write()
+    let kept = this.values.get(owner)
+    if (!kept) {
+      kept = new Map()
+      this.values.set(owner, kept)
     }
+    kept.set(key, bytes)
+    this.addBytes(owner, bytes)
+    const dropped: string[] = []
+    try {
+      while ((this.bytesByOwner.get(owner) ?? 0) > this.limits.maxBytes) {
+        const oldest = this.owners.get(owner)?.keys().next().value as string | undefined
+        if (oldest === undefined) {
+          this.forgetValue(owner, key)
+          await this.keyv.delete(key)
+          throw overQuota(`an owner's quota (${this.limits.maxBytes} bytes)`)
+        }
+        await this.drop(owner, oldest)
+        dropped.push(oldest)
+      }
+    } finally {
+      if (dropped.length > 0) this.onEvict({ owner, requestIds: dropped, reason: 'owner_byte_limit' })
+    }
+  }
+
+  /** A counted value was deleted, expired or pushed out: its bytes no longer count. */
+  forgetValue(owner: string, key: string): void {
+    const kept = this.values.get(owner)
+    const bytes = kept?.get(key)
+    if (!kept || bytes === undefined) return
+    kept.delete(key)
+    if (kept.size === 0) this.values.delete(owner)
+    this.addBytes(owner, -bytes)
   }
 }

@@ -50,8 +50,12 @@ export interface RecoveryStore {
   deleteAll(owner: string, options: { dryRun: boolean }): Promise<number>
   /** Sets an owner's single value unless it holds one; resolves the value there, or undefined when this call set it. */
   claimValue(owner: string, name: string, value: string, ttlMs: number): Promise<string | undefined>
-  /** Sets an owner's single value, replacing what is there. */
-  setValue(owner: string, name: string, value: string, ttlMs: number): Promise<void>
+  /**
+   * Sets an owner's single value, replacing what is there. `counted` values (a background call's state) count
+   * against the owner's byte quota and fair share in the in-memory store, as records do; past them the write is
+   * refused once the owner's own oldest records are gone.
+   */
+  setValue(owner: string, name: string, value: string, ttlMs: number, options?: { counted?: boolean }): Promise<void>
   /** An owner's single value, or undefined. */
   getValue(owner: string, name: string): Promise<string | undefined>
   deleteValue(owner: string, name: string): Promise<void>
@@ -90,6 +94,8 @@ const DEFAULT_TIMEOUT_MS = 5000
 const DEFAULT_OWNER_LIMITS: OwnerLimits = { maxRecords: 10_000, maxBytes: 128 * 1024 * 1024 }
 /** A record's detail key as the memory store holds it (behind Keyv's namespace): owner and request id. */
 const DETAIL_KEY = /rec:\{([0-9a-f]+)\}:([0-9A-HJKMNP-TV-Z]{26})$/
+/** An owner's value key as the memory store holds it: owner, and the key as the catalog counts it. */
+const VALUE_KEY = /(?:^|:)(val:\{([0-9a-f]+)\}:.+)$/
 /** Longest a health check waits for the store: a health endpoint must answer fast even when the store does not. */
 const HEALTH_TIMEOUT_MS = 1000
 /** A key nobody writes, read by the health check of a Keyv that can only be asked through a read. */
@@ -107,6 +113,8 @@ class KeyvRecoveryStore implements RecoveryStore {
   readonly #owned: LruStoreAdapter | undefined
   readonly #catalog: OwnerCatalog
   readonly #values: KeyedValues
+  /** The default in-memory store's catalog, which counts values too; undefined with a Keyv passed in. */
+  #memory: MemoryCatalog | undefined
   readonly #timeoutMs: number
   readonly #onError: (error: unknown) => void
   #closed = false
@@ -146,10 +154,17 @@ class KeyvRecoveryStore implements RecoveryStore {
       this.#owned = memory.adapter
       const cache = memory.adapter.cache
       const catalog = new MemoryCatalog(memory.keyv, limits, onEvict, { capacity: cache.maxSize, used: () => cache.calculatedSize })
+      const valueGone = (key: string) => {
+        const value = VALUE_KEY.exec(key)
+        if (value) catalog.forgetValue(value[2] as string, value[1] as string)
+      }
       memory.adapter.onEvict = (key) => {
         const detail = DETAIL_KEY.exec(key)
         if (detail) catalog.evicted(detail[1] as string, detail[2] as string)
+        else valueGone(key)
       }
+      memory.adapter.onExpire = valueGone
+      this.#memory = catalog
       this.#catalog = catalog
       this.#values = new KeyvValues(memory.keyv)
     }
@@ -288,10 +303,13 @@ class KeyvRecoveryStore implements RecoveryStore {
     })
   }
 
-  setValue(owner: string, name: string, value: string, ttlMs: number): Promise<void> {
+  setValue(owner: string, name: string, value: string, ttlMs: number, options: { counted?: boolean } = {}): Promise<void> {
     return this.#run('setValue', async () => {
       await this.#catalog.ready()
-      await this.#values.set(valueKey(owner, name), value, ttlMs)
+      const key = valueKey(owner, name)
+      if (options.counted && this.#memory)
+        await this.#memory.putValue(owner, key, approxBytes(value) + key.length * 2, () => this.#values.set(key, value, ttlMs))
+      else await this.#values.set(key, value, ttlMs)
     })
   }
 
@@ -305,7 +323,9 @@ class KeyvRecoveryStore implements RecoveryStore {
   deleteValue(owner: string, name: string): Promise<void> {
     return this.#run('deleteValue', async () => {
       await this.#catalog.ready()
-      await this.#values.delete(valueKey(owner, name))
+      const key = valueKey(owner, name)
+      await this.#values.delete(key)
+      this.#memory?.forgetValue(owner, key)
     })
   }
 

@@ -75,6 +75,7 @@ export const responsesBackground: BackgroundFormat = {
   },
   endEvent: (object) => (object.status === 'failed' ? { type: 'response.failed', response: object } : undefined),
   createdEvent: (object) => ({ type: 'response.created', response: object }),
+  objectOf: (event) => (isObject(event.response) ? event.response : undefined),
   errorMessage: (object) => (isObject(object.error) && typeof object.error.message === 'string' ? object.error.message : undefined),
   deleted: (id) => ({ id, object: 'response.deleted', deleted: true }),
 }
