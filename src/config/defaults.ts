@@ -10,7 +10,7 @@ export const DEFAULTS = {
     maxMemoryBytes: 256 * 1024 * 1024,
     maxRecordsPerOwner: 10_000,
     maxBytesPerOwner: 128 * 1024 * 1024,
-    maxHeldStreamBytes: 512 * 1024 * 1024,
+    maxHeldStreamBytes: 256 * 1024 * 1024,
   },
   idempotency: {
     retryWindowMs: 10 * 60_000,

@@ -55,6 +55,11 @@ export interface RecoveryStore {
   /** An owner's single value, or undefined. */
   getValue(owner: string, name: string): Promise<string | undefined>
   deleteValue(owner: string, name: string): Promise<void>
+  /**
+   * Whether other processes may read what this store holds: false for the default in-memory store, which is this
+   * gateway's alone (a stream's journal is then written for nobody, and is not written).
+   */
+  readonly shared: boolean
   /** Whether the store can take commands now, answered within a second at most; never rejects. */
   healthy(): Promise<boolean>
   /** Clears the default in-memory store, or disconnects a Keyv passed in; never waits longer than the store deadline. */
@@ -108,6 +113,10 @@ class KeyvRecoveryStore implements RecoveryStore {
   readonly #timeoutMs: number
   readonly #onError: (error: unknown) => void
   #closed = false
+
+  get shared(): boolean {
+    return this.#owned === undefined
+  }
 
   constructor(options: RecoveryStoreOptions) {
     const report = options.onError
