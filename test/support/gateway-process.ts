@@ -65,6 +65,8 @@ export interface GatewayProcessEnv {
   limits?: Record<string, unknown>
   /** The gateway's `background` options, e.g. `{ leaseMs: 1000 }`. */
   background?: Record<string, unknown>
+  /** The gateway's `pricing`, e.g. `{ 'gpt-4o-mini': { input: 1, output: 1 } }`. */
+  pricing?: Record<string, unknown>
 }
 
 const running = new Set<ChildProcess>()
@@ -111,6 +113,7 @@ export async function startGatewayProcess(settings: GatewayProcessEnv): Promise<
       RECOVERY: settings.recovery === undefined ? '' : JSON.stringify(settings.recovery),
       LIMITS: settings.limits === undefined ? '' : JSON.stringify(settings.limits),
       BACKGROUND: settings.background === undefined ? '' : JSON.stringify(settings.background),
+      PRICING: settings.pricing === undefined ? '' : JSON.stringify(settings.pricing),
     },
     stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
   })
