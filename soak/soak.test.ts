@@ -30,7 +30,8 @@ const CONCURRENCY = 6
 const MEMORY_BOUND = 1024 * 1024 * 1024
 const STALL_BOUND_MS = 100
 
-const rng = seeded(SEED)
+/** The faults' own random source: their schedule does not depend on how the calls interleave. */
+const faultRng = seeded(SEED)
 const outcomes: Outcome[] = []
 let upstream: UpstreamCall[] = []
 const faults = { kills: 0, redisRestarts: 0, cuts: 0 }
@@ -63,6 +64,8 @@ let upstreamUrl = ''
 
 /** One logical call: its kind, its owner, whether it is cut, and a repeat for keyed and retried calls. */
 async function oneCall(n: number): Promise<void> {
+  // Each call's choices come from its own number and the seed, whatever the order the workers reach it in.
+  const rng = seeded((SEED * 1_000_003 + n) >>> 0)
   const kind = rng.pick(KINDS)
   const marker = `soak-m${n}`
   const owner = rng.pick(OWNERS)
@@ -111,6 +114,7 @@ async function oneCall(n: number): Promise<void> {
 
 /** A background response: created, then read (through any process) until it ends or a minute passes. */
 async function backgroundCall(outcome: Outcome, target: (cut: number | undefined, note?: boolean) => Target): Promise<void> {
+  // Read through any process: only the one that created it runs it.
   try {
     outcome.backgroundId = await backgroundCreate(target(undefined), outcome.marker)
   } catch (error) {
@@ -119,7 +123,6 @@ async function backgroundCall(outcome: Outcome, target: (cut: number | undefined
   }
   const giveUpAt = Date.now() + 60_000
   while (Date.now() < giveUpAt) {
-    // Read through any process: only the one that created it runs it.
     const status = await backgroundStatus(target(undefined, false), outcome.backgroundId)
     if (status === 'completed') {
       outcome.answered = true
@@ -137,20 +140,20 @@ async function backgroundCall(outcome: Outcome, target: (cut: number | undefined
 /** Kills a gateway process (SIGKILL) or restarts Redis, in turn, at seeded intervals. */
 async function injectFaults(until: number): Promise<void> {
   while (Date.now() < until) {
-    await sleep(rng.int(4000, 9000))
+    await sleep(faultRng.int(4000, 9000))
     if (Date.now() >= until) return
-    if (rng.chance(0.5)) {
-      const index = rng.int(0, gateways.length - 1)
+    if (faultRng.chance(0.5)) {
+      const index = faultRng.int(0, gateways.length - 1)
       const victim = gateways[index] as { instance: number; gw: GatewayProcess }
       for (const o of inFlight) if (o.instances.includes(victim.instance)) o.killed = true
       victim.gw.child.kill('SIGKILL')
       faults.kills++
       gateways = gateways.filter((g) => g !== victim)
-      await sleep(rng.int(500, 2000))
+      await sleep(faultRng.int(500, 2000))
       gateways.push(await startGateway())
     } else {
       faults.redisRestarts++
-      await redis.restart(rng.int(500, 3000))
+      await redis.restart(faultRng.int(500, 3000))
     }
   }
 }
