@@ -20,8 +20,9 @@ export interface RecoveryOptions {
   /**
    * Stream bytes the gateway holds in memory at once for resumes, joined retries and records, all streams together
    * (the streams of `'finish'` and of `Idempotency-Key` calls). A stream past it, or past what one record of its owner
-   * can hold, is no longer resumable; one whose client left is stopped and not kept, with a `warn` line.
-   * @default 536870912 (512 MiB)
+   * can hold, is no longer resumable; one whose client left is stopped and not kept, with a `warn` line. Held streams
+   * grow the process's resident memory by at most 1.5 times this (see docs/operations/limits.md).
+   * @default 268435456 (256 MiB)
    */
   maxHeldStreamBytes?: number
   /**

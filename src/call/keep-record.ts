@@ -22,6 +22,11 @@ export interface UndeliveredResponse {
   streamRaw?: string
 }
 
+/** The bytes of each event a log kept, one at a time (views of its pages). */
+function* eventBytes(log: StreamLog): Generator<Buffer> {
+  for (const event of log.events()) yield event.bytes
+}
+
 /** Keeps an undelivered response as a recovery record; resolves whether it was stored. */
 export async function keepRecord(rt: Runtime, spec: CallSpec, response: UndeliveredResponse): Promise<boolean> {
   const { recovery, logger } = rt.options
@@ -97,12 +102,11 @@ export async function keepStream(
 ): Promise<boolean> {
   // A slice at a time, with turns of the event loop between: a kept stream can be tens of megabytes. Each text is
   // built once, as text: no joined buffer, no encoding to bytes and back.
-  const events = (log.events ?? []).map((event) => event.bytes)
-  const relayed = await textInSlices(events)
+  const relayed = await textInSlices(log.chunks())
   let body: SizedText = relayed
   let contentType = 'text/event-stream'
   try {
-    const answer = await assembledAnswerInSlices(spec.operation, await eventDataInSlices(events), planOf(spec, plan))
+    const answer = await assembledAnswerInSlices(spec.operation, await eventDataInSlices(eventBytes(log)), planOf(spec, plan))
     const text = answer === undefined ? undefined : await jsonTextInSlices(answer)
     if (text) {
       body = text

@@ -95,6 +95,8 @@ export async function streamCall(rt: Runtime, spec: CallSpec, client: ClientSink
       reportUnkeepable(rt, spec)
       abortWith(stop, clientLeftError())
     })
+    // A retry that joins replays from the log: one copy of the stream, not two.
+    lease?.shared.replayFrom(log)
     const live = followableCall(spec.owner, spec.requestId, log, () => abortWith(stop, cancelledError()))
     rt.followable.add(live)
     resumable = { log, live, journal: undefined }
@@ -112,12 +114,13 @@ export async function streamCall(rt: Runtime, spec: CallSpec, client: ClientSink
     if (resumable) {
       const { log, live } = resumable
       // A stream too long to keep cannot be resumed or recovered: nothing is gained by finishing it.
-      const events = log.events
-      if (!events) {
+      if (!log.kept) {
         reportUnkeepable(rt, spec)
         return abortWith(stop, clientLeftError())
       }
-      resumable.journal = new Journal(journalOptions(rt, spec, { stream: true, cancel: () => live.cancel() }), events)
+      // Only other processes read a journal: the default in-memory store is this process's alone.
+      if (!rt.store.shared) return
+      resumable.journal = new Journal(journalOptions(rt, spec, { stream: true, cancel: () => live.cancel() }), log.chunks())
       log.subscribe(resumable.journal)
       return
     }
@@ -223,7 +226,7 @@ async function relayStream(
   }
   // A cancel can reach the gateway before it sees the client leave: the cut stream then looks delivered, yet it was
   // stopped on purpose and is kept all the same.
-  if (resumable && (cancelled || !delivery.delivered) && resumable.log.events) {
+  if (resumable && (cancelled || !delivery.delivered) && resumable.log.kept) {
     // Kept before the journal says it is done, so a resumer elsewhere that sees the end finds the record.
     outcome.recovered = await keepStream(rt, spec, translation?.plan, resumable.log, {
       reason: cancelled || delivery.delivered ? CANCELLED : delivery.reason,

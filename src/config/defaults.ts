@@ -10,7 +10,7 @@ export const DEFAULTS = {
     maxMemoryBytes: 256 * 1024 * 1024,
     maxRecordsPerOwner: 10_000,
     maxBytesPerOwner: 128 * 1024 * 1024,
-    maxHeldStreamBytes: 512 * 1024 * 1024,
+    maxHeldStreamBytes: 256 * 1024 * 1024,
     maxPendingRecords: 1_000,
     maxPendingBytes: 64 * 1024 * 1024,
   },

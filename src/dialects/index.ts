@@ -89,12 +89,7 @@ export function upstreamApi(dialect: Dialect, options: UpstreamOptionValues = {}
  * `api` (its dialect's default unless its options pick another), or undefined when both dialects are the same
  * (passthrough) or the operation is passthrough only.
  */
-export function translatorFor(
-  inbound: Dialect,
-  outbound: Dialect,
-  operation: Operation,
-  api?: UpstreamApi,
-): Translator | undefined {
+export function translatorFor(inbound: Dialect, outbound: Dialect, operation: Operation, api?: UpstreamApi): Translator | undefined {
   if (inbound === outbound) return undefined
   const format = OPERATIONS.get(operation)
   if (format?.hub) return joinFormats(format.hub, (api ?? upstreamApi(outbound)).format)

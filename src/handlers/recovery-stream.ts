@@ -48,7 +48,7 @@ export async function resumeStream(rt: Runtime, ex: Exchange, requestId: string)
   const giveUpAt = Date.now() + FIND_WAIT_MS
   for (;;) {
     const log = rt.followable.get(owner, requestId)?.log
-    if (log?.events) {
+    if (log?.kept) {
       sink.open(streamHead())
       noteServedAgain(rt, owner, requestId, sink)
       return following(followLog(log, after, sink))

@@ -16,6 +16,14 @@ export function replayedHead(head: ResponseHead): ResponseHead {
 
 const NO_JOINERS: readonly Joiner[] = []
 
+/** Where a resumable stream's bytes are kept already (its log): a shared response replays from it instead of a copy. */
+export interface KeptStream {
+  /** False once the stream outgrew its bound and nothing more is kept. */
+  readonly kept: boolean
+  /** The bytes so far, whole events, as written to the response. */
+  chunks(): Buffer[]
+}
+
 type State = 'pending' | 'whole' | 'open' | 'ended' | 'aborted' | 'failed'
 
 interface Joiner {
@@ -45,6 +53,8 @@ export class SharedResponse implements ResponseSink {
   #bytes = 0
   #overflowed = false
   #error: unknown
+  /** The resumable stream's log, when it keeps the bytes: nothing is held here then. */
+  #source: KeptStream | undefined
   readonly #joiners = new Set<Joiner>()
   #onEmpty: (() => void) | undefined
 
@@ -52,6 +62,14 @@ export class SharedResponse implements ResponseSink {
     private readonly maxBytes: number,
     private readonly held: ByteBudget = UNBOUNDED_STREAM_BYTES,
   ) {}
+
+  /**
+   * Replays from `source` (a resumable stream's log, which keeps the same bytes as they are written here) instead of
+   * holding a copy: an abandoned keyed stream held its bytes twice. Called before the response opens.
+   */
+  replayFrom(source: KeptStream): void {
+    this.#source = source
+  }
 
   /** Gives the held chunks back: the call is over and nobody can join it any more. */
   release(): void {
@@ -63,7 +81,7 @@ export class SharedResponse implements ResponseSink {
 
   /** Whether a client joining now can get the whole response. */
   get joinable(): boolean {
-    return !this.#overflowed && this.#state !== 'aborted' && this.#state !== 'failed'
+    return !this.#overflowed && this.#source?.kept !== false && this.#state !== 'aborted' && this.#state !== 'failed'
   }
 
   /** How many joined clients are still connected and waiting for more. */
@@ -73,7 +91,9 @@ export class SharedResponse implements ResponseSink {
 
   /** The bytes of a stream that ended, or undefined (not a stream, not ended, or too long to have been kept). */
   streamed(): Buffer | undefined {
-    return this.#state === 'ended' && !this.#overflowed ? Buffer.concat(this.#chunks, this.#bytes) : undefined
+    if (this.#state !== 'ended' || this.#overflowed) return undefined
+    if (!this.#source) return Buffer.concat(this.#chunks, this.#bytes)
+    return this.#source.kept ? Buffer.concat(this.#source.chunks()) : undefined
   }
 
   /**
@@ -113,7 +133,7 @@ export class SharedResponse implements ResponseSink {
   }
 
   write(chunk: Buffer): boolean {
-    if (!this.#overflowed) {
+    if (!this.#overflowed && !this.#source) {
       if (this.#bytes + chunk.length <= this.maxBytes && this.held.take(chunk.length)) {
         this.#bytes += chunk.length
         this.#chunks.push(chunk)
@@ -208,7 +228,7 @@ export class SharedResponse implements ResponseSink {
 
   #replayStream(sink: ClientSink): void {
     sink.open(this.#replayedHead())
-    for (const chunk of this.#chunks) sink.write(chunk)
+    for (const chunk of this.#source?.chunks() ?? this.#chunks) sink.write(chunk)
   }
 
   /** The head a joiner gets; only called once the head came. */

@@ -42,11 +42,11 @@ async function bigEventData(event: Buffer, turns: SliceTurns): Promise<string | 
 }
 
 /**
- * The `data` of each of `events` (whole events, one buffer each, as a stream log keeps them), with a turn of the event
+ * The `data` of each of `events` (whole events, one buffer each, as a stream log hands them), with a turn of the event
  * loop after each `DATA_SLICE_BYTES`: what `eventData` gives for their text, without one pass over a large stream, nor
  * over a large event.
  */
-export async function eventDataInSlices(events: readonly Buffer[]): Promise<string[]> {
+export async function eventDataInSlices(events: Iterable<Buffer>): Promise<string[]> {
   const out: string[] = []
   const turns = new SliceTurns(DATA_SLICE_BYTES)
   for (const event of events) {

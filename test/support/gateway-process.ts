@@ -20,8 +20,15 @@ export interface ProcessEvent {
   log?: 'info' | 'warn' | 'error'
   message?: string
   meta?: Record<string, unknown>
-  usage?: { requestId: string; recovered: boolean }
+  usage?: { requestId: string; recovered: boolean; owner: string; totalTokens: number; complete: boolean }
+  /** An unhandled rejection (the process then crashes). */
+  unhandled?: string
   closed?: boolean
+}
+
+/** What a gateway process answers to `{ type: 'memory' }`: its memory, and its longest loop delay since the last ask. */
+export interface ProcessMemory extends NodeJS.MemoryUsage {
+  loopMaxMs: number
 }
 
 /** A gateway running in its own Node process. */
@@ -34,10 +41,15 @@ export interface GatewayProcess {
   stderr(): string
   /** SIGTERM, then SIGKILL if it has not exited within `graceMs`; resolves to the exit code (null when killed). */
   stop(graceMs?: number): Promise<number | null>
+  /** Its memory, and the longest event-loop delay since the last call. */
+  memory(): Promise<ProcessMemory>
+  /** The ledger's usage of an owner (`gateway.usage`). */
+  usage(owner: string): Promise<{ requests: number; tokens: number; cost: number }>
 }
 
 /** Settings of one gateway process. */
 export interface GatewayProcessEnv {
+  /** Empty: the default in-memory store. */
   redisUrl: string
   /** A Redis Cluster's seed node URLs: the process then uses a cluster client instead of `redisUrl`. */
   clusterNodes?: string[]
@@ -53,6 +65,8 @@ export interface GatewayProcessEnv {
   limits?: Record<string, unknown>
   /** The gateway's `background` options, e.g. `{ leaseMs: 1000 }`. */
   background?: Record<string, unknown>
+  /** The gateway's `pricing`, e.g. `{ 'gpt-4o-mini': { input: 1, output: 1 } }`. */
+  pricing?: Record<string, unknown>
 }
 
 const running = new Set<ChildProcess>()
@@ -99,6 +113,7 @@ export async function startGatewayProcess(settings: GatewayProcessEnv): Promise<
       RECOVERY: settings.recovery === undefined ? '' : JSON.stringify(settings.recovery),
       LIMITS: settings.limits === undefined ? '' : JSON.stringify(settings.limits),
       BACKGROUND: settings.background === undefined ? '' : JSON.stringify(settings.background),
+      PRICING: settings.pricing === undefined ? '' : JSON.stringify(settings.pricing),
     },
     stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
   })
@@ -130,11 +145,48 @@ export async function startGatewayProcess(settings: GatewayProcessEnv): Promise<
       if (child.exitCode !== null) throw new Error(`gateway process exited (${child.exitCode}): ${stderr}`)
       return events.find((e) => e.listening)?.listening
     }, 20_000)
-    return { url: `http://127.0.0.1:${port}`, child, events, stderr: () => stderr, stop }
+    const ask = askOver(child)
+    return {
+      url: `http://127.0.0.1:${port}`,
+      child,
+      events,
+      stderr: () => stderr,
+      stop,
+      memory: async () => (await ask({ type: 'memory' })) as unknown as ProcessMemory,
+      usage: async (owner) =>
+        ((await ask({ type: 'usage', owner })) as { usage: { requests: number; tokens: number; cost: number } }).usage,
+    }
   } catch (error) {
     await stop(1000)
     throw error
   }
+}
+
+/** One question over a child's IPC channel and its answer (matched by id); rejects when the child exits first. */
+function askOver(child: ChildProcess): (message: Record<string, unknown>) => Promise<Record<string, unknown>> {
+  let sequence = 0
+  return (message) =>
+    new Promise((resolve, reject) => {
+      const id = ++sequence
+      const onMessage = (reply: { id?: number; error?: string }) => {
+        if (reply?.id !== id) return
+        done()
+        if (reply.error) reject(new Error(reply.error))
+        else resolve(reply as Record<string, unknown>)
+      }
+      const onExit = () => {
+        done()
+        reject(new Error('gateway process exited'))
+      }
+      const done = () => {
+        child.off('message', onMessage)
+        child.off('exit', onExit)
+      }
+      child.on('message', onMessage)
+      child.once('exit', onExit)
+      if (child.connected) child.send({ ...message, id })
+      else onExit()
+    })
 }
 
 /** Stops every gateway process still running (SIGKILL after a grace period). */

@@ -1,3 +1,4 @@
+import { readFileSync, writeFileSync } from 'node:fs'
 import { setFlagsFromString } from 'node:v8'
 import { runInNewContext } from 'node:vm'
 
@@ -35,4 +36,36 @@ export async function heldGrowth<T>(work: () => Promise<T>): Promise<{ result: T
   collect()
   const now = process.memoryUsage()
   return { result, arrayBuffers: now.arrayBuffers - base.arrayBuffers, heap: now.heapUsed - base.heapUsed, rss: now.rss - base.rss }
+}
+
+/** A process's resident set size and its high-water mark, in bytes, from procfs. */
+export function residentOf(pid: number): { rss: number; hwm: number } {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8')
+  const field = (name: string) => Number(new RegExp(`^${name}:\\s+(\\d+) kB`, 'm').exec(status)?.[1]) * 1024
+  return { rss: field('VmRSS'), hwm: field('VmHWM') }
+}
+
+/**
+ * The most resident memory process `pid` held while `work` runs, above what it held when it started: the kernel's
+ * high-water mark, reset first where the kernel lets it be, else sampled every few milliseconds.
+ */
+export async function peakResidentGrowth<T>(pid: number, work: () => Promise<T>): Promise<{ result: T; growth: number }> {
+  const base = residentOf(pid).rss
+  let reset = true
+  try {
+    writeFileSync(`/proc/${pid}/clear_refs`, '5')
+  } catch {
+    reset = false
+  }
+  let peak = base
+  const sample = setInterval(() => {
+    peak = Math.max(peak, residentOf(pid).rss)
+  }, 2)
+  try {
+    const result = await work()
+    const { rss, hwm } = residentOf(pid)
+    return { result, growth: Math.max(peak, rss, reset ? hwm : 0) - base }
+  } finally {
+    clearInterval(sample)
+  }
 }

@@ -57,7 +57,9 @@ describe('what derives from the dialect registry', () => {
       for (const route of MODEL_ROUTES) {
         // A count is served through the upstream's own counting method where it has one (Gemini's :countTokens).
         if (route.dialect !== dialect && route.format.untranslated)
-          expect(servedOperations(dialect).has(route.format.operation)).toBe(route.format.counting !== undefined && dialect.countingApi !== undefined)
+          expect(servedOperations(dialect).has(route.format.operation)).toBe(
+            route.format.counting !== undefined && dialect.countingApi !== undefined,
+          )
       }
     }
   })

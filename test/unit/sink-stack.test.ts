@@ -65,7 +65,7 @@ function stack(omit: Array<'resumable' | 'translation' | 'tail' | 'redaction'> =
   return { sink: buildStreamSinks(parts), client, sharer, tail, log, given }
 }
 
-const text = (log: StreamLog) => (log.events ?? []).map((event) => event.bytes.toString())
+const text = (log: StreamLog) => [...log.events()].map((event) => event.bytes.toString())
 
 describe('the stream sink stack', () => {
   it('redacts first: the tail, the translator, the log and the client never hold a key, even one split across chunks', () => {

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest'
+import { ByteBudget } from '../../src/byte-budget.js'
 import { gemini, openai } from '../../src/dialects/index.js'
 import { splitEvents } from '../../src/recovery/stream/events.js'
 import { type LoggedEvent, StreamLog } from '../../src/recovery/stream/stream-log.js'
@@ -58,9 +59,67 @@ describe('StreamLog', () => {
   it('keeps nothing past its byte bound and can then no longer be followed', () => {
     const log = new StreamLog((event, id) => openai.numberedEvent(event, id), 30)
     log.append(Buffer.from('data: one\n\n'))
-    expect(log.events).toHaveLength(1)
+    expect([...log.events()]).toHaveLength(1)
     log.append(Buffer.from('data: a longer event that does not fit\n\n'))
-    expect(log.events).toBeUndefined()
+    expect(log.kept).toBe(false)
+    expect([...log.events()]).toHaveLength(0)
     expect(log.follow(0, { event: () => {}, end: () => {} })).toBeUndefined()
+  })
+})
+
+describe('StreamLog pages', () => {
+  const numbered = (event: Buffer, id: number) => openai.numberedEvent(event, id)
+  const event = (n: number, size = 100) => Buffer.from(`data: ${String(n).padEnd(size, '.')}\n\n`)
+
+  it('keeps many events in a few pages, whole events each, and hands them back as relayed', () => {
+    const log = new StreamLog(numbered, 1 << 30)
+    const relayed = Array.from({ length: 5000 }, (_, n) => Buffer.from(log.append(event(n))))
+    const kept = [...log.events()]
+    expect(kept.map((e) => e.id)).toEqual(relayed.map((_, n) => n + 1))
+    expect(kept.map((e) => e.bytes.toString())).toEqual(relayed.map((b) => b.toString()))
+    const chunks = log.chunks()
+    // 5000 events of about 110 bytes: 550 KB in pages of up to 64 KiB, not 5000 buffers.
+    expect(chunks.length).toBeLessThan(20)
+    expect(Buffer.concat(chunks).toString()).toBe(relayed.map((b) => b.toString()).join(''))
+    expect(log.bytes).toBe(Buffer.concat(chunks).length)
+  })
+
+  it('gives an event larger than a page a page of its own, between smaller ones', () => {
+    const log = new StreamLog(numbered, 1 << 30)
+    const sizes = [10, 200_000, 10, 70_000, 10]
+    const relayed = sizes.map((size, n) => log.append(event(n, size)).toString())
+    expect([...log.events()].map((e) => e.bytes.toString())).toEqual(relayed)
+    expect(Buffer.concat(log.chunks()).toString()).toBe(relayed.join(''))
+  })
+
+  it('takes its pages from the shared total and gives them all back when released', () => {
+    const held = new ByteBudget(1 << 20)
+    const log = new StreamLog(numbered, 1 << 20, held)
+    for (let n = 0; n < 2000; n++) log.append(event(n))
+    // What the pages take, a little more than the events' bytes (the unused end of the last page).
+    expect(held.held).toBeGreaterThanOrEqual(log.bytes)
+    expect(held.held).toBeLessThan(log.bytes + 64 * 1024)
+    log.release()
+    expect(held.held).toBe(0)
+    expect(log.kept).toBe(false)
+  })
+
+  it('stops keeping when the shared total is spent, and gives back what it took', () => {
+    const held = new ByteBudget(100 * 1024)
+    const log = new StreamLog(numbered, 1 << 30, held)
+    let overflowed = 0
+    log.onOverflow(() => overflowed++)
+    for (let n = 0; n < 2000; n++) log.append(event(n))
+    expect(overflowed).toBe(1)
+    expect(log.kept).toBe(false)
+    expect(held.held).toBe(0)
+  })
+
+  it('follows across pages from any event number', () => {
+    const log = new StreamLog(numbered, 1 << 30)
+    for (let n = 0; n < 3000; n++) log.append(event(n))
+    const seen: number[] = []
+    log.follow(2990, { event: (e: LoggedEvent) => seen.push(e.id), end: () => {} })
+    expect(seen).toEqual([2991, 2992, 2993, 2994, 2995, 2996, 2997, 2998, 2999, 3000])
   })
 })

@@ -74,9 +74,10 @@ export class Journal implements StreamFollower {
 
   constructor(
     private readonly options: JournalOptions,
-    backlog: readonly LoggedEvent[] = [],
+    /** The stream's bytes so far, whole events. */
+    backlog: readonly Buffer[] = [],
   ) {
-    for (const event of backlog) this.#pending.push(event.bytes)
+    for (const chunk of backlog) this.#pending.push(chunk)
     if (options.stream) this.#queue()
     this.#timer = setInterval(() => this.#queue(), options.stream ? JOURNAL_TICK_MS : CANCEL_POLL_MS)
     this.#timer.unref()

@@ -25,13 +25,32 @@ export const isAfter = (event: LoggedEvent, after: number, seen: number) =>
 /** A total that never refuses, for a log or a shared response given none. */
 export const UNBOUNDED_STREAM_BYTES = new ByteBudget(Number.POSITIVE_INFINITY)
 
+/** A log's first page; each next one is twice the last, up to `PAGE_BYTES`, so a short stream holds little. */
+const FIRST_PAGE_BYTES = 4 * 1024
+/**
+ * The most one page holds (an event larger than that gets a page of its own). One buffer per event cost an object,
+ * an entry and a slab share each: a stream of small events held twice its bytes and more.
+ */
+export const PAGE_BYTES = 64 * 1024
+/** Numbers kept per event in the index: its number, its page, and where it ends in that page. */
+const STRIDE = 3
+
 /**
  * The events of one resumable stream so far, numbered as they are relayed, in this process's memory only (the happy
- * path writes nothing anywhere else). Bounded: past `maxBytes`, or when the gateway's `held` total is spent, it keeps
- * nothing more (and gives its bytes back) and can no longer be resumed or kept; `onOverflow` hears of it once.
+ * path writes nothing anywhere else). Compact: the events are copied into a few large pages, whole events each, with
+ * an index of three numbers per event; the relayed bytes are views of the pages, so the log, the client's socket and
+ * whoever joined the call share one copy. Bounded: the pages count against `maxBytes` and the gateway's `held` total;
+ * past either it keeps nothing more (and gives its bytes back) and can no longer be resumed or kept; `onOverflow`
+ * hears of it once.
  */
 export class StreamLog {
-  readonly #events: LoggedEvent[] = []
+  readonly #pages: Buffer[] = []
+  /** Bytes used of each page. */
+  readonly #filled: number[] = []
+  /** Bytes of all pages, as taken from `held`. */
+  #allocated = 0
+  #index = new Uint32Array(64 * STRIDE)
+  #count = 0
   readonly #followers = new Set<StreamFollower>()
   #lastId = 0
   #bytes = 0
@@ -52,6 +71,11 @@ export class StreamLog {
     return this.#overflowed ? 0 : this.#bytes
   }
 
+  /** Whether the events are all kept: false once the stream outgrew its bound (then it cannot be resumed or kept). */
+  get kept(): boolean {
+    return !this.#overflowed
+  }
+
   /** Calls `listener` when the log outgrows its bound (at once if it has). */
   onOverflow(listener: () => void): void {
     if (this.#overflowed) listener()
@@ -62,8 +86,12 @@ export class StreamLog {
   release(): void {
     if (this.#overflowed) return
     this.#overflowed = true
-    this.#events.length = 0
-    this.held.give(this.#bytes)
+    this.#pages.length = 0
+    this.#filled.length = 0
+    this.#index = new Uint32Array(0)
+    this.#count = 0
+    this.held.give(this.#allocated)
+    this.#allocated = 0
     this.#bytes = 0
   }
 
@@ -76,9 +104,28 @@ export class StreamLog {
     return this.#ended
   }
 
-  /** The events, unless the stream outgrew its bound (then it cannot be resumed or kept). */
-  get events(): readonly LoggedEvent[] | undefined {
-    return this.#overflowed ? undefined : this.#events
+  /** The kept events, views of the pages; empty once the stream outgrew its bound. */
+  *events(): Generator<LoggedEvent> {
+    const index = this.#index
+    const pages = this.#pages
+    let page = -1
+    let start = 0
+    for (let n = 0; n < this.#count; n++) {
+      const at = n * STRIDE
+      const inPage = index[at + 1] as number
+      if (inPage !== page) {
+        page = inPage
+        start = 0
+      }
+      const end = index[at + 2] as number
+      yield { id: index[at] as number, bytes: (pages[page] as Buffer).subarray(start, end) }
+      start = end
+    }
+  }
+
+  /** The kept bytes, whole events only, as a few views of the pages (one per page); empty once the stream outgrew its bound. */
+  chunks(): Buffer[] {
+    return this.#pages.map((page, n) => page.subarray(0, this.#filled[n]))
   }
 
   open(head: ResponseHead): void {
@@ -87,18 +134,53 @@ export class StreamLog {
 
   /** Numbers and keeps one whole event; returns its bytes as relayed. */
   append(event: Buffer): Buffer {
-    const entry: LoggedEvent = hasData(event) ? { id: ++this.#lastId, bytes: this.frame(event, this.#lastId) } : { id: 0, bytes: event }
+    const id = hasData(event) ? ++this.#lastId : 0
+    let bytes = id === 0 ? event : this.frame(event, id)
     if (!this.#overflowed) {
-      if (this.#bytes + entry.bytes.length <= this.maxBytes && this.held.take(entry.bytes.length)) {
-        this.#bytes += entry.bytes.length
-        this.#events.push(entry)
-      } else {
+      const kept = this.#keep(bytes, id)
+      if (kept) bytes = kept
+      else {
         this.release()
         this.#onOverflow?.()
       }
     }
+    const entry: LoggedEvent = { id, bytes }
     for (const follower of this.#followers) follower.event(entry)
-    return entry.bytes
+    return bytes
+  }
+
+  /** Copies an event into the last page (or a new one); its view there, or undefined when the bounds refuse it. */
+  #keep(bytes: Buffer, id: number): Buffer | undefined {
+    const last = this.#pages.at(-1)
+    if (last === undefined || last.length - (this.#filled.at(-1) as number) < bytes.length) {
+      // A new page: twice the last, up to a full page, at least the event, never past the log's bound.
+      const want = Math.max(bytes.length, Math.min(PAGE_BYTES, last ? last.length * 2 : FIRST_PAGE_BYTES))
+      const size = Math.min(want, this.maxBytes - this.#allocated)
+      if (size < bytes.length || !this.held.take(size)) return undefined
+      this.#pages.push(Buffer.allocUnsafeSlow(size))
+      this.#filled.push(0)
+      this.#allocated += size
+    }
+    const n = this.#pages.length - 1
+    const page = this.#pages[n] as Buffer
+    const start = this.#filled[n] as number
+    const end = start + bytes.copy(page, start)
+    this.#filled[n] = end
+    this.#bytes += bytes.length
+    this.#note(id, n, end)
+    return page.subarray(start, end)
+  }
+
+  #note(id: number, page: number, end: number): void {
+    if ((this.#count + 1) * STRIDE > this.#index.length) {
+      const grown = new Uint32Array(this.#index.length * 2)
+      grown.set(this.#index)
+      this.#index = grown
+    }
+    const at = this.#count++ * STRIDE
+    this.#index[at] = id
+    this.#index[at + 1] = page
+    this.#index[at + 2] = end
   }
 
   end(): void {
@@ -114,7 +196,7 @@ export class StreamLog {
   follow(after: number, follower: StreamFollower): (() => void) | undefined {
     if (this.#overflowed) return undefined
     let seen = 0
-    for (const event of this.#events) {
+    for (const event of this.events()) {
       if (isAfter(event, after, seen)) follower.event(event)
       if (event.id !== 0) seen = event.id
     }
@@ -133,7 +215,7 @@ export class StreamLog {
     return () => this.#followers.delete(live)
   }
 
-  /** Hands `follower` the events from now on, then the end (it had the ones so far from `events`). */
+  /** Hands `follower` the events from now on, then the end (it had the ones so far from `chunks`). */
   subscribe(follower: StreamFollower): void {
     if (this.#ended) follower.end()
     else this.#followers.add(follower)
@@ -141,6 +223,6 @@ export class StreamLog {
 
   /** The stream as relayed so far, for a record's `stream_raw`. */
   text(): string {
-    return Buffer.concat(this.#events.map((event) => event.bytes)).toString('utf8')
+    return Buffer.concat(this.chunks()).toString('utf8')
   }
 }
