@@ -212,9 +212,17 @@ describe('Anthropic token counting on a model of another format', () => {
     })
   })
 
-  it('on a model whose upstream has no counting method: a 400 naming the model', async () => {
-    const res = await countTokens('gpt-4o-mini', 'hints count on chat')
-    expect(res.status).toBe(400)
-    expect(res.json.error.message).toContain("'gpt-4o-mini'")
+  it('on an OpenAI model: counted by OpenAI’s input_tokens, the request written as the Responses request it would be', async () => {
+    const marker = 'hints count on openai'
+    const res = await countTokens('gpt-4o-mini', marker)
+    expect(res.status, res.text).toBe(200)
+    expect(res.json).toEqual({ input_tokens: expect.any(Number) })
+    const request = mock.requests.filter((r) => r.body.includes(marker)).at(-1)
+    expect(request?.path).toBe('/v1/responses/input_tokens')
+    expect(JSON.parse(request?.body ?? '{}')).toMatchObject({
+      model: 'gpt-4o-mini',
+      instructions: 'Be brief.',
+      tools: [{ type: 'function', name: 'Later' }],
+    })
   })
 })
