@@ -35,8 +35,8 @@ export const MODEL_ROUTES: readonly RegisteredRoute[] = DIALECTS.flatMap((dialec
 
 /**
  * The operations a model whose upstream speaks `upstream` serves, whatever the client's dialect: every operation
- * of that dialect, and the other dialects' operations that are translated for it (never those that refuse a model
- * of another format: embeddings, token counts).
+ * of that dialect, and the other dialects' operations that are translated for it (never embeddings; token counts
+ * only through the upstream's own counting method).
  */
 export function servedOperations(upstream: Dialect): ReadonlySet<Operation> {
   const served = MODEL_ROUTES.filter(
@@ -89,12 +89,7 @@ export function upstreamApi(dialect: Dialect, options: UpstreamOptionValues = {}
  * `api` (its dialect's default unless its options pick another), or undefined when both dialects are the same
  * (passthrough) or the operation is passthrough only.
  */
-export function translatorFor(
-  inbound: Dialect,
-  outbound: Dialect,
-  operation: Operation,
-  api?: UpstreamApi,
-): Translator | undefined {
+export function translatorFor(inbound: Dialect, outbound: Dialect, operation: Operation, api?: UpstreamApi): Translator | undefined {
   if (inbound === outbound) return undefined
   const format = OPERATIONS.get(operation)
   if (format?.hub) return joinFormats(format.hub, (api ?? upstreamApi(outbound)).format)
