@@ -212,17 +212,20 @@ describe('Anthropic token counting on a model of another format', () => {
     })
   })
 
-  it('on an OpenAI model: counted by OpenAI’s input_tokens, the request written as the Responses request it would be', async () => {
-    const marker = 'hints count on openai'
-    const res = await countTokens('gpt-4o-mini', marker)
-    expect(res.status, res.text).toBe(200)
-    expect(res.json).toEqual({ input_tokens: expect.any(Number) })
-    const request = mock.requests.filter((r) => r.body.includes(marker)).at(-1)
-    expect(request?.path).toBe('/v1/responses/input_tokens')
-    expect(JSON.parse(request?.body ?? '{}')).toMatchObject({
-      model: 'gpt-4o-mini',
-      instructions: 'Be brief.',
-      tools: [{ type: 'function', name: 'Later' }],
-    })
+  it('on an OpenAI model, whatever its upstream’s api: counted by OpenAI’s input_tokens, counting fields only', async () => {
+    for (const model of ['gpt-4o-mini', 'gpt-5-codex']) {
+      const marker = `hints count on ${model}`
+      const res = await countTokens(model, marker)
+      expect(res.status, res.text).toBe(200)
+      expect(res.json).toEqual({ input_tokens: expect.any(Number) })
+      const request = mock.requests.filter((r) => r.body.includes(marker)).at(-1)
+      expect(request?.path).toBe('/v1/responses/input_tokens')
+      const sent = JSON.parse(request?.body ?? '{}')
+      expect(sent).toMatchObject({ model, instructions: 'Be brief.', tools: [{ type: 'function', name: 'Later' }] })
+      // The thinking budget asks for reasoning, which a message would also ask to get back encrypted: not a count.
+      expect(sent.reasoning).toBeDefined()
+      expect(Object.keys(sent)).not.toContain('include')
+      expect(Object.keys(sent)).not.toContain('store')
+    }
   })
 })
