@@ -35,8 +35,8 @@ export const MODEL_ROUTES: readonly RegisteredRoute[] = DIALECTS.flatMap((dialec
 
 /**
  * The operations a model whose upstream speaks `upstream` serves, whatever the client's dialect: every operation
- * of that dialect, and the other dialects' operations that are translated for it (never those that refuse a model
- * of another format: embeddings, token counts).
+ * of that dialect, and the other dialects' operations that are translated for it (never embeddings; token counts
+ * only through the upstream's own counting method).
  */
 export function servedOperations(upstream: Dialect): ReadonlySet<Operation> {
   const served = MODEL_ROUTES.filter(

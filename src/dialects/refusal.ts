@@ -34,7 +34,8 @@ export function otherFormatRefusal(format: OperationFormat, inbound: Dialect, mo
     MODEL_ROUTES.filter((route) => served.has(route.format.operation)),
     model,
   )
-  // A count is also served for models of upstreams with a counting method of their own (Gemini's `:countTokens`).
+  // A count is also served for models of upstreams with a counting method of their own (Gemini's `:countTokens`,
+  // OpenAI's input_tokens).
   const servedFor = [inbound, ...(format.counting ? DIALECTS.filter((d) => d !== inbound && d.countingApi !== undefined) : [])]
   const instead = there.length > 0 ? `call ${there.join(' or ')} for it` : `${upstream.upstreamsCalled} upstreams have no route for ${what}`
   return (

@@ -1,4 +1,5 @@
 // Small pieces the dialects read the same way.
+import type { HubResponse } from '../translate/hub.js'
 import type { TokenCounts } from '../types.js'
 import type { StreamUsageReader } from './dialect.js'
 
@@ -75,4 +76,19 @@ export function newestUsage(usageOf: (event: unknown) => TokenCounts | undefined
       usage: () => found,
     }
   }
+}
+
+/** The hub answer of an upstream's token count: `counted` input tokens (0 when not a whole count), nothing else. */
+export function countedHubResponse(counted: unknown): HubResponse {
+  const input = typeof counted === 'number' && Number.isSafeInteger(counted) && counted >= 0 ? counted : 0
+  const usage = {
+    input,
+    output: 0,
+    total: input,
+    cachedInput: undefined,
+    cacheWrite: undefined,
+    reasoning: undefined,
+    toolPrompt: undefined,
+  }
+  return { id: undefined, model: undefined, created: undefined, choices: [], usage, blocked: undefined }
 }

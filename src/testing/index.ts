@@ -1,6 +1,6 @@
-// model-gateway/testing: a deterministic fake of the OpenAI chat-completions, Responses and embeddings APIs, of the
-// Gemini generate-content, embedding and token-counting API and of Anthropic's Messages API (messages, token counts,
-// models), to test against with no key and no network. The examples, the project's own tests and its benchmarks run
+// model-gateway/testing: a deterministic fake of the OpenAI chat-completions, Responses (input-token counts too) and
+// embeddings APIs, of the Gemini generate-content, embedding and token-counting API and of Anthropic's Messages API
+// (messages, token counts, models), to test against with no key and no network. The examples, the project's own tests and its benchmarks run
 // against it; examples/mock-upstream.mjs runs it alone.
 //
 // Per-request behaviour is driven by an optional top-level body field `mock` (see MockControls). Bodies that cannot

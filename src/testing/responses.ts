@@ -116,12 +116,7 @@ function answerOf(body: JsonObject, ctl: JsonObject, items: JsonObject[]): Respo
  * as its event stream. `nextSeq` numbers ids uniquely per server; it is called only for a reply.
  */
 export function answerResponses(body: JsonObject, ctl: JsonObject, res: ServerResponse, st: State, nextSeq: () => number): void {
-  const unknown = Object.keys(body).find((k) => !KNOWN_FIELDS.has(k))
-  if (unknown !== undefined) {
-    const error = { message: `Unknown parameter: '${unknown}'.`, type: 'invalid_request_error', param: unknown, code: 'unknown_parameter' }
-    send(res, st, 400, JSON_TYPE, JSON.stringify({ error }))
-    return
-  }
+  if (refusedUnknown(body, KNOWN_FIELDS, res, st)) return
   if (!isResponsesRequest(body)) {
     sendOpenaiError(res, st, 400, "Missing required parameter: 'model'.")
     return
@@ -131,6 +126,43 @@ export function answerResponses(body: JsonObject, ctl: JsonObject, res: ServerRe
     return
   }
   respond(body, ctl, res, st, nextSeq())
+}
+
+/** Answers OpenAI's 400 for the first field not in `known`, as OpenAI does; true when it did. */
+function refusedUnknown(body: JsonObject, known: ReadonlySet<string>, res: ServerResponse, st: State): boolean {
+  const unknown = Object.keys(body).find((k) => !known.has(k))
+  if (unknown === undefined) return false
+  const error = { message: `Unknown parameter: '${unknown}'.`, type: 'invalid_request_error', param: unknown, code: 'unknown_parameter' }
+  send(res, st, 400, JSON_TYPE, JSON.stringify({ error }))
+  return true
+}
+
+/** The fields `POST /v1/responses/input_tokens` takes (and the mock's own `mock`): anything else is refused. */
+const COUNT_FIELDS = new Set([
+  'conversation',
+  'input',
+  'instructions',
+  'model',
+  'parallel_tool_calls',
+  'previous_response_id',
+  'reasoning',
+  'text',
+  'tool_choice',
+  'tools',
+  'truncation',
+  'mock',
+])
+
+/**
+ * `POST /v1/responses/input_tokens`: a token per four characters of the instructions, the input's text and the tools'
+ * JSON, so a test can tell what was counted.
+ */
+export function answerInputTokens(body: JsonObject, res: ServerResponse, st: State): void {
+  if (refusedUnknown(body, COUNT_FIELDS, res, st)) return
+  let counted = typeof body.instructions === 'string' ? body.instructions.length : 0
+  for (const item of itemsOf(body)) counted += contentText(isMessage(item) ? item.content : item.output).length
+  if (Array.isArray(body.tools)) counted += JSON.stringify(body.tools).length
+  send(res, st, 200, JSON_TYPE, JSON.stringify({ object: 'response.input_tokens', input_tokens: tokens(counted) }))
 }
 
 /** The response object with everything but its status, output and usage, as OpenAI echoes the request. */

@@ -27,7 +27,7 @@ import {
 import { answerCountTokens, answerEmbed } from './gemini-methods.js'
 import { answerChat, answerEmbeddings, MODELS_BODY, OPENAI_AUTH_ERROR, OPENAI_BAD_JSON, sendOpenaiError } from './openai.js'
 import { after, type State, send, sendGzipBomb } from './respond.js'
-import { answerResponses } from './responses.js'
+import { answerInputTokens, answerResponses } from './responses.js'
 import { JSON_TYPE, type JsonObject, num } from './shared.js'
 import type { MockControls, MockUpstream, MockUpstreamOptions, RecordedRequest } from './types.js'
 
@@ -84,6 +84,7 @@ export function startMockUpstream(options: MockUpstreamOptions = {}): Promise<Mo
     const gm = method === 'POST' ? GEMINI_PATH.exec(pathname) : null
     const embeddings = pathname === '/v1/embeddings' && method === 'POST'
     const responsesApi = pathname === '/v1/responses' && method === 'POST'
+    const inputTokens = pathname === '/v1/responses/input_tokens' && method === 'POST'
     const countTokens = pathname === '/v1/messages/count_tokens' && method === 'POST'
     const messagesApi = (pathname === '/v1/messages' && method === 'POST') || countTokens
     // Every Anthropic client names the API version it speaks: its model list and its errors are Anthropic's.
@@ -92,7 +93,7 @@ export function startMockUpstream(options: MockUpstreamOptions = {}): Promise<Mo
     if (messagesApi || anthropicModels) {
       family = 'anthropic'
       st.headers = anthropicHeaders(`req_mock_${++requests}`)
-    } else if ((pathname === '/v1/chat/completions' && method === 'POST') || embeddings || responsesApi) family = 'openai'
+    } else if ((pathname === '/v1/chat/completions' && method === 'POST') || embeddings || responsesApi || inputTokens) family = 'openai'
     else if (pathname === '/v1/models' && method === 'GET') {
       if (bearer !== undefined && req.headers.authorization !== bearer) {
         send(res, st, 401, JSON_TYPE, OPENAI_AUTH_ERROR)
@@ -187,6 +188,7 @@ export function startMockUpstream(options: MockUpstreamOptions = {}): Promise<Mo
       else if (messagesApi) answerMessages(body, ctl, version, res, st, nextSeq)
       else if (embeddings) answerEmbeddings(body, ctl, res, st)
       else if (responsesApi) answerResponses(body, ctl, res, st, nextSeq)
+      else if (inputTokens) answerInputTokens(body, res, st)
       // Past the two above, a route without a Gemini match is chat completions.
       else if (gm === null) answerChat(body, ctl, res, st, nextSeq)
       else if (gm[2] === 'embedContent' || gm[2] === 'batchEmbedContents') answerEmbed(gm, body, res, st)

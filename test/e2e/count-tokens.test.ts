@@ -1,3 +1,4 @@
+import Anthropic from '@anthropic-ai/sdk'
 import Keyv from 'keyv'
 import { describe, expect, it } from 'vitest'
 import type { UsageEvent } from '../../src/types.js'
@@ -6,7 +7,7 @@ import { KEY_A, startFixture, UPSTREAM_KEY, useFixture } from '../support/fixtur
 import { goog } from '../support/gemini.js'
 import { call, sendThenAbort } from '../support/http.js'
 import { ON_NODE_22 } from '../support/sdks.js'
-import { describeOnce } from '../support/servers.js'
+import { describeOnce, serve } from '../support/servers.js'
 
 /** The Google GenAI SDK surface these scenarios use, in both majors. */
 interface GenAIClient {
@@ -76,6 +77,60 @@ describeOnce('Gemini countTokens: POST …/models/{model}:countTokens', (kind) =
   // @google/genai 3.x requires Node >= 22 (and calls /v1 by default).
   describe.skipIf(!ON_NODE_22)('Google GenAI SDK 3.x', () => {
     sdkScenarios('genai 3', async () => (await import('google-genai-v3')).GoogleGenAI as unknown as GenAIConstructor)
+  })
+})
+
+describeOnce('Anthropic messages.countTokens on a model of an OpenAI upstream', (kind) => {
+  const fx = useFixture(kind)
+  const tools = [
+    { name: 'lookup', description: 'Looks a word up', input_schema: { type: 'object' as const, properties: { q: { type: 'string' } } } },
+  ]
+
+  it('is counted by POST /v1/responses/input_tokens, the request written as the Responses request it would be', async () => {
+    const sdk = new Anthropic({ apiKey: KEY_A, baseURL: fx.url, maxRetries: 0 })
+    const marker = 'count me on openai'
+    const counted = await sdk.messages.countTokens({
+      model: 'gpt-4o-mini',
+      system: 'Be brief.',
+      tools,
+      messages: [{ role: 'user', content: marker }],
+    })
+    const requests = fx.mock.requests.filter((r) => r.body.includes(marker))
+    expect(requests).toHaveLength(1)
+    expect(requests[0]?.path).toBe('/v1/responses/input_tokens')
+    expect(requests[0]?.headers.authorization).toBe(`Bearer ${UPSTREAM_KEY}`)
+    const sent = JSON.parse(requests[0]?.body ?? '{}')
+    // Only what the counting endpoint takes: no store, stream or max_output_tokens, which it refuses.
+    expect(sent).toEqual({
+      model: 'gpt-4o-mini',
+      instructions: 'Be brief.',
+      input: [{ type: 'message', role: 'user', content: [{ type: 'input_text', text: marker }] }],
+      tools: [{ type: 'function', name: 'lookup', description: 'Looks a word up', parameters: tools[0]?.input_schema, strict: false }],
+    })
+    // The mock counts a token per four characters of the instructions, the input's text and the tools' JSON.
+    const expected = Math.ceil(('Be brief.'.length + marker.length + JSON.stringify(sent.tools).length) / 4)
+    expect(counted).toEqual({ input_tokens: expected })
+  })
+
+  it('an OpenAI-compatible server without the endpoint: its 404 comes back as an Anthropic NotFoundError', async () => {
+    const paths: string[] = []
+    const bare = await serve((req, res) => {
+      paths.push(`${req.method} ${req.url}`)
+      res.writeHead(404, { 'content-type': 'application/json' }).end('{"detail":"Not Found"}')
+    })
+    const own = await startFixture(kind, {
+      upstreams: { bare: { type: 'openai', baseUrl: `${bare.url}/v1`, apiKey: UPSTREAM_KEY } },
+      models: [{ id: 'local-llm', upstream: 'bare' }],
+    })
+    try {
+      const sdk = new Anthropic({ apiKey: KEY_A, baseURL: own.url, maxRetries: 0 })
+      const counted = sdk.messages.countTokens({ model: 'local-llm', messages: [{ role: 'user', content: 'x' }] })
+      await expect(counted).rejects.toBeInstanceOf(Anthropic.NotFoundError)
+      expect(paths).toEqual(['POST /v1/responses/input_tokens'])
+    } finally {
+      await own.close()
+      await bare.close()
+    }
   })
 })
 

@@ -184,15 +184,6 @@ describe('Messages calls as Claude Code and other clients make them', () => {
     expect(JSON.parse(last().body).model).toBe('claude-upstream-name')
   })
 
-  it('refuses to count tokens for a model of another format, naming the model', async () => {
-    const error = await client(chain)
-      .messages.countTokens({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'x' }] })
-      .catch((e: unknown) => e)
-    expect(error).toBeInstanceOf(Anthropic.BadRequestError)
-    expect((error as InstanceType<typeof Anthropic.BadRequestError>).type).toBe('invalid_request_error')
-    expect((error as InstanceType<typeof Anthropic.BadRequestError>).apiMessage).toContain("'gpt-4o-mini'")
-  })
-
   it('answers an API the gateway does not offer (message batches) with a NotFoundError the SDK reads', async () => {
     const error = await client(chain)
       .messages.batches.list()

@@ -212,9 +212,20 @@ describe('Anthropic token counting on a model of another format', () => {
     })
   })
 
-  it('on a model whose upstream has no counting method: a 400 naming the model', async () => {
-    const res = await countTokens('gpt-4o-mini', 'hints count on chat')
-    expect(res.status).toBe(400)
-    expect(res.json.error.message).toContain("'gpt-4o-mini'")
+  it('on an OpenAI model, whatever its upstream’s api: counted by OpenAI’s input_tokens, counting fields only', async () => {
+    for (const model of ['gpt-4o-mini', 'gpt-5-codex']) {
+      const marker = `hints count on ${model}`
+      const res = await countTokens(model, marker)
+      expect(res.status, res.text).toBe(200)
+      expect(res.json).toEqual({ input_tokens: expect.any(Number) })
+      const request = mock.requests.filter((r) => r.body.includes(marker)).at(-1)
+      expect(request?.path).toBe('/v1/responses/input_tokens')
+      const sent = JSON.parse(request?.body ?? '{}')
+      expect(sent).toMatchObject({ model, instructions: 'Be brief.', tools: [{ type: 'function', name: 'Later' }] })
+      // The thinking budget asks for reasoning, which a message would also ask to get back encrypted: not a count.
+      expect(sent.reasoning).toBeDefined()
+      expect(Object.keys(sent)).not.toContain('include')
+      expect(Object.keys(sent)).not.toContain('store')
+    }
   })
 })

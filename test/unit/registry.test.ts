@@ -51,11 +51,12 @@ describe('what derives from the dialect registry', () => {
       ].sort(),
     )
     expect([...servedOperations(openai)].sort()).toEqual(
-      ['chat.completions', 'embeddings', 'generateContent', 'messages', 'responses'].sort(),
+      ['chat.completions', 'embeddings', 'generateContent', 'messages', 'messages.countTokens', 'responses'].sort(),
     )
     for (const dialect of DIALECTS) {
       for (const route of MODEL_ROUTES) {
-        // A count is served through the upstream's own counting method where it has one (Gemini's :countTokens).
+        // A count is served through the upstream's own counting method where it has one (Gemini's :countTokens,
+        // OpenAI's input_tokens).
         if (route.dialect !== dialect && route.format.untranslated)
           expect(servedOperations(dialect).has(route.format.operation)).toBe(
             route.format.counting !== undefined && dialect.countingApi !== undefined,

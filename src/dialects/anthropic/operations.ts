@@ -23,7 +23,8 @@ export const messages: OperationFormat = {
 
 /**
  * `POST /v1/messages/count_tokens`: free upstream, so an answer its client left is not kept. A model of another
- * format is counted by its upstream's own counting method (Gemini's `:countTokens`), where it has one.
+ * format is counted by its upstream's own counting method (Gemini's `:countTokens`, OpenAI's
+ * `/responses/input_tokens`), where it has one.
  */
 export const messagesCountTokens: OperationFormat = {
   operation: 'messages.countTokens',

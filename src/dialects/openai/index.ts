@@ -5,6 +5,7 @@ import { chatCompletionsFormat } from './chat-completions/index.js'
 import { chatCompletions, embeddings, responses } from './operations.js'
 import { openaiRateLimits } from './rate-limits.js'
 import { responsesBackground } from './responses/background.js'
+import { inputTokensFormat } from './responses/count.js'
 import { responsesFormat } from './responses/index.js'
 
 /**
@@ -37,7 +38,12 @@ function modelObject(model: ListedModel) {
  * The path below the base URL of each operation an OpenAI-compatible upstream serves besides chat completions: a
  * Responses call is a Responses client's own, or one translated for an upstream with `api: 'responses'`.
  */
-const UPSTREAM_PATHS: Partial<Record<Operation, string>> = { embeddings: '/embeddings', responses: '/responses' }
+const UPSTREAM_PATHS: Partial<Record<Operation, string>> = {
+  embeddings: '/embeddings',
+  responses: '/responses',
+  // An Anthropic client's token count, translated for OpenAI's input-token counting endpoint.
+  'messages.countTokens': '/responses/input_tokens',
+}
 
 /** The APIs a translated call can take to an OpenAI upstream, by its `api` option. */
 const UPSTREAM_APIS: Readonly<Record<string, UpstreamApi>> = {
@@ -68,6 +74,9 @@ export const openai: Dialect = {
   upstreamFormat: chatCompletionsFormat,
   translatedOperation: 'chat.completions',
   upstreamApiFor: (options) => UPSTREAM_APIS[options.api ?? 'chat'] ?? (UPSTREAM_APIS.chat as UpstreamApi),
+  // Whatever `api` says: it picks what translated messages take, and OpenAI counts for chat-completions models too. A
+  // compatible server without the endpoint answers its own 404, which the client gets in its format.
+  countingApi: { format: inputTokensFormat, operation: 'messages.countTokens' },
   otelProviderName: 'openai',
   rateLimits: openaiRateLimits,
   clientKey: (headers) => bearer(headers.authorization),
