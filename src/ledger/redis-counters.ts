@@ -69,10 +69,16 @@ interface ScriptClient {
   eval(script: string, options: { keys: string[]; arguments: string[] }): Promise<unknown>
 }
 
+/**
+ * How long charges are held back before they are sent on their own: a busy owner's next check comes sooner and
+ * carries them, so its calls pay one round trip each; other processes see them at most this much later.
+ */
+const CHARGE_HOLD_MS = 20
+
 /** The longest a limit step waits for Redis: a call must not hang on a store that stopped answering. */
 const STEP_TIMEOUT_MS = 2000
 
-/** Charges of one owner not yet sent: folded into its next check, or sent together at the end of the turn. */
+/** Charges of one owner not yet sent: folded into its next check, or sent together once held long enough. */
 interface Unsent {
   tokens: number
   cost: number
@@ -82,8 +88,8 @@ interface Unsent {
 
 /**
  * The counters kept in the Redis behind a Keyv on @keyv/redis. Charges are not sent one by one: those of one owner
- * that end within one turn of the event loop are summed, and ride on that owner's next check when one comes within
- * the turn, else go as one `charge` step. A busy owner's calls then pay about one round trip each, not two.
+ * are summed, and ride on that owner's next check when one comes within `CHARGE_HOLD_MS`, else go as one `charge`
+ * step. A busy owner's calls then pay about one round trip each, not two.
  */
 export class RedisCounters implements Counters {
   readonly #link: RedisLink
@@ -148,7 +154,7 @@ export class RedisCounters implements Counters {
       unsent.landed.push({ resolve, reject })
       if (!this.#flushing) {
         this.#flushing = true
-        setImmediate(() => this.#flush())
+        setTimeout(() => this.#flush(), CHARGE_HOLD_MS)
       }
     })
   }
@@ -166,7 +172,18 @@ export class RedisCounters implements Counters {
   }
 
   async usage(owner: string): Promise<OwnerUsage> {
-    return usageOf(await this.#run(owner, ['read']))
+    // Charges held back are the owner's too: sent now, the step's answer is the counts with them.
+    const unsent = this.#unsent.get(owner)
+    if (!unsent) return usageOf(await this.#run(owner, ['read']))
+    this.#unsent.delete(owner)
+    try {
+      const reply = await this.#run(owner, ['charge', String(unsent.tokens), String(unsent.cost)])
+      settle(unsent, undefined)
+      return usageOf(reply)
+    } catch (error) {
+      settle(unsent, error)
+      throw error
+    }
   }
 }
 
