@@ -20,6 +20,7 @@ import { JoinableCalls } from './idempotency/joinable-calls.js'
 import { RecentAnswers } from './idempotency/recent-answers.js'
 import { Ledger } from './ledger/ledger.js'
 import { unofferedPrices } from './ledger/pricing.js'
+import { TokenCountCheck } from './ledger/tokens.js'
 import { channels, type RecordsTrimMessage } from './observe/channels.js'
 import { subscribeUsage } from './observe/usage.js'
 import { PendingWrites } from './recovery/pending.js'
@@ -166,6 +167,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     },
     ledger: resolved.ownerLimits && new Ledger({ ...resolved.ownerLimits, store: resolved.store, logger: resolved.logger }),
     prices: resolved.pricing,
+    tokenCheck: new TokenCountCheck(resolved.logger),
   }
   const cors = resolved.cors ? createCors(resolved.cors) : undefined
   const unsubscribeUsage = resolved.onUsage ? subscribeUsage(id, resolved.onUsage, resolved.logger) : undefined

@@ -94,6 +94,13 @@ export interface BackgroundOptions {
    * stopped. @default 30000
    */
   leaseMs?: number
+  /**
+   * Background calls one owner may have running in this process at once; a create past it is answered 429 in its
+   * dialect's shape, before anything is kept or sent upstream. @default 32
+   */
+  maxRunningPerOwner?: number
+  /** Background calls all owners together may have running in this process at once; past it likewise. @default 1024 */
+  maxRunning?: number
 }
 
 /** Request limits. */

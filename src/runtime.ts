@@ -10,6 +10,7 @@ import type { JoinableCalls } from './idempotency/joinable-calls.js'
 import type { RecentAnswers } from './idempotency/recent-answers.js'
 import type { Ledger } from './ledger/ledger.js'
 import type { NanoPrices } from './ledger/pricing.js'
+import type { TokenCountCheck } from './ledger/tokens.js'
 import type { PendingWrites } from './recovery/pending.js'
 import type { RecoveryStore } from './recovery/store/recovery-store.js'
 import type { FollowableCalls } from './recovery/stream/followable-calls.js'
@@ -50,6 +51,8 @@ export interface Runtime {
   readonly ledger: Ledger | undefined
   /** `pricing` by model id, in nano-dollars per million tokens; undefined without it. */
   readonly prices: ReadonlyMap<string, NanoPrices> | undefined
+  /** Keeps the token counts upstreams report whole and bounded before they are priced, charged or reported. */
+  readonly tokenCheck: TokenCountCheck
   /** The background calls this process runs. */
   readonly background: BackgroundCalls
 }

@@ -1,8 +1,48 @@
+import { GatewayError } from '../errors.js'
 import type { RunLog } from './run-log.js'
+
+/** How many background calls may run in this process at once: for each owner, and for all together. */
+export interface RunningBounds {
+  maxRunningPerOwner: number
+  maxRunning: number
+}
 
 /** The background calls this process runs, by the request id that created them. */
 export class BackgroundCalls {
   readonly #runs = new Map<string, RunLog>()
+  /** Places taken, per owner: a create takes one before it awaits anything, so a burst cannot pass the bound together. */
+  readonly #places = new Map<string, number>()
+  #taken = 0
+
+  /**
+   * Takes a place for a new call of `owner`, freed by calling what it returns (once its call ended, or its create
+   * failed); throws the 429 when the owner, or the process, runs as many as it may.
+   */
+  claim(owner: string, bounds: RunningBounds): () => void {
+    const mine = this.#places.get(owner) ?? 0
+    if (mine >= bounds.maxRunningPerOwner || this.#taken >= bounds.maxRunning) {
+      const [name, bound] =
+        mine >= bounds.maxRunningPerOwner
+          ? ['background.maxRunningPerOwner', bounds.maxRunningPerOwner]
+          : ['background.maxRunning', bounds.maxRunning]
+      throw new GatewayError(
+        'rate_limit_exceeded',
+        `Too many background responses are running (${name}: ${bound}); try again once one has ended.`,
+        { retryAfterSeconds: 1 },
+      )
+    }
+    this.#places.set(owner, mine + 1)
+    this.#taken++
+    let freed = false
+    return () => {
+      if (freed) return
+      freed = true
+      this.#taken--
+      const left = (this.#places.get(owner) ?? 1) - 1
+      if (left === 0) this.#places.delete(owner)
+      else this.#places.set(owner, left)
+    }
+  }
 
   add(run: RunLog): void {
     this.#runs.set(run.who.requestId, run)

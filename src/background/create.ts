@@ -1,6 +1,7 @@
 // `POST` of a call its client asked to run in the background: the gateway keeps the call, answers at once with
 // its object (or, for a stream, its events as they come), and runs it to its end whatever the client does.
 import { buildCallSpec } from '../call/build-call-spec.js'
+import { admitUpstream, settleUpstream } from '../call/metering.js'
 import type { BackgroundFormat } from '../dialects/index.js'
 import { GatewayError } from '../errors.js'
 import type { CallRoute, Exchange } from '../http/dispatch.js'
@@ -10,6 +11,7 @@ import { withRequestId } from '../http/request-id.js'
 import type { ResponseHead } from '../http/sink.js'
 import { parseJsonInSlices } from '../json/parse-in-slices.js'
 import { jsonBytesInSlices } from '../json/text-in-slices.js'
+import type { LedgerEntry } from '../ledger/ledger.js'
 import { streamHead } from '../recovery/stream/follow.js'
 import type { Runtime } from '../runtime.js'
 import { claimCreateKey } from './create-key.js'
@@ -65,30 +67,44 @@ export async function createInBackground(
     if (claim.earlier !== undefined && (await answerEarlier(rt, ex, format, claim.earlier, request.stream === true))) return
     if (claim.earlier !== undefined) await claim.take()
   }
-  const run = new RunLog(
-    {
-      owner: ex.owner,
-      requestId: ex.requestId,
-      id,
-      format,
-      store: rt.store,
-      onError: (error) =>
-        rt.options.logger.warn('model-gateway: the state of a background response could not be written', {
-          requestId: ex.requestId,
-          error: String(error),
-        }),
-    },
-    { ttlMs, ...rt.options.background },
-    format.pending(id, request, Math.floor(Date.now() / 1000)),
-  )
+  // Bounded and metered before anything is kept: a refused create is a 429 in the client's dialect, never a
+  // response that later ends `failed`.
+  const release = rt.background.claim(ex.owner, rt.options.background)
+  let entry: LedgerEntry | undefined
+  let run: RunLog
   try {
-    await run.stored()
+    entry = rt.ledger ? await admitUpstream(rt, spec) : undefined
+    run = new RunLog(
+      {
+        owner: ex.owner,
+        requestId: ex.requestId,
+        id,
+        format,
+        store: rt.store,
+        onError: (error) =>
+          rt.options.logger.warn('model-gateway: the state of a background response could not be written', {
+            requestId: ex.requestId,
+            error: String(error),
+          }),
+      },
+      { ttlMs, ...rt.options.background },
+      format.pending(id, request, Math.floor(Date.now() / 1000)),
+    )
+    try {
+      await run.stored()
+    } catch (error) {
+      run.discard()
+      throw error
+    }
   } catch (error) {
-    run.discard()
+    release()
+    // Nothing went upstream: the reservation is given back.
+    if (entry) settleUpstream(rt, spec, { status: 500, delivered: false, recovered: false, usage: undefined }, entry)
     throw error
   }
   rt.background.add(run)
-  void runInBackground(rt, spec, run)
+  void run.ended.then(release)
+  void runInBackground(rt, spec, run, entry)
   if (request.stream === true) {
     return streamEvents(rt, ex.res, eventsHead(ex, ex.requestId, {}), (sink) => followHere(run, -1, sink))
   }

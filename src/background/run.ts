@@ -1,16 +1,17 @@
 // A background call run by the gateway itself: the client's request rewritten as a plain stream, sent upstream
 // through the same interceptors as any call (fallbacks, circuit, keys), translated where the model speaks another
 // format, and its events kept by id instead of relayed to a client.
-import { performance } from 'node:perf_hooks'
 import type { Readable } from 'node:stream'
-import { isAuthFailure, isSuccess, readUpstreamBody, refuseUpstreamAuthFailure, upstreamRequest } from '../call/answer.js'
+import { type CallOutcome, isAuthFailure, isSuccess, readUpstreamBody, refuseUpstreamAuthFailure, upstreamRequest } from '../call/answer.js'
 import { NO_USAGE } from '../call/answer-facts.js'
 import type { CallSpec } from '../call/call-spec.js'
+import { settleUpstream } from '../call/metering.js'
 import { endMessage } from '../call/run-call.js'
 import { buildStreamSinks } from '../call/sink-stack.js'
 import { StreamEnding } from '../call/stream-sinks.js'
 import { isGatewayError } from '../errors.js'
 import type { ResponseSink } from '../http/sink.js'
+import type { LedgerEntry } from '../ledger/ledger.js'
 import { callStartMessage } from '../observe/call-message.js'
 import { channels } from '../observe/channels.js'
 import type { Runtime } from '../runtime.js'
@@ -84,10 +85,13 @@ function pipe(body: Readable | Buffer, sink: ResponseSink): Promise<void> {
   })
 }
 
-/** Runs a background call to its end; never rejects. Reports it once on `call:end`, as any call (one usage event). */
-export async function runInBackground(rt: Runtime, spec: CallSpec, run: RunLog): Promise<void> {
+/**
+ * Runs a background call to its end; never rejects. Reports it once on `call:end`, as any call (one usage event), and
+ * settles it with the ledger that admitted it (`entry`), as any call that went upstream.
+ */
+export async function runInBackground(rt: Runtime, spec: CallSpec, run: RunLog, entry: LedgerEntry | undefined): Promise<void> {
   if (channels.callStart.hasSubscribers) channels.callStart.publish(callStartMessage(rt.id, spec))
-  const outcome = await relayToLog(rt, spec, run).catch((error: unknown) => {
+  const relayed = await relayToLog(rt, spec, run).catch((error: unknown) => {
     const message = isGatewayError(error) ? error.message : 'The gateway failed to run this response.'
     if (!isGatewayError(error))
       rt.options.logger.error('model-gateway: a background response failed', { requestId: spec.requestId, error: String(error) })
@@ -96,23 +100,20 @@ export async function runInBackground(rt: Runtime, spec: CallSpec, run: RunLog):
     return { status: isGatewayError(error) ? (error.status ?? 500) : 500, served: undefined, tail: undefined }
   })
   await run.ended
-  if (!channels.callEnd.hasSubscribers) return
-  const message = endMessage(rt, spec, {
-    status: outcome.status,
-    delivered: true,
-    recovered: false,
-    usage: undefined,
-    served: outcome.served,
-  })
-  if (outcome.tail && outcome.served) {
-    const facts = outcome.tail.read(outcome.served.model.upstream.dialect)
-    message.usage = facts.usage ?? NO_USAGE
-    if (facts.finishReasons) message.finishReasons = facts.finishReasons
-    if (outcome.tail.firstChunkAt !== undefined) message.firstChunkMs = outcome.tail.firstChunkAt - spec.startedAt
+  const outcome: CallOutcome = { status: relayed.status, delivered: true, recovered: false, usage: undefined, served: relayed.served }
+  const { tail, served } = relayed
+  const finished = run.status === 'completed' || run.status === 'incomplete'
+  if (tail && served) {
+    const facts = tail.read(served.model.upstream.dialect)
+    outcome.usage = facts.usage ?? NO_USAGE
+    if (facts.finishReasons) outcome.finishReasons = facts.finishReasons
+    if (tail.firstChunkAt !== undefined) outcome.firstChunkMs = tail.firstChunkAt - spec.startedAt
+    // Stopped before its upstream finished (cancelled, or cut): charged what is known, at least its reservation.
+    if (!finished) outcome.incomplete = true
   }
-  if (run.status !== 'completed' && run.status !== 'incomplete') message.error = run.status
-  message.durationMs = performance.now() - spec.startedAt
-  channels.callEnd.publish(message)
+  if (!finished) outcome.error = run.status
+  settleUpstream(rt, spec, outcome, entry)
+  if (channels.callEnd.hasSubscribers) channels.callEnd.publish(endMessage(rt, spec, outcome))
 }
 
 interface Relayed {
@@ -131,7 +132,8 @@ async function relayToLog(rt: Runtime, spec: CallSpec, run: RunLog): Promise<Rel
     await run.end('failed', undefined, upstreamErrorMessage(status, body))
     return { status, served, tail: undefined }
   }
-  const tail = channels.callEnd.hasSubscribers ? new StreamTail() : undefined
+  // Usage is read for subscribers, and for a ledger that charges what a call used.
+  const tail = channels.callEnd.hasSubscribers || rt.ledger ? new StreamTail() : undefined
   const ending = new StreamEnding(spec)
   const translation = spec.bodies.translationFor(served.model)
   const sink = buildStreamSinks({

@@ -65,6 +65,8 @@ export interface Refused extends BodyRefusal {
 export interface CallBodies {
   /** The bytes for `model`, or the refusal of a field its format cannot express. */
   for(model: ResolvedModel): Buffer | Refused
+  /** Whether the stream `model` answers has usage in it its client did not ask for (taken out before it is relayed). */
+  usageAskedFor(model: ResolvedModel): boolean
   /** How an answer of `model` comes back into the client's format; undefined when it speaks the client's format. */
   translationFor(model: ResolvedModel): Translation | undefined
   /** The operation `model`'s upstream is asked: the client's own, or the one a translated call becomes. */

@@ -1,16 +1,13 @@
 import { performance } from 'node:perf_hooks'
-import { type GatewayError, isGatewayError } from '../errors.js'
+import { isGatewayError } from '../errors.js'
 import type { ClientSink } from '../http/sink.js'
 import { admitCall, mayBeRepeated } from '../idempotency/admit.js'
 import type { CallLease } from '../idempotency/lease.js'
-import type { Ledger, LedgerEntry } from '../ledger/ledger.js'
-import { costOf } from '../ledger/pricing.js'
 import { callStartMessage, statusSent } from '../observe/call-message.js'
-import { type CallEndMessage, type CallRefusedMessage, channels } from '../observe/channels.js'
+import { type CallEndMessage, channels } from '../observe/channels.js'
 import { type FollowableCall, followableCall } from '../recovery/stream/followable-calls.js'
 import { Journal } from '../recovery/stream/journal.js'
 import type { Runtime } from '../runtime.js'
-import type { TokenCounts } from '../types.js'
 import { type AbortHook, abortWith, type UpstreamResponse } from '../upstream/send.js'
 import {
   type CallOutcome,
@@ -26,6 +23,7 @@ import {
 import { factsOfBody, NO_USAGE } from './answer-facts.js'
 import type { CallSpec } from './call-spec.js'
 import { keepRecord } from './keep-record.js'
+import { admitUpstream, settleUpstream } from './metering.js'
 import { journalOptions, streamCall } from './stream-call.js'
 
 /**
@@ -40,8 +38,7 @@ export async function runCall(rt: Runtime, spec: CallSpec, client: ClientSink): 
     if (admission.served) return
     lease = admission.lease
   }
-  const charged = rt.ledger && metered(spec) ? await admitToLedger(rt, rt.ledger, spec, lease) : undefined
-  if (charged?.figures) spec.limitHeaders = spec.inbound.rateLimits.headers(charged.figures)
+  const charged = rt.ledger ? await admitUpstream(rt, spec, lease) : undefined
   if (channels.callStart.hasSubscribers) channels.callStart.publish(callStartMessage(rt.id, spec))
   let outcome: CallOutcome = { status: 500, delivered: false, recovered: false, usage: undefined }
   try {
@@ -53,43 +50,9 @@ export async function runCall(rt: Runtime, spec: CallSpec, client: ClientSink): 
     await lease?.fail(error)
     throw error
   } finally {
-    if (outcome.usage) priceAndCharge(rt, spec, outcome, charged)
+    settleUpstream(rt, spec, outcome, charged)
     if (channels.callEnd.hasSubscribers) channels.callEnd.publish(endMessage(rt, spec, outcome))
   }
-}
-
-/** Whether a call counts against its owner's limits: token counting is free upstream, and clients (Claude Code) call it often. */
-const metered = (spec: CallSpec): boolean => spec.operation !== 'countTokens' && spec.operation !== 'messages.countTokens'
-
-/**
- * The ledger's check before a call goes upstream; a refusal is published on `call:refused` and fails the call's lease,
- * so calls that joined it get it too.
- */
-async function admitToLedger(rt: Runtime, ledger: Ledger, spec: CallSpec, lease: CallLease | undefined): Promise<LedgerEntry | undefined> {
-  try {
-    return await ledger.admit(spec.owner)
-  } catch (error) {
-    if (channels.callRefused.hasSubscribers && isRefusal(error)) {
-      const message = callStartMessage(rt.id, spec) as CallRefusedMessage
-      message.status = statusSent(spec, error.status ?? 429, undefined)
-      message.error = error.code
-      channels.callRefused.publish(message)
-    }
-    await lease?.fail(error)
-    throw error
-  }
-}
-
-/** Whether the ledger's error is its refusal of the call (a host's limits function that throws is a 500 instead). */
-const isRefusal = (error: unknown): error is GatewayError & { code: CallRefusedMessage['error'] } =>
-  isGatewayError(error) && (error.code === 'rate_limit_exceeded' || error.code === 'store_unavailable')
-
-/** A used call's cost (by the prices of the model that answered), charged to its owner when it has limits. */
-function priceAndCharge(rt: Runtime, spec: CallSpec, outcome: CallOutcome, charged: LedgerEntry | undefined): void {
-  const usage = outcome.usage as TokenCounts
-  const prices = rt.prices?.get((outcome.served?.model ?? spec.model).id)
-  if (prices) outcome.cost = costOf(prices, usage)
-  if (charged) rt.ledger?.charge(charged, usage.total_tokens, outcome.cost ?? 0)
 }
 
 /**

@@ -1,6 +1,8 @@
+import type { AskedUsage } from '../dialects/index.js'
 import type { ResponseSink } from '../http/sink.js'
 import type { StreamLog } from '../recovery/stream/stream-log.js'
 import type { KeyRedaction } from '../upstream/redact.js'
+import { askedUsageSink } from './asked-usage-sink.js'
 import { redactingSink } from './redacting-sink.js'
 import { endingWithError, numberingSink, watchingSink } from './stream-sinks.js'
 import { tee } from './tee.js'
@@ -30,6 +32,8 @@ export interface StreamSinkParts {
   tail?: ResponseSink
   /** Takes the gateway's upstream keys out; absent when there are none to take out. */
   redaction?: KeyRedaction
+  /** Takes out of an untranslated stream the usage the gateway asked for and its client did not. */
+  askedUsage?: AskedUsage['strip']
 }
 
 /**
@@ -42,17 +46,20 @@ export interface StreamSinkParts {
  * 3. translation into the client's format; on a break it writes the error event itself and ends the stream;
  * 4. numbering, for a resumable stream, in the client's format (after translation): the log keeps and resumes events
  *    exactly as the client got them, and ends a broken stream with `lastEvent`. A plain stream that is not translated
- *    gets its error event here instead (a translated one already has the translator's);
+ *    gets its error event here instead (a translated one already has the translator's); before it, an untranslated
+ *    stream has the usage its client did not ask for taken out (the gateway asked for it to meter the call: the
+ *    tail still reads it);
  * 5. what the client gets is shown to `seen` (untranslated streams: a translator numbers its own error event);
  * 6. the client and its sharers, innermost, get the same bytes, numbered `id`s included, so a joined retry or a
  *    resume sees what the client saw.
  */
 export function buildStreamSinks(parts: StreamSinkParts): ResponseSink {
-  const { resumable, translation, tail, redaction, seen } = parts
+  const { resumable, translation, tail, redaction, seen, askedUsage } = parts
   let inClientTerms = tee(parts.client, parts.sharers)
   if (seen && !translation) inClientTerms = watchingSink(inClientTerms, seen)
   if (resumable) inClientTerms = numberingSink(inClientTerms, resumable.log, resumable.lastEvent)
   else if (!translation) inClientTerms = endingWithError(inClientTerms, parts.brokenEvent)
+  if (askedUsage && !translation) inClientTerms = askedUsageSink(inClientTerms, askedUsage)
   const inUpstreamTerms = translation ? translatingSink(inClientTerms, translation) : inClientTerms
   const fanned = tee(inUpstreamTerms, tail ? [tail] : [])
   return redaction ? redactingSink(fanned, redaction) : fanned

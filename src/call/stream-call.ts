@@ -193,6 +193,7 @@ async function relayStream(
     translation: translation?.translator.stream(translation.plan),
     tail,
     redaction: rt.redaction.active ? rt.redaction : undefined,
+    askedUsage: !translation && spec.bodies.usageAskedFor(served.model) ? spec.format.askedUsage?.strip : undefined,
   })
   const type = translation ? 'text/event-stream' : (headerText(rt, response, 'content-type') ?? 'text/event-stream')
   const headers = streamHeaders(spec, type)

@@ -43,6 +43,8 @@ interface Prepared {
   modelInBody: boolean
   /** The upstream model name `bytes` carry. */
   named: string
+  /** Whether `bytes` ask for usage the client did not ask for (its stream then has it taken out again). */
+  usageAsked?: boolean
 }
 
 const isRefused = (entry: Prepared | Refused): entry is Refused => 'refusedField' in entry
@@ -90,9 +92,16 @@ export class UpstreamBodies implements CallBodies {
     const entry = this.#prepared(model)
     if (isRefused(entry)) return entry
     if (!entry.modelInBody || entry.named === model.upstreamModel) return entry.bytes
-    if (entry.translation) return Buffer.from(replaceTopLevelString(entry.bytes.toString('utf8'), 'model', model.upstreamModel))
+    if (entry.translation || entry.usageAsked)
+      return Buffer.from(replaceTopLevelString(entry.bytes.toString('utf8'), 'model', model.upstreamModel))
     const { format, body } = this.#source
     return renamed(format, body, this.#source.model.id, model.upstreamModel)
+  }
+
+  /** Whether the stream `model` answers has usage in it its client did not ask for (taken out before it is relayed). */
+  usageAskedFor(model: ResolvedModel): boolean {
+    const entry = this.#prepared(model)
+    return !isRefused(entry) && entry.usageAsked === true
   }
 
   /** How an answer of `model` comes back into the client's format; undefined when it speaks the client's format. */
@@ -152,8 +161,13 @@ export class UpstreamBodies implements CallBodies {
     const modelId = this.#source.model.id
     const modelInBody = format.modelInBody || format.renameInBody !== undefined
     const named = model.upstreamModel
-    if (inbound === model.upstream.dialect)
-      return { bytes: renamed(format, body, modelId, named), translation: undefined, modelInBody, named }
+    if (inbound === model.upstream.dialect) {
+      // Every stream is metered: usage its client did not ask for is asked for here, and taken out of its stream.
+      const asked = stream ? format.askedUsage?.ask(body) : undefined
+      if (asked === undefined) return { bytes: renamed(format, body, modelId, named), translation: undefined, modelInBody, named }
+      const source = { ...body, bytes: asked, spans: undefined }
+      return { bytes: renamed(format, source, modelId, named), translation: undefined, modelInBody, named, usageAsked: true }
+    }
     // Embeddings are passthrough only, and token counts unless the upstream has a counting method of its own.
     const api = this.#apiFor(model)
     const refusal = format.counting && api !== undefined ? undefined : otherFormatRefusal(format, inbound, model.id, model.upstream.dialect)

@@ -26,6 +26,8 @@ export const DEFAULTS = {
     maxEvents: 100_000,
     maxBytes: 64 * 1024 * 1024,
     leaseMs: 30_000,
+    maxRunningPerOwner: 32,
+    maxRunning: 1024,
   },
   limits: {
     maxRequestBytes: 64 * 1024 * 1024,

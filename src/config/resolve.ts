@@ -246,6 +246,12 @@ export function resolveOptions(options: GatewayOptions): ResolvedOptions {
       maxEvents: positiveInt(background.maxEvents, DEFAULTS.background.maxEvents, 'background.maxEvents'),
       maxBytes: positiveInt(background.maxBytes, DEFAULTS.background.maxBytes, 'background.maxBytes'),
       leaseMs: positiveInt(background.leaseMs, DEFAULTS.background.leaseMs, 'background.leaseMs'),
+      maxRunningPerOwner: positiveInt(
+        background.maxRunningPerOwner,
+        DEFAULTS.background.maxRunningPerOwner,
+        'background.maxRunningPerOwner',
+      ),
+      maxRunning: positiveInt(background.maxRunning, DEFAULTS.background.maxRunning, 'background.maxRunning'),
     },
     limits: {
       maxRequestBytes: positiveInt(limits.maxRequestBytes, DEFAULTS.limits.maxRequestBytes, 'limits.maxRequestBytes'),

@@ -10,6 +10,26 @@ export interface CallTarget {
   stream: boolean
 }
 
+/** A request body as the gateway read it: its bytes, the top-level fields it read, and where they lie in a large body. */
+export interface RequestBytes {
+  bytes: Buffer
+  fields: Record<string, unknown>
+  /** The whole body, when it was parsed whole. */
+  value: Record<string, unknown> | undefined
+  spans: ReadonlyMap<string, readonly [number, number]> | undefined
+}
+
+/**
+ * Usage a format's upstream streams report only when asked: the gateway asks on the client's behalf (every stream
+ * is metered) and takes out of the stream what the client did not ask for.
+ */
+export interface AskedUsage {
+  /** The request asking for usage in its stream; undefined when the client asked for it itself. */
+  ask(body: RequestBytes): Buffer | undefined
+  /** One event (with its blank line) as the client would have got it; undefined when it would not have got it at all. */
+  strip(event: string): string | undefined
+}
+
 /** One operation of a dialect, as a client asks for it. */
 export interface OperationFormat {
   readonly operation: Operation
@@ -63,6 +83,8 @@ export interface OperationFormat {
    * event with the dialect's error body
    */
   streamErrorEvent?(error: ErrorFacts, eventsBefore: number): string
+  /** Present where the upstream's streams report usage only when asked (chat completions). @default absent */
+  readonly askedUsage?: AskedUsage
   /** Whether `streamErrorEvent` reads `eventsBefore`: only then are a stream's events counted as they are relayed. @default false */
   readonly countsStreamEvents?: boolean
 }

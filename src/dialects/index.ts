@@ -127,6 +127,7 @@ export async function assembledAnswerInSlices(operation: Operation, data: readon
 export { anthropic, messages, messagesCountTokens } from './anthropic/index.js'
 export type {
   AnswerFacts,
+  AskedUsage,
   BackgroundEnding,
   BackgroundFormat,
   BackgroundStatus,

@@ -26,11 +26,26 @@ export interface CheckResult extends OwnerUsage {
   dayResetMs: number
 }
 
+/** Tokens and nano-dollars held for a call from its admission until it settles. */
+export interface Reservation {
+  tokens: number
+  cost: number
+}
+
+/** Nothing held. */
+export const NO_RESERVATION: Readonly<Reservation> = Object.freeze({ tokens: 0, cost: 0 })
+
 /** Where the counters are kept; every method is one atomic step of the backing store. */
 export interface Counters {
-  /** Checks an owner's counts against its limits and, when none is reached, counts one request. */
-  check(owner: string, limits: CounterLimits): Promise<CheckResult>
-  /** Adds a finished call's tokens and cost (nano-dollars) to the owner's windows. */
+  /**
+   * Checks an owner's counts against its limits and, when none is reached, counts one request and adds `reserve`
+   * (the result's counts are those the check saw, before the reservation).
+   */
+  check(owner: string, limits: CounterLimits, reserve?: Reservation): Promise<CheckResult>
+  /**
+   * Adds a finished call's tokens and cost (nano-dollars) to the owner's windows; negative amounts give back what a
+   * reservation held beyond the call's use (a count never goes below 0).
+   */
   charge(owner: string, tokens: number, cost: number): Promise<void>
   /** The owner's counts in the current windows. */
   usage(owner: string): Promise<OwnerUsage>
@@ -84,25 +99,30 @@ export class MemoryCounters implements Counters {
     for (const [owner, windows] of this.#owners) if (windows.day !== day) this.#owners.delete(owner)
   }
 
-  check(owner: string, limits: CounterLimits): Promise<CheckResult> {
+  check(owner: string, limits: CounterLimits, reserve: Reservation = NO_RESERVATION): Promise<CheckResult> {
     const now = this.#now()
     const w = this.#current(owner, now)
     const over = overLimit(w.requests, w.tokens, w.cost, limits)
-    if (over === undefined) w.requests++
-    return Promise.resolve({
+    const result: CheckResult = {
       over,
-      requests: w.requests,
+      requests: over === undefined ? w.requests + 1 : w.requests,
       tokens: w.tokens,
       cost: w.cost,
       minuteResetMs: MINUTE_MS - (now % MINUTE_MS),
       dayResetMs: DAY_MS - (now % DAY_MS),
-    })
+    }
+    if (over === undefined) {
+      w.requests++
+      w.tokens += reserve.tokens
+      w.cost += reserve.cost
+    }
+    return Promise.resolve(result)
   }
 
   charge(owner: string, tokens: number, cost: number): Promise<void> {
     const w = this.#current(owner, this.#now())
-    w.tokens += tokens
-    w.cost += cost
+    w.tokens = Math.max(0, w.tokens + tokens)
+    w.cost = Math.max(0, w.cost + cost)
     return Promise.resolve()
   }
 

@@ -2,7 +2,7 @@
 // Redis that had already failed (up to 2 s each), for as long as it stayed down.
 import { GatewayError, isGatewayError } from '../errors.js'
 import type { OwnerUsage } from '../types.js'
-import type { CheckResult, CounterLimits, Counters } from './counters.js'
+import type { CheckResult, CounterLimits, Counters, Reservation } from './counters.js'
 
 /** How often, while the store is down, it is asked again (in the background, by one read) whether it is back. */
 const PROBE_MS = 1000
@@ -25,8 +25,8 @@ export class DownFastCounters implements Counters {
     this.#inner = inner
   }
 
-  check(owner: string, limits: CounterLimits): Promise<CheckResult> {
-    return this.#step(() => this.#inner.check(owner, limits))
+  check(owner: string, limits: CounterLimits, reserve?: Reservation): Promise<CheckResult> {
+    return this.#step(() => this.#inner.check(owner, limits, reserve))
   }
 
   charge(owner: string, tokens: number, cost: number): Promise<void> {

@@ -4,7 +4,7 @@ import { RATE_LIMIT_FAMILIES, type RateLimitFigures } from '../dialects/index.js
 import { GatewayError } from '../errors.js'
 import { isRedisKeyv } from '../recovery/store/redis-link.js'
 import type { GatewayLogger, OwnerUsage } from '../types.js'
-import { type CheckResult, type CounterLimits, type Counters, MemoryCounters } from './counters.js'
+import { type CheckResult, type CounterLimits, type Counters, MemoryCounters, NO_RESERVATION, type Reservation } from './counters.js'
 import { DownFastCounters } from './down-fast.js'
 import { answeredLimits, type ResolvedOwnerLimits } from './limits.js'
 import { RedisCounters } from './redis-counters.js'
@@ -26,6 +26,8 @@ export interface LedgerOptions {
 /** What `admit` hands back for the call's end: whom to charge, and the limits the check saw for the answer's head. */
 export interface LedgerEntry {
   owner: string
+  /** What the admission added to the owner's windows ahead of the call's use; its settlement counts from it. */
+  reserved: Reservation
   /** Undefined when the check could not be made (a store down, failing open): there is nothing true to tell. */
   figures: RateLimitFigures | undefined
 }
@@ -58,26 +60,33 @@ export class Ledger {
    * Checks the owner's limits before its call goes upstream and counts the call. Resolves the entry to charge at
    * the call's end, or undefined when the owner has no limits; rejects with the 429 (or, failing closed, the 503).
    */
-  async admit(owner: string): Promise<LedgerEntry | undefined> {
+  async admit(owner: string, reserve: Reservation = NO_RESERVATION): Promise<LedgerEntry | undefined> {
     const limits = await this.#limitsOf(owner)
     if (limits === undefined) return undefined
     let result: CheckResult
     try {
-      result = await this.#counters.check(owner, limits)
+      result = await this.#counters.check(owner, limits, reserve)
     } catch (error) {
       this.#warn('check', error)
       if (this.#failClosed) {
         throw new GatewayError('store_unavailable', 'The rate limits cannot be checked now; try again shortly.', { retryAfterSeconds: 1 })
       }
-      return { owner, figures: undefined }
+      return { owner, figures: undefined, reserved: NO_RESERVATION }
     }
     const figures = limitFigures(result, limits)
     if (result.over !== undefined) throw overLimit(result, figures)
-    return { owner, figures }
+    return { owner, figures, reserved: reserve }
   }
 
-  /** Adds a finished call's tokens and cost to its owner's windows; never rejects (a failure is a warn line). */
-  charge(entry: LedgerEntry, tokens: number, cost: number): void {
+  /**
+   * Settles a finished call: its owner's windows end up charged `tokens` and `cost` for it, whatever its admission
+   * reserved. Never rejects (a failure is a warn line).
+   */
+  settle(entry: LedgerEntry, tokens: number, cost: number): void {
+    this.#add(entry, tokens - entry.reserved.tokens, cost - entry.reserved.cost)
+  }
+
+  #add(entry: LedgerEntry, tokens: number, cost: number): void {
     if (tokens === 0 && cost === 0) return
     const charged = this.#counters.charge(entry.owner, tokens, cost).catch((error: unknown) => this.#warn('charge', error))
     this.#pending.add(charged)

@@ -121,28 +121,35 @@ describeMatrix('onUsage', (kind) => {
     })
   }
 
-  it('fires once with zero counts for a completed chat stream that carried no usage', async () => {
+  it('fires once with the usage the gateway asked for, for a chat stream whose client did not ask for it', async () => {
     const res = await call(`${fx.url}/v1/chat/completions`, { headers: bearer(KEY_A), body: chatBody('no usage', { stream: true }) })
     expect(res.status).toBe(200)
+    // The client gets no usage: it did not ask for it.
     expect(res.text).not.toContain('"usage"')
-    expect(await drained()).toEqual([
-      {
-        requestId: res.headers['x-request-id'],
-        owner: ownerOfKey(KEY_A),
-        model: 'gpt-4o-mini',
-        endpoint: 'chat.completions',
-        input_tokens: 0,
-        output_tokens: 0,
-        total_tokens: 0,
-        cached_input_tokens: 0,
-        cache_write_tokens: 0,
-        reasoning_tokens: 0,
-        recovered: false,
-        upstream: 'mock',
-        keyAlias: 'key-1',
-        complete: true,
-      },
-    ])
+    // The same call, asking for usage: what the upstream reports.
+    const asked = await call(`${fx.url}/v1/chat/completions`, {
+      headers: bearer(KEY_A),
+      body: chatBody('no usage', { stream: true, stream_options: { include_usage: true } }),
+    })
+    const reported = JSON.parse(/"choices":\[\],"usage":(\{[^\n]*\})\}\n/.exec(asked.text)?.[1] ?? '{}')
+    expect(reported.total_tokens).toBeGreaterThan(0)
+    const [event] = await drained()
+    expect(event).toEqual({
+      requestId: res.headers['x-request-id'],
+      owner: ownerOfKey(KEY_A),
+      model: 'gpt-4o-mini',
+      endpoint: 'chat.completions',
+      input_tokens: reported.prompt_tokens,
+      output_tokens: reported.completion_tokens,
+      total_tokens: reported.total_tokens,
+      cached_input_tokens: 0,
+      cache_write_tokens: 0,
+      reasoning_tokens: 0,
+      recovered: false,
+      upstream: 'mock',
+      keyAlias: 'key-1',
+      complete: true,
+    })
   })
 
   it('keeps serving when onUsage throws, and logs it', async () => {

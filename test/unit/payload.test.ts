@@ -109,6 +109,8 @@ describe('request schemas', () => {
       'model',
       'messages',
       'stream',
+      // Read so a stream whose client did not ask for usage can have it asked for upstream.
+      'stream_options',
       'temperature',
       'top_p',
       'presence_penalty',

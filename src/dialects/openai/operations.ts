@@ -2,6 +2,7 @@
 // and embeddings, which are passthrough to models of OpenAI-compatible upstreams only.
 import { sseEvent } from '../../sse/write.js'
 import type { OperationFormat } from '../dialect.js'
+import { chatAskedUsage } from './chat-completions/asked-usage.js'
 import { chatCompletionsFormat } from './chat-completions/index.js'
 import { chatRequest } from './chat-completions/wire.js'
 import { responsesFormat } from './responses/index.js'
@@ -18,6 +19,7 @@ export const chatCompletions: OperationFormat = {
   elementFields: ['role'],
   keepsRecords: true,
   read: (fields) => validateChat(fields),
+  askedUsage: chatAskedUsage,
 }
 
 /** `POST /v1/embeddings`: passthrough to models of OpenAI-compatible upstreams only, never translated. */

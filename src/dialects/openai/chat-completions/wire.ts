@@ -59,7 +59,7 @@ export const chatRequest = payload({
   model: field(string, { gatewayReads: true }),
   messages: field(array, { gatewayReads: true }),
   stream: optionalField(boolean, { gatewayReads: true }),
-  stream_options: optionalField(chatStreamOptions.object),
+  stream_options: optionalField(chatStreamOptions.object, { gatewayReads: true }),
   tools: optionalField(array),
   tool_choice: optionalField(unchecked),
   parallel_tool_calls: optionalField(boolean),
