@@ -142,7 +142,8 @@ describe('a keep-alive never lands inside an event', () => {
     scripted.release()
     const cut = await open(`${chain.url}/v1/chat/completions`, {
       headers: bearer(KEY_A),
-      body: chatBody('cut event', { model: 'scripted' }),
+      // Usage asked for by the client: its stream is relayed as the upstream's bytes, not taken apart to strip usage.
+      body: chatBody('cut event', { model: 'scripted', stream_options: { include_usage: true } }),
     })
     let text = ''
     const ended = new Promise<void>((resolve) => {
