@@ -21,6 +21,8 @@ export interface Outcome {
   cut: boolean
   /** The last error the client saw, when it got no answer and did not cut. */
   error?: string
+  /** The error the repeat of a key got after its first attempt was answered (the answer reached the client). */
+  repeatError?: string
   /** A background response's id. */
   backgroundId?: string
   /** A process it was sent to was killed while it ran: what it cost is counted apart. */
