@@ -21,10 +21,15 @@ export interface Outcome {
   cut: boolean
   /** The last error the client saw, when it got no answer and did not cut. */
   error?: string
+  /** The error the repeat of a key got after its first attempt was answered (the answer reached the client). */
+  repeatError?: string
   /** A background response's id. */
   backgroundId?: string
   /** A process it was sent to was killed while it ran: what it cost is counted apart. */
   killed?: boolean
+  /** When it started and ended (ms since the epoch). */
+  startedAt: number
+  endedAt?: number
 }
 
 /** Where and how one attempt is sent. */
@@ -37,10 +42,30 @@ export interface Target {
 
 const prompt = (marker: string) => `Say something about ${marker}.`
 
-function withCut<T>(cutAfterMs: number | undefined, run: (signal: AbortSignal) => Promise<T>): Promise<T> {
+/** The error a cut attempt ends with, whatever the SDK made of the abort. */
+export class CutError extends Error {
+  override name = 'AbortError'
+}
+
+/**
+ * Runs one attempt, cut after `cutAfterMs`. A cut is a cut even when the SDK hid it: the OpenAI SDK ends a stream
+ * it was iterating without an error when its signal aborts, which would read as a stream the gateway ended early.
+ */
+export function withCut<T>(cutAfterMs: number | undefined, run: (signal: AbortSignal) => Promise<T>): Promise<T> {
   const controller = new AbortController()
   const timer = cutAfterMs === undefined ? undefined : setTimeout(() => controller.abort(), cutAfterMs)
-  return run(controller.signal).finally(() => clearTimeout(timer))
+  return run(controller.signal)
+    .then(
+      (value) => {
+        if (controller.signal.aborted) throw new CutError(`cut after ${cutAfterMs} ms`)
+        return value
+      },
+      (error: unknown) => {
+        if (controller.signal.aborted && !isCut(error)) throw new CutError(`cut after ${cutAfterMs} ms`)
+        throw error
+      },
+    )
+    .finally(() => clearTimeout(timer))
 }
 
 const openai = (target: Target) => new OpenAI({ apiKey: target.key, baseURL: `${target.url}/v1`, maxRetries: 0, timeout: 60_000 })
@@ -58,7 +83,7 @@ export function chatCall(target: Target, marker: string, stream: boolean, header
     const events = await client.chat.completions.create({ model: 'gpt-4o-mini', messages, stream: true }, { signal, headers })
     let finished = false
     for await (const event of events) if (event.choices[0]?.finish_reason) finished = true
-    if (!finished) throw new Error('stream ended without a finish reason')
+    if (!finished && !signal.aborted) throw new Error('stream ended without a finish reason')
   })
 }
 

@@ -6,7 +6,7 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import { afterAll, beforeAll, expect, it } from 'vitest'
 import { startMockUpstream } from '../src/testing/index.js'
 import { ensureBuilt, type GatewayProcess, startGatewayProcess } from '../test/support/gateway-process.js'
-import { call } from '../test/support/http.js'
+import { call, eventually } from '../test/support/http.js'
 import {
   anthropicCall,
   backgroundCreate,
@@ -24,6 +24,8 @@ import { type OwnRedis, seeded, startOwnRedis, tapUpstream, type UpstreamCall } 
 const SECONDS = Number(process.env.SOAK_SECONDS ?? 600)
 const SEED = Number(process.env.SOAK_SEED ?? 39)
 const OWNERS = ['sk-soak-alice', 'sk-soak-bob']
+/** The shortest wait before an SDK's retry (openai: 0.5 s, less up to a quarter of jitter). */
+const SDK_RETRY_DELAY_MS = 375
 /** Calls in flight at once. */
 const CONCURRENCY = 6
 /** What a surviving gateway process may hold, and the longest it may stall its loop. */
@@ -35,6 +37,10 @@ const faultRng = seeded(SEED)
 const outcomes: Outcome[] = []
 let upstream: UpstreamCall[] = []
 const faults = { kills: 0, redisRestarts: 0, cuts: 0 }
+/** When each killed process (by instance number) was killed (ms since the epoch). */
+const killedAt = new Map<number, number>()
+/** When Redis was down (ms since the epoch, from its kill to its answering again). */
+const outages: Array<{ from: number; to: number }> = []
 /** The calls in flight: those sent to a process when it is killed are marked. */
 const inFlight = new Set<Outcome>()
 const peaks = { rss: 0, loopMs: 0 }
@@ -61,6 +67,8 @@ async function startGateway(): Promise<{ instance: number; gw: GatewayProcess }>
   return { instance: ++instances, gw }
 }
 let upstreamUrl = ''
+/** When the calls began (ms since the epoch): the figures give times from it. */
+let startedAt = 0
 
 /** One logical call: its kind, its owner, whether it is cut, and a repeat for keyed and retried calls. */
 async function oneCall(n: number): Promise<void> {
@@ -72,7 +80,7 @@ async function oneCall(n: number): Promise<void> {
   const stream = rng.chance(0.5)
   steer(marker, { delay_ms: rng.int(0, 800), chunks: rng.int(3, 30), chunk_delay_ms: rng.int(0, 40) })
   const cutAt = rng.chance(0.25) ? rng.int(0, 1200) : undefined
-  const outcome: Outcome = { marker, kind, owner, instances: [], answered: false, cut: false }
+  const outcome: Outcome = { marker, kind, owner, instances: [], answered: false, cut: false, startedAt: Date.now() }
   outcomes.push(outcome)
   inFlight.add(outcome)
   const target = (cutAfterMs: number | undefined, note = true): Target => {
@@ -86,7 +94,11 @@ async function oneCall(n: number): Promise<void> {
       outcome.answered = true
       outcome.error = undefined
     } catch (error) {
-      outcome.answered = false
+      // The repeat of a key whose first attempt was answered: the answer reached its client whatever the repeat got.
+      if (outcome.answered) {
+        outcome.repeatError = String((error as Error)?.message ?? error).slice(0, 200)
+        return
+      }
       if (isCut(error)) {
         outcome.cut = true
         faults.cuts++
@@ -102,11 +114,16 @@ async function oneCall(n: number): Promise<void> {
       await attempt(() => chatCall(target(undefined), marker, stream, headers))
     } else if (kind === 'retried') {
       await attempt(() => chatCall(target(cutAt), marker, stream, { 'x-stainless-retry-count': '0' }))
-      if (!outcome.answered) await attempt(() => chatCall(target(undefined), marker, stream, { 'x-stainless-retry-count': '1' }))
+      if (!outcome.answered) {
+        // As soon as an SDK retries: the openai SDK waits 0.5 s less a quarter of jitter.
+        await sleep(SDK_RETRY_DELAY_MS)
+        await attempt(() => chatCall(target(undefined), marker, stream, { 'x-stainless-retry-count': '1' }))
+      }
     } else if (kind === 'anthropic') await attempt(() => anthropicCall(target(cutAt), marker, stream))
     else if (kind === 'gemini') await attempt(() => geminiCall(target(cutAt), marker))
     else await backgroundCall(outcome, target)
   } finally {
+    outcome.endedAt = Date.now()
     inFlight.delete(outcome)
     steer(marker, undefined)
   }
@@ -147,13 +164,17 @@ async function injectFaults(until: number): Promise<void> {
       const victim = gateways[index] as { instance: number; gw: GatewayProcess }
       for (const o of inFlight) if (o.instances.includes(victim.instance)) o.killed = true
       victim.gw.child.kill('SIGKILL')
+      killedAt.set(victim.instance, Date.now())
       faults.kills++
       gateways = gateways.filter((g) => g !== victim)
       await sleep(faultRng.int(500, 2000))
       gateways.push(await startGateway())
     } else {
       faults.redisRestarts++
+      const outage = { from: Date.now(), to: Number.POSITIVE_INFINITY }
+      outages.push(outage)
       await redis.restart(faultRng.int(500, 3000))
+      outage.to = Date.now()
     }
   }
 }
@@ -185,7 +206,8 @@ beforeAll(
     steer = (marker, controls) => mock.steer(marker, controls)
     closeMock = () => mock.close()
     gateways = [await startGateway(), await startGateway(), await startGateway()]
-    const until = Date.now() + SECONDS * 1000
+    startedAt = Date.now()
+    const until = startedAt + SECONDS * 1000
     let next = 0
     const worker = async () => {
       while (Date.now() < until) await oneCall(next++)
@@ -234,10 +256,31 @@ async function gatherRecords(): Promise<void> {
 }
 
 const callsFor = (marker: string) => upstream.filter((c) => c.marker === marker)
-/** A call one of whose processes was killed: what it cost cannot be held against the gateway. */
-const touchedKilled = (o: Outcome) => o.killed === true
+/**
+ * How long after its upstream call ended a process may still be keeping a call's record or answer: a kill within it
+ * may lose them.
+ */
+const KEEPING_MS = 2000
+/**
+ * A call one of whose processes was killed while it ran there: what it cost cannot be held against the gateway. A
+ * call its client cut goes on in the process: a kill before its upstream call ended (and its record was kept) counts.
+ */
+const touchedKilled = (o: Outcome) => {
+  if (o.killed === true) return true
+  const ends = callsFor(o.marker).map((c) => c.finishedAt ?? Number.POSITIVE_INFINITY)
+  const ranUntil = (ends.length === 0 ? (o.endedAt ?? Number.POSITIVE_INFINITY) : Math.max(...ends)) + KEEPING_MS
+  return o.instances.some((i) => {
+    const at = killedAt.get(i)
+    return at !== undefined && at >= o.startedAt && at <= ranUntil
+  })
+}
 const repeated = (kinds: Kind[]) => outcomes.filter((o) => kinds.includes(o.kind))
-const doubles = (kinds: Kind[]) => repeated(kinds).filter((o) => !touchedKilled(o) && callsFor(o.marker).length > 1)
+/** A call that ran while Redis was down: SDK retries without a key then run open by design (options.md, failOpen). */
+const duringOutage = (o: Outcome) => outages.some((w) => o.startedAt <= w.to && (o.endedAt ?? Number.POSITIVE_INFINITY) >= w.from)
+const doubledAny = (kinds: Kind[]) => repeated(kinds).filter((o) => !touchedKilled(o) && callsFor(o.marker).length > 1)
+/** SDK retries that doubled while Redis was down: allowed, counted apart. */
+const retriesOpenInOutage = () => doubledAny(['retried']).filter(duringOutage)
+const doubles = (kinds: Kind[]) => doubledAny(kinds).filter((o) => !(o.kind === 'retried' && duringOutage(o)))
 const doublesApart = () => outcomes.filter((o) => touchedKilled(o) && callsFor(o.marker).length > 1)
 /** Answers the client did not get although the upstream finished them. */
 const lostAnswers = () => outcomes.filter((o) => !o.answered && o.kind !== 'background' && callsFor(o.marker).some((c) => c.finished))
@@ -245,21 +288,36 @@ const missing = () => lostAnswers().filter((o) => !touchedKilled(o) && !records.
 const paidReportedFailed = () =>
   outcomes.filter((o) => !o.answered && !o.cut && !touchedKilled(o) && callsFor(o.marker).some((c) => c.finished))
 
+/** Repeats of a key that failed after its first attempt was answered (a 503 while Redis is down is by design). */
+const repeatsFailed = () => outcomes.filter((o) => o.repeatError !== undefined)
+
 /** The ledger's tokens, all owners together (by the owner ids usage events carry): its cost of the day, by the price. */
 async function ledgerTokens(): Promise<number> {
   const gw = (gateways[0] as { gw: GatewayProcess }).gw
   const owners = new Set(everyProcess.flatMap((p) => p.events.flatMap((e) => (e.usage ? [e.usage.owner] : []))))
   let cost = 0
-  for (const owner of owners) cost += (await gw.usage(owner).catch(() => ({ cost: Number.NaN }))).cost
+  // A process that saw Redis fail answers store_unavailable until a probe, made when it is next asked (at most one a
+  // second), finds it back: a restart near the end of the run leaves it so. It is asked again for a few seconds.
+  for (const owner of owners) cost += (await eventually(() => gw.usage(owner).catch(() => undefined), 10_000)).cost
   return cost / 1000
 }
-/** Tokens of the calls the upstream finished: of those whose processes all lived, and of all. */
+/**
+ * How long after Redis answers again a process may still take it for down: its client reconnects within 0.6 s, and
+ * the ledger asks again at most once a second, only while calls come (docs/guides/limits-and-cost.md).
+ */
+const KNOWN_DOWN_AFTER_MS = 3000
+/** An upstream call that ended while the ledger's store was down: its charge is not counted, as documented. */
+const endedInOutage = ({ finishedAt: at }: UpstreamCall) =>
+  at !== undefined && outages.some((w) => at >= w.from && at <= w.to + KNOWN_DOWN_AFTER_MS)
+/** Tokens of the calls the upstream finished: of those whose processes all lived and that ended with Redis up, and of all. */
 const upstreamTokens = (all: boolean) =>
   outcomes
     .filter((o) => all || !touchedKilled(o))
     .flatMap((o) => callsFor(o.marker))
-    .filter((c) => c.finished)
+    .filter((c) => c.finished && (all || !endedInOutage(c)))
     .reduce((sum, c) => sum + c.tokens, 0)
+/** Tokens of the finished calls that ended while Redis was down (counted apart: their charge may be lost). */
+const outageTokens = () => upstream.filter((c) => c.finished && endedInOutage(c)).reduce((sum, c) => sum + c.tokens, 0)
 let ledger = 0
 
 function printFigures(): void {
@@ -270,14 +328,21 @@ function printFigures(): void {
     `  faults injected: ${faults.kills} gateway kills, ${faults.redisRestarts} Redis restarts, ${faults.cuts} client cuts`,
     `  answered: ${outcomes.filter((o) => o.answered).length}; failed: ${outcomes.filter((o) => !o.answered && !o.cut).length}`,
     `  lost answers: ${lostAnswers().length}, found in recoveries: ${lostAnswers().filter((o) => records.has(o.marker)).length}, missing: ${missing().length}`,
-    `  double upstream calls: keyed ${doubles(['keyed']).length}, retried ${doubles(['retried']).length}, other ${doubles(['whole', 'stream', 'anthropic', 'gemini', 'background']).length}; apart (process killed): ${doublesApart().length}`,
+    `  double upstream calls: keyed ${doubles(['keyed']).length}, retried ${doubles(['retried']).length}, other ${doubles(['whole', 'stream', 'anthropic', 'gemini', 'background']).length}; apart (process killed): ${doublesApart().length}, apart (SDK retry run open while Redis was down): ${retriesOpenInOutage().length}`,
+    `  processes killed (s into the run): ${[...killedAt].map(([i, at]) => `#${i} at ${((at - startedAt) / 1000).toFixed(1)}`).join(', ')}`,
+    `  Redis outages (s into the run): ${outages.map((w) => `${((w.from - startedAt) / 1000).toFixed(1)}-${((w.to - startedAt) / 1000).toFixed(1)}`).join(', ')}`,
     `  paid responses reported failed: ${paidReportedFailed().length}`,
-    `  ledger tokens: ${ledger}; upstream tokens of completed calls: ${upstreamTokens(false)} (${upstreamTokens(true)} with killed processes' calls)`,
+    `  repeats of an answered key that failed: ${repeatsFailed().length} (${repeatsFailed().filter(duringOutage).length} while Redis was down)`,
+    `  ledger tokens: ${ledger}; upstream tokens of completed calls: ${upstreamTokens(false)} (${upstreamTokens(true)} with killed processes' calls and calls that ended while Redis was down, ${outageTokens()} of them ended so)`,
     `  cross-owner reads: ${crossOwnerReads} of ${records.size} records`,
     `  peak RSS of a live process: ${(peaks.rss / 1048576).toFixed(0)} MiB; longest loop delay: ${peaks.loopMs.toFixed(0)} ms`,
     `  unhandled rejections: ${everyProcess.filter((gw) => gw.events.some((e) => e.unhandled)).length}`,
   ]
-  for (const o of [...missing(), ...paidReportedFailed()].slice(0, 10)) lines.push(`  e.g. ${JSON.stringify(o)}`)
+  const at = (o: Outcome) => ({ ...o, startedAt: (o.startedAt - startedAt) / 1000, endedAt: ((o.endedAt ?? 0) - startedAt) / 1000 })
+  const shown = new Set([...missing(), ...paidReportedFailed(), ...doubles(['keyed', 'retried']), ...repeatsFailed()])
+  for (const o of [...shown].slice(0, 20)) {
+    lines.push(`  e.g. ${JSON.stringify(at(o))}${duringOutage(o) ? ' (Redis down meanwhile)' : ''}`)
+  }
   console.log(lines.join('\n'))
 }
 
@@ -286,7 +351,7 @@ it('makes calls and injects every kind of fault', () => {
   expect(faults.kills + faults.redisRestarts).toBeGreaterThan(0)
 })
 
-it('costs at most one upstream call for every repeated key and SDK retry (a killed process counted apart)', () => {
+it('costs at most one upstream call for every repeated key and SDK retry (a killed process, and an SDK retry while Redis was down, counted apart)', () => {
   expect(doubles(['keyed']).map((o) => o.marker)).toEqual([])
   expect(doubles(['retried']).map((o) => o.marker)).toEqual([])
 })
@@ -297,13 +362,20 @@ it("keeps every answer a client lost in its owner's recoveries", () => {
 
 it('reports no paid response as failed', () => {
   expect(paidReportedFailed().map((o) => `${o.marker}: ${o.error}`)).toEqual([])
+  // The repeat of an answered key is replayed: only a store outage (503) or a killed process excuses its failure.
+  const excused = (o: Outcome) => duringOutage(o) || touchedKilled(o)
+  expect(
+    repeatsFailed()
+      .filter((o) => !excused(o))
+      .map((o) => `${o.marker}: ${o.repeatError}`),
+  ).toEqual([])
 })
 
 it("lets no owner read another's records", () => {
   expect(crossOwnerReads).toBe(0)
 })
 
-it("charges the ledger the upstream's usage for completed calls (a killed process's calls may be charged or not)", () => {
+it("charges the ledger the upstream's usage for completed calls (a killed process's calls, and calls that ended while Redis was down, may be charged or not)", () => {
   expect(ledger).toBeGreaterThanOrEqual(upstreamTokens(false))
   expect(ledger).toBeLessThanOrEqual(upstreamTokens(true))
 })

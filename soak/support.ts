@@ -103,6 +103,8 @@ export interface UpstreamCall {
   finished: boolean
   /** The tokens its answer reported (0 until it finished). */
   tokens: number
+  /** When its response was written whole (ms since the epoch). */
+  finishedAt?: number
 }
 
 /** The soak's markers: one per logical call, in its prompt. */
@@ -149,6 +151,7 @@ export function tapUpstream(mock: MockUpstream): UpstreamCall[] {
     }) as typeof res.end
     res.on('finish', () => {
       call.finished = true
+      call.finishedAt = Date.now()
       call.tokens = reportedTokens(tail)
     })
   })

@@ -118,6 +118,8 @@ export async function streamCall(rt: Runtime, spec: CallSpec, client: ClientSink
         reportUnkeepable(rt, spec)
         return abortWith(stop, clientLeftError())
       }
+      // Its SDK retry may reach another process while it runs: the lease tells the store then, as a whole call's does.
+      lease?.clientLeft()
       // Only other processes read a journal: the default in-memory store is this process's alone.
       if (!rt.store.shared) return
       resumable.journal = new Journal(journalOptions(rt, spec, { stream: true, cancel: () => live.cancel() }), log.chunks())

@@ -65,7 +65,9 @@ export class CallLease {
     if (answer) this.rt.repeats.recent.set(fingerprint.id, answer)
     this.withdraw()
     if (this.#marked && (await this.#marked)) {
-      await this.#settle(runName(fingerprint.id), answer, this.rt.options.idempotency.retryWindowMs, 'a retried call')
+      // A stream's answer too: its record is kept after this, and a retry waiting elsewhere would otherwise find neither.
+      const kept = answer ?? this.#streamAnswer(outcome)
+      await this.#settle(runName(fingerprint.id), kept, this.rt.options.idempotency.retryWindowMs, 'a retried call')
     }
     if (keyDigest !== undefined && this.claimed) {
       await this.#settle(keyName(keyDigest), answer ?? this.#streamAnswer(outcome), this.rt.options.idempotency.ttlMs, 'an idempotency key')

@@ -12,6 +12,7 @@ import {
   type AdminClient,
   describeWithRedis,
   gatewayCommandCalls,
+  keysMatching,
   killAllOwnRedis,
   REDIS_URL,
   recommendedKeyv,
@@ -86,6 +87,22 @@ await describeWithRedis('Streams across gateway processes on one Redis', () => {
     expect(again.text).toBe(kept.response.stream_raw)
     expect(again.text.startsWith(cutOff.received)).toBe(true)
     expect(shared.mock.requests.filter((r) => r.body.includes('keyed follow elsewhere'))).toHaveLength(1)
+  })
+
+  it('serves an SDK retry on process B of a stream whose client left on process A while it runs: one upstream call', {
+    timeout: 60_000,
+  }, async () => {
+    const [a, b] = await Promise.all([start('sdk-stream'), start('sdk-stream')])
+    const body = chatBody('sdk stream retry elsewhere', { stream: true, mock: { chunks: 30, chunk_delay_ms: 60 } })
+    await cutAfterEvents(`${a.url}${CHAT}`, { ...bearer(KEY), 'x-stainless-retry-count': '0' }, body, 2)
+    // An SDK waits at least 0.4 s before it retries; here the retry is sent once the first attempt has said it runs.
+    await eventually(async () => (await keysMatching(shared.admin, `${RUN}-sdk-stream*run:*`)).length > 0, 10_000)
+    const retry = await call(`${b.url}${CHAT}`, { method: 'POST', headers: { ...bearer(KEY), 'x-stainless-retry-count': '1' }, body })
+    expect(retry.status).toBe(200)
+    expect(retry.headers['idempotent-replayed']).toBe('true')
+    expect(retry.text).toContain('"finish_reason":"stop"')
+    expect(retry.text).toContain('[DONE]')
+    expect(shared.mock.requests.filter((r) => r.body.includes('sdk stream retry elsewhere'))).toHaveLength(1)
   })
 
   it('cancels on process B a stream running on process A: A stops it and keeps what came as cancelled', { timeout: 60_000 }, async () => {
