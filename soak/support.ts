@@ -8,6 +8,7 @@ import net from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
+import { canConnect } from '../bench/lib/proc.mjs'
 import type { MockUpstream } from '../src/testing/index.js'
 
 /** A seeded pseudo-random source (mulberry32): the same seed makes the same run of choices. */
@@ -83,17 +84,6 @@ export async function startOwnRedis(): Promise<OwnRedis> {
       rmSync(dir, { recursive: true, force: true })
     },
   }
-}
-
-function canConnect(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = net.connect(port, '127.0.0.1')
-    socket.once('connect', () => {
-      socket.destroy()
-      resolve(true)
-    })
-    socket.once('error', () => resolve(false))
-  })
 }
 
 /** One upstream call as the tap saw it. */

@@ -151,7 +151,8 @@ async function stopChild(child) {
   clearTimeout(timer)
 }
 
-function canConnect(port) {
+/** Whether a TCP server answers on 127.0.0.1:`port`. @param {number} port @returns {Promise<boolean>} */
+export function canConnect(port) {
   return new Promise((resolve) => {
     const socket = net.connect(port, '127.0.0.1')
     socket.once('connect', () => {
