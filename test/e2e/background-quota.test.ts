@@ -1,10 +1,7 @@
-import { afterAll, beforeAll, expect, it } from 'vitest'
-import { nodeHandler } from '../../adapters/node.js'
-import { createGateway, type Gateway } from '../../src/gateway.js'
-import { type MockUpstream, startMockUpstream } from '../../src/testing/index.js'
-import { bearer, KEY_A, KEY_B, UPSTREAM_KEY } from '../support/fixture.js'
-import { call, eventually, type MountedServer } from '../support/http.js'
-import { serve } from '../support/servers.js'
+import { expect, it } from 'vitest'
+import { bearer, KEY_A, KEY_B } from '../support/fixture.js'
+import { call, eventually } from '../support/http.js'
+import { useResponsesGateway } from '../support/responses-gateway.js'
 
 // A background response's state counts against its owner's quota in the in-memory store, as its records do: one
 // owner's large background calls never push out another owner's state.
@@ -12,36 +9,22 @@ import { serve } from '../support/servers.js'
 const MB = 1000 * 1000
 const MiB = 1024 * 1024
 
-let mock: MockUpstream
-let gateway: Gateway
-let server: MountedServer
-beforeAll(async () => {
-  mock = await startMockUpstream({ apiKey: UPSTREAM_KEY, record: false })
-  gateway = createGateway({
-    upstreams: { m: { type: 'openai', baseUrl: `${mock.url}/v1`, apiKey: UPSTREAM_KEY } },
-    models: [{ id: 'gpt-4o-mini', upstream: 'm' }],
-    auth: { apiKeys: [KEY_A, KEY_B] },
-    recovery: { maxMemoryBytes: 64 * MiB, maxBytesPerOwner: 32 * MiB },
-    logger: { info: () => {}, warn: () => {}, error: () => {} },
-  })
-  server = await serve(nodeHandler(gateway))
-})
-afterAll(async () => {
-  await server.close()
-  await gateway.close()
-  await mock.close()
+const chain = useResponsesGateway({
+  auth: { apiKeys: [KEY_A, KEY_B] },
+  recovery: { maxMemoryBytes: 64 * MiB, maxBytesPerOwner: 32 * MiB },
+  logger: { info: () => {}, warn: () => {}, error: () => {} },
 })
 
 const create = async (key: string, input: string, controls: Record<string, unknown>) => {
-  mock.steer(input, controls)
-  const res = await call(`${server.url}/v1/responses`, {
+  chain.mock.steer(input, controls)
+  const res = await call(`${chain.server.url}/v1/responses`, {
     headers: { ...bearer(key), 'content-type': 'application/json' },
     body: JSON.stringify({ model: 'gpt-4o-mini', input, background: true }),
   })
   expect(res.status).toBe(200)
   return (res.json as { id: string }).id
 }
-const retrieve = (key: string, id: string) => call(`${server.url}/v1/responses/${id}`, { headers: bearer(key) })
+const retrieve = (key: string, id: string) => call(`${chain.server.url}/v1/responses/${id}`, { headers: bearer(key) })
 const ended = (key: string, id: string) =>
   eventually(async () => {
     const res = await retrieve(key, id)

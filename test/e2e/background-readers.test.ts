@@ -1,14 +1,10 @@
 import { setTimeout as sleep } from 'node:timers/promises'
-import { afterAll, beforeAll, expect, it } from 'vitest'
-import { nodeHandler } from '../../adapters/node.js'
-import type { Gateway } from '../../src/gateway.js'
-import { createGateway } from '../../src/gateway.js'
-import { type MockUpstream, startMockUpstream } from '../../src/testing/index.js'
-import { bearer, KEY_A, UPSTREAM_KEY } from '../support/fixture.js'
-import { call, eventually, type MountedServer } from '../support/http.js'
+import { expect, it } from 'vitest'
+import { bearer, KEY_A } from '../support/fixture.js'
+import { call, eventually } from '../support/http.js'
 import { heldGrowth } from '../support/peak-memory.js'
 import { type RawClient, rawClient } from '../support/raw-client.js'
-import { serve } from '../support/servers.js'
+import { useResponsesGateway } from '../support/responses-gateway.js'
 
 // Readers of a background response's events that never read: each is paced by its socket, so forty of them hold
 // a slice of the answer each, not a copy of it.
@@ -17,28 +13,12 @@ const MB = 1000 * 1000
 const MiB = 1024 * 1024
 const READERS = 40
 
-let mock: MockUpstream
-let gateway: Gateway
-let server: MountedServer
-beforeAll(async () => {
-  mock = await startMockUpstream({ apiKey: UPSTREAM_KEY, record: false })
-  gateway = createGateway({
-    upstreams: { m: { type: 'openai', baseUrl: `${mock.url}/v1`, apiKey: UPSTREAM_KEY } },
-    models: [{ id: 'gpt-4o-mini', upstream: 'm' }],
-    auth: { apiKeys: [KEY_A] },
-  })
-  server = await serve(nodeHandler(gateway))
-})
-afterAll(async () => {
-  await server.close()
-  await gateway.close({ timeoutMs: 0 })
-  await mock.close()
-})
+const chain = useResponsesGateway({}, 0)
 
 /** Starts a background response steered by `input`; resolves with its id. */
 async function create(input: string, controls: Record<string, unknown>): Promise<string> {
-  mock.steer(input, controls)
-  const res = await call(`${server.url}/v1/responses`, {
+  chain.mock.steer(input, controls)
+  const res = await call(`${chain.server.url}/v1/responses`, {
     headers: { ...bearer(KEY_A), 'content-type': 'application/json' },
     body: JSON.stringify({ model: 'gpt-4o-mini', input, background: true }),
   })
@@ -48,7 +28,7 @@ async function create(input: string, controls: Record<string, unknown>): Promise
 
 /** `READERS` clients of the call's events that take the head and then nothing more, held for a while. */
 async function frozenReaders(id: string): Promise<RawClient[]> {
-  const readers = Array.from({ length: READERS }, () => rawClient(server.url, `/v1/responses/${id}?stream=true`, undefined, KEY_A))
+  const readers = Array.from({ length: READERS }, () => rawClient(chain.server.url, `/v1/responses/${id}?stream=true`, undefined, KEY_A))
   await Promise.all(readers.map((reader) => reader.readAtLeast(1)))
   for (const reader of readers) reader.socket.pause()
   // What an unpaced reader would queue, it queues at once: two seconds is plenty to see it.
@@ -59,7 +39,7 @@ async function frozenReaders(id: string): Promise<RawClient[]> {
 it('forty readers of a finished 12 MB response that never read hold a slice each, not a copy', async () => {
   const id = await create('bg frozen readers done', { content_bytes: 12 * MB, chunks: 200 })
   await eventually(
-    async () => (await call(`${server.url}/v1/responses/${id}`, { headers: bearer(KEY_A) })).json?.status === 'completed',
+    async () => (await call(`${chain.server.url}/v1/responses/${id}`, { headers: bearer(KEY_A) })).json?.status === 'completed',
     30_000,
   )
   const { result: readers, arrayBuffers, heap, rss } = await heldGrowth(() => frozenReaders(id))
