@@ -9,6 +9,7 @@ import {
 } from '../dialects/index.js'
 import { isObject } from '../json/value.js'
 import type { KeySelection } from '../types.js'
+import type { UpstreamAuthorizer } from '../upstream/authorize.js'
 import { fail, knownKeys } from './checks.js'
 import { DEFAULTS, KNOWN_KEYS } from './defaults.js'
 
@@ -56,6 +57,8 @@ export interface ResolvedUpstream {
   keySelection: KeySelection
   /** When its circuit opens (failed calls in a row) and how long it then rests before a probe. */
   circuit: { failures: number; cooldownMs: number }
+  /** Adds its credentials to each request as it is sent (signs it, or adds a fresh token); undefined: key headers only. */
+  authorizer: UpstreamAuthorizer | undefined
 }
 
 /** Hosts a keyless upstream is expected on (a local model server); anywhere else a missing key is a mistake. */
@@ -96,13 +99,14 @@ function doubtfulHint(dialect: Dialect, url: URL): string | undefined {
 /** Checks one `upstreams` entry and prepares what every call to it needs. */
 export function resolveUpstream(name: string, raw: unknown): ResolvedUpstream {
   if (!isObject(raw)) fail(`upstreams.${name} must be an object`)
-  knownKeys(raw, KNOWN_KEYS.upstream, `upstreams.${name}.`)
   const dialect = dialectNamed(raw.type)
   if (!dialect) fail(`upstreams.${name}.type must be one of: ${DIALECT_NAMES.map((n) => `'${n}'`).join(', ')}`)
-  if (typeof raw.baseUrl !== 'string') fail(`upstreams.${name}.baseUrl must be a URL string`)
+  knownKeys(raw, [...KNOWN_KEYS.upstream, ...(dialect.upstreamOptionNames ?? [])], `upstreams.${name}.`)
+  const baseUrl = raw.baseUrl === undefined && dialect.baseUrlFrom ? dialect.baseUrlFrom(name, raw) : raw.baseUrl
+  if (typeof baseUrl !== 'string') fail(`upstreams.${name}.baseUrl must be a URL string`)
   let url: URL
   try {
-    url = new URL(raw.baseUrl)
+    url = new URL(baseUrl)
   } catch {
     fail(`upstreams.${name}.baseUrl is not a valid URL`)
   }
@@ -133,7 +137,8 @@ export function resolveUpstream(name: string, raw: unknown): ResolvedUpstream {
   }
   const circuit = resolveCircuit(name, raw.circuit)
   const { dialectHeaders, options } = resolveDialectOptions(name, raw, dialect, headers)
-  const authHeader = Object.keys(headers).some((header) => CREDENTIAL_HEADER.test(header))
+  const authorizer = dialect.upstreamAuthorizer?.(name, raw)
+  const authHeader = authorizer !== undefined || Object.keys(headers).some((header) => CREDENTIAL_HEADER.test(header))
   // A missing key would reach the client as the upstream's "invalid API key", indistinguishable from its own.
   if (keys.length === 0 && !authHeader && raw.keyless !== true && !LOOPBACK.test(url.hostname)) {
     fail(`upstreams.${name} needs apiKey or apiKeys (or keyless: true for an upstream that takes no key)`)
@@ -156,6 +161,7 @@ export function resolveUpstream(name: string, raw: unknown): ResolvedUpstream {
     circuit,
     dialectHeaders,
     api: upstreamApi(dialect, options),
+    authorizer,
   }
 }
 

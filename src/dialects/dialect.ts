@@ -2,6 +2,7 @@ import type { IncomingHttpHeaders } from 'node:http'
 import type { HttpErrorCode } from '../errors.js'
 import type { ClientFormat, UpstreamFormat } from '../translate/format.js'
 import type { Operation, TokenCounts } from '../types.js'
+import type { FramingReader, UpstreamAuthorizer } from '../upstream/authorize.js'
 import type { DialectName } from './names.js'
 
 /** Which model a call is for and whether it streams, as the request said it (in its path or its body). */
@@ -317,6 +318,27 @@ export interface Dialect {
   upstreamPath(basePath: string, upstreamModel: string, operation: Operation, stream: boolean): string
   /** The headers that carry the gateway's own upstream key. */
   upstreamAuthHeaders(apiKey: string): Record<string, string>
+  /**
+   * Options an upstream of this dialect takes besides the common ones and `upstreamOptions` (Bedrock's `region` and
+   * `credentials`): checked by `upstreamAuthorizer` and `baseUrlFrom`, which read them. @default none
+   */
+  readonly upstreamOptionNames?: readonly string[]
+  /**
+   * The base URL of an upstream configured without `baseUrl`, from its options (`region`, `project`…); absent:
+   * `baseUrl` is required. Throws a construction error (`fail`) naming the option that is wrong.
+   */
+  baseUrlFrom?(name: string, raw: Readonly<Record<string, unknown>>): string
+  /**
+   * The authorizer of one upstream of this dialect, made once from its options (credentials, token providers), or
+   * undefined when its calls carry static key headers alone. Throws a construction error for a bad option; loads
+   * optional peers lazily. @default none
+   */
+  upstreamAuthorizer?(name: string, raw: Readonly<Record<string, unknown>>): UpstreamAuthorizer | undefined
+  /**
+   * How one of its upstream's streams of `operation` is read into SSE events, where the upstream frames streams
+   * otherwise (an AWS event stream); undefined: already SSE. @default none
+   */
+  upstreamFraming?(operation: Operation): FramingReader | undefined
 }
 
 /** An owner's rate-limit figures after a check, this call counted: what each header family tells its clients. */

@@ -6,6 +6,7 @@ import type { ResolvedModel, UpstreamKey } from '../config/resolve.js'
 import { isGatewayError } from '../errors.js'
 import { joinedNow, joinInSlices } from '../http/join-chunks.js'
 import type { Operation } from '../types.js'
+import type { FramingReader } from './authorize.js'
 import { decodedBody, decodedWhole } from './decode.js'
 import { upstreamFailure, upstreamTooLarge } from './failure.js'
 
@@ -194,6 +195,20 @@ class WholeAnswer extends AnswerHandler {
  */
 class StreamedAnswer extends AnswerHandler {
   private body: Readable | undefined
+  /** Reads the upstream's framing into SSE, for an upstream that frames streams otherwise; applied to 2xx answers. */
+  private readonly framing: FramingReader | undefined
+
+  constructor(
+    served: ServedBy,
+    resolve: (response: UpstreamResponse) => void,
+    reject: (error: unknown) => void,
+    hook: AbortHook | undefined,
+    framing: FramingReader | undefined,
+  ) {
+    super(served, resolve, reject, hook)
+    this.framing = framing
+  }
+
   private resume: (() => void) | undefined
   private complete = false
 
@@ -213,7 +228,9 @@ class StreamedAnswer extends AnswerHandler {
     const headers = util.parseHeaders(rawHeaders) as IncomingHttpHeaders
     const encoding = headers['content-encoding']
     try {
-      this.resolve({ statusCode, headers, body: encoding === undefined ? body : decodedBody(body, encoding), served: this.served })
+      const decoded = encoding === undefined ? body : decodedBody(body, encoding)
+      const framed = this.framing !== undefined && statusCode < 300 ? this.framing(decoded) : decoded
+      this.resolve({ statusCode, headers, body: framed, served: this.served })
     } catch (error) {
       this.refuse(error)
     }
@@ -254,7 +271,7 @@ export function createSend(dispatcher: Dispatcher, decodeBudget: ByteBudget): Se
     const { upstream } = model
     const key = request.key ?? upstream.keys[0]
     const served: ServedBy = { model, keyAlias: key?.alias }
-    const options: Dispatcher.DispatchOptions = {
+    const options: Dispatcher.DispatchOptions & { headers: string[]; path: string; body: Buffer } = {
       origin: upstream.origin,
       path: upstream.dialect.upstreamPath(upstream.basePath, model.upstreamModel, request.operation, request.stream),
       method: 'POST',
@@ -262,12 +279,18 @@ export function createSend(dispatcher: Dispatcher, decodeBudget: ByteBudget): Se
       body: request.body,
     }
     const limit = request.wholeBodyLimit
-    return new Promise((resolve, reject) => {
+    const framing = request.stream ? upstream.dialect.upstreamFraming?.(request.operation) : undefined
+    const dispatch = (resolve: (response: UpstreamResponse) => void, reject: (error: unknown) => void) => {
       const handler =
         limit === undefined
-          ? new StreamedAnswer(served, resolve, reject, request.abortHook)
+          ? new StreamedAnswer(served, resolve, reject, request.abortHook, framing)
           : new WholeAnswer(limit, decodeBudget, served, resolve, reject, request.abortHook)
       dispatcher.dispatch(options, handler)
-    })
+    }
+    const { authorizer } = upstream
+    if (authorizer === undefined) return new Promise(dispatch)
+    // Signed or given a token only now, with the exact bytes and path about to go; most upstreams skip this await.
+    const outgoing = { method: 'POST', origin: upstream.origin as string, path: options.path, headers: options.headers, body: request.body }
+    return Promise.resolve(authorizer.authorize(outgoing)).then(() => new Promise(dispatch))
   }
 }
