@@ -17,7 +17,7 @@ import type {
 import { fail, knownKeys } from './checks.js'
 import { type ResolvedCors, resolveCors } from './cors.js'
 import { DEFAULTS, KNOWN_KEYS } from './defaults.js'
-import { type ResolvedUpstream, resolveUpstream } from './upstream.js'
+import { type ResolvedUpstream, resolveUpstream, upstreamForModel } from './upstream.js'
 
 /** Options after defaults are applied and checked. */
 export interface ResolvedOptions {
@@ -154,6 +154,7 @@ export function resolveOptions(options: GatewayOptions): ResolvedOptions {
   if (!Array.isArray(options.models) || options.models.length === 0) fail('models must list at least one model')
   const createdAt = Math.floor(Date.now() / 1000)
   const models = new Map<string, ResolvedModel>()
+  const variants = new Map<string, ResolvedUpstream>()
   options.models.forEach((raw: unknown, i: number) => {
     if (!isObject(raw)) fail(`models[${i}] must be an object`)
     knownKeys(raw, KNOWN_KEYS.model, `models[${i}].`)
@@ -161,10 +162,11 @@ export function resolveOptions(options: GatewayOptions): ResolvedOptions {
       fail(`models[${i}].id must be a non-empty string of letters, digits and . _ - / @`)
     }
     if (models.has(raw.id)) fail(`models[${i}].id '${raw.id}' is listed twice`)
-    const upstream = typeof raw.upstream === 'string' ? upstreams.get(raw.upstream) : undefined
-    if (!upstream) fail(`models[${i}].upstream must name one of: ${[...upstreams.keys()].join(', ')}`)
+    const configured = typeof raw.upstream === 'string' ? upstreams.get(raw.upstream) : undefined
+    if (!configured) fail(`models[${i}].upstream must name one of: ${[...upstreams.keys()].join(', ')}`)
     const upstreamModel = raw.upstreamModel ?? raw.id
     if (typeof upstreamModel !== 'string' || upstreamModel === '') fail(`models[${i}].upstreamModel must be a non-empty string`)
+    const upstream = upstreamForModel(configured, upstreamModel, variants)
     const problem = upstream.dialect.upstreamModelProblem(upstreamModel)
     if (problem) fail(`models[${i}].upstreamModel ${problem}`)
     if (raw.ownedBy !== undefined && typeof raw.ownedBy !== 'string') fail(`models[${i}].ownedBy must be a string`)

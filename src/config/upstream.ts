@@ -59,6 +59,25 @@ export interface ResolvedUpstream {
   circuit: { failures: number; cooldownMs: number }
   /** Adds its credentials to each request as it is sent (signs it, or adds a fresh token); undefined: key headers only. */
   authorizer: UpstreamAuthorizer | undefined
+  /** The values of its dialect's options (`upstreamOptions`), each the configured one or its default. */
+  dialectOptions: UpstreamOptionValues
+}
+
+/** The upstream as one of its models reaches it: itself, or its variant in the dialect that model speaks (`forModel`). */
+export function upstreamForModel(
+  upstream: ResolvedUpstream,
+  upstreamModel: string,
+  variants: Map<string, ResolvedUpstream>,
+): ResolvedUpstream {
+  const dialect = upstream.dialect.forModel?.(upstreamModel)
+  if (dialect === undefined || dialect === upstream.dialect) return upstream
+  const key = `${upstream.name}\u0000${dialect.name}`
+  let variant = variants.get(key)
+  if (variant === undefined) {
+    variant = { ...upstream, dialect, api: upstreamApi(dialect, upstream.dialectOptions) }
+    variants.set(key, variant)
+  }
+  return variant
 }
 
 /** Hosts a keyless upstream is expected on (a local model server); anywhere else a missing key is a mistake. */
@@ -162,6 +181,7 @@ export function resolveUpstream(name: string, raw: unknown): ResolvedUpstream {
     dialectHeaders,
     api: upstreamApi(dialect, options),
     authorizer,
+    dialectOptions: options,
   }
 }
 

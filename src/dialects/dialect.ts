@@ -339,6 +339,13 @@ export interface Dialect {
    * otherwise (an AWS event stream); undefined: already SSE. @default none
    */
   upstreamFraming?(operation: Operation): FramingReader | undefined
+  /**
+   * The dialect one model of an upstream of this type speaks, for an upstream type whose models take different APIs
+   * (Bedrock: Anthropic models by InvokeModel with the Messages body, every other by Converse); undefined: this
+   * dialect. Models of one upstream that speak the same dialect share one resolved upstream (its circuit and keys).
+   * @default this dialect for every model
+   */
+  forModel?(upstreamModel: string): Dialect | undefined
 }
 
 /** An owner's rate-limit figures after a check, this call counted: what each header family tells its clients. */

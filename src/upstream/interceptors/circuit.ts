@@ -54,12 +54,13 @@ class Circuit {
  * call decides. Changes are published on `model-gateway:upstream:circuit`; `states()` is the current picture.
  */
 export function circuitBreaker(gatewayId: string) {
-  const circuits = new Map<ResolvedUpstream, Circuit>()
+  // By name: an upstream's models that speak different dialects (`forModel` variants) share its one circuit.
+  const circuits = new Map<string, Circuit>()
   const circuitOf = (upstream: ResolvedUpstream) => {
-    let circuit = circuits.get(upstream)
+    let circuit = circuits.get(upstream.name)
     if (!circuit) {
       circuit = new Circuit(upstream.circuit)
-      circuits.set(upstream, circuit)
+      circuits.set(upstream.name, circuit)
     }
     return circuit
   }
@@ -98,7 +99,7 @@ export function circuitBreaker(gatewayId: string) {
     /** Each upstream's circuit, by name (upstreams never called yet are closed). */
     states(upstreams: Iterable<ResolvedUpstream>): Record<string, CircuitState> {
       const out: Record<string, CircuitState> = {}
-      for (const upstream of upstreams) out[upstream.name] = circuits.get(upstream)?.state ?? 'closed'
+      for (const upstream of upstreams) out[upstream.name] = circuits.get(upstream.name)?.state ?? 'closed'
       return out
     },
   }

@@ -1,5 +1,5 @@
 import type { Readable } from 'node:stream'
-import type { ResolvedUpstream, UpstreamKey } from '../../config/resolve.js'
+import type { UpstreamKey } from '../../config/resolve.js'
 import type { KeySelection } from '../../types.js'
 import { drain, retryAfterMs } from '../response.js'
 import type { UpstreamRequest } from '../send.js'
@@ -125,12 +125,16 @@ function whenOver(body: Readable | Buffer, done: () => void): void {
  * answers say no work was done, so nothing is paid twice. The last key's refusal is what the call gets.
  */
 export function keyPool(): UpstreamInterceptor {
-  const pools = new Map<ResolvedUpstream, KeyPool>()
+  // By name: an upstream's `forModel` variants share its one pool.
+  const pools = new Map<string, KeyPool>()
   return (next) => {
     const pooled = async (request: UpstreamRequest) => {
       const { upstream } = request.model
-      const pool = pools.get(upstream) ?? new KeyPool(upstream.keys, upstream.keySelection)
-      pools.set(upstream, pool)
+      let pool = pools.get(upstream.name)
+      if (pool === undefined) {
+        pool = new KeyPool(upstream.keys, upstream.keySelection)
+        pools.set(upstream.name, pool)
+      }
       // Counting costs a listener per streamed answer: only the selection that reads the counts pays it.
       const counts = pool.selection === 'least-in-flight'
       const tried = new Set<number>()
