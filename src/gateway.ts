@@ -3,6 +3,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http'
 import { performance } from 'node:perf_hooks'
 import { BackgroundCalls } from './background/calls.js'
 import { ByteBudget } from './byte-budget.js'
+import { ResponseCache } from './cache/cache.js'
 import { resolveOptions } from './config/resolve.js'
 import { GatewayError } from './errors.js'
 import { serveBackground } from './handlers/background.js'
@@ -169,6 +170,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     prices: resolved.pricing,
     tokenCheck: new TokenCountCheck(resolved.logger),
   }
+  const cache = resolved.cache && new ResponseCache(resolved.cache, resolved.store, resolved.logger)
   const cors = resolved.cors ? createCors(resolved.cors) : undefined
   const unsubscribeUsage = resolved.onUsage ? subscribeUsage(id, resolved.onUsage, resolved.logger) : undefined
   // A count of the requests being served, not a set of promises: close() only needs to know when it reaches zero.
@@ -182,7 +184,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     {
       ...modelsHandler(rt),
       health: healthHandler(status),
-      call: (ex, route) => serveModelCall(rt, ex, route),
+      call: (ex, route) => serveModelCall(rt, ex, route, cache?.serveCall),
       recoveries: recoveriesHandler(rt),
       background: (ex, route) => serveBackground(rt, ex, route),
     },
@@ -202,6 +204,7 @@ export function createGateway(options: GatewayOptions): Gateway {
   return {
     id,
     status,
+    cache: { delete: (filter) => (cache ? cache.delete(filter) : Promise.resolve(0)) },
     ready() {
       return rt.store.ready().catch((error: unknown) => {
         throw notReady(error)

@@ -1,6 +1,7 @@
 // Every public type of the package. Runtime code lives elsewhere; this file only describes.
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type Keyv from 'keyv'
+import type { CacheFilter, CacheOptions } from './cache/types.js'
 import type { DialectName, Operation } from './dialects/names.js'
 
 import type { ModelPrice, OwnerUsage } from './ledger/types.js'
@@ -14,6 +15,7 @@ import type {
   TimeoutOptions,
 } from './option-sections.js'
 
+export type { CacheableCall, CacheFilter, CacheOptions } from './cache/types.js'
 export type { DialectName, Operation } from './dialects/names.js'
 export type { ModelPrice, OwnerLimits, OwnerUsage } from './ledger/types.js'
 export type {
@@ -154,6 +156,8 @@ export interface UsageEvent extends TokenCounts {
   endpoint: Operation
   /** True when the client had gone and the response was kept as a recovery record. */
   recovered: boolean
+  /** Present (true) for a call served from the response cache: no upstream call was made, and its cost is 0. @default absent */
+  cached?: true
   /** The configured upstream that answered: the model's own, or a fallback's. */
   upstream: string
   /** The alias of the upstream key that answered (`key-1`… or the configured `alias`); absent for a keyless upstream. */
@@ -213,6 +217,8 @@ export interface GatewayOptions {
   cors?: CorsOptions
   /** Translation between formats. @default { strict: false } */
   translation?: TranslationOptions
+  /** The exact-match response cache (docs/guides/caching.md). @default undefined (off) */
+  cache?: CacheOptions
   /**
    * Prices of models by id, in USD per million tokens: usage events, `call:end` and the OTel cost counter then carry
    * each call's cost in nano-dollars, and `limits.owners.costPerDay` can be enforced. Ids of models this gateway does
@@ -324,6 +330,11 @@ export interface Gateway {
    * all zeros without `limits.owners`. Rejects with GatewayError('store_unavailable') when that store cannot answer.
    */
   usage(owner: string): Promise<OwnerUsage>
+  /**
+   * The response cache: `delete({ owner?, model? })` removes the cached answers of an owner (the id usage events
+   * carry), of a model id, of both, or of everyone, and resolves how many went (0 with the cache off).
+   */
+  readonly cache: { delete(filter?: CacheFilter): Promise<number> }
 }
 
 /** Text stored in place of a request body above `recovery.maxStoredRequestBytes`. */

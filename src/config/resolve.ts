@@ -1,4 +1,5 @@
 import type Keyv from 'keyv'
+import { type ResolvedCacheOptions, resolveCache } from '../cache/options.js'
 import { isObject } from '../json/value.js'
 import { type ResolvedOwnerLimits, resolveOwnerLimits } from '../ledger/limits.js'
 import { type NanoPrices, resolvePricing } from '../ledger/pricing.js'
@@ -42,6 +43,8 @@ export interface ResolvedOptions {
   cors: ResolvedCors | undefined
   /** `translation.strict`, false unless set. */
   translation: { strict: boolean }
+  /** `cache`; undefined when the cache is off (the default). */
+  cache: ResolvedCacheOptions | undefined
   onUsage: ((usage: UsageEvent) => void) | undefined
   logger: GatewayLogger
 }
@@ -284,6 +287,7 @@ export function resolveOptions(options: GatewayOptions): ResolvedOptions {
     keepAlive: { streamMs: keepAliveMs(keepAlive.streamMs) },
     cors,
     translation: { strict: translation.strict === true },
+    cache: resolveCache(options.cache, new Set(models.keys())),
     onUsage: options.onUsage,
     logger,
   }
