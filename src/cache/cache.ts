@@ -69,7 +69,7 @@ export class ResponseCache {
     const call = { model: spec.model.id, operation: spec.operation, owner: spec.owner, stream: spec.stream }
     if (directive === 'no-store' || !this.#options.models(call)) return this.#bypass(rt, ex, spec, client)
     const key = await cacheKey(spec, this.#options.scope === 'shared')
-    if (directive === 'no-cache') return void (await this.#miss(rt, ex, spec, client, key))
+    if (directive === 'no-cache') return void (await this.#miss(rt, ex, spec, client, key, 'bypass'))
     const running = this.#running.get(key.id)
     if (running) {
       // The same call is running here: its answer serves this one too, whatever its framing or dialect.
@@ -106,11 +106,18 @@ export class ResponseCache {
     return runCall(rt, spec, client)
   }
 
-  /** Runs the call upstream and keeps its answer when it came whole; resolves the answer kept. */
-  async #miss(rt: Runtime, ex: Exchange, spec: CallSpec, client: ClientSink, key: CacheKey): Promise<CachedAnswer | undefined> {
-    ex.res.setHeader(CACHE_HEADER, 'miss')
-    spec.cache = 'miss'
-    publish(rt, spec, 'miss')
+  /** Runs the call upstream and keeps its answer when it came whole (`said`: `bypass` when no lookup was made); resolves the answer kept. */
+  async #miss(
+    rt: Runtime,
+    ex: Exchange,
+    spec: CallSpec,
+    client: ClientSink,
+    key: CacheKey,
+    said: 'miss' | 'bypass' = 'miss',
+  ): Promise<CachedAnswer | undefined> {
+    ex.res.setHeader(CACHE_HEADER, said)
+    spec.cache = said
+    publish(rt, spec, said)
     const taking = new AnswerTaking(Math.floor(this.#options.maxBytes / 4))
     spec.capture = taking
     await runCall(rt, spec, client)
