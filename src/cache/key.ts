@@ -12,6 +12,16 @@ import { requestBodyHash } from '../json/hash.js'
  */
 export const FRAMING_FIELDS: readonly string[] = ['stream', 'stream_options']
 
+/** What of a model a key is made of: the id asked for, and the upstream target it resolved to. */
+type KeyedModel = Pick<CallSpec['model'], 'id' | 'upstreamModel'> & { upstream: { name: string } }
+
+/** What of a call its key is made of. */
+export type KeyedCall = Pick<CallSpec, 'owner' | 'operation' | 'stream' | 'requestHash'> & {
+  body: Pick<CallSpec['body'], 'value' | 'fields'>
+  model: KeyedModel
+  bodies: { operationFor(model: KeyedModel): CallSpec['operation'] }
+}
+
 /** One call's place in the cache. */
 export interface CacheKey {
   /** A digest of every part below: what the store is keyed by. */
@@ -35,7 +45,7 @@ const hasFraming = (fields: Record<string, unknown>) => FRAMING_FIELDS.some((nam
  * looked up by): the call's own when its body has no framing field, else the same hash of the body without them. A
  * body too large to have been parsed whole is hashed as it is, with its framing in the key (it is cached per framing).
  */
-export async function cacheKey(spec: CallSpec, shared: boolean): Promise<CacheKey> {
+export async function cacheKey(spec: KeyedCall, shared: boolean): Promise<CacheKey> {
   const { value, fields } = spec.body
   let bodyHash: string
   let framing = ''

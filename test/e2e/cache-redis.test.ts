@@ -59,7 +59,7 @@ await describeWithRedis('the response cache on Redis', () => {
     const body = { model: 'gpt-4o-mini', messages: [{ role: 'user' as const, content: 'deleted across processes' }] }
     await sdkA.chat.completions.create(body)
     expect(await b.gateway.cache.delete({ owner: ownerId({ apiKey: KEY_A }) })).toBeGreaterThanOrEqual(1)
-    const { response } = await sdkA.chat.completions.create(body).withResponse()
+    const { response } = await sdkB.chat.completions.create(body).withResponse()
     expect(response.headers.get('x-model-gateway-cache')).toBe('miss')
   })
 })

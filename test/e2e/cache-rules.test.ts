@@ -29,17 +29,17 @@ const ask = (content: string, extra: Record<string, unknown> = {}) => ({ message
 
 /** A chain with the cache on, and a count of the upstream calls `run` made. */
 function useCacheChain(options: Partial<GatewayOptions>): { chain: LedgerChain; calls: (run: () => Promise<void>) => Promise<number> } {
-  const it = { chain: undefined as unknown as LedgerChain, calls: async (run: () => Promise<void>) => 0 }
-  beforeAll(async () => {
-    it.chain = await startLedgerChain({ auth: { apiKeys: [KEY_A, KEY_B] }, ...options })
-  })
-  afterAll(() => it.chain.close())
-  it.calls = async (run) => {
-    const before = it.chain.mock.requests.length
+  const chained = {} as { chain: LedgerChain; calls: (run: () => Promise<void>) => Promise<number> }
+  chained.calls = async (run) => {
+    const before = chained.chain.mock.requests.length
     await run()
-    return it.chain.mock.requests.length - before
+    return chained.chain.mock.requests.length - before
   }
-  return it
+  beforeAll(async () => {
+    chained.chain = await startLedgerChain({ auth: { apiKeys: [KEY_A, KEY_B] }, ...options })
+  })
+  afterAll(() => chained.chain.close())
+  return chained
 }
 
 describe('the response cache: who shares, what a request asks, what is never kept', () => {
