@@ -22,6 +22,7 @@ import { verdictTable } from './lib/report.mjs'
 import { verdictsOf } from './lib/verdicts.mjs'
 import { backgroundPart } from './parts/background.mjs'
 import { hashPart, inflightMemoryPart, stallPart, storeMemoryPart } from './parts/big.mjs'
+import { cachePart } from './parts/cache.mjs'
 import { clientPart } from './parts/client.mjs'
 import { hostilePart } from './parts/hostile.mjs'
 import { latencyPart, ssePart, streamsHeldPart, throughputPart } from './parts/http.mjs'
@@ -127,6 +128,7 @@ const PARTS = [
   'client',
   'limits',
   'background',
+  'cache',
 ]
 const QUICK_PARTS = ['latency', 'throughput', 'sse', 'hash']
 
@@ -372,6 +374,7 @@ async function main() {
   await run('client', clientPart)
   await run('limits', limitsPart)
   await run('background', backgroundPart)
+  await run('cache', cachePart)
   await mock.stop()
 
   const verdicts = verdictsOf(results)
