@@ -11,21 +11,19 @@ import type { CacheFilter } from './types.js'
 /** The longest a cache read or write waits for Redis: a call is never held up by a cache that stopped answering. */
 const STEP_TIMEOUT_MS = 2000
 
-/** The set commands of a node-redis v5 client, and the MULTI they are queued on. */
-interface SetMulti {
-  set(key: string, value: string, options: { PX: number }): SetMulti
-  sAdd(key: string, members: string): SetMulti
-  pExpire(key: string, ms: number): SetMulti
-  exec(): Promise<unknown[]>
-}
+/**
+ * The commands of a node-redis v5 client or cluster the cache sends, each naming one key: on a cluster the answer and
+ * its indexes live in different slots, so nothing is sent as one MULTI or one multi-key command (node-redis pipelines
+ * the commands of one tick anyway).
+ */
 interface SetClient {
   get(key: string): Promise<unknown>
+  set(key: string, value: string, options: { expiration: { type: 'PX'; value: number } }): Promise<unknown>
+  sAdd(key: string, members: string): Promise<number>
+  pExpire(key: string, ms: number): Promise<number>
   sMembers(key: string): Promise<string[]>
-  sInter(keys: string[]): Promise<string[]>
   sRem(key: string, members: string[]): Promise<number>
-  unlink(keys: string[]): Promise<number>
-  del(keys: string[]): Promise<number>
-  multi(): SetMulti
+  unlink(key: string): Promise<number>
 }
 
 /** The head stored before an answer's body, on one line. */
@@ -71,14 +69,15 @@ export class RedisAnswers implements AnswerStore {
   set(id: string, answer: CachedAnswer, ttlMs: number): Promise<void> {
     return guarded('cache set', STEP_TIMEOUT_MS, async () => {
       await this.#link.ready()
+      const client = this.#client()
       const key = this.#answerKey(id)
-      const multi = this.#client().multi().set(key, encode(answer), { PX: ttlMs })
+      const sent: Promise<unknown>[] = [client.set(key, encode(answer), { expiration: { type: 'PX', value: ttlMs } })]
       // Each index lives as long as the newest answer in it: every answer has the same TTL.
       for (const index of [{ owner: answer.owner }, { model: answer.model }, {}]) {
         const indexKey = this.#indexKey(index)
-        multi.sAdd(indexKey, key).pExpire(indexKey, ttlMs)
+        sent.push(client.sAdd(indexKey, key), client.pExpire(indexKey, ttlMs))
       }
-      await multi.exec()
+      await Promise.all(sent)
     })
   }
 
@@ -86,16 +85,16 @@ export class RedisAnswers implements AnswerStore {
     return guarded('cache delete', STEP_TIMEOUT_MS, async () => {
       await this.#link.ready()
       const client = this.#client()
-      const keys =
-        filter.owner !== undefined && filter.model !== undefined
-          ? await client.sInter([this.#indexKey({ owner: filter.owner }), this.#indexKey({ model: filter.model })])
-          : await client.sMembers(this.#indexKey(filter))
+      let keys = await client.sMembers(this.#indexKey(filter))
+      if (filter.owner !== undefined && filter.model !== undefined) {
+        const ofModel = new Set(await client.sMembers(this.#indexKey({ model: filter.model })))
+        keys = keys.filter((key) => ofModel.has(key))
+      }
       if (keys.length === 0) return 0
       // Entries of other indexes that name a deleted answer are left to expire: they only ever name keys.
-      const deleted = await client.unlink(keys)
-      if (filter.owner === undefined && filter.model === undefined) await client.del([this.#indexKey({})])
-      else await client.sRem(this.#indexKey(filter), keys)
-      return deleted
+      const unlinked = await Promise.all(keys.map((key) => client.unlink(key)))
+      await client.sRem(this.#indexKey(filter), keys)
+      return unlinked.reduce((sum, n) => sum + n, 0)
     })
   }
 }
