@@ -8,6 +8,7 @@ import { NO_USAGE } from '../call/answer-facts.js'
 import type { CallSpec } from '../call/call-spec.js'
 import { metered } from '../call/metering.js'
 import { endMessage, runCall } from '../call/run-call.js'
+import { reportDropped } from '../call/translation.js'
 import type { Exchange } from '../http/dispatch.js'
 import { withRequestId } from '../http/request-id.js'
 import type { ClientSink } from '../http/sink.js'
@@ -165,6 +166,8 @@ export class ResponseCache {
     const ageMs = Math.max(0, Date.now() - answer.storedAt)
     publish(rt, spec, 'hit', ageMs)
     const headers = withRequestId({ 'content-type': body.contentType } as Record<string, string | number>, spec.inbound, spec.requestId)
+    // A translated hit names what its translation dropped or clamped, as the call that filled the cache did.
+    reportDropped(rt.options.logger, spec.requestId, spec.bodies.translationFor(spec.model), headers)
     headers[CACHE_HEADER] = 'hit'
     headers.age = Math.floor(ageMs / 1000)
     if (spec.limitHeaders) Object.assign(headers, spec.limitHeaders)

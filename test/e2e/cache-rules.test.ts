@@ -106,6 +106,26 @@ describe('the response cache: who shares, what a request asks, what is never kep
     expect(calls).toBe(1)
   })
 
+  it('a translated hit names the hint fields its translation dropped, as the miss did', async () => {
+    const send = () =>
+      fetch(`${t.chain.url}/v1/messages`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-api-key': KEY_A, 'anthropic-version': '2023-06-01' },
+        body: JSON.stringify({
+          model: 'gpt-4o-mini',
+          max_tokens: 32,
+          metadata: { user_id: 'u-1' },
+          messages: [{ role: 'user', content: 'dropped hints' }],
+        }),
+      })
+    const miss = await send()
+    const hit = await send()
+    expect([miss.headers.get('x-model-gateway-cache'), hit.headers.get('x-model-gateway-cache')]).toEqual(['miss', 'hit'])
+    expect(miss.headers.get('x-model-gateway-dropped')).toContain('metadata')
+    expect(hit.headers.get('x-model-gateway-dropped')).toBe(miss.headers.get('x-model-gateway-dropped'))
+    expect(await hit.json()).toEqual(await miss.json())
+  })
+
   it('cache.delete removes an owner’s answers, a model’s, or all', async () => {
     await chat(t.chain.url, KEY_A, ask('delete me'))
     await chat(t.chain.url, KEY_B, ask('delete me'))
