@@ -1,6 +1,7 @@
 // Every public type of the package. Runtime code lives elsewhere; this file only describes.
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type Keyv from 'keyv'
+import type { Dispatcher } from 'undici'
 import type { DialectName, Operation } from './dialects/names.js'
 
 import type { ModelPrice, OwnerUsage } from './ledger/types.js'
@@ -88,6 +89,12 @@ export interface UpstreamOptions {
    * probe decides. @default { failures: 5, cooldownMs: 30000 }
    */
   circuit?: { failures?: number; cooldownMs?: number }
+  /**
+   * An undici `Dispatcher` (an `Agent`, `Pool`, `ProxyAgent`…) this upstream's calls are sent through instead of the
+   * gateway's: a proxy for one upstream only. The gateway's `interceptors` still wrap it; it is yours to close.
+   * @default undefined (the gateway's dispatcher)
+   */
+  dispatcher?: Dispatcher
 }
 
 /** One key of an upstream's pool. */
@@ -223,6 +230,25 @@ export interface GatewayOptions {
   onUsage?: (usage: UsageEvent) => void
   /** Receives warnings and errors (and debug lines, when it has `debug`). @default console, without its debug lines */
   logger?: GatewayLogger
+  /**
+   * undici interceptors, `(dispatch) => dispatch`, every upstream call passes through (logging, signing, a header of
+   * your egress): **the first listed is outermost**, so a request meets them in the order listed, as Express middleware
+   * reads. That is the reverse of undici's `dispatcher.compose(a, b)`, where `b` is outermost. They wrap every
+   * dispatcher, the gateway's and each upstream's own. @default [] (none, and nothing paid per call)
+   */
+  interceptors?: readonly Dispatcher.DispatcherComposeInterceptor[]
+  /**
+   * An undici `Dispatcher` every upstream call is sent through instead of the gateway's own pool (an `Agent` with your
+   * TLS settings, a `ProxyAgent`). The gateway neither closes nor destroys it: it is yours. Not with `proxy`.
+   * @default undefined (a keep-alive `Agent` timed by `timeouts`)
+   */
+  dispatcher?: Dispatcher
+  /**
+   * `'env'`: the gateway's pool is undici's `EnvHttpProxyAgent`, which sends calls through the proxy in `HTTPS_PROXY`
+   * (`https` upstreams) or `HTTP_PROXY` (`http` ones), read when the gateway is created, except to hosts `NO_PROXY`
+   * lists (read on each call). Not with `dispatcher`. @default undefined (no proxy)
+   */
+  proxy?: 'env'
 }
 
 /** One recovery record as list and lookup return it: never the bodies. */

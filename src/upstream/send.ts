@@ -280,12 +280,14 @@ export function createSend(dispatcher: Dispatcher, decodeBudget: ByteBudget): Se
     }
     const limit = request.wholeBodyLimit
     const framing = request.stream ? upstream.dialect.upstreamFraming?.(request.operation) : undefined
+    // An upstream with a dispatcher of its own (a proxy for that one) takes it; the rest share the gateway's.
+    const through = upstream.dispatcher ?? dispatcher
     const dispatch = (resolve: (response: UpstreamResponse) => void, reject: (error: unknown) => void) => {
       const handler =
         limit === undefined
           ? new StreamedAnswer(served, resolve, reject, request.abortHook, framing)
           : new WholeAnswer(limit, decodeBudget, served, resolve, reject, request.abortHook)
-      dispatcher.dispatch(options, handler)
+      through.dispatch(options, handler)
     }
     const { authorizer } = upstream
     if (authorizer === undefined) return new Promise(dispatch)
