@@ -273,7 +273,13 @@ export function createSend(dispatcher: Dispatcher, decodeBudget: ByteBudget): Se
     const served: ServedBy = { model, keyAlias: key?.alias }
     const options: Dispatcher.DispatchOptions & { headers: string[]; path: string; body: Buffer } = {
       origin: upstream.origin,
-      path: upstream.dialect.upstreamPath(upstream.basePath, model.upstreamModel, request.operation, request.stream),
+      path: upstream.dialect.upstreamPath(
+        upstream.basePath,
+        model.upstreamModel,
+        request.operation,
+        request.stream,
+        upstream.dialectOptions,
+      ),
       method: 'POST',
       headers: upstreamHeaders(request, key),
       body: request.body,
