@@ -56,7 +56,9 @@ describe('what derives from the dialect registry', () => {
       ['chat.completions', 'embeddings', 'generateContent', 'messages', 'messages.countTokens', 'responses'].sort(),
     )
     // Azure speaks OpenAI's formats, but has no input-token counting.
-    expect([...servedOperations(azure)].sort()).toEqual(['chat.completions', 'embeddings', 'generateContent', 'messages', 'responses'].sort())
+    expect([...servedOperations(azure)].sort()).toEqual(
+      ['chat.completions', 'embeddings', 'generateContent', 'messages', 'responses'].sort(),
+    )
     for (const dialect of DIALECTS) {
       for (const route of MODEL_ROUTES) {
         // A count is served through the upstream's own counting method where it has one (Gemini's :countTokens,
