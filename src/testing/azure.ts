@@ -112,16 +112,23 @@ export const PROMPT_FILTERED = {
 }
 
 /**
- * Answers a chat call the `content_filter` control asks Azure's filter to stop: `'prompt'` is its 400,
- * `'completion'` an answer cut with `finish_reason: content_filter` (streamed as Azure streams: a first chunk with no
- * choice but the prompt's verdicts). False when the control asks for neither.
+ * Answers a call the `content_filter` control asks Azure's filter to stop: `'prompt'` is its 400 (any API),
+ * `'completion'` a chat answer cut with `finish_reason: content_filter` (streamed as Azure streams: a first chunk with
+ * no choice but the prompt's verdicts). False when the control asks for neither, or a cut of another API than chat.
  */
-export function answerContentFilter(body: JsonObject, ctl: JsonObject, res: ServerResponse, st: State, nextSeq: () => number): boolean {
+export function answerContentFilter(
+  body: JsonObject,
+  ctl: JsonObject,
+  res: ServerResponse,
+  st: State,
+  nextSeq: () => number,
+  chat: boolean,
+): boolean {
   if (ctl.content_filter === 'prompt') {
     send(res, st, 400, JSON_TYPE, JSON.stringify(PROMPT_FILTERED))
     return true
   }
-  if (ctl.content_filter !== 'completion') return false
+  if (ctl.content_filter !== 'completion' || !chat) return false
   const head = { id: `chatcmpl-azure-${nextSeq()}`, created: 1751631441, model: String(body.model) }
   const prompt = [{ prompt_index: 0, content_filter_results: filterResults(undefined, 'safe') }]
   const verdict = filterResults('violence', 'high')

@@ -181,7 +181,7 @@ export function startMockUpstream(options: MockUpstreamOptions = {}): Promise<Mo
         req.socket.destroy()
         return
       }
-      if (azure !== undefined && pathname === '/v1/chat/completions' && answerContentFilter(body, ctl, res, st, nextSeq)) return
+      if (azure !== undefined && answerContentFilter(body, ctl, res, st, nextSeq, pathname === '/v1/chat/completions')) return
       const bomb = num(ctl.gzip_bomb_bytes)
       if (bomb !== undefined) return sendGzipBomb(res, st, bomb)
       const status = num(ctl.status)

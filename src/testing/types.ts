@@ -77,8 +77,8 @@ export interface MockControls {
    */
   tool_name?: string
   /**
-   * Azure paths, chat completions only: `'prompt'` answers Azure's 400 `content_filter` error (with
-   * `innererror.content_filter_result`), `'completion'` an answer cut with `finish_reason: content_filter`.
+   * Azure paths only: `'prompt'` answers Azure's 400 `content_filter` error (with `innererror.content_filter_result`),
+   * `'completion'` a chat completion cut with `finish_reason: content_filter`.
    */
   content_filter?: 'prompt' | 'completion'
   /** Gemini: the `thoughtSignature` of the function call part, as thinking models send it; Anthropic: the thinking block's `signature`. */
