@@ -9,9 +9,9 @@ import { JSON_TYPE, type JsonObject } from './shared.js'
 
 /** Azure OpenAI's checks on the mock. */
 export interface AzureMockOptions {
-  /** The `api-key` Azure paths take (also as Bearer on the v1 API, as Azure does). @default the mock's `apiKey` */
+  /** The `api-key` Azure paths take (also as Bearer on the v1 API, as Azure does). @default `startMockUpstream.apiKey` */
   apiKey?: string
-  /** Whether an Entra ID access token sent as Bearer is good; a JWT past its `exp` is refused whatever it says. @default none is */
+  /** Whether an Entra ID access token sent as Bearer is good; a JWT past its `exp` is refused whatever it says. @default none is accepted */
   acceptsToken?: (token: string) => boolean
 }
 
