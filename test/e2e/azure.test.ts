@@ -13,12 +13,14 @@ beforeAll(async () => {
     (mockUrl) => ({
       az: { type: 'azure', baseUrl: `${mockUrl}/openai/v1`, apiKey: AZURE_KEY },
       dep: { type: 'azure', baseUrl: `${mockUrl}/openai/v1`, apiKey: AZURE_KEY, apiVersion: '2024-10-21' },
+      azr: { type: 'azure', baseUrl: `${mockUrl}/openai/v1`, apiKey: AZURE_KEY, api: 'responses' },
     }),
     [
       { id: 'gpt-az', upstream: 'az', upstreamModel: 'gpt-4o-mini' },
       { id: 'gpt-dep', upstream: 'dep', upstreamModel: 'my-deployment' },
       { id: 'embed-az', upstream: 'az', upstreamModel: 'text-embedding-3-small' },
       { id: 'embed-dep', upstream: 'dep', upstreamModel: 'embed-deployment' },
+      { id: 'gpt-azr', upstream: 'azr', upstreamModel: 'gpt-4o-mini' },
     ],
   )
 })
@@ -119,6 +121,15 @@ describe('the v1 API and the deployments API', () => {
     expect((await responses.ask(chain.url, 'gpt-dep')).status).toBe(200)
     expect(last()?.path).toBe('/openai/responses?api-version=2024-10-21')
     expect(JSON.parse(last()?.body ?? '{}').model).toBe('my-deployment')
+    // api: 'responses' sends translated calls to Azure's Responses API.
+    const viaResponses = await gemini.ask(chain.url, 'gpt-azr')
+    expect(gemini.text(viaResponses)).toBe('Echo: ping')
+    expect(last()?.path).toBe('/openai/v1/responses')
+    chain.mock.steer('[filtered-prompt]', { content_filter: 'prompt' })
+    const filtered = await gemini.ask(chain.url, 'gpt-azr', { text: 'violent [filtered-prompt]' })
+    chain.mock.steer('[filtered-prompt]', undefined)
+    expect(filtered.status).toBe(400)
+    expect(gemini.errorMessage(filtered)).toContain('[Azure content filter: violence (medium)]')
   })
 
   it('serves embeddings on both', async () => {
@@ -143,6 +154,6 @@ describe('the v1 API and the deployments API', () => {
     }
     expect(providers).toEqual(['azure.ai.openai'])
     const models = await call(`${chain.url}/v1/models`, { headers: { authorization: `Bearer ${KEY_A}` } })
-    expect(models.json.data.map((m: { id: string }) => m.id)).toEqual(['gpt-az', 'gpt-dep', 'embed-az', 'embed-dep'])
+    expect(models.json.data.map((m: { id: string }) => m.id)).toEqual(['gpt-az', 'gpt-dep', 'embed-az', 'embed-dep', 'gpt-azr'])
   })
 })
