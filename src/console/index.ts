@@ -1,7 +1,5 @@
 // The console, put together: its running calls, per-day usage and background list (each fed only while the console
 // is on) and its server. The gateway creates it only when `console` is set; otherwise nothing of it exists.
-import diagnosticsChannel from 'node:diagnostics_channel'
-import { type CallEndMessage, gatewayChannels } from '../observe/channels.js'
 import type { Runtime } from '../runtime.js'
 import { BackgroundList } from './background-list.js'
 import { createDailyUsage } from './daily-usage.js'
@@ -33,12 +31,6 @@ export function createConsole(options: ResolvedConsole, gatewayId: string, runti
     usage ??= createDailyUsage(rt().options.store, options.usageDays, onError)
     return usage
   }
-  const onEnd = (message: unknown) => {
-    const end = message as CallEndMessage
-    if (end.gatewayId !== gatewayId) return
-    daily().add(end.owner, end.usage?.total_tokens ?? 0, end.cost ?? 0)
-  }
-  diagnosticsChannel.subscribe(gatewayChannels.callEnd, onEnd)
   let background: BackgroundList | undefined
   const list = () => {
     background ??= new BackgroundList(rt())
@@ -70,12 +62,12 @@ export function createConsole(options: ResolvedConsole, gatewayId: string, runti
   return {
     hooks: {
       watchCall: (requestId, res) => calls.watch(requestId, res),
+      charged: (owner, tokens, cost) => daily().add(owner, tokens, cost),
       noteBackground: (owner, requestId, id, model) => list().note(owner, requestId, id, model),
     },
     claims: (path) => path === base || path.startsWith(`${base}/`) || path.startsWith(`${base}?`),
     serve: (req, res, url) => serverOf().serve(req, res, url),
     close() {
-      diagnosticsChannel.unsubscribe(gatewayChannels.callEnd, onEnd)
       server?.close()
       calls.close()
     },

@@ -41,7 +41,7 @@ pre{background:var(--soft);border:1px solid var(--line);border-radius:6px;paddin
 .confirm{border:2px solid var(--danger);border-radius:8px;padding:8px 12px;margin:8px 0}
 .cards{display:grid;grid-template-columns:repeat(auto-fit,minmax(10rem,1fr));gap:8px}
 .card{border:1px solid var(--line);border-radius:8px;padding:8px 12px}.card b{display:block;font-size:1.4rem}
-.chart{margin:8px 0;overflow-x:auto}.chart svg{display:block;min-width:100%}
+.chart{margin:8px 0;max-width:48rem}.chart svg{display:block;width:100%;height:auto}
 .chart rect.bar{fill:var(--bar)}.chart text{fill:var(--muted);font-size:11px}.chart line{stroke:var(--line)}
 .badge{display:inline-block;padding:0 8px;border-radius:10px;border:1px solid var(--line);font-size:.85rem}
 .badge.open,.badge.failed,.badge.cancelled{color:var(--danger);border-color:var(--danger)}

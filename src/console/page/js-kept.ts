@@ -62,9 +62,9 @@ function openRecovery(id) {
       h('dl', null, [h('dt', null, 'Kept at'), h('dd', null, when(record.created_at)), h('dt', null, 'Why'), h('dd', null, record.interrupted_reason),
         h('dt', null, 'Model'), h('dd', null, record.request.model), h('dt', null, 'Path'), h('dd', null, record.request.path),
         h('dt', null, 'Body hash'), h('dd', null, record.request_body_hash), h('dt', null, 'Answer status'), h('dd', null, String(record.response.status))]),
-      h('h4', null, 'Answer text'), h('pre', { id: 'answer-text' }, text || '(no text in this answer)'),
-      h('details', null, [h('summary', null, 'Answer as kept (JSON)'), h('pre', null, pretty(record.response.body_raw))]),
-      h('details', null, [h('summary', null, 'Request'), h('pre', null, pretty(record.request.body_raw))]),
+      h('h4', null, 'Answer text'), h('pre', { id: 'answer-text', tabindex: '0' }, text || '(no text in this answer)'),
+      h('details', null, [h('summary', null, 'Answer as kept (JSON)'), h('pre', { tabindex: '0' }, pretty(record.response.body_raw))]),
+      h('details', null, [h('summary', null, 'Request'), h('pre', { tabindex: '0' }, pretty(record.request.body_raw))]),
       h('div', { class: 'row' }, [
         h('button', { type: 'button', onclick: function () {
           (navigator.clipboard ? navigator.clipboard.writeText(curl) : Promise.reject(new Error('no clipboard'))).then(

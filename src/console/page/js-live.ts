@@ -43,9 +43,9 @@ function chart(days) {
   var values = days.map(function (d) { return d[metric] })
   var max = Math.max.apply(null, values.concat([0])) || 1
   var bar = 14, gap = 4, height = 140, left = 4
-  var width = left + days.length * (bar + gap)
+  var width = left + days.length * (bar + gap) + 20
   var label = { cost: 'Cost (USD)', requests: 'Requests', tokens: 'Tokens' }[metric]
-  var svg = s('svg', { viewBox: '0 0 ' + width + ' ' + (height + 20), width: width, height: height + 20, role: 'img', 'aria-label': label + ' per day, the last ' + days.length + ' days; the table below has the figures' })
+  var svg = s('svg', { viewBox: '0 0 ' + width + ' ' + (height + 20), preserveAspectRatio: 'xMinYMin meet', role: 'img', 'aria-label': label + ' per day, the last ' + days.length + ' days; the table below has the figures' })
   svg.appendChild(s('line', { x1: 0, y1: height, x2: width, y2: height }))
   days.forEach(function (d, i) {
     var v = d[metric]
