@@ -33,10 +33,9 @@ export const CONSOLE_KEYS = ['path', 'adminKeys', 'usageDays'] as const
 /** The longest `usageDays`: a year and a day of totals per owner. */
 const MAX_USAGE_DAYS = 366
 
-/** Checks `console`; `true` is the defaults, `undefined` or `false` is off. */
-export function resolveConsole(raw: unknown): ResolvedConsole | undefined {
-  if (raw === undefined || raw === false) return undefined
-  const value = raw === true ? {} : raw
+/** Checks `console`; undefined (the default) is off, `{}` is on with the defaults. */
+export function resolveConsole(value: unknown): ResolvedConsole | undefined {
+  if (value === undefined) return undefined
   if (!isObject(value)) fail('console must be an object { path?, adminKeys?, usageDays? }')
   knownKeys(value, CONSOLE_KEYS, 'console.')
   const path = value.path ?? CONSOLE_DEFAULTS.path
