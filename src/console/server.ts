@@ -37,8 +37,6 @@ function asset(type: string, text: string): Asset {
 
 /** The console's request handling; `close()` ends its live streams. */
 export interface ConsoleServer {
-  /** Whether a gateway path is the console's. */
-  claims(path: string): boolean
   serve(req: IncomingMessage, res: ServerResponse, url: string): Promise<void>
   close(): void
 }
@@ -161,7 +159,6 @@ export function createConsoleServer(
   }
 
   return {
-    claims: (path) => path === base || path.startsWith(`${base}/`) || path.startsWith(`${base}?`),
     async serve(req, res, url) {
       const mark = url.indexOf('?')
       const path = (mark === -1 ? url : url.slice(0, mark)).slice(base.length)
