@@ -16,6 +16,8 @@ export const CONSOLE_CSP =
 
 /** How often a live stream of calls is sent the picture again (elapsed times and bytes move without an event). */
 const LIVE_TICK_MS = 1_000
+/** How long a start or end waits for others to go out with it on a live stream. */
+const LIVE_BATCH_MS = 100
 
 /** One file of the page, ready to send, plain and gzipped. */
 interface Asset {
@@ -106,13 +108,21 @@ export function createConsoleServer(
       'x-content-type-options': 'nosniff',
       'x-accel-buffering': 'no',
     })
-    const send = () => res.write(`event: calls\ndata: ${JSON.stringify(callsBody(parts, caller, all))}\n\n`)
+    let soon: NodeJS.Timeout | undefined
+    const send = () => {
+      soon = undefined
+      res.write(`event: calls\ndata: ${JSON.stringify(callsBody(parts, caller, all))}\n\n`)
+    }
     send()
-    // The timer lives only while a console page watches: the console costs nothing when nobody looks.
+    // The timers live only while a console page watches: the console costs nothing when nobody looks. Starts and
+    // ends are sent together within LIVE_BATCH_MS: a busy gateway's thousand calls a second are not a thousand writes.
     const timer = setInterval(send, LIVE_TICK_MS)
-    const unsubscribe = parts.calls.onChange(send)
+    const unsubscribe = parts.calls.onChange(() => {
+      soon ??= setTimeout(send, LIVE_BATCH_MS)
+    })
     const stop = () => {
       clearInterval(timer)
+      clearTimeout(soon)
       unsubscribe()
       streams.delete(stop)
       if (!res.writableEnded) res.end()
