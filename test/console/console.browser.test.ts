@@ -154,6 +154,8 @@ describe.skipIf(!CHROMIUM)('the console in Chromium (node:http at /ai)', () => {
     })
     await expect.poll(() => page.locator('#calls-list').textContent()).toContain('gpt-4o-mini')
     await expect.poll(() => page.locator('#calls-list').textContent()).toMatch(/chat\.completions \(stream\)/)
+    // Its bytes so far grow as the stream goes (the picture is sent again every second).
+    await expect.poll(() => page.locator('#calls-list td.num').nth(1).textContent()).toMatch(/^(?:[1-9]\d* B|[\d.]+ KiB)$/)
     await screenshot(page, 'running-calls')
     expect(await seriousViolations(page)).toEqual([])
     expect((await running).status).toBe(200)
