@@ -54,6 +54,12 @@ function recordBodies(page: Page): string[] {
   return bodies
 }
 
+if (!CHROMIUM) {
+  console.warn(
+    "[console browser tests] skipped: no Chromium at /usr/bin/chromium; install Debian's chromium package (apt-get install -y chromium) or set CHROMIUM_PATH.",
+  )
+}
+
 describe.skipIf(!CHROMIUM)('the console in Chromium (node:http at /ai)', () => {
   let browser: Browser
   let chain: ConsoleChain
