@@ -1,4 +1,5 @@
 import type Keyv from 'keyv'
+import { type ResolvedConsole, resolveConsole } from '../console/options.js'
 import { isObject } from '../json/value.js'
 import { type ResolvedOwnerLimits, resolveOwnerLimits } from '../ledger/limits.js'
 import { type NanoPrices, resolvePricing } from '../ledger/pricing.js'
@@ -45,6 +46,8 @@ export interface ResolvedOptions {
   translation: { strict: boolean }
   /** `interceptors`, `dispatcher` and `proxy`: how upstream calls leave the process. */
   egress: EgressOptions
+  /** Undefined when the console is off (the default). */
+  console: ResolvedConsole | undefined
   onUsage: ((usage: UsageEvent) => void) | undefined
   logger: GatewayLogger
 }
@@ -293,6 +296,7 @@ export function resolveOptions(options: GatewayOptions): ResolvedOptions {
     cors,
     translation: { strict: translation.strict === true },
     egress,
+    console: resolveConsole(options.console),
     onUsage: options.onUsage,
     logger,
   }
