@@ -1,5 +1,6 @@
 import type Keyv from 'keyv'
 import { type ResolvedCacheOptions, resolveCache } from '../cache/options.js'
+import { type ResolvedConsole, resolveConsole } from '../console/options.js'
 import { isObject } from '../json/value.js'
 import { type ResolvedOwnerLimits, resolveOwnerLimits } from '../ledger/limits.js'
 import { type NanoPrices, resolvePricing } from '../ledger/pricing.js'
@@ -15,6 +16,7 @@ import type {
   TimeoutOptions,
   UsageEvent,
 } from '../types.js'
+import { type EgressOptions, resolveEgress, withInterceptors } from '../upstream/agent.js'
 import { fail, knownKeys } from './checks.js'
 import { type ResolvedCors, resolveCors } from './cors.js'
 import { DEFAULTS, KNOWN_KEYS } from './defaults.js'
@@ -45,6 +47,10 @@ export interface ResolvedOptions {
   translation: { strict: boolean }
   /** `cache`; undefined when the cache is off (the default). */
   cache: ResolvedCacheOptions | undefined
+  /** `interceptors`, `dispatcher` and `proxy`: how upstream calls leave the process. */
+  egress: EgressOptions
+  /** Undefined when the console is off (the default). */
+  console: ResolvedConsole | undefined
   onUsage: ((usage: UsageEvent) => void) | undefined
   logger: GatewayLogger
 }
@@ -153,6 +159,11 @@ export function resolveOptions(options: GatewayOptions): ResolvedOptions {
   if (!isObject(options.upstreams) || Object.keys(options.upstreams).length === 0) fail('upstreams must name at least one upstream')
   const upstreams = new Map<string, ResolvedUpstream>()
   for (const [name, raw] of Object.entries(options.upstreams)) upstreams.set(name, resolveUpstream(name, raw))
+  const egress = resolveEgress(options)
+  // An upstream's own dispatcher sits behind the gateway's interceptors too (before any model's variant copies it).
+  for (const upstream of upstreams.values()) {
+    if (upstream.dispatcher !== undefined) upstream.dispatcher = withInterceptors(upstream.dispatcher, egress.interceptors)
+  }
 
   if (!Array.isArray(options.models) || options.models.length === 0) fail('models must list at least one model')
   const createdAt = Math.floor(Date.now() / 1000)
@@ -288,6 +299,8 @@ export function resolveOptions(options: GatewayOptions): ResolvedOptions {
     cors,
     translation: { strict: translation.strict === true },
     cache: resolveCache(options.cache, new Set(models.keys())),
+    egress,
+    console: resolveConsole(options.console),
     onUsage: options.onUsage,
     logger,
   }
