@@ -3,6 +3,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http'
 import type Keyv from 'keyv'
 import type { DialectName, Operation } from './dialects/names.js'
 
+import type { VertexOptionFields } from './dialects/vertex/types.js'
 import type { ModelPrice, OwnerUsage } from './ledger/types.js'
 import type {
   BackgroundOptions,
@@ -15,6 +16,7 @@ import type {
 } from './option-sections.js'
 
 export type { DialectName, Operation } from './dialects/names.js'
+export type { VertexCredentials, VertexOptionFields, VertexToken } from './dialects/vertex/types.js'
 export type { ModelPrice, OwnerLimits, OwnerUsage } from './ledger/types.js'
 export type {
   BackgroundOptions,
@@ -89,6 +91,9 @@ export interface UpstreamOptions {
    */
   circuit?: { failures?: number; cooldownMs?: number }
 }
+
+/** A Vertex AI upstream: Gemini and Claude models with an OAuth token (see docs/guides/vertex.md). */
+export type VertexUpstreamOptions = Omit<UpstreamOptions, 'type' | 'baseUrl' | 'anthropicVersion' | 'api'> & VertexOptionFields
 
 /** One key of an upstream's pool. */
 export interface UpstreamKeyOptions {
@@ -190,7 +195,7 @@ export interface TranslationOptions {
 /** Options of `createGateway`. Unknown keys are rejected with the nearest valid name. */
 export interface GatewayOptions {
   /** Upstream APIs by name. */
-  upstreams: Record<string, UpstreamOptions>
+  upstreams: Record<string, UpstreamOptions | VertexUpstreamOptions>
   /** The models offered; each names an upstream. */
   models: readonly ModelOptions[]
   /** Client authentication. */

@@ -9,14 +9,18 @@ import type { Dialect, ModelRoute, OperationFormat, RateLimitFamily, UpstreamApi
 import { gemini } from './gemini/index.js'
 import { DIALECT_NAMES, type DialectName } from './names.js'
 import { openai } from './openai/index.js'
+import { vertex } from './vertex/index.js'
 
-const REGISTRY: Readonly<Record<DialectName, Dialect>> = { openai, gemini, anthropic }
+const REGISTRY: Readonly<Record<DialectName, Dialect>> = { openai, gemini, anthropic, vertex }
 
 /** Every dialect, in the registry's order. */
 export const DIALECTS: readonly Dialect[] = DIALECT_NAMES.map((name) => REGISTRY[name])
 
 /** The dialect of a path no dialect claims, and of a client that does not say it speaks another: the first. */
 export const DEFAULT_DIALECT: Dialect = DIALECTS[0] as Dialect
+
+/** The dialect whose wire format `dialect` speaks: itself, or the one a cloud variant (`speaks`) reaches. */
+export const wireOf = (dialect: Dialect): Dialect => dialect.speaks ?? dialect
 
 /** The dialect of a configured upstream `type`, or undefined when there is none by that name. */
 export function dialectNamed(name: unknown): Dialect | undefined {
@@ -41,7 +45,7 @@ export const MODEL_ROUTES: readonly RegisteredRoute[] = DIALECTS.flatMap((dialec
 export function servedOperations(upstream: Dialect): ReadonlySet<Operation> {
   const served = MODEL_ROUTES.filter(
     ({ dialect, format }) =>
-      dialect === upstream ||
+      dialect === wireOf(upstream) ||
       (format.counting
         ? upstream.countingApi !== undefined
         : format.untranslated === undefined && translatorFor(dialect, upstream, format.operation) !== undefined),
@@ -90,7 +94,7 @@ export function upstreamApi(dialect: Dialect, options: UpstreamOptionValues = {}
  * (passthrough) or the operation is passthrough only.
  */
 export function translatorFor(inbound: Dialect, outbound: Dialect, operation: Operation, api?: UpstreamApi): Translator | undefined {
-  if (inbound === outbound) return undefined
+  if (inbound === wireOf(outbound)) return undefined
   const format = OPERATIONS.get(operation)
   if (format?.hub) return joinFormats(format.hub, (api ?? upstreamApi(outbound)).format)
   // A count goes only to an upstream's own counting method: no other API of it can answer one.

@@ -30,6 +30,7 @@ import { after, type State, send, sendGzipBomb } from './respond.js'
 import { answerInputTokens, answerResponses } from './responses.js'
 import { JSON_TYPE, type JsonObject, num } from './shared.js'
 import type { MockControls, MockUpstream, MockUpstreamOptions, RecordedRequest } from './types.js'
+import { createVertexMock } from './vertex.js'
 
 function noop() {}
 
@@ -53,11 +54,12 @@ export function startMockUpstream(options: MockUpstreamOptions = {}): Promise<Mo
   let requests = 0
   const sockets = new Set<Socket>()
   const steering = new Map<string, MockControls>()
+  const vertex = createVertexMock(options.vertex ?? {}, () => mock.url)
 
   function handle(req: IncomingMessage, res: ServerResponse, buf: Buffer): void {
     const method = req.method ?? 'GET'
     const target = req.url ?? '/'
-    const text = buf.length === 0 ? '' : buf.toString('utf8')
+    let text = buf.length === 0 ? '' : buf.toString('utf8')
     const recorded: RecordedRequest | undefined = record
       ? { method, path: target, headers: req.headers, body: text, response: '' }
       : undefined
@@ -77,8 +79,13 @@ export function startMockUpstream(options: MockUpstreamOptions = {}): Promise<Mo
     })
 
     const q = target.indexOf('?')
-    const pathname = q === -1 ? target : target.slice(0, q)
-    const query = q === -1 ? '' : target.slice(q + 1)
+    let pathname = q === -1 ? target : target.slice(0, q)
+    let query = q === -1 ? '' : target.slice(q + 1)
+    // Vertex AI's paths (and its token endpoint) check their token, then are answered as the Gemini or Anthropic call.
+    const routed = vertex.route(req, res, st, method, pathname, query, text)
+    if (routed === null) return
+    if (routed !== undefined) ({ pathname, query, text } = routed)
+    const authed = routed !== undefined
 
     let family: 'openai' | 'gemini' | 'anthropic'
     const gm = method === 'POST' ? GEMINI_PATH.exec(pathname) : null
@@ -118,13 +125,13 @@ export function startMockUpstream(options: MockUpstreamOptions = {}): Promise<Mo
 
     // Authentication (before the body is looked at, like the real APIs), then Anthropic's version header.
     if (family === 'anthropic') {
-      const problem = apiKey === undefined ? undefined : keyProblem(req.headers, apiKey)
+      const problem = apiKey === undefined || authed ? undefined : keyProblem(req.headers, apiKey)
       const unversioned = versionProblem(req.headers)
       if (problem !== undefined) sendAnthropicError(res, st, 401, problem)
       else if (unversioned !== undefined) sendAnthropicError(res, st, 400, unversioned)
       else if (anthropicModels) answerAnthropicModels(pathname, params, res, st)
       if (problem !== undefined || unversioned !== undefined || anthropicModels) return
-    } else if (apiKey !== undefined) {
+    } else if (apiKey !== undefined && !authed) {
       if (family === 'openai') {
         if (req.headers.authorization !== bearer) {
           send(res, st, 401, JSON_TYPE, OPENAI_AUTH_ERROR)
@@ -218,6 +225,7 @@ export function startMockUpstream(options: MockUpstreamOptions = {}): Promise<Mo
 
   const mock: MockUpstream = {
     url: '',
+    vertex,
     port: 0,
     server,
     requests: [],

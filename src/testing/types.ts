@@ -1,6 +1,7 @@
 // The mock upstream's public types: its options, its per-request controls, what it records and what it hands back.
 
 import type { IncomingHttpHeaders, Server } from 'node:http'
+import type { VertexMock, VertexMockOptions } from './vertex.js'
 
 /** What `startMockUpstream` accepts; every field is optional. */
 export interface MockUpstreamOptions {
@@ -14,6 +15,8 @@ export interface MockUpstreamOptions {
   apiKey?: string | undefined
   /** Record every request in `requests` (default true; turn it off for benchmarks). */
   record?: boolean
+  /** Vertex AI: its token endpoint's token lifetime and clock, and an express-mode key. */
+  vertex?: VertexMockOptions
 }
 
 /** A request as the mock received it, and what it answered. */
@@ -82,6 +85,8 @@ export interface MockUpstream {
   port: number
   /** The underlying server. */
   server: Server
+  /** Vertex AI: the token endpoint, its service accounts and counts. */
+  vertex: VertexMock
   /** Every request received (when recording is on), oldest first. */
   requests: RecordedRequest[]
   /** Streaming requests whose client went away before the stream ended. */
