@@ -238,7 +238,8 @@ export function createVertexMock(
       sendAnthropicError(res, st, 400, 'model: Extra inputs are not permitted (Vertex AI takes the model in the path)')
       return null
     }
-    req.headers['anthropic-version'] = mapped
+    // A new headers object: the recording keeps the call's own, which carries no version header.
+    req.headers = { ...req.headers, 'anthropic-version': mapped }
     const named = counting ? rest : { model: decodeURIComponent(model), ...rest }
     return { pathname: counting ? '/v1/messages/count_tokens' : '/v1/messages', query, text: JSON.stringify(named) }
   }

@@ -37,7 +37,14 @@ export async function startVertexFixture(
   const log = (level: LogLine['level']) => (message: string, fields?: Record<string, unknown>) => logs.push({ level, message, fields })
   const gateway = createGateway({
     upstreams: {
-      vertex: { type: 'vertex', project: 'mock-project', location: 'us-central1', baseUrl: mock.url, credentials: key, ...options.upstream },
+      vertex: {
+        type: 'vertex',
+        project: 'mock-project',
+        location: 'us-central1',
+        baseUrl: mock.url,
+        credentials: key,
+        ...options.upstream,
+      },
     },
     models: [
       { id: VERTEX_GEMINI, upstream: 'vertex' },
