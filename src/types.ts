@@ -93,7 +93,7 @@ export interface UpstreamOptions {
 }
 
 /** A Vertex AI upstream: Gemini and Claude models with an OAuth token (see docs/guides/vertex.md). */
-export type VertexUpstreamOptions = Omit<UpstreamOptions, 'type' | 'baseUrl' | 'anthropicVersion' | 'api'> & VertexOptionFields
+export interface VertexUpstreamOptions extends Omit<UpstreamOptions, 'type' | 'baseUrl' | 'anthropicVersion' | 'api'>, VertexOptionFields {}
 
 /** One key of an upstream's pool. */
 export interface UpstreamKeyOptions {

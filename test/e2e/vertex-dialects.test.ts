@@ -1,8 +1,11 @@
 import diagnosticsChannel from 'node:diagnostics_channel'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { createGateway } from '../../src/gateway.js'
 import { gatewayChannels } from '../../src/observe/channels.js'
+import { startMockUpstream } from '../../src/testing/index.js'
 import { bearer, KEY_A } from '../support/fixture.js'
 import { call, eventually } from '../support/http.js'
+import { NODE_KINDS } from '../support/servers.js'
 import { cutAfterEvents, sseEvents } from '../support/sse-client.js'
 import { startVertexFixture, VERTEX_CLAUDE, VERTEX_GEMINI, type VertexFixture } from '../support/vertex.js'
 
@@ -294,5 +297,42 @@ describe("the gateway's promises on Vertex AI", () => {
     }
     expect(seen.map((m) => m.provider)).toEqual(['gcp.vertex_ai', 'gcp.vertex_ai'])
     expect(fx.usage.at(-1)).toMatchObject({ model: 'claude-sonnet-4-5' })
+  })
+})
+
+describe('fallbacks across upstream types', () => {
+  it('a Claude model on Vertex AI that fails falls back to Claude on Anthropic’s API, in one answer', async () => {
+    const anthropicMock = await startMockUpstream()
+    const gateway = createGateway({
+      upstreams: {
+        vertex: { type: 'vertex', project: 'mock-project', location: 'us-central1', baseUrl: fx.mock.url, credentials: fx.key },
+        anthropic: { type: 'anthropic', baseUrl: anthropicMock.url },
+      },
+      models: [
+        { id: 'claude-vertex', upstream: 'vertex', upstreamModel: VERTEX_CLAUDE, fallbacks: ['claude-direct'] },
+        { id: 'claude-direct', upstream: 'anthropic', upstreamModel: 'claude-sonnet-4-5' },
+      ],
+      auth: { apiKeys: [KEY_A] },
+      logger: { warn() {}, error() {} },
+    })
+    const server = await NODE_KINDS[0]!.mount(gateway)
+    try {
+      const marker = markerFor('fallback')
+      fx.mock.steer(marker, { status: 503 })
+      const res = await call(`${server.url}/v1/messages`, {
+        headers: CLAUDE_HEADERS,
+        body: { model: 'claude-vertex', max_tokens: 64, messages: [{ role: 'user', content: marker }] },
+      })
+      fx.mock.steer(marker, undefined)
+      expect(res.status).toBe(200)
+      expect(res.json.content[0].text).toBe(`Echo: ${marker}`)
+      expect(upstreamCalls(marker).length).toBeGreaterThanOrEqual(1)
+      expect(anthropicMock.requests.filter((r) => r.body.includes(marker))).toHaveLength(1)
+      expect(anthropicMock.requests.at(-1)!.path).toBe('/v1/messages')
+    } finally {
+      await server.close()
+      await gateway.close()
+      await anthropicMock.close()
+    }
   })
 })
