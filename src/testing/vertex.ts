@@ -51,6 +51,8 @@ export interface VertexMock {
   clockOffsetMs: number
   /** See `VertexMockOptions.apiKey`. */
   apiKey: string | undefined
+  /** Forgets every token issued, as a revocation does: calls carrying one are refused with Google's 401. */
+  revokeTokens(): void
 }
 
 /** The request as the Gemini or Anthropic fake answers it, once its Vertex path and token were checked. */
@@ -281,6 +283,7 @@ export function createVertexMock(
     tokenTtlSeconds: options.tokenTtlSeconds ?? 3600,
     clockOffsetMs: options.clockOffsetMs ?? 0,
     apiKey: options.apiKey,
+    revokeTokens: () => tokens.clear(),
     route,
   }
   return mock

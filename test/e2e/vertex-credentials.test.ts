@@ -128,6 +128,20 @@ describe('credentials as a token function', () => {
   })
 })
 
+describe('a token the upstream refuses', () => {
+  it('is dropped: the refused call is a 502, the next call fetches a new token and succeeds', async () => {
+    fx = await startVertexFixture()
+    expect((await chat(fx, 'before revocation')).status).toBe(200)
+    fx.mock.vertex.revokeTokens()
+    const refused = await chat(fx, 'revoked token')
+    expect(refused.status).toBe(502)
+    expect(refused.json.error.code).toBe('upstream_auth_failed')
+    expect((await chat(fx, 'after revocation')).status).toBe(200)
+    expect(fx.mock.vertex.tokensIssued).toBe(2)
+    expectNoSecretLogged(fx)
+  })
+})
+
 describe('credential failures: a 502 in the client’s dialect, the cause in the log, the process alive', () => {
   it('an unreachable token endpoint, from each client dialect', async () => {
     fx = await startVertexFixture({ upstream: (_mock, key) => ({ credentials: { ...key, token_uri: 'http://127.0.0.1:1/token' } }) })

@@ -135,6 +135,58 @@ describe.each(CLIENTS)('$name client × Vertex AI', (client) => {
   })
 })
 
+describe('more of each upstream’s behaviour through Vertex AI', () => {
+  it.each(['gemini', 'claude'] as const)('a stream the %s model breaks off mid-way ends in the client’s error event', async (target) => {
+    const marker = markerFor(`broken ${target}`)
+    fx.mock.steer(marker, { chunks: 6, destroy_after_frames: 2 })
+    const res = await call(`${fx.url}/v1/messages`, {
+      headers: CLAUDE_HEADERS,
+      body: { model: MODELS[target], stream: true, max_tokens: 64, messages: [{ role: 'user', content: marker }] },
+    })
+    fx.mock.steer(marker, undefined)
+    expect(res.status).toBe(200)
+    expect(res.text).toMatch(/event: error\ndata: \{"type":"error"/)
+  })
+
+  it.each(['gemini', 'claude'] as const)('a 400 of the %s model reaches a chat client as its 400', async (target) => {
+    const marker = markerFor(`invalid ${target}`)
+    fx.mock.steer(marker, { status: 400 })
+    const res = await call(`${fx.url}/v1/chat/completions`, {
+      headers: bearer(KEY_A),
+      body: { model: MODELS[target], messages: [{ role: 'user', content: marker }] },
+    })
+    fx.mock.steer(marker, undefined)
+    expect(res.status).toBe(400)
+    expect(res.json.error.message).toBeTruthy()
+  })
+
+  it('an Anthropic client’s anthropic-beta reaches a Claude model on Vertex AI as a header; its version does not', async () => {
+    const marker = markerFor('beta')
+    const res = await call(`${fx.url}/v1/messages`, {
+      headers: { ...CLAUDE_HEADERS, 'anthropic-beta': 'context-1m-2025-08-07' },
+      body: { model: MODELS.claude, max_tokens: 64, messages: [{ role: 'user', content: marker }] },
+    })
+    expect(res.status).toBe(200)
+    const [sent] = upstreamCalls(marker)
+    expect(sent?.headers['anthropic-beta']).toBe('context-1m-2025-08-07')
+    expect(sent?.headers['anthropic-version']).toBeUndefined()
+    expect(JSON.parse(sent!.body).anthropic_version).toBe('vertex-2023-10-16')
+  })
+
+  it.each(['gemini', 'claude'] as const)('Idempotency-Key on the %s model: a repeat is replayed, one upstream call', async (target) => {
+    const marker = markerFor(`idempotent ${target}`)
+    const options = {
+      headers: { ...bearer(KEY_A), 'Idempotency-Key': `vertex-${marker.replace(/\W/g, '-')}` },
+      body: { model: MODELS[target], messages: [{ role: 'user', content: marker }] },
+    }
+    const first = await call(`${fx.url}/v1/chat/completions`, options)
+    const second = await call(`${fx.url}/v1/chat/completions`, options)
+    expect(second.text).toBe(first.text)
+    expect(second.headers['idempotent-replayed']).toBe('true')
+    expect(upstreamCalls(marker)).toHaveLength(1)
+  })
+})
+
 describe('tools round trip through Vertex AI', () => {
   const WEATHER_PARAMS = { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] }
 

@@ -29,7 +29,11 @@ function authFailed(cause: unknown): GatewayError {
 
 /** Adds a `Bearer` token (the whole header value, kept so a call only appends it) from a RefreshingValue. */
 class BearerAuthorizer implements UpstreamAuthorizer {
-  constructor(private readonly token: { get(): Promise<string> | string }) {}
+  constructor(private readonly token: { get(): Promise<string> | string; invalidate?(): void }) {}
+
+  refused(): void {
+    this.token.invalidate?.()
+  }
 
   authorize(request: OutgoingRequest): Promise<void> | void {
     let got: Promise<string> | string
@@ -54,7 +58,7 @@ class BearerAuthorizer implements UpstreamAuthorizer {
 }
 
 /** A user's token function, called per call (it keeps its own cache) unless it says when its token expires. */
-function tokenFunction(fn: () => Promise<VertexToken> | VertexToken): { get(): Promise<string> | string } {
+function tokenFunction(fn: () => Promise<VertexToken> | VertexToken): { get(): Promise<string> | string; invalidate(): void } {
   const fetchToken = async (): Promise<Expiring<string>> => {
     let token: VertexToken
     try {
@@ -71,6 +75,7 @@ function tokenFunction(fn: () => Promise<VertexToken> | VertexToken): { get(): P
   const kept = new RefreshingValue(fetchToken)
   let expiring: boolean | undefined
   return {
+    invalidate: () => kept.invalidate(),
     get() {
       if (expiring === true) return kept.get()
       // Until the first answer shows whether tokens carry an expiry, and for bare tokens always: asked each call.
