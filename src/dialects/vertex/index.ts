@@ -18,6 +18,7 @@ const PROVIDER = 'gcp.vertex_ai'
 /** The method of each Gemini operation on a Vertex AI model. */
 const GEMINI_METHODS: Partial<Record<Operation, string>> = {
   embedContent: 'embedContent',
+  batchEmbedContents: 'batchEmbedContents',
   countTokens: 'countTokens',
 }
 
