@@ -35,6 +35,7 @@ import { repeatsPart } from './parts/repeats.mjs'
 import { resiliencePart } from './parts/resilience.mjs'
 import { streamsPart } from './parts/streams.mjs'
 import { translatePart } from './parts/translate.mjs'
+import { vertexPart } from './parts/vertex.mjs'
 
 const BENCH = fileURLToPath(new URL('.', import.meta.url))
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
@@ -122,6 +123,7 @@ const PARTS = [
   'repeats',
   'resilience',
   'translate',
+  'vertex',
   'otel',
   'streams',
   'keepalive',
@@ -368,6 +370,7 @@ async function main() {
   await run('repeats', repeatsPart)
   await run('resilience', resiliencePart)
   await run('translate', translatePart)
+  await run('vertex', vertexPart)
   await run('otel', otelPart)
   await run('streams', streamsPart)
   await run('keepalive', keepAlivePart)

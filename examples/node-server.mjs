@@ -23,11 +23,21 @@ if (process.env.OPENAI_API_KEY) {
     mock: { type: 'openai', baseUrl: `${mock.url}/v1` },
     'mock-gemini': { type: 'gemini', baseUrl: mock.url },
     'mock-anthropic': { type: 'anthropic', baseUrl: mock.url },
+    // Vertex AI on the mock: a service-account key made for the mock, whose token_uri is the mock's token endpoint.
+    'mock-vertex': {
+      type: 'vertex',
+      project: 'mock-project',
+      location: 'us-central1',
+      baseUrl: mock.url,
+      credentials: mock.vertex.createServiceAccount(),
+    },
   }
   models = [
     { id: 'gpt-4o-mini', upstream: 'mock' },
     { id: 'gemini-2.5-flash', upstream: 'mock-gemini' },
     { id: 'claude-sonnet-4-6', upstream: 'mock-anthropic' },
+    { id: 'vertex-gemini-2.5-pro', upstream: 'mock-vertex', upstreamModel: 'gemini-2.5-pro' },
+    { id: 'vertex-claude-opus-4-5', upstream: 'mock-vertex', upstreamModel: 'claude-opus-4-5@20251101' },
   ]
   // Claude Code declares its tools on every call, and the mock calls the first tool a request declares when the user
   // spoke last. Claude Code's calls (its system prompt carries its billing header) get a text answer instead.

@@ -6,6 +6,7 @@ import type { CacheFilter, CacheOptions } from './cache/types.js'
 import type { ConsoleOptions } from './console/options.js'
 import type { DialectName, Operation } from './dialects/names.js'
 
+import type { VertexOptionFields } from './dialects/vertex/types.js'
 import type { ModelPrice, OwnerUsage } from './ledger/types.js'
 import type {
   BackgroundOptions,
@@ -20,6 +21,7 @@ import type {
 export type { CacheableCall, CacheFilter, CacheOptions } from './cache/types.js'
 export type { ConsoleOptions } from './console/options.js'
 export type { DialectName, Operation } from './dialects/names.js'
+export type { VertexCredentials, VertexOptionFields, VertexToken } from './dialects/vertex/types.js'
 export type { ModelPrice, OwnerLimits, OwnerUsage } from './ledger/types.js'
 export type {
   BackgroundOptions,
@@ -127,6 +129,9 @@ export interface UpstreamOptions {
   dispatcher?: Dispatcher
 }
 
+/** A Vertex AI upstream: Gemini and Claude models with an OAuth token (see docs/guides/vertex.md). */
+export interface VertexUpstreamOptions extends Omit<UpstreamOptions, 'type' | 'baseUrl' | 'anthropicVersion' | 'api'>, VertexOptionFields {}
+
 /** One key of an upstream's pool. */
 export interface UpstreamKeyOptions {
   key: string
@@ -229,7 +234,7 @@ export interface TranslationOptions {
 /** Options of `createGateway`. Unknown keys are rejected with the nearest valid name. */
 export interface GatewayOptions {
   /** Upstream APIs by name. */
-  upstreams: Record<string, UpstreamOptions>
+  upstreams: Record<string, UpstreamOptions | VertexUpstreamOptions>
   /** The models offered; each names an upstream. */
   models: readonly ModelOptions[]
   /** Client authentication. */

@@ -90,6 +90,8 @@ export function readUpstreamBody(rt: Runtime, response: UpstreamResponse): Promi
 export async function refuseUpstreamAuthFailure(rt: Runtime, spec: CallSpec, response: UpstreamResponse): Promise<never> {
   await readUpstreamBody(rt, response).catch(() => undefined)
   const { model } = response.served
+  // A token revoked or expired early upstream: the next call fetches another rather than send it again.
+  model.upstream.authorizer?.refused?.()
   rt.options.logger.error("model-gateway: the upstream refused the gateway's credentials", {
     requestId: spec.requestId,
     upstream: model.upstream.name,

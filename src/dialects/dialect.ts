@@ -325,15 +325,25 @@ export interface Dialect {
   /** The headers that carry the gateway's own upstream key. */
   upstreamAuthHeaders(apiKey: string): Record<string, string>
   /**
+   * The body of one upstream call as this dialect's upstream takes it, made from the body in the wire format it
+   * `speaks` (Vertex's Claude models take `anthropic_version` in the body and the model in the path only): applied to
+   * the exact bytes just before they are authorized and sent. @default the body as it is
+   */
+  upstreamBody?(body: Buffer, operation: Operation): Buffer
+  /**
    * Options an upstream of this dialect takes besides the common ones and `upstreamOptions` (Bedrock's `region` and
    * `credentials`): checked by `upstreamAuthorizer` and `baseUrlFrom`, which read them. @default none
    */
   readonly upstreamOptionNames?: readonly string[]
   /**
    * The base URL of an upstream configured without `baseUrl`, from its options (`region`, `project`…); absent:
-   * `baseUrl` is required. Throws a construction error (`fail`) naming the option that is wrong.
+   * `baseUrl` is required. Throws a construction error (`fail`) naming the option that is wrong. A dialect whose
+   * paths start with its options (Vertex's `/v1/projects/{project}/locations/{location}`) also completes a configured
+   * `baseUrl` (a host root) when `completesBaseUrl` is set.
    */
   baseUrlFrom?(name: string, raw: Readonly<Record<string, unknown>>): string
+  /** Whether `baseUrlFrom` is called with a configured `baseUrl` too, to complete it. @default false */
+  readonly completesBaseUrl?: boolean
   /**
    * The authorizer of one upstream of this dialect, made once from its options (credentials, token providers), or
    * undefined when its calls carry static key headers alone. Throws a construction error for a bad option; loads

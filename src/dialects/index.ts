@@ -10,8 +10,9 @@ import type { Dialect, ModelRoute, OperationFormat, RateLimitFamily, UpstreamApi
 import { gemini } from './gemini/index.js'
 import { DIALECT_NAMES, type DialectName } from './names.js'
 import { openai } from './openai/index.js'
+import { vertex } from './vertex/index.js'
 
-const REGISTRY: Readonly<Record<DialectName, Dialect>> = { openai, gemini, anthropic, azure }
+const REGISTRY: Readonly<Record<DialectName, Dialect>> = { openai, gemini, anthropic, azure, vertex }
 
 /** Every dialect, in the registry's order. */
 export const DIALECTS: readonly Dialect[] = DIALECT_NAMES.map((name) => REGISTRY[name])

@@ -20,6 +20,8 @@ export interface OutgoingRequest {
  */
 export interface UpstreamAuthorizer {
   authorize(request: OutgoingRequest): Promise<void> | void
+  /** The upstream refused the credentials a call carried (401/403): a kept token is dropped, the next call fetches one. @default nothing */
+  refused?(): void
 }
 
 /**
