@@ -391,10 +391,7 @@ export interface Gateway {
    * all zeros without `limits.owners`. Rejects with GatewayError('store_unavailable') when that store cannot answer.
    */
   usage(owner: string): Promise<OwnerUsage>
-  /**
-   * The response cache: `delete({ owner?, model? })` removes the cached answers of an owner (the id usage events
-   * carry), of a model id, of both, or of everyone, and resolves how many went (0 with the cache off).
-   */
+  /** The response cache: `delete({ owner?, model? })` evicts an owner's, a model's or all cached answers; resolves how many (0 when off). */
   readonly cache: { delete(filter?: CacheFilter): Promise<number> }
 }
 
