@@ -71,6 +71,8 @@ export class ResponsesSocket {
     readonly place: SocketPlace,
   ) {
     ws.on('pong', () => (this.alive = true))
+    // A protocol error (a frame past maxFrameBytes, a bad frame) closes the socket with its code; nothing to throw.
+    ws.on('error', () => {})
     ws.on('message', (data, isBinary) => this.#frame(data as Buffer, isBinary))
     this.#lifetime = setTimeout(() => this.close(CLOSE_CODES.lifetime, 'connection lifetime reached'), place.bounds.maxConnectionMs)
     this.#lifetime.unref()

@@ -154,7 +154,7 @@ describe('error frames leave the socket usable', () => {
 
 describe('the upgrade', () => {
   it('is refused with 401 in the Responses error shape before switching protocols, without a key or with a wrong one', async () => {
-    for (const headers of [{}, { authorization: 'Bearer sk-wrong' }]) {
+    for (const headers of [{}, { authorization: 'Bearer sk-wrong' }] as Record<string, string>[]) {
       const refusal = await SocketClient.refusal(gw.url, headers)
       expect(refusal.status).toBe(401)
       expect(JSON.parse(refusal.body).error).toMatchObject({ code: 'invalid_api_key', type: 'invalid_request_error' })
