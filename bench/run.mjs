@@ -34,6 +34,7 @@ import { repeatsPart } from './parts/repeats.mjs'
 import { resiliencePart } from './parts/resilience.mjs'
 import { streamsPart } from './parts/streams.mjs'
 import { translatePart } from './parts/translate.mjs'
+import { websocketPart } from './parts/websocket.mjs'
 
 const BENCH = fileURLToPath(new URL('.', import.meta.url))
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
@@ -76,6 +77,7 @@ const FULL = {
   keepAliveQuietMs: 3000,
   keepAliveSettleMs: 500,
   keepAliveWindowMs: 2000,
+  idleSockets: 1000,
 }
 const QUICK = {
   ...FULL,
@@ -105,6 +107,7 @@ const QUICK = {
   instructionsWarmup: 300,
   instructionsCount: 200,
   keepAliveStreams: 100,
+  idleSockets: 100,
 }
 
 const PARTS = [
@@ -127,6 +130,7 @@ const PARTS = [
   'client',
   'limits',
   'background',
+  'websocket',
 ]
 const QUICK_PARTS = ['latency', 'throughput', 'sse', 'hash']
 
@@ -372,6 +376,7 @@ async function main() {
   await run('client', clientPart)
   await run('limits', limitsPart)
   await run('background', backgroundPart)
+  await run('websocket', websocketPart)
   await mock.stop()
 
   const verdicts = verdictsOf(results)
