@@ -124,6 +124,19 @@ describe('bounds', () => {
   })
 })
 
+describe('per response, as any call', () => {
+  it("refuses a response past the owner's limits with a 429 error frame, and the socket stays", async () => {
+    gw = await startSocketGateway({ gateway: { limits: { owners: { requestsPerMinute: 1 } } } })
+    const client = await SocketClient.open(gw.url, KEY_A)
+    expect(finalResponse(await client.create({ model: 'gpt-4o-mini', input: 'one' })).status).toBe('completed')
+    const [refused] = await client.create({ model: 'gpt-4o-mini', input: 'two' })
+    expect(refused).toMatchObject({ type: 'error', status: 429, error: { code: 'rate_limit_exceeded' } })
+    // A warm-up goes nowhere upstream: no limit to pass.
+    expect((await client.create({ model: 'gpt-4o-mini', input: 'warm', generate: false })).at(-1)?.type).toBe('response.completed')
+    await client.close()
+  })
+})
+
 describe('gateway.close()', () => {
   it('closes an idle socket with 1001 and one answering once its response ended', async () => {
     const local = await startSocketGateway()
