@@ -39,8 +39,8 @@ export function nodeHandler(
 /**
  * An `upgrade` listener for the gateway's WebSocket modes (the Responses API's, which Codex uses with
  * `supports_websockets = true`): `server.on('upgrade', upgradeHandler(gateway))`, on the `http.Server` under
- * node:http, Express (`app.listen()` returns it) or Koa alike. Upgrades outside `prefix` are left to other listeners;
- * one under it on a path without a WebSocket mode is answered 404.
+ * node:http, Express (`app.listen()` returns it) or Koa alike. Upgrades outside `prefix`, or on a path without a
+ * WebSocket mode, are left to the server's other `upgrade` listeners; with none, the latter are answered 404.
  */
 export function upgradeHandler(
   gateway: Gateway,
@@ -55,8 +55,9 @@ export function upgradeHandler(
     const path = pathUnderPrefix(bounds.prefix, req.url ?? '/')
     if (path === undefined) return
     server ??= sessions.serverFor(bounds)
-    if (!sessions.handle(req, socket, head, path, server, bounds)) {
-      socket.end('HTTP/1.1 404 Not Found\r\ncontent-length: 0\r\nconnection: close\r\n\r\n')
-    }
+    if (sessions.handle(req, socket, head, path, server, bounds)) return
+    // Not the gateway's: another `upgrade` listener of the server may take it; with none, nobody would answer.
+    const listeners = (socket as Duplex & { server?: { listenerCount(event: string): number } }).server?.listenerCount('upgrade')
+    if (listeners === 1) socket.end('HTTP/1.1 404 Not Found\r\ncontent-length: 0\r\nconnection: close\r\n\r\n')
   }
 }

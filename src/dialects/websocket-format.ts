@@ -24,8 +24,6 @@ export interface SocketCreate {
 
 /** A route's WebSocket mode, served on the route's path with `Upgrade: websocket`. */
 export interface WebSocketFormat {
-  /** The protocol tag a client may name in a header of its upgrade (informational: the gateway speaks one). */
-  readonly betaHeader: string | undefined
   /** Reads one text frame; throws a GatewayError (answered as an error frame) for one that asks for nothing valid. */
   read(frame: unknown): SocketCreate
   /** The body of a create whose input is `input` (the items carried from the response it continues, then its own). */

@@ -1,4 +1,7 @@
+import type { IncomingMessage } from 'node:http'
+import type { Duplex } from 'node:stream'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import WebSocket from 'ws'
 import { KEY_A, KEY_B, UPSTREAM_KEY } from '../support/fixture.js'
 import { call } from '../support/http.js'
 import { finalResponse, outputText, SocketClient } from '../support/socket-client.js'
@@ -162,6 +165,24 @@ describe('the upgrade', () => {
     // No upstream key is ever part of a refusal.
     const refusal = await SocketClient.refusal(gw.url, { authorization: 'Bearer sk-wrong' })
     expect(refusal.body).not.toContain(UPSTREAM_KEY)
+  })
+  it("answers an upgrade on a path it has no WebSocket for 404, and leaves it to the server's other listener if there is one", async () => {
+    const upgrade = (path: string) =>
+      new Promise<number>((resolve) => {
+        const ws = new WebSocket(`${gw.url.replace(/^http/, 'ws')}${path}`, { headers: { authorization: `Bearer ${KEY_A}` } })
+        ws.once('unexpected-response', (_req, res) => resolve(res.statusCode ?? 0))
+        ws.once('error', () => {})
+      })
+    expect(await upgrade('/v1/chat/completions')).toBe(404)
+    const other = (req: IncomingMessage, socket: Duplex) => {
+      if (req.url === '/elsewhere') socket.end('HTTP/1.1 418 I am a teapot\r\ncontent-length: 0\r\n\r\n')
+    }
+    gw.server.on('upgrade', other)
+    try {
+      expect(await upgrade('/elsewhere')).toBe(418)
+    } finally {
+      gw.server.off('upgrade', other)
+    }
   })
   it('leaves HTTP calls to the same path as they were', async () => {
     const response = await call(`${gw.url}/v1/responses`, {

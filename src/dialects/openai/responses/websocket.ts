@@ -61,7 +61,6 @@ function response(id: string, request: Json, createdAt: number, status: string):
 
 /** The Responses API's WebSocket mode (`GET /v1/responses` with `Upgrade: websocket`). */
 export const responsesWebSocket: WebSocketFormat = {
-  betaHeader: 'openai-beta',
   read,
   withInput: (request, input) => ({ ...request, input }),
   warmUpEvents(id, request, createdAt) {
