@@ -30,6 +30,11 @@ export interface WebSocketFormat {
   withInput(request: Record<string, unknown>, input: unknown[]): Record<string, unknown>
   /** The events that answer a warm-up, with the response's `id`. */
   warmUpEvents(id: string, request: Record<string, unknown>, createdAt: number): Record<string, unknown>[]
+  /**
+   * One event's data as the socket sends it: the response a background call shows (`background`, `store`) as the
+   * frame asked for it. Called for every event: returns `data` itself when there is nothing to show otherwise.
+   */
+  frameOf(data: string, create: SocketCreate): string
   /** The output items of a response's final object, which a continuation carries after its input. */
   outputOf(object: Record<string, unknown>): unknown[]
   /** An error frame. */

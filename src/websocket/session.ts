@@ -152,7 +152,7 @@ export class ResponsesSocket {
       return
     }
     const run = await this.#start(requestId, create, input)
-    await this.#follow(run)
+    await this.#follow(run, create)
     // Its items are known at its end, which a socket that went meanwhile waits for too (see `#closed`).
     await run.ended
     if (run.status === 'completed' || run.status === 'incomplete') {
@@ -179,7 +179,7 @@ export class ResponsesSocket {
   }
 
   /** Sends a response's events as they come, each as one text frame; resolves at its end or when the socket goes. */
-  #follow(run: RunLog): Promise<void> {
+  #follow(run: RunLog, create: SocketCreate): Promise<void> {
     const ws = this.ws
     return new Promise((resolve) => {
       let next = 0
@@ -190,7 +190,7 @@ export class ResponsesSocket {
       }
       const flush = () => {
         while (next < run.events.length && ws.readyState === ws.OPEN) {
-          for (const data of eventData(run.events[next++] as string)) this.#send(data)
+          for (const data of eventData(run.events[next++] as string)) this.#send(this.place.format.frameOf(data, create))
         }
         if (ws.readyState !== ws.OPEN || (hasEnded(run.status) && next >= run.events.length)) finish()
       }

@@ -75,6 +75,9 @@ describe.each(SOCKET_MODELS)('a 10-turn tool loop on %s model, store: false, eac
       const frames = await client.create({ ...common, previous_response_id: previous, input: items })
       expect(frames.at(-1)?.type, JSON.stringify(frames.at(-1))).toBe('response.completed')
       expect(frames.map((f) => f.sequence_number)).toEqual(frames.map((_, i) => i))
+      // The response shows what the frame asked for, though the gateway runs and keeps it as a background response.
+      expect(finalResponse(frames)).toMatchObject({ background: false, store: false, previous_response_id: previous })
+      expect(frames[0]?.response).toMatchObject({ background: false, store: false, previous_response_id: previous })
       const called = functionCall(frames)
       expect(called?.name).toBe('exec_command')
       previous = finalResponse(frames).id

@@ -59,6 +59,10 @@ function response(id: string, request: Json, createdAt: number, status: string):
   }
 }
 
+/** The events that carry the `Response` object itself (the deltas do not, and go out untouched). */
+const CARRIES_RESPONSE =
+  /^\{"type":"response\.(?:created|in_progress|queued|completed|incomplete|failed)","sequence_number":\d+,"response":/
+
 /** The Responses API's WebSocket mode (`GET /v1/responses` with `Upgrade: websocket`). */
 export const responsesWebSocket: WebSocketFormat = {
   read,
@@ -69,6 +73,15 @@ export const responsesWebSocket: WebSocketFormat = {
       { type: 'response.created', response: { ...completed, status: 'in_progress' } },
       { type: 'response.completed', response: completed },
     ]
+  },
+  frameOf(data, create) {
+    if (!CARRIES_RESPONSE.test(data)) return data
+    const event = JSON.parse(data) as { response: Json }
+    // The gateway runs and keeps it as a background response; the client asked for neither.
+    event.response.background = false
+    event.response.store = create.request.store !== false
+    event.response.previous_response_id = create.previousId ?? null
+    return JSON.stringify(event)
   },
   outputOf: (object) => (Array.isArray(object.output) ? object.output : []),
   errorFrame: ({ status, code, message, param }: SocketErrorFacts) => ({
