@@ -121,6 +121,7 @@ export async function startBackgroundRun(
     throw error
   }
   rt.background.add(run)
+  rt.console?.noteBackground(ex.owner, ex.requestId, id, spec.model.id)
   void run.ended.then(release)
   void runInBackground(rt, spec, run, entry)
   return run
