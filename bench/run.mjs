@@ -35,6 +35,7 @@ import { resiliencePart } from './parts/resilience.mjs'
 import { streamsPart } from './parts/streams.mjs'
 import { translatePart } from './parts/translate.mjs'
 import { vertexPart } from './parts/vertex.mjs'
+import { websocketPart } from './parts/websocket.mjs'
 
 const BENCH = fileURLToPath(new URL('.', import.meta.url))
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
@@ -77,6 +78,7 @@ const FULL = {
   keepAliveQuietMs: 3000,
   keepAliveSettleMs: 500,
   keepAliveWindowMs: 2000,
+  idleSockets: 1000,
 }
 const QUICK = {
   ...FULL,
@@ -106,6 +108,7 @@ const QUICK = {
   instructionsWarmup: 300,
   instructionsCount: 200,
   keepAliveStreams: 100,
+  idleSockets: 100,
 }
 
 const PARTS = [
@@ -129,6 +132,7 @@ const PARTS = [
   'client',
   'limits',
   'background',
+  'websocket',
 ]
 const QUICK_PARTS = ['latency', 'throughput', 'sse', 'hash']
 
@@ -375,6 +379,7 @@ async function main() {
   await run('client', clientPart)
   await run('limits', limitsPart)
   await run('background', backgroundPart)
+  await run('websocket', websocketPart)
   await mock.stop()
 
   const verdicts = verdictsOf(results)
