@@ -36,6 +36,7 @@ import { resiliencePart } from './parts/resilience.mjs'
 import { streamsPart } from './parts/streams.mjs'
 import { translatePart } from './parts/translate.mjs'
 import { vertexPart } from './parts/vertex.mjs'
+import { websocketPart } from './parts/websocket.mjs'
 
 const BENCH = fileURLToPath(new URL('.', import.meta.url))
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
@@ -78,6 +79,7 @@ const FULL = {
   keepAliveQuietMs: 3000,
   keepAliveSettleMs: 500,
   keepAliveWindowMs: 2000,
+  idleSockets: 1000,
 }
 const QUICK = {
   ...FULL,
@@ -107,6 +109,7 @@ const QUICK = {
   instructionsWarmup: 300,
   instructionsCount: 200,
   keepAliveStreams: 100,
+  idleSockets: 100,
 }
 
 const PARTS = [
@@ -131,6 +134,7 @@ const PARTS = [
   'limits',
   'background',
   'cache',
+  'websocket',
 ]
 const QUICK_PARTS = ['latency', 'throughput', 'sse', 'hash']
 
@@ -378,6 +382,7 @@ async function main() {
   await run('limits', limitsPart)
   await run('background', backgroundPart)
   await run('cache', cachePart)
+  await run('websocket', websocketPart)
   await mock.stop()
 
   const verdicts = verdictsOf(results)

@@ -2,7 +2,7 @@
 // works with no key and no network: `npm start`, then try the curl commands it prints.
 import http from 'node:http'
 import { createGateway } from 'model-gateway'
-import { nodeHandler } from 'model-gateway/node'
+import { nodeHandler, upgradeHandler } from 'model-gateway/node'
 import { startMockUpstream } from 'model-gateway/testing'
 
 const port = Number(process.env.PORT ?? 8080)
@@ -53,6 +53,8 @@ const gateway = createGateway({
 })
 
 const server = http.createServer(nodeHandler(gateway))
+// Responses over WebSocket (Codex CLI with `supports_websockets = true`): upgrades never reach a request handler.
+server.on('upgrade', upgradeHandler(gateway))
 server.listen(port, '127.0.0.1', () => {
   const base = `http://127.0.0.1:${server.address().port}`
   const model = models[0].id

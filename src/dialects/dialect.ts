@@ -4,6 +4,7 @@ import type { ClientFormat, UpstreamFormat } from '../translate/format.js'
 import type { Operation, TokenCounts } from '../types.js'
 import type { FramingReader, UpstreamAuthorizer } from '../upstream/authorize.js'
 import type { DialectName } from './names.js'
+import type { WebSocketFormat } from './websocket-format.js'
 
 /** Which model a call is for and whether it streams, as the request said it (in its path or its body). */
 export interface CallTarget {
@@ -219,6 +220,8 @@ export interface ModelRoute {
    * (GET: its state or, with `?stream=true`, its events; DELETE) and `{path}/{id}/cancel` (POST). @default none
    */
   readonly background?: BackgroundFormat
+  /** Its WebSocket mode: `GET {path}` with `Upgrade: websocket`, served through `upgradeHandler`. @default none */
+  readonly websocket?: WebSocketFormat
 }
 
 /** Everything that differs between two wire formats. Nothing outside `src/dialects/` compares dialect names. */
