@@ -55,7 +55,7 @@ async function measure(ctx, targets, direct) {
 /** Part: the response cache off, in memory and on Redis. */
 export async function cachePart(ctx) {
   const { plan, log, targetFor } = ctx
-  const title = '20. Response cache: off, in memory and on Redis (node adapter, interleaved rounds)'
+  const title = '21. Response cache: off, in memory and on Redis (node adapter, interleaved rounds)'
   const namespace = `mg-bench-cache-${process.pid}`
   const servers = {}
   try {
