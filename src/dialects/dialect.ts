@@ -31,6 +31,21 @@ export interface AskedUsage {
   strip(event: string): string | undefined
 }
 
+/**
+ * The writer side of a stream framing (a codec: `sse`; later others), chosen per operation: what a client's stream of
+ * it is sent with. The gateway keeps, journals and resumes events, whatever the framing.
+ */
+export interface ClientFraming {
+  /** The framing's name (`sse`). */
+  readonly name: string
+  /** The `content-type` of a stream in this framing. */
+  readonly contentType: string
+  /** The head of a stream in this framing, besides status and request id: its content type, and no caching or buffering on the way. */
+  readonly headers: Readonly<Record<string, string>>
+  /** Bytes every reader of the framing skips, sent on a quiet stream to keep its connection open. */
+  readonly keepAlive: Buffer
+}
+
 /** One operation of a dialect, as a client asks for it. */
 export interface OperationFormat {
   readonly operation: Operation
@@ -86,6 +101,8 @@ export interface OperationFormat {
   streamErrorEvent?(error: ErrorFacts, eventsBefore: number): string
   /** Present where the upstream's streams report usage only when asked (chat completions). @default absent */
   readonly askedUsage?: AskedUsage
+  /** How its streams are framed for the client. @default Server-Sent Events (`sse`) */
+  readonly framing?: ClientFraming
   /** Whether `streamErrorEvent` reads `eventsBefore`: only then are a stream's events counted as they are relayed. @default false */
   readonly countsStreamEvents?: boolean
 }
@@ -204,8 +221,10 @@ export interface BackgroundFormat {
 }
 
 /**
- * One path a dialect serves model calls on. `path` is fixed (`/v1/chat/completions`), or names the model in a
- * segment of its own (`/v1beta/models/{model}:generateContent`), which holds anything but `:`.
+ * One path a dialect serves model calls on (POST), as a route pattern: fixed (`/v1/chat/completions`), or with named
+ * parameters in braces (`/model/{model}/invoke`). A parameter holds one or more characters up to the first occurrence
+ * of the character that follows it in the pattern (so a model id may hold `.`, `:` or `/` where the pattern goes on
+ * with another); the parameter `model` names the call's model.
  */
 export interface ModelRoute {
   readonly path: string
@@ -228,6 +247,15 @@ export interface Dialect {
   readonly upstreamsCalled: string
   /** The model calls this dialect's clients make: the router, the 404's list and the client's path pattern derive from them. */
   readonly routes: readonly ModelRoute[]
+  /**
+   * Where its clients list the models (`GET {path}`) and read one (`GET {path}/{id}`): a path several dialects list
+   * (`/v1/models`) answers the one whose client the headers announce. @default none
+   */
+  readonly modelListPaths?: readonly string[]
+  /** How the 401 for a call without a key tells this dialect's clients where to send one (`Authorization: Bearer <key>`). */
+  readonly keyHint: string
+  /** The `accept` an upstream of this dialect is asked to stream with. @default the SSE content type */
+  readonly upstreamStreamAccept?: string
   /** A path prefix every path under which speaks this dialect (`/v1beta`); elsewhere a shared path goes by `recognises`. */
   readonly pathPrefix?: string
   /** Request headers this dialect's SDKs send from a browser: CORS allows them. */

@@ -50,7 +50,9 @@ export function servedOperations(upstream: Dialect): ReadonlySet<Operation> {
 }
 
 /** Each operation's format, by its name (operation names are unique across dialects). */
-const OPERATIONS: ReadonlyMap<Operation, OperationFormat> = new Map(MODEL_ROUTES.map((route) => [route.format.operation, route.format]))
+export const OPERATIONS: ReadonlyMap<Operation, OperationFormat> = new Map(
+  MODEL_ROUTES.map((route) => [route.format.operation, route.format]),
+)
 
 /** `gen_ai.operation.name` of each operation. */
 export const OTEL_OPERATION_NAMES: ReadonlyMap<Operation, string> = new Map(
