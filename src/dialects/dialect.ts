@@ -3,6 +3,7 @@ import type { HttpErrorCode } from '../errors.js'
 import type { ClientFormat, UpstreamFormat } from '../translate/format.js'
 import type { Operation, TokenCounts } from '../types.js'
 import type { FramingReader, UpstreamAuthorizer } from '../upstream/authorize.js'
+import type { ClientFraming } from './framing/framing.js'
 import type { DialectName } from './names.js'
 
 /** Which model a call is for and whether it streams, as the request said it (in its path or its body). */
@@ -31,21 +32,6 @@ export interface AskedUsage {
   strip(event: string): string | undefined
 }
 
-/**
- * The writer side of a stream framing (a codec: `sse`; later others), chosen per operation: what a client's stream of
- * it is sent with. The gateway keeps, journals and resumes events, whatever the framing.
- */
-export interface ClientFraming {
-  /** The framing's name (`sse`). */
-  readonly name: string
-  /** The `content-type` of a stream in this framing. */
-  readonly contentType: string
-  /** The head of a stream in this framing, besides status and request id: its content type, and no caching or buffering on the way. */
-  readonly headers: Readonly<Record<string, string>>
-  /** Bytes every reader of the framing skips, sent on a quiet stream to keep its connection open. */
-  readonly keepAlive: Buffer
-}
-
 /** One operation of a dialect, as a client asks for it. */
 export interface OperationFormat {
   readonly operation: Operation
@@ -70,6 +56,11 @@ export interface OperationFormat {
    * upstream, so the client simply asks again.
    */
   readonly keepsRecords: boolean
+  /**
+   * Whether it counts a request's tokens (free upstream, and some clients, Claude Code, call it on every turn): its
+   * calls count against no owner's limits. @default false
+   */
+  readonly countsTokens?: boolean
   /**
    * What this operation's calls are, for an operation never translated between formats (`embeddings`, `token
    * counts`): a model whose upstream speaks another format is the client's 400, which says so. Absent where such

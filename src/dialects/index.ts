@@ -67,13 +67,13 @@ export const REQUEST_ID_HEADERS: readonly string[] = [
   ...new Set(DIALECTS.flatMap((dialect) => (dialect.requestIdHeader === undefined ? [] : [dialect.requestIdHeader]))),
 ]
 
-/** The upstream options only some dialect's upstreams take (`anthropicVersion`), with the dialects that take each. */
 /** Every family of rate-limit headers the dialects' clients read, each once, in registry order. */
 export const RATE_LIMIT_FAMILIES: readonly RateLimitFamily[] = [...new Set(DIALECTS.map((dialect) => dialect.rateLimits))]
 
 /** Every rate-limit header name of those families (for CORS to expose). */
 export const RATE_LIMIT_HEADERS: readonly string[] = RATE_LIMIT_FAMILIES.flatMap((family) => family.names)
 
+/** The upstream options only some dialect's upstreams take (`anthropicVersion`), with the dialects that take each. */
 export const DIALECT_UPSTREAM_OPTIONS: ReadonlyMap<string, readonly Dialect[]> = new Map(
   [...new Set(DIALECTS.flatMap((dialect) => Object.keys(dialect.upstreamOptions ?? {})))].map((name) => [
     name,

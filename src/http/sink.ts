@@ -1,5 +1,5 @@
 import type { ServerResponse } from 'node:http'
-import type { ClientFraming } from '../dialects/dialect.js'
+import type { ClientFraming } from '../dialects/framing/framing.js'
 import { DEFAULT_FRAMING } from '../dialects/framing/index.js'
 import { endsEvent } from '../sse/write.js'
 import { ClientWrites } from './client-writes.js'

@@ -2,8 +2,9 @@
 // a framing is chosen per operation (`OperationFormat.framing`), Server-Sent Events unless the operation says another.
 
 import type { Operation } from '../../types.js'
-import type { ClientFraming, OperationFormat } from '../dialect.js'
+import type { OperationFormat } from '../dialect.js'
 import { OPERATIONS } from '../index.js'
+import type { ClientFraming } from './framing.js'
 import { sse } from './sse.js'
 
 /** The framing a stream of `format` is written in. */

@@ -1,4 +1,4 @@
-import type { ClientFraming } from '../dialect.js'
+import type { ClientFraming } from './framing.js'
 
 const CONTENT_TYPE = 'text/event-stream'
 

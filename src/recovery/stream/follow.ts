@@ -1,5 +1,5 @@
 import { setTimeout as pause } from 'node:timers/promises'
-import type { ClientFraming } from '../../dialects/dialect.js'
+import type { ClientFraming } from '../../dialects/framing/framing.js'
 import { DEFAULT_FRAMING } from '../../dialects/framing/index.js'
 import type { ClientSink, ResponseHead } from '../../http/sink.js'
 import { TEXT_SLICE_CHARS } from '../../json/text-in-slices.js'
