@@ -7,20 +7,26 @@ import type { Operation } from '../types.js'
 import { anthropic } from './anthropic/index.js'
 import type { Dialect, ModelRoute, OperationFormat, RateLimitFamily, UpstreamApi, UpstreamOptionValues } from './dialect.js'
 import { gemini } from './gemini/index.js'
-import { DIALECT_NAMES, type DialectName } from './names.js'
+import type { DialectName } from './names.js'
 import { openai } from './openai/index.js'
 
-const REGISTRY: Readonly<Record<DialectName, Dialect>> = { openai, gemini, anthropic }
+/**
+ * The registry: every dialect, in order (the first is the default). Adding a dialect is its folder and one line here;
+ * its name and operation names must be members of `DialectName` and `Operation`, which the compiler checks.
+ */
+export const DIALECTS: readonly Dialect[] = [openai, gemini, anthropic]
 
-/** Every dialect, in the registry's order. */
-export const DIALECTS: readonly Dialect[] = DIALECT_NAMES.map((name) => REGISTRY[name])
+/** Every dialect name, in the registry's order: the `type`s an upstream may have. */
+export const DIALECT_NAMES: readonly DialectName[] = DIALECTS.map((dialect) => dialect.name)
+
+const BY_NAME: ReadonlyMap<string, Dialect> = new Map(DIALECTS.map((dialect) => [dialect.name, dialect]))
 
 /** The dialect of a path no dialect claims, and of a client that does not say it speaks another: the first. */
 export const DEFAULT_DIALECT: Dialect = DIALECTS[0] as Dialect
 
 /** The dialect of a configured upstream `type`, or undefined when there is none by that name. */
 export function dialectNamed(name: unknown): Dialect | undefined {
-  return typeof name === 'string' && Object.hasOwn(REGISTRY, name) ? REGISTRY[name as DialectName] : undefined
+  return typeof name === 'string' ? BY_NAME.get(name) : undefined
 }
 
 /** A model-call route with the dialect that serves it. */
@@ -146,6 +152,6 @@ export type {
   UpstreamOptionValues,
 } from './dialect.js'
 export { batchEmbedContents, countTokens, embedContent, gemini, generateContent, googleStatus } from './gemini/index.js'
-export { DIALECT_NAMES, type DialectName } from './names.js'
+export type { DialectName } from './names.js'
 export { chatCompletions, embeddings, openai, responses } from './openai/index.js'
 export { MAX_CHOICES, MAX_REASON_LENGTH, reasonList } from './shared.js'
