@@ -115,14 +115,19 @@ const OWN_PREFIXES = [
   ...new Set([
     ...SERVED.map((entry) => {
       const path = entry.slice(entry.indexOf(' ') + 1)
-      return path
-        .split('/', 3)
-        .join('/')
-        .replace(/[:{?].*$/, '')
+      return (
+        path
+          .split('/', 3)
+          .join('/')
+          .replace(/[:{?].*$/, '')
+          // A parameter in the second segment (`/model/{model}/invoke`) leaves the first alone.
+          .replace(/\/$/, '')
+      )
     }),
     ...DIALECTS.flatMap((dialect) => (dialect.pathPrefix === undefined ? [] : [dialect.pathPrefix])),
   ]),
-]
+  // A route that starts with a parameter claims no prefix: it would claim every path.
+].filter((prefix) => prefix !== '')
 
 /** The API versions the served paths start with (`/v1`…): a base URL may miss one, or end in one a path repeats. */
 const VERSIONS: readonly string[] = [
