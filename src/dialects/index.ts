@@ -4,17 +4,12 @@ import { assembleStream, assembleStreamInSlices } from '../translate/assemble.js
 import type { CallPlan } from '../translate/format.js'
 import { joinFormats, type Translator } from '../translate/index.js'
 import type { Operation } from '../types.js'
-import { anthropic } from './anthropic/index.js'
 import type { Dialect, ModelRoute, OperationFormat, RateLimitFamily, UpstreamApi, UpstreamOptionValues } from './dialect.js'
-import { gemini } from './gemini/index.js'
 import type { DialectName } from './names.js'
-import { openai } from './openai/index.js'
+import { REGISTERED_DIALECTS } from './registered.js'
 
-/**
- * The registry: every dialect, in order (the first is the default). Adding a dialect is its folder and one line here;
- * its name and operation names must be members of `DialectName` and `Operation`, which the compiler checks.
- */
-export const DIALECTS: readonly Dialect[] = [openai, gemini, anthropic]
+/** Every dialect, in the registry's order (`registered.ts`, the one list). */
+export const DIALECTS: readonly Dialect[] = REGISTERED_DIALECTS
 
 /** Every dialect name, in the registry's order: the `type`s an upstream may have. */
 export const DIALECT_NAMES: readonly DialectName[] = DIALECTS.map((dialect) => dialect.name)

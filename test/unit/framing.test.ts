@@ -14,8 +14,8 @@ describe('stream framings', () => {
   })
 
   it("takes an operation's own framing where it names one", () => {
-    const ndjson = { name: 'ndjson', contentType: 'application/x-ndjson', headers: {}, keepAlive: Buffer.from('\n') }
-    expect(clientFraming({ framing: ndjson })).toBe(ndjson)
+    const lines = { name: 'json-lines', contentType: 'application/jsonl', headers: {}, keepAlive: Buffer.from('\n') }
+    expect(clientFraming({ framing: lines })).toBe(lines)
   })
 
   it("asks an upstream for its dialect's stream framing, and for JSON when the call does not stream", () => {
