@@ -4,6 +4,7 @@ import { performance } from 'node:perf_hooks'
 import { BackgroundCalls } from './background/calls.js'
 import { ByteBudget } from './byte-budget.js'
 import { resolveOptions } from './config/resolve.js'
+import { createConsole } from './console/index.js'
 import { GatewayError } from './errors.js'
 import { serveBackground } from './handlers/background.js'
 import { gatewayStatus, healthHandler } from './handlers/health.js'
@@ -111,6 +112,7 @@ export function createGateway(options: GatewayOptions): Gateway {
   const id = randomUUID()
   const agent = createUpstreamAgent(resolved.timeouts)
   const circuits = circuitBreaker(id)
+  const consolePage = resolved.console && createConsole(resolved.console, id, () => rt)
   const rt: Runtime = {
     id,
     options: resolved,
@@ -168,6 +170,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     ledger: resolved.ownerLimits && new Ledger({ ...resolved.ownerLimits, store: resolved.store, logger: resolved.logger }),
     prices: resolved.pricing,
     tokenCheck: new TokenCountCheck(resolved.logger),
+    console: consolePage?.hooks,
   }
   const cors = resolved.cors ? createCors(resolved.cors) : undefined
   const unsubscribeUsage = resolved.onUsage ? subscribeUsage(id, resolved.onUsage, resolved.logger) : undefined
@@ -214,7 +217,9 @@ export function createGateway(options: GatewayOptions): Gateway {
       return rt.ledger ? rt.ledger.usage(owner) : Promise.resolve({ requests: 0, tokens: 0, cost: 0 })
     },
     handle(req, res, init = {}) {
-      const match = matchRequest(req.method ?? 'GET', init.path ?? req.url ?? '/', init.claimUnknown ?? false, req.headers)
+      const url = init.path ?? req.url ?? '/'
+      if (consolePage?.claims(url)) return consolePage.serve(req, res, url).then(() => true)
+      const match = matchRequest(req.method ?? 'GET', url, init.claimUnknown ?? false, req.headers)
       if (!match) return Promise.resolve(false)
       // A preflight is answered here, before auth: browsers send it without the key.
       if (cors?.(req, res, match)) return Promise.resolve(true)
@@ -247,6 +252,7 @@ export function createGateway(options: GatewayOptions): Gateway {
           }
         }
         unsubscribeUsage?.()
+        consolePage?.close()
         // Charges still on their way land before the store closes.
         await rt.ledger?.settled()
         rt.repeats.recent.clear()

@@ -2,6 +2,7 @@ import type { Agent } from 'undici'
 import type { BackgroundCalls } from './background/calls.js'
 import type { ByteBudget } from './byte-budget.js'
 import type { ResolvedOptions } from './config/resolve.js'
+import type { ConsoleHooks } from './console/hooks.js'
 import type { BodyBudget } from './http/body-budget.js'
 import type { Deadline } from './http/deadlines.js'
 import type { KeepAliveSweeper } from './http/keep-alive.js'
@@ -55,4 +56,6 @@ export interface Runtime {
   readonly tokenCheck: TokenCountCheck
   /** The background calls this process runs. */
   readonly background: BackgroundCalls
+  /** What the console is told of calls; undefined when it is off (then nothing is told, kept or timed for it). */
+  readonly console: ConsoleHooks | undefined
 }

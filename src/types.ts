@@ -1,6 +1,7 @@
 // Every public type of the package. Runtime code lives elsewhere; this file only describes.
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type Keyv from 'keyv'
+import type { ConsoleOptions } from './console/options.js'
 import type { DialectName, Operation } from './dialects/names.js'
 
 import type { ModelPrice, OwnerUsage } from './ledger/types.js'
@@ -14,6 +15,7 @@ import type {
   TimeoutOptions,
 } from './option-sections.js'
 
+export type { ConsoleOptions } from './console/options.js'
 export type { DialectName, Operation } from './dialects/names.js'
 export type { ModelPrice, OwnerLimits, OwnerUsage } from './ledger/types.js'
 export type {
@@ -213,6 +215,8 @@ export interface GatewayOptions {
   cors?: CorsOptions
   /** Translation between formats. @default { strict: false } */
   translation?: TranslationOptions
+  /** The console page under the gateway's mount (docs/guides/console.md). @default undefined (off) */
+  console?: ConsoleOptions
   /**
    * Prices of models by id, in USD per million tokens: usage events, `call:end` and the OTel cost counter then carry
    * each call's cost in nano-dollars, and `limits.owners.costPerDay` can be enforced. Ids of models this gateway does

@@ -1,4 +1,5 @@
 import type Keyv from 'keyv'
+import { type ResolvedConsole, resolveConsole } from '../console/options.js'
 import { isObject } from '../json/value.js'
 import { type ResolvedOwnerLimits, resolveOwnerLimits } from '../ledger/limits.js'
 import { type NanoPrices, resolvePricing } from '../ledger/pricing.js'
@@ -42,6 +43,8 @@ export interface ResolvedOptions {
   cors: ResolvedCors | undefined
   /** `translation.strict`, false unless set. */
   translation: { strict: boolean }
+  /** Undefined when the console is off (the default). */
+  console: ResolvedConsole | undefined
   onUsage: ((usage: UsageEvent) => void) | undefined
   logger: GatewayLogger
 }
@@ -284,6 +287,7 @@ export function resolveOptions(options: GatewayOptions): ResolvedOptions {
     keepAlive: { streamMs: keepAliveMs(keepAlive.streamMs) },
     cors,
     translation: { strict: translation.strict === true },
+    console: resolveConsole(options.console),
     onUsage: options.onUsage,
     logger,
   }
