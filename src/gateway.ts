@@ -110,18 +110,17 @@ export function createGateway(options: GatewayOptions): Gateway {
     }
   }
   const id = randomUUID()
-  const agent = createUpstreamAgent(resolved.timeouts)
+  const { dispatcher, owned: agent } = createUpstreamAgent(resolved.timeouts, resolved.egress)
   const circuits = circuitBreaker(id)
   const consolePage = resolved.console && createConsole(resolved.console, id, () => rt)
   const rt: Runtime = {
     id,
     options: resolved,
-    agent,
     // Fallbacks try other models, each behind its upstream's circuit; the pool tries other keys of one upstream; each
     // real attempt is logged and published.
     send: outermostFirst(
       [fallbacks(resolved.logger), circuits.interceptor, keyPool(), attemptLog(resolved.logger), attemptEvents(id)],
-      createSend(agent, new ByteBudget(resolved.limits.maxDecodingBytes)),
+      createSend(dispatcher, new ByteBudget(resolved.limits.maxDecodingBytes)),
     ),
     store: createRecoveryStore({
       keyv: resolved.store,
@@ -243,11 +242,12 @@ export function createGateway(options: GatewayOptions): Gateway {
               inFlight: serving,
               timeoutMs,
             })
-            // Destroying the pool aborts every upstream call: streams end, whole calls fail, handlers return.
+            // Destroying the pool aborts every upstream call: streams end, whole calls fail, handlers return. An
+            // operator's own dispatcher is theirs to close: its calls are left to the grace below.
             aborted = true
             // Stopped with a reason, and their last state written before the store closes.
             const runsStopped = rt.background.stopAll('The gateway shut down before this response ended.')
-            await agent.destroy()
+            await agent?.destroy()
             await within(Promise.all([allDrained, runsStopped]), ABORT_GRACE_MS)
           }
         }
@@ -259,7 +259,7 @@ export function createGateway(options: GatewayOptions): Gateway {
         // Records held while the store was down are written now if it takes them, else logged as lost.
         await rt.pendingWrites.close()
         await rt.store.close()
-        if (!aborted) await agent.close()
+        if (!aborted) await agent?.close()
       })()
       return closing
     },

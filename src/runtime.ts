@@ -1,4 +1,3 @@
-import type { Agent } from 'undici'
 import type { BackgroundCalls } from './background/calls.js'
 import type { ByteBudget } from './byte-budget.js'
 import type { ResolvedOptions } from './config/resolve.js'
@@ -23,8 +22,6 @@ export interface Runtime {
   /** The gateway's id, carried by every diagnostics message. */
   readonly id: string
   readonly options: ResolvedOptions
-  /** The connection pool to every upstream. */
-  readonly agent: Agent
   /** Sends one upstream request through the gateway's interceptors. */
   readonly send: Send
   readonly store: RecoveryStore

@@ -24,6 +24,14 @@ export function dialectNamed(name: unknown): Dialect | undefined {
   return typeof name === 'string' ? BY_NAME.get(name) : undefined
 }
 
+/**
+ * Whether a client of `client` reaches an upstream of `upstream` passthrough: the same dialect, or one that speaks its
+ * formats on other paths and credentials (`speaks`).
+ */
+export function speaksAs(client: Dialect, upstream: Dialect): boolean {
+  return client === (upstream.speaks ?? upstream)
+}
+
 /** A model-call route with the dialect that serves it. */
 export interface RegisteredRoute extends ModelRoute {
   readonly dialect: Dialect
@@ -42,7 +50,7 @@ export const MODEL_ROUTES: readonly RegisteredRoute[] = DIALECTS.flatMap((dialec
 export function servedOperations(upstream: Dialect): ReadonlySet<Operation> {
   const served = MODEL_ROUTES.filter(
     ({ dialect, format }) =>
-      dialect === upstream ||
+      speaksAs(dialect, upstream) ||
       (format.counting
         ? upstream.countingApi !== undefined
         : format.untranslated === undefined && translatorFor(dialect, upstream, format.operation) !== undefined),
@@ -93,7 +101,7 @@ export function upstreamApi(dialect: Dialect, options: UpstreamOptionValues = {}
  * (passthrough) or the operation is passthrough only.
  */
 export function translatorFor(inbound: Dialect, outbound: Dialect, operation: Operation, api?: UpstreamApi): Translator | undefined {
-  if (inbound === outbound) return undefined
+  if (speaksAs(inbound, outbound)) return undefined
   const format = OPERATIONS.get(operation)
   if (format?.hub) return joinFormats(format.hub, (api ?? upstreamApi(outbound)).format)
   // A count goes only to an upstream's own counting method: no other API of it can answer one.

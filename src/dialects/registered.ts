@@ -3,9 +3,10 @@
 // checks. Everything else derives from this list in index.ts. Tests register a test-only dialect by replacing this
 // module (test/fixtures/dialects/registered.ts), so nothing here knows of them.
 import { anthropic } from './anthropic/index.js'
+import { azure } from './azure/index.js'
 import type { Dialect } from './dialect.js'
 import { gemini } from './gemini/index.js'
 import { openai } from './openai/index.js'
 
 /** The dialects the gateway speaks, in the registry's order. */
-export const REGISTERED_DIALECTS: readonly Dialect[] = [openai, gemini, anthropic]
+export const REGISTERED_DIALECTS: readonly Dialect[] = [openai, gemini, anthropic, azure]

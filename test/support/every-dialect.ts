@@ -12,5 +12,8 @@ export function upstreamsOnOneMock(url: string, apiKey?: string): Record<Dialect
     openai: { type: 'openai', baseUrl: `${url}/v1`, ...key },
     gemini: { type: 'gemini', baseUrl: url, ...key },
     anthropic: { type: 'anthropic', baseUrl: url, ...key },
+    // Azure OpenAI's v1 API lives under `/openai/v1`, where the mock serves it too; an Azure upstream always has a
+    // credential, loopback or not.
+    azure: { type: 'azure', baseUrl: `${url}/openai/v1`, apiKey: apiKey ?? 'sk-mock-azure' },
   }
 }
