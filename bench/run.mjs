@@ -21,6 +21,7 @@ import { pin, planCores, startChild, startForeign } from './lib/proc.mjs'
 import { verdictTable } from './lib/report.mjs'
 import { verdictsOf } from './lib/verdicts.mjs'
 import { backgroundPart } from './parts/background.mjs'
+import { backgroundMemoryPart } from './parts/background-memory.mjs'
 import { hashPart, inflightMemoryPart, stallPart, storeMemoryPart } from './parts/big.mjs'
 import { clientPart } from './parts/client.mjs'
 import { hostilePart } from './parts/hostile.mjs'
@@ -76,6 +77,8 @@ const FULL = {
   keepAliveQuietMs: 3000,
   keepAliveSettleMs: 500,
   keepAliveWindowMs: 2000,
+  backgroundBytes: 10 * 1024 * 1024,
+  backgroundRounds: 3,
 }
 const QUICK = {
   ...FULL,
@@ -105,6 +108,8 @@ const QUICK = {
   instructionsWarmup: 300,
   instructionsCount: 200,
   keepAliveStreams: 100,
+  backgroundBytes: 2 * 1024 * 1024,
+  backgroundRounds: 1,
 }
 
 const PARTS = [
@@ -127,6 +132,7 @@ const PARTS = [
   'client',
   'limits',
   'background',
+  'background-memory',
 ]
 const QUICK_PARTS = ['latency', 'throughput', 'sse', 'hash']
 
@@ -372,6 +378,7 @@ async function main() {
   await run('client', clientPart)
   await run('limits', limitsPart)
   await run('background', backgroundPart)
+  await run('background-memory', backgroundMemoryPart)
   await mock.stop()
 
   const verdicts = verdictsOf(results)
