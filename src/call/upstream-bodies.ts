@@ -1,6 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http'
 import type { ResolvedModel } from '../config/resolve.js'
-import { type OperationFormat, translatorFor, type UpstreamApi } from '../dialects/index.js'
+import { type OperationFormat, speaksAs, translatorFor, type UpstreamApi } from '../dialects/index.js'
 import { otherFormatRefusal } from '../dialects/refusal.js'
 import type { RequestBody } from '../http/read-body.js'
 import { replaceTopLevelString } from '../json/rewrite.js'
@@ -112,7 +112,7 @@ export class UpstreamBodies implements CallBodies {
 
   operationFor(model: ResolvedModel): Operation {
     const { dialect, api } = model.upstream
-    return dialect === this.#source.inbound ? this.#source.format.operation : (this.#apiFor(model)?.operation ?? api.operation)
+    return speaksAs(this.#source.inbound, dialect) ? this.#source.format.operation : (this.#apiFor(model)?.operation ?? api.operation)
   }
 
   /** The API a translated call takes to `model`'s upstream: its counting one for a token count (none: refused). */
@@ -124,7 +124,7 @@ export class UpstreamBodies implements CallBodies {
     const { dialect, dialectHeaders } = model.upstream
     // A translated call asks what the translation is written for (the configured version, no betas); so does a
     // client that sent none of its dialect's headers.
-    if (dialect !== this.#source.inbound || this.#forwarded.length === 0) return dialectHeaders.own
+    if (!speaksAs(this.#source.inbound, dialect) || this.#forwarded.length === 0) return dialectHeaders.own
     const headers: string[] = []
     const forwarded = this.#forwarded
     for (let i = 0; i < forwarded.length; i += 2) {
@@ -140,7 +140,7 @@ export class UpstreamBodies implements CallBodies {
 
   #prepared(model: ResolvedModel): Prepared | Refused {
     const { dialect, api } = model.upstream
-    const key: object = dialect === this.#source.inbound ? dialect : (this.#apiFor(model)?.format ?? api.format)
+    const key: object = speaksAs(this.#source.inbound, dialect) ? dialect : (this.#apiFor(model)?.format ?? api.format)
     if (this.#first === undefined) {
       const entry = this.#prepare(model)
       this.#first = { key, entry }
@@ -161,7 +161,7 @@ export class UpstreamBodies implements CallBodies {
     const modelId = this.#source.model.id
     const modelInBody = format.modelInBody || format.renameInBody !== undefined
     const named = model.upstreamModel
-    if (inbound === model.upstream.dialect) {
+    if (speaksAs(inbound, model.upstream.dialect)) {
       // Every stream is metered: usage its client did not ask for is asked for here, and taken out of its stream.
       const asked = stream ? format.askedUsage?.ask(body) : undefined
       if (asked === undefined) return { bytes: renamed(format, body, modelId, named), translation: undefined, modelInBody, named }
