@@ -21,6 +21,7 @@ import { pin, planCores, startChild, startForeign } from './lib/proc.mjs'
 import { verdictTable } from './lib/report.mjs'
 import { verdictsOf } from './lib/verdicts.mjs'
 import { backgroundPart } from './parts/background.mjs'
+import { backgroundMemoryPart } from './parts/background-memory.mjs'
 import { hashPart, inflightMemoryPart, stallPart, storeMemoryPart } from './parts/big.mjs'
 import { clientPart } from './parts/client.mjs'
 import { hostilePart } from './parts/hostile.mjs'
@@ -79,6 +80,8 @@ const FULL = {
   keepAliveSettleMs: 500,
   keepAliveWindowMs: 2000,
   idleSockets: 1000,
+  backgroundBytes: 10 * 1024 * 1024,
+  backgroundRounds: 3,
 }
 const QUICK = {
   ...FULL,
@@ -109,6 +112,8 @@ const QUICK = {
   instructionsCount: 200,
   keepAliveStreams: 100,
   idleSockets: 100,
+  backgroundBytes: 2 * 1024 * 1024,
+  backgroundRounds: 1,
 }
 
 const PARTS = [
@@ -133,6 +138,7 @@ const PARTS = [
   'limits',
   'background',
   'websocket',
+  'background-memory',
 ]
 const QUICK_PARTS = ['latency', 'throughput', 'sse', 'hash']
 
@@ -380,6 +386,7 @@ async function main() {
   await run('limits', limitsPart)
   await run('background', backgroundPart)
   await run('websocket', websocketPart)
+  await run('background-memory', backgroundMemoryPart)
   await mock.stop()
 
   const verdicts = verdictsOf(results)
