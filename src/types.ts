@@ -50,8 +50,11 @@ export type KeySelection = 'round-robin' | 'least-in-flight'
 export interface UpstreamOptions {
   /** `openai`: any OpenAI-compatible chat-completions API; `gemini`: the Gemini API; `anthropic`: Anthropic's Messages API. */
   type: DialectName
-  /** Base URL, e.g. `https://api.openai.com/v1` or `https://generativelanguage.googleapis.com`. */
-  baseUrl: string
+  /**
+   * Base URL, e.g. `https://api.openai.com/v1` or `https://generativelanguage.googleapis.com`. Required, except for a
+   * type that derives it (`bedrock` from `region`).
+   */
+  baseUrl?: string
   /** The gateway's own key for this upstream; never shown to clients. Required unless `apiKeys`, `keyless` or a loopback host. */
   apiKey?: string
   /**
@@ -88,7 +91,22 @@ export interface UpstreamOptions {
    * probe decides. @default { failures: 5, cooldownMs: 30000 }
    */
   circuit?: { failures?: number; cooldownMs?: number }
+  /** `type: 'bedrock'` only: the AWS region; the base URL is then `https://bedrock-runtime.{region}.amazonaws.com`. */
+  region?: string
+  /**
+   * `type: 'bedrock'` only: what calls are signed with (SigV4): keys, a function returning them (kept until shortly
+   * before their `expiration`), or, when absent and no `apiKey` is set, the AWS default chain of the optional peer
+   * `@aws-sdk/credential-providers`. `apiKey` is a Bedrock API key instead, sent as Bearer. @default the default chain
+   */
+  credentials?: AwsCredentialsOption
+  /** `type: 'bedrock'` only: the most bytes one event-stream frame may announce; a larger one breaks the stream off. @default 1048576 */
+  maxFrameBytes?: number
 }
+
+/** AWS credentials as configured: static keys, or a provider (such as one of `@aws-sdk/credential-providers`). */
+export type AwsCredentialsOption =
+  | { accessKeyId: string; secretAccessKey: string; sessionToken?: string }
+  | (() => Promise<{ accessKeyId: string; secretAccessKey: string; sessionToken?: string; expiration?: Date }>)
 
 /** One key of an upstream's pool. */
 export interface UpstreamKeyOptions {

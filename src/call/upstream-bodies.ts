@@ -111,8 +111,18 @@ export class UpstreamBodies implements CallBodies {
   }
 
   operationFor(model: ResolvedModel): Operation {
-    const { dialect, api } = model.upstream
-    return dialect === this.#source.inbound ? this.#source.format.operation : (this.#apiFor(model)?.operation ?? api.operation)
+    const { api } = model.upstream
+    return this.#passthrough(model) ? this.#source.format.operation : (this.#apiFor(model)?.operation ?? api.operation)
+  }
+
+  /**
+   * Whether `model`'s upstream takes the client's own body: it speaks the client's dialect, or takes that dialect's
+   * bodies as they came (`passthroughOf`: Claude on Bedrock), its token counts excepted.
+   */
+  #passthrough(model: ResolvedModel): boolean {
+    const { dialect } = model.upstream
+    const { inbound, format } = this.#source
+    return dialect === inbound || (dialect.passthroughOf === inbound && format.counting === undefined)
   }
 
   /** The API a translated call takes to `model`'s upstream: its counting one for a token count (none: refused). */
@@ -121,10 +131,10 @@ export class UpstreamBodies implements CallBodies {
   }
 
   headersFor(model: ResolvedModel): readonly string[] {
-    const { dialect, dialectHeaders } = model.upstream
+    const { dialectHeaders } = model.upstream
     // A translated call asks what the translation is written for (the configured version, no betas); so does a
     // client that sent none of its dialect's headers.
-    if (dialect !== this.#source.inbound || this.#forwarded.length === 0) return dialectHeaders.own
+    if (!this.#passthrough(model) || this.#forwarded.length === 0) return dialectHeaders.own
     const headers: string[] = []
     const forwarded = this.#forwarded
     for (let i = 0; i < forwarded.length; i += 2) {
@@ -140,7 +150,7 @@ export class UpstreamBodies implements CallBodies {
 
   #prepared(model: ResolvedModel): Prepared | Refused {
     const { dialect, api } = model.upstream
-    const key: object = dialect === this.#source.inbound ? dialect : (this.#apiFor(model)?.format ?? api.format)
+    const key: object = this.#passthrough(model) ? dialect : (this.#apiFor(model)?.format ?? api.format)
     if (this.#first === undefined) {
       const entry = this.#prepare(model)
       this.#first = { key, entry }
@@ -161,6 +171,11 @@ export class UpstreamBodies implements CallBodies {
     const modelId = this.#source.model.id
     const modelInBody = format.modelInBody || format.renameInBody !== undefined
     const named = model.upstreamModel
+    const { passthroughBody } = model.upstream.dialect
+    if (passthroughBody !== undefined && this.#passthrough(model)) {
+      // Its own body for that upstream: the model is named in the path, so no later rename applies.
+      return { bytes: passthroughBody(body.bytes, this.#forwarded), translation: undefined, modelInBody: false, named }
+    }
     if (inbound === model.upstream.dialect) {
       // Every stream is metered: usage its client did not ask for is asked for here, and taken out of its stream.
       const asked = stream ? format.askedUsage?.ask(body) : undefined

@@ -336,9 +336,10 @@ export interface Dialect {
   upstreamAuthorizer?(name: string, raw: Readonly<Record<string, unknown>>): UpstreamAuthorizer | undefined
   /**
    * How one of its upstream's streams of `operation` is read into SSE events, where the upstream frames streams
-   * otherwise (an AWS event stream); undefined: already SSE. @default none
+   * otherwise (an AWS event stream), with the upstream's dialect `options` (a frame size bound); undefined: already
+   * SSE. @default none
    */
-  upstreamFraming?(operation: Operation): FramingReader | undefined
+  upstreamFraming?(operation: Operation, options: UpstreamOptionValues): FramingReader | undefined
   /**
    * The dialect one model of an upstream of this type speaks, for an upstream type whose models take different APIs
    * (Bedrock: Anthropic models by InvokeModel with the Messages body, every other by Converse); undefined: this
@@ -346,6 +347,34 @@ export interface Dialect {
    * @default this dialect for every model
    */
   forModel?(upstreamModel: string): Dialect | undefined
+  /**
+   * The dialect whose clients' calls an upstream of this one takes as they came, rewritten by `passthroughBody` rather
+   * than translated (Claude on Bedrock takes Anthropic's Messages body): answers and streams are that dialect's.
+   * @default none
+   */
+  readonly passthroughOf?: Dialect
+  /**
+   * A passthrough call's body as this dialect's upstream takes it (Bedrock's: no `model` or `stream`, its
+   * `anthropic_version`, the client's `anthropic-beta` header as `anthropic_beta`); `forwarded` holds the client's
+   * headers of `passthroughOf`'s `forwardedHeaders`, as a flat `[name, value, …]` list. @default the body as it came
+   */
+  passthroughBody?(body: Buffer, forwarded: readonly string[]): Buffer
+  /** How this dialect's upstreams say what went wrong in their own terms (Bedrock's `x-amzn-errortype`). @default none */
+  readonly upstreamErrors?: UpstreamErrorReader
+}
+
+/**
+ * Reads an upstream's error answers whose status and body do not say alone what went wrong (Bedrock's: the error's
+ * type in `x-amzn-errortype`, the body `{ message }`): they become the status and error body of the dialect whose
+ * answers its upstream gives, before any later stage reads them.
+ */
+export interface UpstreamErrorReader {
+  /** The status a client is answered with for an error answer of `status` with these headers. */
+  status(status: number, headers: IncomingHttpHeaders): number
+  /** The error body in the shape the upstream's answers are read in; `status` is the one `status` returned. */
+  body(status: number, headers: IncomingHttpHeaders, body: Buffer): Buffer
+  /** Why the upstream refused the gateway's credentials, for the operator's log: the upstream's reason, never a secret. */
+  cause(headers: IncomingHttpHeaders, body: Buffer): string | undefined
 }
 
 /** An owner's rate-limit figures after a check, this call counted: what each header family tells its clients. */

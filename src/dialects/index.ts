@@ -5,12 +5,13 @@ import type { CallPlan } from '../translate/format.js'
 import { joinFormats, type Translator } from '../translate/index.js'
 import type { Operation } from '../types.js'
 import { anthropic } from './anthropic/index.js'
+import { bedrock } from './bedrock/index.js'
 import type { Dialect, ModelRoute, OperationFormat, RateLimitFamily, UpstreamApi, UpstreamOptionValues } from './dialect.js'
 import { gemini } from './gemini/index.js'
 import { DIALECT_NAMES, type DialectName } from './names.js'
 import { openai } from './openai/index.js'
 
-const REGISTRY: Readonly<Record<DialectName, Dialect>> = { openai, gemini, anthropic }
+const REGISTRY: Readonly<Record<DialectName, Dialect>> = { openai, gemini, anthropic, bedrock }
 
 /** Every dialect, in the registry's order. */
 export const DIALECTS: readonly Dialect[] = DIALECT_NAMES.map((name) => REGISTRY[name])
@@ -42,6 +43,7 @@ export function servedOperations(upstream: Dialect): ReadonlySet<Operation> {
   const served = MODEL_ROUTES.filter(
     ({ dialect, format }) =>
       dialect === upstream ||
+      (upstream.passthroughOf === dialect && format.untranslated === undefined && !format.counting) ||
       (format.counting
         ? upstream.countingApi !== undefined
         : format.untranslated === undefined && translatorFor(dialect, upstream, format.operation) !== undefined),
@@ -90,7 +92,7 @@ export function upstreamApi(dialect: Dialect, options: UpstreamOptionValues = {}
  * (passthrough) or the operation is passthrough only.
  */
 export function translatorFor(inbound: Dialect, outbound: Dialect, operation: Operation, api?: UpstreamApi): Translator | undefined {
-  if (inbound === outbound) return undefined
+  if (inbound === outbound || outbound.passthroughOf === inbound) return undefined
   const format = OPERATIONS.get(operation)
   if (format?.hub) return joinFormats(format.hub, (api ?? upstreamApi(outbound)).format)
   // A count goes only to an upstream's own counting method: no other API of it can answer one.

@@ -15,6 +15,7 @@ import {
   versionProblem,
 } from './anthropic.js'
 import { answerMessages } from './anthropic-messages.js'
+import { answerBedrock, type BedrockContext, bedrockCall } from './bedrock.js'
 import {
   answerGenerate,
   GEMINI_JSON_TYPE,
@@ -53,6 +54,15 @@ export function startMockUpstream(options: MockUpstreamOptions = {}): Promise<Mo
   let requests = 0
   const sockets = new Set<Socket>()
   const steering = new Map<string, MockControls>()
+  const bedrockContext: BedrockContext = {
+    options,
+    nextSeq,
+    controls(text, body) {
+      let ctl: JsonObject = isObject(body.mock) ? body.mock : {}
+      for (const [marker, controls] of steering) if (text.includes(marker)) ctl = { ...controls, ...ctl }
+      return ctl
+    },
+  }
 
   function handle(req: IncomingMessage, res: ServerResponse, buf: Buffer): void {
     const method = req.method ?? 'GET'
@@ -79,6 +89,12 @@ export function startMockUpstream(options: MockUpstreamOptions = {}): Promise<Mo
     const q = target.indexOf('?')
     const pathname = q === -1 ? target : target.slice(0, q)
     const query = q === -1 ? '' : target.slice(q + 1)
+
+    const bedrock = bedrockCall(method, pathname)
+    if (bedrock !== undefined) {
+      answerBedrock(bedrock, { method, target, headers: req.headers, body: buf }, res, st, bedrockContext)
+      return
+    }
 
     let family: 'openai' | 'gemini' | 'anthropic'
     const gm = method === 'POST' ? GEMINI_PATH.exec(pathname) : null
