@@ -55,8 +55,9 @@ export function headerType(headers: IncomingHttpHeaders): string | undefined {
 export function errorMessage(body: Buffer | string): string {
   const text = typeof body === 'string' ? body : body.toString('utf8')
   try {
-    const parsed = JSON.parse(text) as { message?: unknown; Message?: unknown }
-    const message = parsed.message ?? parsed.Message
+    const parsed = JSON.parse(text) as { message?: unknown; Message?: unknown; error?: { message?: unknown } }
+    // Bedrock's `{ message }`, AWS front doors' `{ Message }`, or the Anthropic shape it was rewritten to.
+    const message = parsed.message ?? parsed.Message ?? parsed.error?.message
     if (typeof message === 'string' && message !== '') return message
   } catch {
     // Not JSON: a proxy's page; its text is the message.

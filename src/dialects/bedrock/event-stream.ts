@@ -1,7 +1,7 @@
 // AWS event streams (`application/vnd.amazon.eventstream`) read into the SSE events the gateway relays and keeps:
 // each binary frame checked (its length against a bound before it is held, its CRCs by @smithy/eventstream-codec)
 // and handed to the operation's own writer of SSE.
-import { pipeline, type Readable, Transform, type TransformCallback } from 'node:stream'
+import { Readable } from 'node:stream'
 import { EventStreamCodec, type Message } from '@smithy/eventstream-codec'
 import { fromUtf8, toUtf8 } from '@smithy/util-utf8'
 import { GatewayError } from '../../errors.js'
@@ -44,54 +44,89 @@ function broken(message: string): GatewayError {
 }
 
 /**
- * A transform from an event stream's bytes to SSE text: frames are held only until whole, and a frame announcing more
- * than `maxFrameBytes` (or a damaged one) breaks the stream off before any more of it is read.
+ * Reads an event stream's bytes into SSE text: frames are held only until whole, and a frame announcing more than
+ * `maxFrameBytes` (or a damaged one) throws before any more of it is held.
  */
-export function eventStreamToSse(write: FrameWriter, maxFrameBytes: number): Transform {
-  let held: Buffer = Buffer.alloc(0)
-  return new Transform({
-    transform(chunk: Buffer, _encoding, callback: TransformCallback) {
-      held = held.length === 0 ? chunk : Buffer.concat([held, chunk])
-      let out = ''
-      while (held.length >= PRELUDE_BYTES) {
-        const length = held.readUInt32BE(0)
-        if (length > maxFrameBytes) {
-          callback(
-            broken(`The upstream sent an event-stream frame of ${length} bytes, over the limit of ${maxFrameBytes} (maxFrameBytes).`),
-          )
-          return
-        }
-        if (length < PRELUDE_BYTES + 4) {
-          callback(broken('The upstream sent an event-stream frame shorter than its prelude.'))
-          return
-        }
-        if (held.length < length) break
-        let message: Message
-        try {
-          message = codec.decode(held.subarray(0, length))
-        } catch (error) {
-          // A checksum that does not match: the bytes were damaged on their way, and nothing after them can be trusted.
-          callback(broken(`The upstream sent a damaged event-stream frame (${(error as Error).message}).`))
-          return
-        }
-        held = held.subarray(length)
-        out += write(frameOf(message))
+export class EventStreamDecoder {
+  private held: Buffer = Buffer.alloc(0)
+
+  constructor(
+    private readonly write: FrameWriter,
+    private readonly maxFrameBytes: number,
+  ) {}
+
+  /** The SSE text of the frames `chunk` completes ('' while a frame is still partial). */
+  push(chunk: Buffer): string {
+    let held = this.held.length === 0 ? chunk : Buffer.concat([this.held, chunk])
+    let out = ''
+    while (held.length >= PRELUDE_BYTES) {
+      const length = held.readUInt32BE(0)
+      if (length > this.maxFrameBytes) {
+        throw broken(`The upstream sent an event-stream frame of ${length} bytes, over the limit of ${this.maxFrameBytes} (maxFrameBytes).`)
       }
-      callback(null, out === '' ? undefined : out)
-    },
-    flush(callback) {
-      callback(held.length === 0 ? null : broken('The upstream event stream ended inside a frame.'))
-    },
-  })
+      if (length < PRELUDE_BYTES + 4) throw broken('The upstream sent an event-stream frame shorter than its prelude.')
+      if (held.length < length) break
+      let message: Message
+      try {
+        message = codec.decode(held.subarray(0, length))
+      } catch (error) {
+        // A checksum that does not match: the bytes were damaged on their way, and nothing after them can be trusted.
+        throw broken(`The upstream sent a damaged event-stream frame (${(error as Error).message}).`)
+      }
+      held = held.subarray(length)
+      out += this.write(frameOf(message))
+    }
+    this.held = held
+    return out
+  }
+
+  /** Checks the stream ended between frames. */
+  end(): void {
+    if (this.held.length > 0) throw broken('The upstream event stream ended inside a frame.')
+  }
 }
 
 /**
- * The framing reader of an upstream whose streams are event streams: its body piped through `eventStreamToSse` with
- * the upstream's `maxFrameBytes`; the reader's end (a client gone) stops the upstream body too.
+ * The framing reader of an upstream whose streams are event streams, bounded by the upstream's `maxFrameBytes`. The
+ * body is read only as the SSE side is, so a bad frame fails the reader once it listens (never before, unheard), and
+ * the reader's end (a client gone) stops the upstream body.
  */
 export function eventStreamFraming(write: FrameWriter, options: UpstreamOptionValues): FramingReader {
   const max = Number(options.maxFrameBytes ?? DEFAULT_MAX_FRAME_BYTES)
-  return (body: Readable) => pipeline(body, eventStreamToSse(write, max), ignore)
+  return (body: Readable) => {
+    const decoder = new EventStreamDecoder(write, max)
+    const out = new Readable({
+      read: () => body.resume(),
+      destroy: (error, callback) => {
+        body.destroy(error ?? undefined)
+        callback(error)
+      },
+    })
+    const fail = (error: Error) => {
+      body.off('data', onData)
+      out.destroy(error)
+    }
+    const onData = (chunk: Buffer) => {
+      let text: string
+      try {
+        text = decoder.push(chunk)
+      } catch (error) {
+        fail(error as Error)
+        return
+      }
+      if (text !== '' && !out.push(text)) body.pause()
+    }
+    body.on('data', onData)
+    body.pause()
+    body.once('end', () => {
+      try {
+        decoder.end()
+        out.push(null)
+      } catch (error) {
+        fail(error as Error)
+      }
+    })
+    body.once('error', fail)
+    return out
+  }
 }
-
-const ignore = () => {}

@@ -60,10 +60,24 @@ export interface StaticCredentials {
 
 const CREDENTIAL_KEYS = ['accessKeyId', 'secretAccessKey', 'sessionToken']
 
+/** The member a misspelt one likely meant (`secretKey`, `SecretAccessKey`, `session_token`), by what it names. */
+function meantKey(key: string): string | undefined {
+  const plain = key.toLowerCase().replace(/[^a-z]/g, '')
+  if (plain.includes('secret')) return 'secretAccessKey'
+  if (plain.includes('token')) return 'sessionToken'
+  if (plain.includes('access') || plain.includes('keyid')) return 'accessKeyId'
+  return undefined
+}
+
 /** A `credentials` object checked: both keys present, no member misspelt (`secretKey` would sign with nothing). */
 export function staticCredentials(name: string, raw: unknown): StaticCredentials {
   const where = `upstreams.${name}.credentials`
   if (!isObject(raw)) fail(`${where} must be { accessKeyId, secretAccessKey, sessionToken? } or a function returning them`)
+  for (const key of Object.keys(raw)) {
+    const meant = meantKey(key)
+    if (meant !== undefined && meant !== key)
+      fail(`${where}.${key} is not an option; did you mean \`${meant}\`? (known: ${CREDENTIAL_KEYS.join(', ')})`)
+  }
   knownKeys(raw, CREDENTIAL_KEYS, `${where}.`)
   for (const key of ['accessKeyId', 'secretAccessKey'] as const) {
     if (typeof raw[key] !== 'string' || raw[key] === '') fail(`${where}.${key} must be a non-empty string`)
