@@ -3,7 +3,7 @@
 import http from 'node:http'
 import { createGateway } from 'model-gateway'
 import { nodeHandler } from 'model-gateway/node'
-import { startMockUpstream } from 'model-gateway/testing'
+import { MOCK_AWS_CREDENTIALS, startMockUpstream } from 'model-gateway/testing'
 
 const port = Number(process.env.PORT ?? 8080)
 const demoKey = process.env.GATEWAY_KEY ?? 'sk-demo-key'
@@ -23,11 +23,14 @@ if (process.env.OPENAI_API_KEY) {
     mock: { type: 'openai', baseUrl: `${mock.url}/v1` },
     'mock-gemini': { type: 'gemini', baseUrl: mock.url },
     'mock-anthropic': { type: 'anthropic', baseUrl: mock.url },
+    // The mock's Bedrock routes check SigV4 signatures for real, with the test credentials it accepts.
+    'mock-bedrock': { type: 'bedrock', baseUrl: mock.url, region: 'us-east-1', credentials: MOCK_AWS_CREDENTIALS },
   }
   models = [
     { id: 'gpt-4o-mini', upstream: 'mock' },
     { id: 'gemini-2.5-flash', upstream: 'mock-gemini' },
     { id: 'claude-sonnet-4-6', upstream: 'mock-anthropic' },
+    { id: 'claude-on-bedrock', upstream: 'mock-bedrock', upstreamModel: 'us.anthropic.claude-sonnet-4-5-20250929-v1:0' },
   ]
   // Claude Code declares its tools on every call, and the mock calls the first tool a request declares when the user
   // spoke last. Claude Code's calls (its system prompt carries its billing header) get a text answer instead.
