@@ -21,6 +21,7 @@ import { pin, planCores, startChild, startForeign } from './lib/proc.mjs'
 import { verdictTable } from './lib/report.mjs'
 import { verdictsOf } from './lib/verdicts.mjs'
 import { backgroundPart } from './parts/background.mjs'
+import { bedrockPart } from './parts/bedrock.mjs'
 import { hashPart, inflightMemoryPart, stallPart, storeMemoryPart } from './parts/big.mjs'
 import { clientPart } from './parts/client.mjs'
 import { hostilePart } from './parts/hostile.mjs'
@@ -127,6 +128,7 @@ const PARTS = [
   'client',
   'limits',
   'background',
+  'bedrock',
 ]
 const QUICK_PARTS = ['latency', 'throughput', 'sse', 'hash']
 
@@ -372,6 +374,7 @@ async function main() {
   await run('client', clientPart)
   await run('limits', limitsPart)
   await run('background', backgroundPart)
+  await run('bedrock', bedrockPart)
   await mock.stop()
 
   const verdicts = verdictsOf(results)
