@@ -1,13 +1,14 @@
-// Bedrock's runtime (`/model/{id}/invoke`, `/invoke-with-response-stream`): authentication checked for real
-// (bedrock-auth.ts), Claude's Messages answered by the Anthropic mock and framed as Bedrock frames them, errors as
+// Bedrock's runtime (`/model/{id}/invoke`, `/invoke-with-response-stream`, `/converse`, `/converse-stream`):
+// authentication checked for real (bedrock-auth.ts), Claude's Messages answered by the Anthropic mock and framed as
+// Bedrock frames them, Converse by bedrock-converse.ts, errors as
 // Bedrock sends them (`x-amzn-errortype`, `{ message }`), streams as AWS event streams with correct CRCs.
 import { randomUUID } from 'node:crypto'
 import type { IncomingHttpHeaders, ServerResponse } from 'node:http'
-import { EventStreamCodec, type MessageHeaders } from '@smithy/eventstream-codec'
-import { fromUtf8, toUtf8 } from '@smithy/util-utf8'
 import { isObject } from '../json/value.js'
 import { answerMessages } from './anthropic-messages.js'
 import { authProblem } from './bedrock-auth.js'
+import { answerConverse, converseProblem } from './bedrock-converse.js'
+import { damaged, EVENT_STREAM_TYPE, eventFrame } from './bedrock-frames.js'
 import { after, type State, type StreamWriter, send, stream } from './respond.js'
 import { JSON_TYPE, type JsonObject, num } from './shared.js'
 import type { MockAwsCredentials, MockUpstreamOptions } from './types.js'
@@ -27,9 +28,6 @@ export function bedrockCall(method: string, pathname: string): { model: string; 
   return m ? { model: decodeURIComponent(m[1] as string), api: m[2] as string } : undefined
 }
 
-const EVENT_STREAM_TYPE = 'application/vnd.amazon.eventstream'
-const codec = new EventStreamCodec(toUtf8, fromUtf8)
-
 /** Bedrock's error types by the status a control asks for. */
 const TYPE_BY_STATUS: Readonly<Record<number, string>> = {
   400: 'ValidationException',
@@ -48,18 +46,6 @@ export function sendBedrockError(res: ServerResponse, st: State, status: number,
   send(res, st, status, JSON_TYPE, JSON.stringify({ message }))
 }
 
-const strings = (headers: Record<string, string>): MessageHeaders =>
-  Object.fromEntries(Object.entries(headers).map(([name, value]) => [name, { type: 'string' as const, value }]))
-
-/** One event-stream frame: an event of `eventType`, or an exception of `exceptionType`, carrying `payload`. */
-export function eventFrame(kind: { event: string } | { exception: string }, payload: JsonObject): Buffer {
-  const headers: Record<string, string> =
-    'event' in kind
-      ? { ':event-type': kind.event, ':content-type': 'application/json', ':message-type': 'event' }
-      : { ':exception-type': kind.exception, ':content-type': 'application/json', ':message-type': 'exception' }
-  return Buffer.from(codec.encode({ headers: strings(headers), body: fromUtf8(JSON.stringify(payload)) }))
-}
-
 /** An Anthropic SSE event as InvokeModelWithResponseStream frames it: a `chunk` whose `bytes` hold the event's JSON. */
 function chunkFrame(sse: string): Buffer {
   const data = /^data: (.*)$/m.exec(sse)?.[1] ?? '{}'
@@ -68,33 +54,6 @@ function chunkFrame(sse: string): Buffer {
     event['amazon-bedrock-invocationMetrics'] = { inputTokenCount: 0, outputTokenCount: 0, invocationLatency: 1, firstByteLatency: 1 }
   }
   return eventFrame({ event: 'chunk' }, { bytes: Buffer.from(JSON.stringify(event)).toString('base64'), p: 'abcdefghijklmnopqrstuvwxyz' })
-}
-
-/**
- * The damage a control asks for, applied to a stream's frames: an exception after the first frames, a frame whose CRC
- * is wrong, a frame announcing more bytes than any reader should hold.
- */
-export function damaged(frames: Buffer[], ctl: JsonObject): Buffer[] {
-  const out = [...frames]
-  if (typeof ctl.stream_exception === 'string') {
-    out.splice(2, out.length, eventFrame({ exception: ctl.stream_exception }, { message: `Mock ${ctl.stream_exception} in the stream.` }))
-  }
-  if (ctl.corrupt_frame === true && out[1] !== undefined) {
-    const bad = Buffer.from(out[1])
-    bad[bad.length - 1] = (bad[bad.length - 1] as number) ^ 0xff
-    out[1] = bad
-  }
-  const oversized = num(ctl.oversized_frame_bytes)
-  if (oversized !== undefined) {
-    // A prelude announcing `oversized` bytes, then that many bytes in pieces: a reader must refuse it from the prelude.
-    const prelude = Buffer.alloc(12)
-    prelude.writeUInt32BE(oversized, 0)
-    const piece = Buffer.alloc(1024 * 1024)
-    const pieces = [prelude]
-    for (let left = oversized - 12; left > 0; left -= piece.length) pieces.push(left >= piece.length ? piece : piece.subarray(0, left))
-    out.splice(1, out.length, ...pieces)
-  }
-  return out
 }
 
 /** Writes the Anthropic mock's SSE frames as InvokeModelWithResponseStream's event stream. */
@@ -138,7 +97,10 @@ function refusalOf(
     return { status, type, message: `Mock ${type} (status ${status}).` }
   }
   const invalid = (message: string) => ({ status: 400, type: 'ValidationException', message })
-  if (call.api === 'converse' || call.api === 'converse-stream') return invalid('The mock serves Converse for no model yet.')
+  if (call.api === 'converse' || call.api === 'converse-stream') {
+    const problem = converseProblem(body)
+    return problem === undefined ? undefined : invalid(problem)
+  }
   if (!call.model.includes('anthropic.'))
     return invalid(`The provided model identifier is invalid for InvokeModel in the mock: ${call.model}`)
   const problem = invokeProblem(body)
@@ -201,6 +163,10 @@ function answerAuthorized(
     const refused = refusalOf(call, body, ctl)
     if (refused) {
       sendBedrockError(res, st, refused.status, refused.type, refused.message)
+      return
+    }
+    if (call.api.startsWith('converse')) {
+      answerConverse(body, ctl, st.stream, res, st, context.nextSeq())
       return
     }
     const { anthropic_version: _v, anthropic_beta: _b, ...messages } = body

@@ -18,6 +18,9 @@ export const bedrockCommon = {
   name: 'bedrock',
   upstreamsCalled: 'Bedrock',
   otelProviderName: 'aws.bedrock',
+  // No client speaks Bedrock to the gateway: it is an upstream type only.
+  recognises: () => false,
+  clientKey: () => undefined,
   upstreamOptionNames: BEDROCK_OPTION_NAMES,
   upstreamOptions: { maxFrameBytes: { default: String(DEFAULT_MAX_FRAME_BYTES), problem: frameBoundProblem } },
   baseUrlFrom: bedrockBaseUrl,
