@@ -93,7 +93,7 @@ describe('the built package', () => {
       createRecoveriesClient: 'function',
       RecoveriesError: 'function',
     },
-    'model-gateway/testing': { startMockUpstream: 'function' },
+    'model-gateway/testing': { MOCK_AWS_CREDENTIALS: 'object', startMockUpstream: 'function' },
   }
 
   it('imports every entry through the exports map as ESM', async () => {
@@ -130,9 +130,9 @@ describe('the built package', () => {
     expect(out).toEqual({ twoCopies: true, code: 'invalid_options', esmSeesCjs: true, cjsSeesEsm: true, lookalikes: [false, false, false] })
   })
 
-  it('the root and node entries load without express, koa or @opentelemetry/api, as ESM and as CJS', async () => {
-    // Resolving express, koa, @koa/* or @opentelemetry/* throws in the child, for `import` (a resolve hook) and `require` alike.
-    const blocked = String.raw`/^(express|koa)(\/|$)|^@koa\/|^@opentelemetry\//`
+  it('the root and node entries load without express, koa, @opentelemetry/api or the AWS credential chain, as ESM and as CJS', async () => {
+    // Resolving express, koa, @koa/*, @opentelemetry/* or @aws-sdk/* throws in the child, for `import` (a resolve hook) and `require` alike.
+    const blocked = String.raw`/^(express|koa)(\/|$)|^@koa\/|^@opentelemetry\/|^@aws-sdk\//`
     await writeFile(
       path.join(tmp, 'hooks.mjs'),
       `export async function resolve(s, c, next) { if (${blocked}.test(s)) throw new Error('blocked: ' + s); return next(s, c) }\n`,
