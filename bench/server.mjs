@@ -38,9 +38,15 @@ function upstreamsFor(resilience) {
   const base = [
     { id: 'gemini-2.5-flash', upstream: 'mock-gemini' },
     { id: 'claude-sonnet-4-5', upstream: 'mock-anthropic' },
+    // An Azure OpenAI upstream (the mock's Azure paths, which check no key here): OpenAI's format on Azure's paths.
+    { id: 'gpt-azure', upstream: 'mock-azure', upstreamModel: 'gpt-4o-mini' },
   ]
   // Anthropic's base URL has no `/v1`, nor has the mock's Messages API.
-  const others = { 'mock-gemini': { type: 'gemini', baseUrl: upstream }, 'mock-anthropic': { type: 'anthropic', baseUrl: upstream } }
+  const others = {
+    'mock-gemini': { type: 'gemini', baseUrl: upstream },
+    'mock-anthropic': { type: 'anthropic', baseUrl: upstream },
+    'mock-azure': { type: 'azure', baseUrl: `${upstream}/openai/v1`, keyless: true },
+  }
   if (resilience === 'pool' || resilience === 'dead' || resilience === 'cross') {
     const primaryUrl = resilience === 'pool' ? `${upstream}/v1` : `http://127.0.0.1:${process.env.BENCH_DEAD_PORT}/v1`
     return {

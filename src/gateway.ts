@@ -4,6 +4,7 @@ import { performance } from 'node:perf_hooks'
 import { BackgroundCalls } from './background/calls.js'
 import { ByteBudget } from './byte-budget.js'
 import { resolveOptions } from './config/resolve.js'
+import { createConsole } from './console/index.js'
 import { GatewayError } from './errors.js'
 import { serveBackground } from './handlers/background.js'
 import { gatewayStatus, healthHandler } from './handlers/health.js'
@@ -109,17 +110,17 @@ export function createGateway(options: GatewayOptions): Gateway {
     }
   }
   const id = randomUUID()
-  const agent = createUpstreamAgent(resolved.timeouts)
+  const { dispatcher, owned: agent } = createUpstreamAgent(resolved.timeouts, resolved.egress)
   const circuits = circuitBreaker(id)
+  const consolePage = resolved.console && createConsole(resolved.console, id, () => rt)
   const rt: Runtime = {
     id,
     options: resolved,
-    agent,
     // Fallbacks try other models, each behind its upstream's circuit; the pool tries other keys of one upstream; each
     // real attempt is logged and published.
     send: outermostFirst(
       [fallbacks(resolved.logger), circuits.interceptor, keyPool(), attemptLog(resolved.logger), attemptEvents(id)],
-      createSend(agent, new ByteBudget(resolved.limits.maxDecodingBytes)),
+      createSend(dispatcher, new ByteBudget(resolved.limits.maxDecodingBytes)),
     ),
     store: createRecoveryStore({
       keyv: resolved.store,
@@ -168,6 +169,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     ledger: resolved.ownerLimits && new Ledger({ ...resolved.ownerLimits, store: resolved.store, logger: resolved.logger }),
     prices: resolved.pricing,
     tokenCheck: new TokenCountCheck(resolved.logger),
+    console: consolePage?.hooks,
   }
   const cors = resolved.cors ? createCors(resolved.cors) : undefined
   const unsubscribeUsage = resolved.onUsage ? subscribeUsage(id, resolved.onUsage, resolved.logger) : undefined
@@ -214,7 +216,9 @@ export function createGateway(options: GatewayOptions): Gateway {
       return rt.ledger ? rt.ledger.usage(owner) : Promise.resolve({ requests: 0, tokens: 0, cost: 0 })
     },
     handle(req, res, init = {}) {
-      const match = matchRequest(req.method ?? 'GET', init.path ?? req.url ?? '/', init.claimUnknown ?? false, req.headers)
+      const url = init.path ?? req.url ?? '/'
+      if (consolePage?.claims(url)) return consolePage.serve(req, res, url).then(() => true)
+      const match = matchRequest(req.method ?? 'GET', url, init.claimUnknown ?? false, req.headers)
       if (!match) return Promise.resolve(false)
       // A preflight is answered here, before auth: browsers send it without the key.
       if (cors?.(req, res, match)) return Promise.resolve(true)
@@ -238,22 +242,24 @@ export function createGateway(options: GatewayOptions): Gateway {
               inFlight: serving,
               timeoutMs,
             })
-            // Destroying the pool aborts every upstream call: streams end, whole calls fail, handlers return.
+            // Destroying the pool aborts every upstream call: streams end, whole calls fail, handlers return. An
+            // operator's own dispatcher is theirs to close: its calls are left to the grace below.
             aborted = true
             // Stopped with a reason, and their last state written before the store closes.
             const runsStopped = rt.background.stopAll('The gateway shut down before this response ended.')
-            await agent.destroy()
+            await agent?.destroy()
             await within(Promise.all([allDrained, runsStopped]), ABORT_GRACE_MS)
           }
         }
         unsubscribeUsage?.()
+        consolePage?.close()
         // Charges still on their way land before the store closes.
         await rt.ledger?.settled()
         rt.repeats.recent.clear()
         // Records held while the store was down are written now if it takes them, else logged as lost.
         await rt.pendingWrites.close()
         await rt.store.close()
-        if (!aborted) await agent.close()
+        if (!aborted) await agent?.close()
       })()
       return closing
     },

@@ -18,6 +18,7 @@ export type {
   AuthOptions,
   AuthResult,
   BackgroundOptions,
+  ConsoleOptions,
   CorsOptions,
   DialectName,
   Gateway,

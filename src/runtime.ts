@@ -1,7 +1,7 @@
-import type { Agent } from 'undici'
 import type { BackgroundCalls } from './background/calls.js'
 import type { ByteBudget } from './byte-budget.js'
 import type { ResolvedOptions } from './config/resolve.js'
+import type { ConsoleHooks } from './console/hooks.js'
 import type { BodyBudget } from './http/body-budget.js'
 import type { Deadline } from './http/deadlines.js'
 import type { KeepAliveSweeper } from './http/keep-alive.js'
@@ -22,8 +22,6 @@ export interface Runtime {
   /** The gateway's id, carried by every diagnostics message. */
   readonly id: string
   readonly options: ResolvedOptions
-  /** The connection pool to every upstream. */
-  readonly agent: Agent
   /** Sends one upstream request through the gateway's interceptors. */
   readonly send: Send
   readonly store: RecoveryStore
@@ -55,4 +53,6 @@ export interface Runtime {
   readonly tokenCheck: TokenCountCheck
   /** The background calls this process runs. */
   readonly background: BackgroundCalls
+  /** What the console is told of calls; undefined when it is off (then nothing is told, kept or timed for it). */
+  readonly console: ConsoleHooks | undefined
 }

@@ -1,6 +1,8 @@
 // Every public type of the package. Runtime code lives elsewhere; this file only describes.
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type Keyv from 'keyv'
+import type { Dispatcher } from 'undici'
+import type { ConsoleOptions } from './console/options.js'
 import type { DialectName, Operation } from './dialects/names.js'
 
 import type { ModelPrice, OwnerUsage } from './ledger/types.js'
@@ -14,6 +16,7 @@ import type {
   TimeoutOptions,
 } from './option-sections.js'
 
+export type { ConsoleOptions } from './console/options.js'
 export type { DialectName, Operation } from './dialects/names.js'
 export type { ModelPrice, OwnerLimits, OwnerUsage } from './ledger/types.js'
 export type {
@@ -48,11 +51,15 @@ export type KeySelection = 'round-robin' | 'least-in-flight'
 
 /** One upstream API the gateway forwards to. */
 export interface UpstreamOptions {
-  /** `openai`: any OpenAI-compatible chat-completions API; `gemini`: the Gemini API; `anthropic`: Anthropic's Messages API. */
+  /**
+   * `openai`: any OpenAI-compatible chat-completions API; `gemini`: the Gemini API; `anthropic`: Anthropic's Messages
+   * API; `azure`: Azure OpenAI.
+   */
   type: DialectName
   /**
-   * Base URL, e.g. `https://api.openai.com/v1` or `https://generativelanguage.googleapis.com`. Required, except for a
-   * type that derives it (`bedrock` from `region`).
+   * Base URL, e.g. `https://api.openai.com/v1`, `https://generativelanguage.googleapis.com` or
+   * `https://{resource}.openai.azure.com/openai/v1`. Required, but for a type that builds it from other options
+   * (`azure`'s `resource`, `bedrock`'s `region`).
    */
   baseUrl?: string
   /** The gateway's own key for this upstream; never shown to clients. Required unless `apiKeys`, `keyless` or a loopback host. */
@@ -91,13 +98,34 @@ export interface UpstreamOptions {
    * probe decides. @default { failures: 5, cooldownMs: 30000 }
    */
   circuit?: { failures?: number; cooldownMs?: number }
+  /**
+   * `type: 'azure'` only: the Azure OpenAI resource, instead of `baseUrl`: calls go to
+   * `https://{resource}.openai.azure.com/openai/v1`. @default undefined
+   */
+  resource?: string
+  /**
+   * `type: 'azure'` only, instead of `apiKey`: returns a Microsoft Entra ID access token (such as `@azure/identity`'s
+   * `getBearerTokenProvider(credential, 'https://cognitiveservices.azure.com/.default')`), sent as
+   * `Authorization: Bearer`. It is asked once and again 5 minutes before the token's `exp` (a token that is no JWT is
+   * asked again after 5 minutes), never per call; a failure is the client's 502 `upstream_auth_failed`.
+   * @default undefined
+   */
+  tokenProvider?: () => Promise<string>
+  /**
+   * `type: 'azure'` only: an Azure API version (`2024-10-21`, `2025-04-01-preview`): calls then take the deployments
+   * API, `/openai/deployments/{upstreamModel}/chat/completions?api-version=…`. @default undefined (the v1 API, the
+   * model in the body)
+   */
+  apiVersion?: string
+  /**
+   * An undici `Dispatcher` (an `Agent`, `Pool`, `ProxyAgent`…) this upstream's calls are sent through instead of the
+   * gateway's: a proxy for one upstream only. The gateway's `interceptors` still wrap it; it is yours to close.
+   * @default undefined (the gateway's dispatcher)
+   */
+  dispatcher?: Dispatcher
   /** `type: 'bedrock'` only: the AWS region; the base URL is then `https://bedrock-runtime.{region}.amazonaws.com`. */
   region?: string
-  /**
-   * `type: 'bedrock'` only: what calls are signed with (SigV4): keys, a function returning them (kept until shortly
-   * before their `expiration`), or, when absent and no `apiKey` is set, the AWS default chain of the optional peer
-   * `@aws-sdk/credential-providers`. `apiKey` is a Bedrock API key instead, sent as Bearer. @default the default chain
-   */
+  /** `type: 'bedrock'` only: what calls are signed with (SigV4), keys or a provider; absent (and no `apiKey`): the AWS default chain. */
   credentials?: AwsCredentialsOption
   /** `type: 'bedrock'` only: the most bytes one event-stream frame may announce; a larger one breaks the stream off. @default 1048576 */
   maxFrameBytes?: number
@@ -231,6 +259,8 @@ export interface GatewayOptions {
   cors?: CorsOptions
   /** Translation between formats. @default { strict: false } */
   translation?: TranslationOptions
+  /** The console page under the gateway's mount (docs/guides/console.md). @default undefined (off) */
+  console?: ConsoleOptions
   /**
    * Prices of models by id, in USD per million tokens: usage events, `call:end` and the OTel cost counter then carry
    * each call's cost in nano-dollars, and `limits.owners.costPerDay` can be enforced. Ids of models this gateway does
@@ -241,6 +271,25 @@ export interface GatewayOptions {
   onUsage?: (usage: UsageEvent) => void
   /** Receives warnings and errors (and debug lines, when it has `debug`). @default console, without its debug lines */
   logger?: GatewayLogger
+  /**
+   * undici interceptors, `(dispatch) => dispatch`, every upstream call passes through (logging, signing, a header of
+   * your egress): **the first listed is outermost**, so a request meets them in the order listed, as Express middleware
+   * reads. That is the reverse of undici's `dispatcher.compose(a, b)`, where `b` is outermost. They wrap every
+   * dispatcher, the gateway's and each upstream's own. @default [] (none, and nothing paid per call)
+   */
+  interceptors?: readonly Dispatcher.DispatcherComposeInterceptor[]
+  /**
+   * An undici `Dispatcher` every upstream call is sent through instead of the gateway's own pool (an `Agent` with your
+   * TLS settings, a `ProxyAgent`). The gateway neither closes nor destroys it: it is yours. Not with `proxy`.
+   * @default undefined (a keep-alive `Agent` timed by `timeouts`)
+   */
+  dispatcher?: Dispatcher
+  /**
+   * `'env'`: the gateway's pool is undici's `EnvHttpProxyAgent`, which sends calls through the proxy in `HTTPS_PROXY`
+   * (`https` upstreams) or `HTTP_PROXY` (`http` ones), read when the gateway is created, except to hosts `NO_PROXY`
+   * lists (read on each call). Not with `dispatcher`. @default undefined (no proxy)
+   */
+  proxy?: 'env'
 }
 
 /** One recovery record as list and lookup return it: never the bodies. */

@@ -92,6 +92,9 @@ async function measure(ctx, gateway) {
   direct.gemini = direct.translated
   direct.responses = { ...direct.passthrough, path: '/v1/responses' }
   direct.embeddings = { ...direct.passthrough, path: '/v1/embeddings' }
+  // Azure: the chat body the gateway sends the mock's Azure path, against the same body sent there directly.
+  direct.azure = { ...direct.passthrough, path: '/openai/v1/chat/completions' }
+  direct.azurePass = direct.azure
   direct.responsesGemini = direct.translated
   Object.assign(direct, ofMessages('direct'))
   const responsesAt = { ...gateway, path: '/v1/responses' }
@@ -104,6 +107,8 @@ async function measure(ctx, gateway) {
     responses: responsesAt,
     responsesGemini: responsesAt,
     embeddings: { ...gateway, path: '/v1/embeddings' },
+    azure: { ...gateway, path: '/v1beta/models/gpt-azure:generateContent' },
+    azurePass: gateway,
     ...ofMessages('at'),
   }
   const body = {
@@ -113,14 +118,23 @@ async function measure(ctx, gateway) {
     responses: responsesBody('gpt-4o-mini'),
     responsesGemini: responsesBody(MODEL),
     embeddings: EMBEDDINGS_BODY,
+    azure: GEMINI_SMALL_BODY,
+    azurePass: JSON.stringify({ ...JSON.parse(SMALL_BODY), model: 'gpt-azure' }),
     ...ofMessages('body'),
   }
   // The translated Responses body reaches the mock as the very generate-content body a Gemini client sends.
-  const directBody = { ...body, translated: GEMINI_SMALL_BODY, responsesGemini: GEMINI_SMALL_BODY, ...ofMessages('directBody') }
+  const directBody = {
+    ...body,
+    translated: GEMINI_SMALL_BODY,
+    responsesGemini: GEMINI_SMALL_BODY,
+    azure: SMALL_BODY,
+    azurePass: SMALL_BODY,
+    ...ofMessages('directBody'),
+  }
   const kinds = ['passthrough', 'translated', 'responses', 'responsesGemini', ...MESSAGES_KINDS]
   const all = [...kinds, 'gemini']
   // Measured for latency only: no throughput run, no stream.
-  const whole = [...all, 'embeddings']
+  const whole = [...all, 'embeddings', 'azure', 'azurePass']
   const got = Object.fromEntries(whole.map((k) => [k, { added50: [], rps: [], failed: 0, gap99: [], ttft: [], frames: new Set() }]))
 
   const calls = whole.flatMap((k) => [
@@ -193,7 +207,7 @@ export async function translatePart(ctx) {
   } finally {
     await server.stop()
   }
-  const { passthrough: pass, translated: trans, gemini, responses, responsesGemini, embeddings } = got
+  const { passthrough: pass, translated: trans, gemini, responses, responsesGemini, embeddings, azure, azurePass } = got
   const added = {
     pass: summary(pass.added50),
     trans: summary(trans.added50),
@@ -201,10 +215,14 @@ export async function translatePart(ctx) {
     responses: summary(responses.added50),
     responsesGemini: summary(responsesGemini.added50),
     embeddings: summary(embeddings.added50),
+    azure: summary(azure.added50),
+    azurePass: summary(azurePass.added50),
     ...Object.fromEntries(MESSAGES_KINDS.map((k) => [k, summary(got[k].added50)])),
   }
   const messagesPart = messagesReport(got)
   const addedRatio = summary(trans.added50.map((v, r) => v / pass.added50[r]))
+  // A Gemini client on an Azure model (translated) against the same client passthrough to the Gemini API.
+  const azureRatio = summary(azure.added50.map((v, r) => v / gemini.added50[r]))
   const responsesRatio = summary(responsesGemini.added50.map((v, r) => v / responses.added50[r]))
   const responsesGapOwn = summary(responsesGemini.gap99.map((v, r) => v - gemini.gap99[r]))
   const translationOwn = summary(trans.added50.map((v, r) => v - gemini.added50[r]))
@@ -242,6 +260,11 @@ export async function translatePart(ctx) {
       measured: `${num(responsesGapOwn.median, 3)} ms`,
       ok: Number.isFinite(responsesGapOwn.median) ? responsesGapOwn.median <= 0.1 : undefined,
     },
+    {
+      target: 'Azure translated (Gemini client) added p50 at c=1 ≤ 1.3× the same client passthrough to the Gemini API',
+      measured: ratio(azureRatio.median),
+      ok: Number.isFinite(azureRatio.median) ? azureRatio.median <= 1.3 : undefined,
+    },
     ...messagesPart.verdicts,
   ]
   const text = section(
@@ -256,6 +279,8 @@ export async function translatePart(ctx) {
         row(`translated (${MODEL})`, trans, added.trans),
         row(`Gemini client, same model (no translation)`, gemini, added.gemini),
         row('embeddings passthrough (gpt-4o-mini, POST /v1/embeddings)', embeddings, added.embeddings),
+        row('chat client on an Azure upstream (gpt-azure, passthrough)', azurePass, added.azurePass),
+        row('Gemini client on an Azure upstream (gpt-azure, translated)', azure, added.azure),
         row('Responses passthrough (gpt-4o-mini)', responses, added.responses),
         row(`Responses translated (${MODEL})`, responsesGemini, added.responsesGemini),
         ...messagesPart.rows.map(([label, k]) => row(label, got[k], added[k])),
@@ -269,10 +294,23 @@ export async function translatePart(ctx) {
         ['translated − passthrough inter-frame p99 ms', spread(gapDelta, 3)],
         ['translated − Gemini client inter-frame p99 ms (same upstream route)', spread(gapOwn, 3)],
         ['Responses translated ÷ Responses passthrough added p50', spread(responsesRatio)],
+        ['Azure translated (Gemini client) ÷ Gemini client passthrough added p50', spread(azureRatio)],
         ['Responses translated − Gemini client inter-frame p99 ms (same upstream route)', spread(responsesGapOwn, 3)],
         ...messagesPart.ratios,
       ],
     )}\n\n${verdictTable(verdicts)}`,
   )
-  return { added, addedRatio, translationOwn, rpsRatio, gapDelta, responsesRatio, responsesGapOwn, messages: messagesPart, verdicts, text }
+  return {
+    added,
+    addedRatio,
+    azureRatio,
+    translationOwn,
+    rpsRatio,
+    gapDelta,
+    responsesRatio,
+    responsesGapOwn,
+    messages: messagesPart,
+    verdicts,
+    text,
+  }
 }

@@ -103,6 +103,7 @@ export async function createInBackground(
     throw error
   }
   rt.background.add(run)
+  rt.console?.noteBackground(ex.owner, ex.requestId, id, spec.model.id)
   void run.ended.then(release)
   void runInBackground(rt, spec, run, entry)
   if (request.stream === true) {

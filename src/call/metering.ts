@@ -106,4 +106,6 @@ export function settleUpstream(rt: Runtime, spec: CallSpec, outcome: CallOutcome
     }
   }
   if (entry) rt.ledger?.settle(entry, tokens, cost)
+  // The console's per-day totals count what the ledger charged, so its today is `gateway.usage`'s.
+  rt.console?.charged(spec.owner, tokens, cost)
 }

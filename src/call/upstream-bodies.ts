@@ -1,6 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http'
 import type { ResolvedModel } from '../config/resolve.js'
-import { type OperationFormat, translatorFor, type UpstreamApi } from '../dialects/index.js'
+import { type OperationFormat, speaksAs, translatorFor, type UpstreamApi } from '../dialects/index.js'
 import { otherFormatRefusal } from '../dialects/refusal.js'
 import type { RequestBody } from '../http/read-body.js'
 import { replaceTopLevelString } from '../json/rewrite.js'
@@ -111,18 +111,8 @@ export class UpstreamBodies implements CallBodies {
   }
 
   operationFor(model: ResolvedModel): Operation {
-    const { api } = model.upstream
-    return this.#passthrough(model) ? this.#source.format.operation : (this.#apiFor(model)?.operation ?? api.operation)
-  }
-
-  /**
-   * Whether `model`'s upstream takes the client's own body: it speaks the client's dialect, or takes that dialect's
-   * bodies as they came (`passthroughOf`: Claude on Bedrock), its token counts excepted.
-   */
-  #passthrough(model: ResolvedModel): boolean {
-    const { dialect } = model.upstream
-    const { inbound, format } = this.#source
-    return dialect === inbound || (dialect.passthroughOf === inbound && format.counting === undefined)
+    const { dialect, api } = model.upstream
+    return speaksAs(this.#source.inbound, dialect) ? this.#source.format.operation : (this.#apiFor(model)?.operation ?? api.operation)
   }
 
   /** The API a translated call takes to `model`'s upstream: its counting one for a token count (none: refused). */
@@ -131,10 +121,10 @@ export class UpstreamBodies implements CallBodies {
   }
 
   headersFor(model: ResolvedModel): readonly string[] {
-    const { dialectHeaders } = model.upstream
+    const { dialect, dialectHeaders } = model.upstream
     // A translated call asks what the translation is written for (the configured version, no betas); so does a
     // client that sent none of its dialect's headers.
-    if (!this.#passthrough(model) || this.#forwarded.length === 0) return dialectHeaders.own
+    if (!speaksAs(this.#source.inbound, dialect) || this.#forwarded.length === 0) return dialectHeaders.own
     const headers: string[] = []
     const forwarded = this.#forwarded
     for (let i = 0; i < forwarded.length; i += 2) {
@@ -150,7 +140,7 @@ export class UpstreamBodies implements CallBodies {
 
   #prepared(model: ResolvedModel): Prepared | Refused {
     const { dialect, api } = model.upstream
-    const key: object = this.#passthrough(model) ? dialect : (this.#apiFor(model)?.format ?? api.format)
+    const key: object = speaksAs(this.#source.inbound, dialect) ? dialect : (this.#apiFor(model)?.format ?? api.format)
     if (this.#first === undefined) {
       const entry = this.#prepare(model)
       this.#first = { key, entry }
@@ -172,11 +162,12 @@ export class UpstreamBodies implements CallBodies {
     const modelInBody = format.modelInBody || format.renameInBody !== undefined
     const named = model.upstreamModel
     const { passthroughBody } = model.upstream.dialect
-    if (passthroughBody !== undefined && this.#passthrough(model)) {
-      // Its own body for that upstream: the model is named in the path, so no later rename applies.
+    if (passthroughBody !== undefined && speaksAs(inbound, model.upstream.dialect)) {
+      // Its own body for that upstream (Claude on Bedrock): the model is named in the path, so no later rename applies.
+      if (format.counting) return { refusedField: 'model', message: `The model '${model.id}' does not count tokens.` }
       return { bytes: passthroughBody(body.bytes, this.#forwarded), translation: undefined, modelInBody: false, named }
     }
-    if (inbound === model.upstream.dialect) {
+    if (speaksAs(inbound, model.upstream.dialect)) {
       // Every stream is metered: usage its client did not ask for is asked for here, and taken out of its stream.
       const asked = stream ? format.askedUsage?.ask(body) : undefined
       if (asked === undefined) return { bytes: renamed(format, body, modelId, named), translation: undefined, modelInBody, named }

@@ -1,3 +1,4 @@
+import type { Dispatcher } from 'undici'
 import {
   DIALECT_NAMES,
   DIALECT_UPSTREAM_OPTIONS,
@@ -9,6 +10,7 @@ import {
 } from '../dialects/index.js'
 import { isObject } from '../json/value.js'
 import type { KeySelection } from '../types.js'
+import { isDispatcher } from '../upstream/agent.js'
 import type { UpstreamAuthorizer } from '../upstream/authorize.js'
 import { fail, knownKeys } from './checks.js'
 import { DEFAULTS, KNOWN_KEYS } from './defaults.js'
@@ -61,6 +63,8 @@ export interface ResolvedUpstream {
   authorizer: UpstreamAuthorizer | undefined
   /** The values of its dialect's options (`upstreamOptions`), each the configured one or its default. */
   dialectOptions: UpstreamOptionValues
+  /** Its own `dispatcher` (behind the gateway's interceptors once resolved); undefined: the gateway's. */
+  dispatcher: Dispatcher | undefined
 }
 
 /** The upstream as one of its models reaches it: itself, or its variant in the dialect that model speaks (`forModel`). */
@@ -155,6 +159,7 @@ export function resolveUpstream(name: string, raw: unknown): ResolvedUpstream {
     fail(`upstreams.${name}.keySelection must be one of: ${KEY_SELECTIONS.map((s) => `'${s}'`).join(', ')}`)
   }
   const circuit = resolveCircuit(name, raw.circuit)
+  if (raw.dispatcher !== undefined && !isDispatcher(raw.dispatcher)) fail(`upstreams.${name}.dispatcher must be an undici Dispatcher`)
   const { dialectHeaders, options } = resolveDialectOptions(name, raw, dialect, headers)
   const authorizer = dialect.upstreamAuthorizer?.(name, raw)
   const authHeader = authorizer !== undefined || Object.keys(headers).some((header) => CREDENTIAL_HEADER.test(header))
@@ -182,6 +187,7 @@ export function resolveUpstream(name: string, raw: unknown): ResolvedUpstream {
     api: upstreamApi(dialect, options),
     authorizer,
     dialectOptions: options,
+    dispatcher: raw.dispatcher,
   }
 }
 

@@ -224,6 +224,12 @@ export interface ModelRoute {
 /** Everything that differs between two wire formats. Nothing outside `src/dialects/` compares dialect names. */
 export interface Dialect {
   readonly name: DialectName
+  /**
+   * The dialect whose wire formats this one's upstreams speak, for an upstream-only dialect that differs from it in
+   * transport alone (Azure OpenAI: OpenAI's formats on Azure's paths and credentials): that dialect's clients reach
+   * its upstreams passthrough, as they would one of their own. @default this dialect
+   */
+  readonly speaks?: Dialect
   /** How messages name this dialect's upstreams: `Anthropic` for "an Anthropic upstream". */
   readonly upstreamsCalled: string
   /** The model calls this dialect's clients make: the router, the 404's list and the client's path pattern derive from them. */
@@ -314,8 +320,8 @@ export interface Dialect {
   doubtfulBasePath?(pathname: string): string | undefined
   /** Why a configured `upstreamModel` cannot be sent to this format, or undefined when it can. */
   upstreamModelProblem(name: string): string | undefined
-  /** Path of an upstream call below the base path. */
-  upstreamPath(basePath: string, upstreamModel: string, operation: Operation, stream: boolean): string
+  /** Path of an upstream call below the base path (with its query, if any); `options` are the upstream's `upstreamOptions` values. */
+  upstreamPath(basePath: string, upstreamModel: string, operation: Operation, stream: boolean, options?: UpstreamOptionValues): string
   /** The headers that carry the gateway's own upstream key. */
   upstreamAuthHeaders(apiKey: string): Record<string, string>
   /**
@@ -348,15 +354,10 @@ export interface Dialect {
    */
   forModel?(upstreamModel: string): Dialect | undefined
   /**
-   * The dialect whose clients' calls an upstream of this one takes as they came, rewritten by `passthroughBody` rather
-   * than translated (Claude on Bedrock takes Anthropic's Messages body): answers and streams are that dialect's.
-   * @default none
-   */
-  readonly passthroughOf?: Dialect
-  /**
-   * A passthrough call's body as this dialect's upstream takes it (Bedrock's: no `model` or `stream`, its
-   * `anthropic_version`, the client's `anthropic-beta` header as `anthropic_beta`); `forwarded` holds the client's
-   * headers of `passthroughOf`'s `forwardedHeaders`, as a flat `[name, value, …]` list. @default the body as it came
+   * A passthrough call's body as this dialect's upstream takes it, for a dialect that `speaks` another with a body of
+   * its own (Bedrock's: no `model` or `stream`, its `anthropic_version`, the client's `anthropic-beta` header as
+   * `anthropic_beta`); `forwarded` holds the client's headers of that dialect's `forwardedHeaders`, as a flat
+   * `[name, value, …]` list. @default the body as it came
    */
   passthroughBody?(body: Buffer, forwarded: readonly string[]): Buffer
   /** How this dialect's upstreams say what went wrong in their own terms (Bedrock's `x-amzn-errortype`). @default none */

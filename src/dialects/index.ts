@@ -5,13 +5,14 @@ import type { CallPlan } from '../translate/format.js'
 import { joinFormats, type Translator } from '../translate/index.js'
 import type { Operation } from '../types.js'
 import { anthropic } from './anthropic/index.js'
+import { azure } from './azure/index.js'
 import { bedrock } from './bedrock/index.js'
 import type { Dialect, ModelRoute, OperationFormat, RateLimitFamily, UpstreamApi, UpstreamOptionValues } from './dialect.js'
 import { gemini } from './gemini/index.js'
 import { DIALECT_NAMES, type DialectName } from './names.js'
 import { openai } from './openai/index.js'
 
-const REGISTRY: Readonly<Record<DialectName, Dialect>> = { openai, gemini, anthropic, bedrock }
+const REGISTRY: Readonly<Record<DialectName, Dialect>> = { openai, gemini, anthropic, azure, bedrock }
 
 /** Every dialect, in the registry's order. */
 export const DIALECTS: readonly Dialect[] = DIALECT_NAMES.map((name) => REGISTRY[name])
@@ -22,6 +23,14 @@ export const DEFAULT_DIALECT: Dialect = DIALECTS[0] as Dialect
 /** The dialect of a configured upstream `type`, or undefined when there is none by that name. */
 export function dialectNamed(name: unknown): Dialect | undefined {
   return typeof name === 'string' && Object.hasOwn(REGISTRY, name) ? REGISTRY[name as DialectName] : undefined
+}
+
+/**
+ * Whether a client of `client` reaches an upstream of `upstream` passthrough: the same dialect, or one that speaks its
+ * formats on other paths and credentials (`speaks`).
+ */
+export function speaksAs(client: Dialect, upstream: Dialect): boolean {
+  return client === (upstream.speaks ?? upstream)
 }
 
 /** A model-call route with the dialect that serves it. */
@@ -42,8 +51,7 @@ export const MODEL_ROUTES: readonly RegisteredRoute[] = DIALECTS.flatMap((dialec
 export function servedOperations(upstream: Dialect): ReadonlySet<Operation> {
   const served = MODEL_ROUTES.filter(
     ({ dialect, format }) =>
-      dialect === upstream ||
-      (upstream.passthroughOf === dialect && format.untranslated === undefined && !format.counting) ||
+      speaksAs(dialect, upstream) ||
       (format.counting
         ? upstream.countingApi !== undefined
         : format.untranslated === undefined && translatorFor(dialect, upstream, format.operation) !== undefined),
@@ -92,7 +100,7 @@ export function upstreamApi(dialect: Dialect, options: UpstreamOptionValues = {}
  * (passthrough) or the operation is passthrough only.
  */
 export function translatorFor(inbound: Dialect, outbound: Dialect, operation: Operation, api?: UpstreamApi): Translator | undefined {
-  if (inbound === outbound || outbound.passthroughOf === inbound) return undefined
+  if (speaksAs(inbound, outbound)) return undefined
   const format = OPERATIONS.get(operation)
   if (format?.hub) return joinFormats(format.hub, (api ?? upstreamApi(outbound)).format)
   // A count goes only to an upstream's own counting method: no other API of it can answer one.

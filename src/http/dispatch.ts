@@ -82,7 +82,10 @@ export function createDispatch(rt: Runtime, handlers: Handlers, isClosing: () =>
     const path = mark === -1 ? url : url.slice(0, mark)
     const ex: Exchange = { req, res, requestId, match, owner, path, preparsed: init.body, startedAt }
     // `return await`: an async function that returns a promise takes two more turns to settle than one that awaits it.
-    if (route.kind === 'call') return await handlers.call(ex, route)
+    if (route.kind === 'call') {
+      rt.console?.watchCall(requestId, res)
+      return await handlers.call(ex, route)
+    }
     if (route.kind === 'background') return await handlers.background(ex, route)
     return await handlers.recoveries(ex, route)
   }

@@ -1,5 +1,6 @@
 import type { CallSpec } from '../call/call-spec.js'
 import type { ResolvedModel } from '../config/resolve.js'
+import { speaksAs } from '../dialects/index.js'
 import type { CallStartMessage } from './channels.js'
 
 /** What every message about a model call says of it; built only when a channel has subscribers. */
@@ -25,6 +26,6 @@ export function callStartMessage(gatewayId: string, spec: CallSpec): CallStartMe
  * own error passed through, and every success, keep their status.
  */
 export function statusSent(spec: CallSpec, status: number, servedBy: ResolvedModel | undefined): number {
-  if (status < 400 || servedBy?.upstream.dialect === spec.inbound) return status
+  if (status < 400 || (servedBy !== undefined && speaksAs(spec.inbound, servedBy.upstream.dialect))) return status
   return spec.inbound.errorStatus?.(status) ?? status
 }

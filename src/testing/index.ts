@@ -7,6 +7,7 @@
 // carry one, such as the ones a gateway translates from another format, are steered by a marker they contain
 // (`MockUpstream.steer`). Not loaded by any other entry of the package.
 
+export type { AzureMockOptions } from './azure.js'
 export { MOCK_AWS_CREDENTIALS } from './bedrock.js'
 export { startMockUpstream } from './server.js'
 export type { MockAwsCredentials, MockBedrockOptions, MockControls, MockUpstream, MockUpstreamOptions, RecordedRequest } from './types.js'

@@ -15,6 +15,7 @@ import {
   versionProblem,
 } from './anthropic.js'
 import { answerMessages } from './anthropic-messages.js'
+import { type AzureRoute, answerContentFilter, azureRoute } from './azure.js'
 import { answerBedrock, type BedrockContext, bedrockCall } from './bedrock.js'
 import {
   answerGenerate,
@@ -87,8 +88,19 @@ export function startMockUpstream(options: MockUpstreamOptions = {}): Promise<Mo
     })
 
     const q = target.indexOf('?')
-    const pathname = q === -1 ? target : target.slice(0, q)
+    let pathname = q === -1 ? target : target.slice(0, q)
     const query = q === -1 ? '' : target.slice(q + 1)
+    // Azure OpenAI's paths: checked in azure.ts (its key or token, its api-version), then answered as OpenAI's.
+    let azure: Exclude<AzureRoute, { status: number }> | undefined
+    if (pathname.startsWith('/openai/')) {
+      const route = azureRoute(method, pathname, query, req.headers, apiKey, options.azure)
+      if ('status' in route) {
+        send(res, st, route.status, JSON_TYPE, route.body)
+        return
+      }
+      azure = route
+      pathname = route.path
+    }
 
     const bedrock = bedrockCall(method, pathname)
     if (bedrock !== undefined) {
@@ -140,7 +152,7 @@ export function startMockUpstream(options: MockUpstreamOptions = {}): Promise<Mo
       else if (unversioned !== undefined) sendAnthropicError(res, st, 400, unversioned)
       else if (anthropicModels) answerAnthropicModels(pathname, params, res, st)
       if (problem !== undefined || unversioned !== undefined || anthropicModels) return
-    } else if (apiKey !== undefined) {
+    } else if (apiKey !== undefined && azure === undefined) {
       if (family === 'openai') {
         if (req.headers.authorization !== bearer) {
           send(res, st, 401, JSON_TYPE, OPENAI_AUTH_ERROR)
@@ -169,6 +181,8 @@ export function startMockUpstream(options: MockUpstreamOptions = {}): Promise<Mo
       return
     }
 
+    // The deployments API names the model in its path alone.
+    if (azure?.deployment !== undefined) body.model ??= azure.deployment
     let ctl: JsonObject = isObject(body.mock) ? body.mock : {}
     for (const [marker, controls] of steering) if (text.includes(marker)) ctl = { ...controls, ...ctl }
     if (isObject(ctl.headers)) st.headers = { ...st.headers, ...ctl.headers }
@@ -183,6 +197,7 @@ export function startMockUpstream(options: MockUpstreamOptions = {}): Promise<Mo
         req.socket.destroy()
         return
       }
+      if (azure !== undefined && answerContentFilter(body, ctl, res, st, nextSeq, pathname === '/v1/chat/completions')) return
       const bomb = num(ctl.gzip_bomb_bytes)
       if (bomb !== undefined) return sendGzipBomb(res, st, bomb)
       const status = num(ctl.status)

@@ -1,6 +1,7 @@
 // The mock upstream's public types: its options, its per-request controls, what it records and what it hands back.
 
 import type { IncomingHttpHeaders, Server } from 'node:http'
+import type { AzureMockOptions } from './azure.js'
 
 /** What `startMockUpstream` accepts; every field is optional. */
 export interface MockUpstreamOptions {
@@ -16,6 +17,11 @@ export interface MockUpstreamOptions {
   record?: boolean
   /** What the Bedrock routes (`/model/{id}/…`) accept; read on every request, so a test may rotate credentials. */
   bedrock?: MockBedrockOptions
+  /**
+   * Azure OpenAI's paths (`/openai/v1/…`, `/openai/deployments/{deployment}/…?api-version=`): the `api-key` they take
+   * (default `apiKey`) and the Entra ID tokens (Bearer) they accept (default none). @default undefined
+   */
+  azure?: AzureMockOptions
 }
 
 /** AWS credentials the mock's Bedrock routes verify SigV4 signatures with. */
@@ -90,6 +96,11 @@ export interface MockControls {
    * declared): agents declare many tools, and a test of one of them names it.
    */
   tool_name?: string
+  /**
+   * Azure paths only: `'prompt'` answers Azure's 400 `content_filter` error (with `innererror.content_filter_result`),
+   * `'completion'` a chat completion cut with `finish_reason: content_filter`.
+   */
+  content_filter?: 'prompt' | 'completion'
   /** Gemini: the `thoughtSignature` of the function call part, as thinking models send it; Anthropic: the thinking block's `signature`. */
   thought_signature?: string
   /** Bedrock: the error type (`x-amzn-errortype`) of `status` (default: the one Bedrock sends with that status). */

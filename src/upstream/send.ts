@@ -304,19 +304,27 @@ export function createSend(dispatcher: Dispatcher, decodeBudget: ByteBudget): Se
     const served: ServedBy = { model, keyAlias: key?.alias }
     const options: Dispatcher.DispatchOptions & { headers: string[]; path: string; body: Buffer } = {
       origin: upstream.origin,
-      path: upstream.dialect.upstreamPath(upstream.basePath, model.upstreamModel, request.operation, request.stream),
+      path: upstream.dialect.upstreamPath(
+        upstream.basePath,
+        model.upstreamModel,
+        request.operation,
+        request.stream,
+        upstream.dialectOptions,
+      ),
       method: 'POST',
       headers: upstreamHeaders(request, key),
       body: request.body,
     }
     const limit = request.wholeBodyLimit
     const framing = request.stream ? upstream.dialect.upstreamFraming?.(request.operation, upstream.dialectOptions) : undefined
+    // An upstream with a dispatcher of its own (a proxy for that one) takes it; the rest share the gateway's.
+    const through = upstream.dispatcher ?? dispatcher
     const dispatch = (resolve: (response: UpstreamResponse) => void, reject: (error: unknown) => void) => {
       const handler =
         limit === undefined
           ? new StreamedAnswer(served, resolve, reject, request.abortHook, framing)
           : new WholeAnswer(limit, decodeBudget, served, resolve, reject, request.abortHook)
-      dispatcher.dispatch(options, handler)
+      through.dispatch(options, handler)
     }
     const { authorizer } = upstream
     if (authorizer === undefined) return new Promise(dispatch)

@@ -58,6 +58,9 @@ describe('benchmark harness (--quick)', () => {
     expect(stdout).toMatch(/^\| embeddings passthrough \(gpt-4o-mini, POST \/v1\/embeddings\) +\| -?\d/m)
     expect(stdout).toMatch(/^\| Responses passthrough \(gpt-4o-mini\) +\| \d/m)
     expect(stdout).toMatch(/^\| Responses translated \(gemini-2\.5-flash\) +\| \d/m)
+    // An Azure upstream: a chat client's passthrough, a Gemini client's translated call.
+    expect(stdout).toMatch(/^\| Gemini client on an Azure upstream \(gpt-azure, translated\) +\| -?\d/m)
+    expect(stdout).toMatch(/^\| chat client on an Azure upstream \(gpt-azure, passthrough\) +\| -?\d/m)
     // The stream baseline of the same upstream route, untranslated.
     expect(stdout).toMatch(/^\| translated − Gemini client inter-frame p99 ms \(same upstream route\) +\| -?\d/m)
     // A Messages client on a model of each upstream format, and what reads Anthropic's passthrough against OpenAI's.

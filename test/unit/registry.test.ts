@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { MODEL_CALL_PATH_ENDINGS } from '../../src/client/model-paths.js'
 import { resolveCors } from '../../src/config/cors.js'
+import { azure } from '../../src/dialects/azure/index.js'
 import {
   CLIENT_HEADERS,
   DIALECTS,
@@ -9,6 +10,7 @@ import {
   OTEL_OPERATION_NAMES,
   openai,
   servedOperations,
+  speaksAs,
   translatorFor,
 } from '../../src/dialects/index.js'
 import { matchRequest } from '../../src/http/router.js'
@@ -53,11 +55,15 @@ describe('what derives from the dialect registry', () => {
     expect([...servedOperations(openai)].sort()).toEqual(
       ['chat.completions', 'embeddings', 'generateContent', 'messages', 'messages.countTokens', 'responses'].sort(),
     )
+    // Azure speaks OpenAI's formats, but has no input-token counting.
+    expect([...servedOperations(azure)].sort()).toEqual(
+      ['chat.completions', 'embeddings', 'generateContent', 'messages', 'responses'].sort(),
+    )
     for (const dialect of DIALECTS) {
       for (const route of MODEL_ROUTES) {
         // A count is served through the upstream's own counting method where it has one (Gemini's :countTokens,
         // OpenAI's input_tokens).
-        if (route.dialect !== dialect && route.format.untranslated)
+        if (!speaksAs(route.dialect, dialect) && route.format.untranslated)
           expect(servedOperations(dialect).has(route.format.operation)).toBe(
             route.format.counting !== undefined && dialect.countingApi !== undefined,
           )
@@ -82,7 +88,7 @@ describe('what derives from the dialect registry', () => {
       for (const outbound of DIALECTS) {
         const translator = translatorFor(route.dialect, outbound, route.format.operation)
         const translated = route.format.hub ?? (outbound.countingApi && route.format.counting)
-        if (outbound === route.dialect || !translated) expect(translator).toBeUndefined()
+        if (speaksAs(route.dialect, outbound) || !translated) expect(translator).toBeUndefined()
         else expect(translator).toBeDefined()
       }
     }

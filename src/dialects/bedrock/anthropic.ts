@@ -66,7 +66,7 @@ export const bedrockAnthropic: Dialect = {
   routes: [],
   forwardedHeaders: undefined,
   countingApi: undefined,
-  passthroughOf: anthropic,
+  speaks: anthropic,
   passthroughBody: (body, forwarded) => {
     const parsed = JSON.parse(body.toString('utf8')) as Record<string, unknown>
     return Buffer.from(JSON.stringify(bedrockBody(parsed, betasOf(forwarded))))

@@ -15,7 +15,7 @@ export const isAnthropicModel = (upstreamModel: string): boolean => upstreamMode
 export const bedrock: Dialect = {
   ...bedrockAnthropic,
   ...converseMembers,
-  passthroughOf: undefined,
+  speaks: undefined,
   passthroughBody: undefined,
   forModel: (upstreamModel) => (isAnthropicModel(upstreamModel) ? bedrockAnthropic : undefined),
 }

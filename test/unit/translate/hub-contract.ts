@@ -139,7 +139,8 @@ export function describeHubContract(name: DialectName, options: HubContractOptio
   const dialect: Dialect = found
   const upstream = options.upstreamFormat
   const wire = wireOf(dialect)
-  const others = DIALECTS.filter((other) => other !== dialect)
+  // A dialect that speaks another's formats on its own paths (Azure: OpenAI's) is that one's contract, not one more.
+  const others = DIALECTS.filter((other) => other !== dialect && other.speaks === undefined)
   const { transcripts, unclaimed } = loadTranscripts(options.fixtures)
   const upstreams = upstreamsOf(dialect)
 
