@@ -1,6 +1,7 @@
 // The mock upstream's server: it routes, authenticates, records and applies the per-request controls (the `mock`
 // body field, see MockControls); the wire formats live in openai.ts, responses.ts, gemini.ts, gemini-methods.ts,
-// anthropic.ts and anthropic-messages.ts beside it. Node built-ins only; no logging on the hot path.
+// anthropic.ts and anthropic-messages.ts beside it, Bedrock's in bedrock*.ts (which alone use the @smithy packages,
+// for SigV4 and event streams). Node built-ins otherwise; no logging on the hot path.
 
 import http, { type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo, Socket } from 'node:net'
