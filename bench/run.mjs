@@ -35,6 +35,8 @@ import { repeatsPart } from './parts/repeats.mjs'
 import { resiliencePart } from './parts/resilience.mjs'
 import { streamsPart } from './parts/streams.mjs'
 import { translatePart } from './parts/translate.mjs'
+import { vertexPart } from './parts/vertex.mjs'
+import { websocketPart } from './parts/websocket.mjs'
 
 const BENCH = fileURLToPath(new URL('.', import.meta.url))
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
@@ -77,6 +79,7 @@ const FULL = {
   keepAliveQuietMs: 3000,
   keepAliveSettleMs: 500,
   keepAliveWindowMs: 2000,
+  idleSockets: 1000,
 }
 const QUICK = {
   ...FULL,
@@ -106,6 +109,7 @@ const QUICK = {
   instructionsWarmup: 300,
   instructionsCount: 200,
   keepAliveStreams: 100,
+  idleSockets: 100,
 }
 
 const PARTS = [
@@ -122,12 +126,14 @@ const PARTS = [
   'repeats',
   'resilience',
   'translate',
+  'vertex',
   'otel',
   'streams',
   'keepalive',
   'client',
   'limits',
   'background',
+  'websocket',
   'bedrock',
 ]
 const QUICK_PARTS = ['latency', 'throughput', 'sse', 'hash']
@@ -368,12 +374,14 @@ async function main() {
   await run('repeats', repeatsPart)
   await run('resilience', resiliencePart)
   await run('translate', translatePart)
+  await run('vertex', vertexPart)
   await run('otel', otelPart)
   await run('streams', streamsPart)
   await run('keepalive', keepAlivePart)
   await run('client', clientPart)
   await run('limits', limitsPart)
   await run('background', backgroundPart)
+  await run('websocket', websocketPart)
   await run('bedrock', bedrockPart)
   await mock.stop()
 

@@ -3,8 +3,9 @@ import type { IncomingMessage, ServerResponse } from 'node:http'
 import type Keyv from 'keyv'
 import type { Dispatcher } from 'undici'
 import type { ConsoleOptions } from './console/options.js'
+import type { BedrockOptionFields } from './dialects/bedrock/types.js'
 import type { DialectName, Operation } from './dialects/names.js'
-
+import type { VertexOptionFields } from './dialects/vertex/types.js'
 import type { ModelPrice, OwnerUsage } from './ledger/types.js'
 import type {
   BackgroundOptions,
@@ -17,7 +18,9 @@ import type {
 } from './option-sections.js'
 
 export type { ConsoleOptions } from './console/options.js'
+export type { AwsCredentialIdentity, BedrockCredentials, BedrockOptionFields } from './dialects/bedrock/types.js'
 export type { DialectName, Operation } from './dialects/names.js'
+export type { VertexCredentials, VertexOptionFields, VertexToken } from './dialects/vertex/types.js'
 export type { ModelPrice, OwnerLimits, OwnerUsage } from './ledger/types.js'
 export type {
   BackgroundOptions,
@@ -123,18 +126,15 @@ export interface UpstreamOptions {
    * @default undefined (the gateway's dispatcher)
    */
   dispatcher?: Dispatcher
-  /** `type: 'bedrock'` only: the AWS region; the base URL is then `https://bedrock-runtime.{region}.amazonaws.com`. */
-  region?: string
-  /** `type: 'bedrock'` only: what calls are signed with (SigV4), keys or a provider; absent (and no `apiKey`): the AWS default chain. */
-  credentials?: AwsCredentialsOption
-  /** `type: 'bedrock'` only: the most bytes one event-stream frame may announce; a larger one breaks the stream off. @default 1048576 */
-  maxFrameBytes?: number
 }
 
-/** AWS credentials as configured: static keys, or a provider (such as one of `@aws-sdk/credential-providers`). */
-export type AwsCredentialsOption =
-  | { accessKeyId: string; secretAccessKey: string; sessionToken?: string }
-  | (() => Promise<{ accessKeyId: string; secretAccessKey: string; sessionToken?: string; expiration?: Date }>)
+/** A Vertex AI upstream: Gemini and Claude models with an OAuth token (see docs/guides/vertex.md). */
+export interface VertexUpstreamOptions extends Omit<UpstreamOptions, 'type' | 'baseUrl' | 'anthropicVersion' | 'api'>, VertexOptionFields {}
+
+/** An AWS Bedrock upstream: Claude by InvokeModel, other models by Converse (see docs/guides/bedrock.md). */
+export interface BedrockUpstreamOptions
+  extends Omit<UpstreamOptions, 'type' | 'baseUrl' | 'anthropicVersion' | 'api'>,
+    BedrockOptionFields {}
 
 /** One key of an upstream's pool. */
 export interface UpstreamKeyOptions {
@@ -236,7 +236,7 @@ export interface TranslationOptions {
 /** Options of `createGateway`. Unknown keys are rejected with the nearest valid name. */
 export interface GatewayOptions {
   /** Upstream APIs by name. */
-  upstreams: Record<string, UpstreamOptions>
+  upstreams: Record<string, UpstreamOptions | VertexUpstreamOptions | BedrockUpstreamOptions>
   /** The models offered; each names an upstream. */
   models: readonly ModelOptions[]
   /** Client authentication. */

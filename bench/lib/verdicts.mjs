@@ -12,7 +12,13 @@ const judge = (values, test) => (values.every(Number.isFinite) ? test() : undefi
 
 /** The targets against what this run measured; `ok` is undefined where the run did not measure it. */
 export function verdictsOf(results) {
-  return [...section8(results), ...issueTargets(results), ...(results.translate?.verdicts ?? []), ...(results.streams?.verdicts ?? [])]
+  return [
+    ...section8(results),
+    ...issueTargets(results),
+    ...(results.translate?.verdicts ?? []),
+    ...(results.vertex?.verdicts ?? []),
+    ...(results.streams?.verdicts ?? []),
+  ]
 }
 
 function section8(results) {

@@ -90,6 +90,8 @@ export function readUpstreamBody(rt: Runtime, response: UpstreamResponse): Promi
 export async function refuseUpstreamAuthFailure(rt: Runtime, spec: CallSpec, response: UpstreamResponse): Promise<never> {
   const body = await readUpstreamBody(rt, response).catch(() => undefined)
   const { model } = response.served
+  // A token revoked or expired early upstream: the next call fetches another rather than send it again.
+  model.upstream.authorizer?.refused?.()
   // The upstream's own reason where it gives one (a signature refused, a clock off, a key unknown): never a secret.
   const cause = body && model.upstream.dialect.upstreamErrors?.cause(response.headers, body)
   rt.options.logger.error("model-gateway: the upstream refused the gateway's credentials", {

@@ -2,8 +2,9 @@ import type { IncomingHttpHeaders } from 'node:http'
 import type { HttpErrorCode } from '../errors.js'
 import type { ClientFormat, UpstreamFormat } from '../translate/format.js'
 import type { Operation, TokenCounts } from '../types.js'
-import type { FramingReader, UpstreamAuthorizer } from '../upstream/authorize.js'
+import type { FramingReader, UpstreamAuthorizer, UpstreamErrorReader } from '../upstream/authorize.js'
 import type { DialectName } from './names.js'
+import type { WebSocketFormat } from './websocket-format.js'
 
 /** Which model a call is for and whether it streams, as the request said it (in its path or its body). */
 export interface CallTarget {
@@ -219,6 +220,8 @@ export interface ModelRoute {
    * (GET: its state or, with `?stream=true`, its events; DELETE) and `{path}/{id}/cancel` (POST). @default none
    */
   readonly background?: BackgroundFormat
+  /** Its WebSocket mode: `GET {path}` with `Upgrade: websocket`, served through `upgradeHandler`. @default none */
+  readonly websocket?: WebSocketFormat
 }
 
 /** Everything that differs between two wire formats. Nothing outside `src/dialects/` compares dialect names. */
@@ -325,15 +328,25 @@ export interface Dialect {
   /** The headers that carry the gateway's own upstream key. */
   upstreamAuthHeaders(apiKey: string): Record<string, string>
   /**
+   * The body of one upstream call as this dialect's upstream takes it, made from the body in the wire format it
+   * `speaks` (Vertex's Claude models take `anthropic_version` in the body and the model in the path only): applied to
+   * the exact bytes just before they are authorized and sent. @default the body as it is
+   */
+  upstreamBody?(body: Buffer, operation: Operation): Buffer
+  /**
    * Options an upstream of this dialect takes besides the common ones and `upstreamOptions` (Bedrock's `region` and
    * `credentials`): checked by `upstreamAuthorizer` and `baseUrlFrom`, which read them. @default none
    */
   readonly upstreamOptionNames?: readonly string[]
   /**
    * The base URL of an upstream configured without `baseUrl`, from its options (`region`, `project`…); absent:
-   * `baseUrl` is required. Throws a construction error (`fail`) naming the option that is wrong.
+   * `baseUrl` is required. Throws a construction error (`fail`) naming the option that is wrong. A dialect whose
+   * paths start with its options (Vertex's `/v1/projects/{project}/locations/{location}`) also completes a configured
+   * `baseUrl` (a host root) when `completesBaseUrl` is set.
    */
   baseUrlFrom?(name: string, raw: Readonly<Record<string, unknown>>): string
+  /** Whether `baseUrlFrom` is called with a configured `baseUrl` too, to complete it. @default false */
+  readonly completesBaseUrl?: boolean
   /**
    * The authorizer of one upstream of this dialect, made once from its options (credentials, token providers), or
    * undefined when its calls carry static key headers alone. Throws a construction error for a bad option; loads
@@ -354,28 +367,13 @@ export interface Dialect {
    */
   forModel?(upstreamModel: string): Dialect | undefined
   /**
-   * A passthrough call's body as this dialect's upstream takes it, for a dialect that `speaks` another with a body of
-   * its own (Bedrock's: no `model` or `stream`, its `anthropic_version`, the client's `anthropic-beta` header as
-   * `anthropic_beta`); `forwarded` holds the client's headers of that dialect's `forwardedHeaders`, as a flat
-   * `[name, value, …]` list. @default the body as it came
+   * A passthrough call's body as this dialect's upstream takes it, for one that `speaks` another with a body of its own
+   * (Bedrock's: no `model`/`stream`, its `anthropic_version`, the client's `anthropic-beta` as `anthropic_beta`);
+   * `forwarded`: the client's headers of that dialect's `forwardedHeaders`, flat. @default the body as it came
    */
   passthroughBody?(body: Buffer, forwarded: readonly string[]): Buffer
   /** How this dialect's upstreams say what went wrong in their own terms (Bedrock's `x-amzn-errortype`). @default none */
   readonly upstreamErrors?: UpstreamErrorReader
-}
-
-/**
- * Reads an upstream's error answers whose status and body do not say alone what went wrong (Bedrock's: the error's
- * type in `x-amzn-errortype`, the body `{ message }`): they become the status and error body of the dialect whose
- * answers its upstream gives, before any later stage reads them.
- */
-export interface UpstreamErrorReader {
-  /** The status a client is answered with for an error answer of `status` with these headers. */
-  status(status: number, headers: IncomingHttpHeaders): number
-  /** The error body in the shape the upstream's answers are read in; `status` is the one `status` returned. */
-  body(status: number, headers: IncomingHttpHeaders, body: Buffer): Buffer
-  /** Why the upstream refused the gateway's credentials, for the operator's log: the upstream's reason, never a secret. */
-  cause(headers: IncomingHttpHeaders, body: Buffer): string | undefined
 }
 
 /** An owner's rate-limit figures after a check, this call counted: what each header family tells its clients. */

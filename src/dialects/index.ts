@@ -11,8 +11,9 @@ import type { Dialect, ModelRoute, OperationFormat, RateLimitFamily, UpstreamApi
 import { gemini } from './gemini/index.js'
 import { DIALECT_NAMES, type DialectName } from './names.js'
 import { openai } from './openai/index.js'
+import { vertex } from './vertex/index.js'
 
-const REGISTRY: Readonly<Record<DialectName, Dialect>> = { openai, gemini, anthropic, azure, bedrock }
+const REGISTRY: Readonly<Record<DialectName, Dialect>> = { openai, gemini, anthropic, azure, vertex, bedrock }
 
 /** Every dialect, in the registry's order. */
 export const DIALECTS: readonly Dialect[] = DIALECT_NAMES.map((name) => REGISTRY[name])

@@ -2,6 +2,7 @@
 
 import type { IncomingHttpHeaders, Server } from 'node:http'
 import type { AzureMockOptions } from './azure.js'
+import type { VertexMock, VertexMockOptions } from './vertex.js'
 
 /** What `startMockUpstream` accepts; every field is optional. */
 export interface MockUpstreamOptions {
@@ -15,6 +16,8 @@ export interface MockUpstreamOptions {
   apiKey?: string | undefined
   /** Record every request in `requests` (default true; turn it off for benchmarks). */
   record?: boolean
+  /** Vertex AI: its token endpoint's token lifetime and clock, and an express-mode key. */
+  vertex?: VertexMockOptions
   /** What the Bedrock routes (`/model/{id}/…`) accept; read on every request, so a test may rotate credentials. */
   bedrock?: MockBedrockOptions
   /**
@@ -121,6 +124,8 @@ export interface MockUpstream {
   port: number
   /** The underlying server. */
   server: Server
+  /** Vertex AI: the token endpoint, its service accounts and counts. */
+  vertex: VertexMock
   /** Every request received (when recording is on), oldest first. */
   requests: RecordedRequest[]
   /** Streaming requests whose client went away before the stream ended. */

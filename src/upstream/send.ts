@@ -86,13 +86,13 @@ export interface UpstreamResponse {
 export type Send = (request: UpstreamRequest) => Promise<UpstreamResponse>
 
 /** Headers of the upstream call: the gateway's own credentials (set once per upstream), never the client's. */
-function upstreamHeaders(request: UpstreamRequest, key: UpstreamKey | undefined): string[] {
+function upstreamHeaders(request: UpstreamRequest, key: UpstreamKey | undefined, body: Buffer): string[] {
   const headers = [
     ...request.model.upstream.requestHeaders,
     ...(key?.headers ?? []),
     ...request.dialectHeaders,
     'content-length',
-    String(request.body.length),
+    String(body.length),
     'accept',
     request.stream ? 'text/event-stream' : 'application/json',
   ]
@@ -302,6 +302,8 @@ export function createSend(dispatcher: Dispatcher, decodeBudget: ByteBudget): Se
     const { upstream } = model
     const key = request.key ?? upstream.keys[0]
     const served: ServedBy = { model, keyAlias: key?.alias }
+    // A cloud variant's body tweaks (Vertex's `anthropic_version`), made before the bytes are signed or sent.
+    const body = upstream.dialect.upstreamBody?.(request.body, request.operation) ?? request.body
     const options: Dispatcher.DispatchOptions & { headers: string[]; path: string; body: Buffer } = {
       origin: upstream.origin,
       path: upstream.dialect.upstreamPath(
@@ -312,8 +314,8 @@ export function createSend(dispatcher: Dispatcher, decodeBudget: ByteBudget): Se
         upstream.dialectOptions,
       ),
       method: 'POST',
-      headers: upstreamHeaders(request, key),
-      body: request.body,
+      headers: upstreamHeaders(request, key, body),
+      body,
     }
     const limit = request.wholeBodyLimit
     const framing = request.stream ? upstream.dialect.upstreamFraming?.(request.operation, upstream.dialectOptions) : undefined
@@ -329,7 +331,7 @@ export function createSend(dispatcher: Dispatcher, decodeBudget: ByteBudget): Se
     const { authorizer } = upstream
     if (authorizer === undefined) return new Promise(dispatch)
     // Signed or given a token only now, with the exact bytes and path about to go; most upstreams skip this await.
-    const outgoing = { method: 'POST', origin: upstream.origin as string, path: options.path, headers: options.headers, body: request.body }
+    const outgoing = { method: 'POST', origin: upstream.origin as string, path: options.path, headers: options.headers, body }
     return Promise.resolve(authorizer.authorize(outgoing)).then(() => new Promise(dispatch))
   }
 }

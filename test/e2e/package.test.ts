@@ -82,7 +82,7 @@ describe('the built package', () => {
       OMITTED_TOO_LARGE: 'string',
       gatewayChannels: 'object',
     },
-    'model-gateway/node': { nodeHandler: 'function' },
+    'model-gateway/node': { nodeHandler: 'function', upgradeHandler: 'function' },
     'model-gateway/express': { expressMiddleware: 'function' },
     'model-gateway/koa': { koaMiddleware: 'function' },
     'model-gateway/otel': { instrumentGateway: 'function' },

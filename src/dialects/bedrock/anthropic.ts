@@ -2,10 +2,12 @@
 // Messages body without `model` and `stream` (the path says both) and with `anthropic_version`; the client's
 // `anthropic-beta` header goes in as `anthropic_beta`. Answers are Anthropic's own, streams too once their frames
 // are read, so an Anthropic client's call is passthrough and every other dialect is translated as for Anthropic.
+
+import type { UpstreamErrorReader } from '../../upstream/authorize.js'
 import { anthropic, anthropicErrorType } from '../anthropic/index.js'
 import { messagesFormat } from '../anthropic/messages/index.js'
 import { messagesRequestFromHub } from '../anthropic/messages/request.js'
-import type { Dialect, UpstreamErrorReader } from '../dialect.js'
+import type { Dialect } from '../dialect.js'
 import { bedrockCommon } from './common.js'
 import { errorMessage, errorType, headerType, refusalCause, statusOfType } from './errors.js'
 import { type EventFrame, eventStreamFraming } from './event-stream.js'

@@ -2,7 +2,8 @@
 // Nova, Llama, Mistral, DeepSeek, gpt-oss… Calls of every client dialect are translated to it through the hub.
 import { isObject } from '../../../json/value.js'
 import { tokenCounts } from '../../../translate/hub.js'
-import type { Dialect, StreamUsageReader, UpstreamErrorReader } from '../../dialect.js'
+import type { UpstreamErrorReader } from '../../../upstream/authorize.js'
+import type { Dialect, StreamUsageReader } from '../../dialect.js'
 import { errorMessage, errorType, headerType, refusalCause, statusOfType } from '../errors.js'
 import { type EventFrame, eventStreamFraming } from '../event-stream.js'
 import { converseRequestFromHub } from './request.js'
