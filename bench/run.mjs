@@ -22,6 +22,7 @@ import { verdictTable } from './lib/report.mjs'
 import { verdictsOf } from './lib/verdicts.mjs'
 import { backgroundPart } from './parts/background.mjs'
 import { backgroundMemoryPart } from './parts/background-memory.mjs'
+import { bedrockPart } from './parts/bedrock.mjs'
 import { hashPart, inflightMemoryPart, stallPart, storeMemoryPart } from './parts/big.mjs'
 import { clientPart } from './parts/client.mjs'
 import { hostilePart } from './parts/hostile.mjs'
@@ -139,6 +140,7 @@ const PARTS = [
   'background',
   'websocket',
   'background-memory',
+  'bedrock',
 ]
 const QUICK_PARTS = ['latency', 'throughput', 'sse', 'hash']
 
@@ -387,6 +389,7 @@ async function main() {
   await run('background', backgroundPart)
   await run('websocket', websocketPart)
   await run('background-memory', backgroundMemoryPart)
+  await run('bedrock', bedrockPart)
   await mock.stop()
 
   const verdicts = verdictsOf(results)

@@ -2,7 +2,7 @@ import type { IncomingHttpHeaders } from 'node:http'
 import type { HttpErrorCode } from '../errors.js'
 import type { ClientFormat, UpstreamFormat } from '../translate/format.js'
 import type { Operation, TokenCounts } from '../types.js'
-import type { FramingReader, UpstreamAuthorizer } from '../upstream/authorize.js'
+import type { FramingReader, UpstreamAuthorizer, UpstreamErrorReader } from '../upstream/authorize.js'
 import type { DialectName } from './names.js'
 import type { WebSocketFormat } from './websocket-format.js'
 
@@ -355,9 +355,10 @@ export interface Dialect {
   upstreamAuthorizer?(name: string, raw: Readonly<Record<string, unknown>>): UpstreamAuthorizer | undefined
   /**
    * How one of its upstream's streams of `operation` is read into SSE events, where the upstream frames streams
-   * otherwise (an AWS event stream); undefined: already SSE. @default none
+   * otherwise (an AWS event stream), with the upstream's dialect `options` (a frame size bound); undefined: already
+   * SSE. @default none
    */
-  upstreamFraming?(operation: Operation): FramingReader | undefined
+  upstreamFraming?(operation: Operation, options: UpstreamOptionValues): FramingReader | undefined
   /**
    * The dialect one model of an upstream of this type speaks, for an upstream type whose models take different APIs
    * (Bedrock: Anthropic models by InvokeModel with the Messages body, every other by Converse); undefined: this
@@ -365,6 +366,14 @@ export interface Dialect {
    * @default this dialect for every model
    */
   forModel?(upstreamModel: string): Dialect | undefined
+  /**
+   * A passthrough call's body as this dialect's upstream takes it, for one that `speaks` another with a body of its own
+   * (Bedrock's: no `model`/`stream`, its `anthropic_version`, the client's `anthropic-beta` as `anthropic_beta`);
+   * `forwarded`: the client's headers of that dialect's `forwardedHeaders`, flat. @default the body as it came
+   */
+  passthroughBody?(body: Buffer, forwarded: readonly string[]): Buffer
+  /** How this dialect's upstreams say what went wrong in their own terms (Bedrock's `x-amzn-errortype`). @default none */
+  readonly upstreamErrors?: UpstreamErrorReader
 }
 
 /** An owner's rate-limit figures after a check, this call counted: what each header family tells its clients. */

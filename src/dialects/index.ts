@@ -6,13 +6,14 @@ import { joinFormats, type Translator } from '../translate/index.js'
 import type { Operation } from '../types.js'
 import { anthropic } from './anthropic/index.js'
 import { azure } from './azure/index.js'
+import { bedrock } from './bedrock/index.js'
 import type { Dialect, ModelRoute, OperationFormat, RateLimitFamily, UpstreamApi, UpstreamOptionValues } from './dialect.js'
 import { gemini } from './gemini/index.js'
 import { DIALECT_NAMES, type DialectName } from './names.js'
 import { openai } from './openai/index.js'
 import { vertex } from './vertex/index.js'
 
-const REGISTRY: Readonly<Record<DialectName, Dialect>> = { openai, gemini, anthropic, azure, vertex }
+const REGISTRY: Readonly<Record<DialectName, Dialect>> = { openai, gemini, anthropic, azure, vertex, bedrock }
 
 /** Every dialect, in the registry's order. */
 export const DIALECTS: readonly Dialect[] = DIALECT_NAMES.map((name) => REGISTRY[name])
