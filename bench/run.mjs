@@ -21,6 +21,8 @@ import { pin, planCores, startChild, startForeign } from './lib/proc.mjs'
 import { verdictTable } from './lib/report.mjs'
 import { verdictsOf } from './lib/verdicts.mjs'
 import { backgroundPart } from './parts/background.mjs'
+import { backgroundMemoryPart } from './parts/background-memory.mjs'
+import { bedrockPart } from './parts/bedrock.mjs'
 import { hashPart, inflightMemoryPart, stallPart, storeMemoryPart } from './parts/big.mjs'
 import { clientPart } from './parts/client.mjs'
 import { hostilePart } from './parts/hostile.mjs'
@@ -34,6 +36,8 @@ import { repeatsPart } from './parts/repeats.mjs'
 import { resiliencePart } from './parts/resilience.mjs'
 import { streamsPart } from './parts/streams.mjs'
 import { translatePart } from './parts/translate.mjs'
+import { vertexPart } from './parts/vertex.mjs'
+import { websocketPart } from './parts/websocket.mjs'
 
 const BENCH = fileURLToPath(new URL('.', import.meta.url))
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
@@ -76,6 +80,9 @@ const FULL = {
   keepAliveQuietMs: 3000,
   keepAliveSettleMs: 500,
   keepAliveWindowMs: 2000,
+  idleSockets: 1000,
+  backgroundBytes: 10 * 1024 * 1024,
+  backgroundRounds: 3,
 }
 const QUICK = {
   ...FULL,
@@ -105,6 +112,9 @@ const QUICK = {
   instructionsWarmup: 300,
   instructionsCount: 200,
   keepAliveStreams: 100,
+  idleSockets: 100,
+  backgroundBytes: 2 * 1024 * 1024,
+  backgroundRounds: 1,
 }
 
 const PARTS = [
@@ -121,12 +131,16 @@ const PARTS = [
   'repeats',
   'resilience',
   'translate',
+  'vertex',
   'otel',
   'streams',
   'keepalive',
   'client',
   'limits',
   'background',
+  'websocket',
+  'background-memory',
+  'bedrock',
 ]
 const QUICK_PARTS = ['latency', 'throughput', 'sse', 'hash']
 
@@ -366,12 +380,16 @@ async function main() {
   await run('repeats', repeatsPart)
   await run('resilience', resiliencePart)
   await run('translate', translatePart)
+  await run('vertex', vertexPart)
   await run('otel', otelPart)
   await run('streams', streamsPart)
   await run('keepalive', keepAlivePart)
   await run('client', clientPart)
   await run('limits', limitsPart)
   await run('background', backgroundPart)
+  await run('websocket', websocketPart)
+  await run('background-memory', backgroundMemoryPart)
+  await run('bedrock', bedrockPart)
   await mock.stop()
 
   const verdicts = verdictsOf(results)

@@ -183,7 +183,10 @@ async function build() {
       const node = await distModule('node')
       const gateway = await createBenchGateway()
       if (!node || !gateway) return 'dist/node.js is not built'
-      return http.createServer(node.nodeHandler(gateway))
+      const server = http.createServer(node.nodeHandler(gateway))
+      // Responses over WebSocket (bench part 20), as the docs wire it.
+      if (node.upgradeHandler) server.on('upgrade', node.upgradeHandler(gateway))
+      return server
     }
     case 'gw-express': {
       const adapter = await distModule('express')

@@ -2,8 +2,8 @@
 // works with no key and no network: `npm start`, then try the curl commands it prints.
 import http from 'node:http'
 import { createGateway } from 'model-gateway'
-import { nodeHandler } from 'model-gateway/node'
-import { startMockUpstream } from 'model-gateway/testing'
+import { nodeHandler, upgradeHandler } from 'model-gateway/node'
+import { MOCK_AWS_CREDENTIALS, startMockUpstream } from 'model-gateway/testing'
 
 const port = Number(process.env.PORT ?? 8080)
 const demoKey = process.env.GATEWAY_KEY ?? 'sk-demo-key'
@@ -23,11 +23,24 @@ if (process.env.OPENAI_API_KEY) {
     mock: { type: 'openai', baseUrl: `${mock.url}/v1` },
     'mock-gemini': { type: 'gemini', baseUrl: mock.url },
     'mock-anthropic': { type: 'anthropic', baseUrl: mock.url },
+    // Vertex AI on the mock: a service-account key made for the mock, whose token_uri is the mock's token endpoint.
+    'mock-vertex': {
+      type: 'vertex',
+      project: 'mock-project',
+      location: 'us-central1',
+      baseUrl: mock.url,
+      credentials: mock.vertex.createServiceAccount(),
+    },
+    // The mock's Bedrock routes check SigV4 signatures for real, with the test credentials it accepts.
+    'mock-bedrock': { type: 'bedrock', baseUrl: mock.url, region: 'us-east-1', credentials: MOCK_AWS_CREDENTIALS },
   }
   models = [
     { id: 'gpt-4o-mini', upstream: 'mock' },
     { id: 'gemini-2.5-flash', upstream: 'mock-gemini' },
     { id: 'claude-sonnet-4-6', upstream: 'mock-anthropic' },
+    { id: 'vertex-gemini-2.5-pro', upstream: 'mock-vertex', upstreamModel: 'gemini-2.5-pro' },
+    { id: 'vertex-claude-opus-4-5', upstream: 'mock-vertex', upstreamModel: 'claude-opus-4-5@20251101' },
+    { id: 'claude-on-bedrock', upstream: 'mock-bedrock', upstreamModel: 'us.anthropic.claude-sonnet-4-5-20250929-v1:0' },
   ]
   // Claude Code declares its tools on every call, and the mock calls the first tool a request declares when the user
   // spoke last. Claude Code's calls (its system prompt carries its billing header) get a text answer instead.
@@ -43,6 +56,8 @@ const gateway = createGateway({
 })
 
 const server = http.createServer(nodeHandler(gateway))
+// Responses over WebSocket (Codex CLI with `supports_websockets = true`): upgrades never reach a request handler.
+server.on('upgrade', upgradeHandler(gateway))
 server.listen(port, '127.0.0.1', () => {
   const base = `http://127.0.0.1:${server.address().port}`
   const model = models[0].id

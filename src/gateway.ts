@@ -38,6 +38,8 @@ import { fallbacks } from './upstream/interceptors/fallback.js'
 import { keyPool } from './upstream/interceptors/key-pool.js'
 import { KeyRedaction } from './upstream/redact.js'
 import { createSend } from './upstream/send.js'
+import { registerSessions } from './websocket/hook.js'
+import { SocketSessions } from './websocket/upgrade.js'
 
 const STORE_ERROR_LOG_INTERVAL_MS = 10_000
 /** How long `close()` waits for in-flight work before aborting it. */
@@ -196,12 +198,14 @@ export function createGateway(options: GatewayOptions): Gateway {
     if (--serving === 0) drained?.()
     return true
   }
+  // Sockets of the WebSocket modes, accepted by `upgradeHandler`: no timer or socket until the first upgrade.
+  const sockets = new SocketSessions(rt)
   function serve(req: IncomingMessage, res: ServerResponse, init: HandleOptions, match: Match): Promise<true> {
     serving++
     return dispatch(req, res, match, init, performance.now()).then(finished)
   }
 
-  return {
+  const gateway: Gateway = {
     id,
     status,
     ready() {
@@ -233,6 +237,8 @@ export function createGateway(options: GatewayOptions): Gateway {
       }
       closing ??= (async () => {
         let aborted = false
+        // Idle sockets close now, answering ones once their response ended (a background call, waited for below).
+        const socketsClosed = sockets.close()
         // Background calls are given the same time to end as requests in flight; past it they end as failed.
         const runsEnded = rt.background.settled()
         if (serving > 0 || rt.background.size > 0) {
@@ -251,6 +257,8 @@ export function createGateway(options: GatewayOptions): Gateway {
             await within(Promise.all([allDrained, runsStopped]), ABORT_GRACE_MS)
           }
         }
+        if (!(await within(socketsClosed, aborted ? ABORT_GRACE_MS : timeoutMs))) sockets.terminate()
+        await within(socketsClosed, ABORT_GRACE_MS)
         unsubscribeUsage?.()
         consolePage?.close()
         // Charges still on their way land before the store closes.
@@ -264,5 +272,7 @@ export function createGateway(options: GatewayOptions): Gateway {
       return closing
     },
   }
+  registerSessions(gateway, sockets)
+  return gateway
 }
 export type { Gateway, HandleOptions } from './types.js'

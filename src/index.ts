@@ -45,5 +45,8 @@ export type {
   UpstreamKeyOptions,
   UpstreamOptions,
   UsageEvent,
+  VertexCredentials,
+  VertexToken,
+  VertexUpstreamOptions,
 } from './types.js'
 export { OMITTED_TOO_LARGE } from './types.js'

@@ -3,8 +3,9 @@ import type { IncomingMessage, ServerResponse } from 'node:http'
 import type Keyv from 'keyv'
 import type { Dispatcher } from 'undici'
 import type { ConsoleOptions } from './console/options.js'
+import type { BedrockOptionFields } from './dialects/bedrock/types.js'
 import type { DialectName, Operation } from './dialects/names.js'
-
+import type { VertexOptionFields } from './dialects/vertex/types.js'
 import type { ModelPrice, OwnerUsage } from './ledger/types.js'
 import type {
   BackgroundOptions,
@@ -17,7 +18,9 @@ import type {
 } from './option-sections.js'
 
 export type { ConsoleOptions } from './console/options.js'
+export type { AwsCredentialIdentity, BedrockCredentials, BedrockOptionFields } from './dialects/bedrock/types.js'
 export type { DialectName, Operation } from './dialects/names.js'
+export type { VertexCredentials, VertexOptionFields, VertexToken } from './dialects/vertex/types.js'
 export type { ModelPrice, OwnerLimits, OwnerUsage } from './ledger/types.js'
 export type {
   BackgroundOptions,
@@ -59,7 +62,7 @@ export interface UpstreamOptions {
   /**
    * Base URL, e.g. `https://api.openai.com/v1`, `https://generativelanguage.googleapis.com` or
    * `https://{resource}.openai.azure.com/openai/v1`. Required, but for a type that builds it from other options
-   * (`azure`'s `resource`).
+   * (`azure`'s `resource`, `bedrock`'s `region`).
    */
   baseUrl?: string
   /** The gateway's own key for this upstream; never shown to clients. Required unless `apiKeys`, `keyless` or a loopback host. */
@@ -124,6 +127,14 @@ export interface UpstreamOptions {
    */
   dispatcher?: Dispatcher
 }
+
+/** A Vertex AI upstream: Gemini and Claude models with an OAuth token (see docs/guides/vertex.md). */
+export interface VertexUpstreamOptions extends Omit<UpstreamOptions, 'type' | 'baseUrl' | 'anthropicVersion' | 'api'>, VertexOptionFields {}
+
+/** An AWS Bedrock upstream: Claude by InvokeModel, other models by Converse (see docs/guides/bedrock.md). */
+export interface BedrockUpstreamOptions
+  extends Omit<UpstreamOptions, 'type' | 'baseUrl' | 'anthropicVersion' | 'api'>,
+    BedrockOptionFields {}
 
 /** One key of an upstream's pool. */
 export interface UpstreamKeyOptions {
@@ -225,7 +236,7 @@ export interface TranslationOptions {
 /** Options of `createGateway`. Unknown keys are rejected with the nearest valid name. */
 export interface GatewayOptions {
   /** Upstream APIs by name. */
-  upstreams: Record<string, UpstreamOptions>
+  upstreams: Record<string, UpstreamOptions | VertexUpstreamOptions | BedrockUpstreamOptions>
   /** The models offered; each names an upstream. */
   models: readonly ModelOptions[]
   /** Client authentication. */

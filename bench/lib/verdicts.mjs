@@ -12,7 +12,13 @@ const judge = (values, test) => (values.every(Number.isFinite) ? test() : undefi
 
 /** The targets against what this run measured; `ok` is undefined where the run did not measure it. */
 export function verdictsOf(results) {
-  return [...section8(results), ...issueTargets(results), ...(results.translate?.verdicts ?? []), ...(results.streams?.verdicts ?? [])]
+  return [
+    ...section8(results),
+    ...issueTargets(results),
+    ...(results.translate?.verdicts ?? []),
+    ...(results.vertex?.verdicts ?? []),
+    ...(results.streams?.verdicts ?? []),
+  ]
 }
 
 function section8(results) {
@@ -120,6 +126,20 @@ function issueTargets(results) {
       target: 'per-owner limits in memory: a check adds ≤ 0.02 ms to p50',
       measured: fmt(addedMemory, 3, ' ms'),
       ok: judge([addedMemory], () => addedMemory <= 0.02),
+    })
+    const redis = limits.kept?.redis
+    v.push({
+      target: 'per-owner limits on Redis: req/s ≥ 0.9× limits off',
+      measured: fmt(redis, 2, '×'),
+      ok: judge([redis], () => redis >= 0.9),
+    })
+  }
+  const background = results['background-memory']?.kept
+  if (background !== undefined) {
+    v.push({
+      target: 'a big background create holds ≤ 3× its request (peak RSS growth)',
+      measured: fmt(background, 2, '×'),
+      ok: judge([background], () => background <= 3),
     })
   }
   for (const kind of ['whole', 'stream']) {

@@ -4,6 +4,7 @@
 import express from 'express'
 import { createGateway } from 'model-gateway'
 import { expressMiddleware } from 'model-gateway/express'
+import { upgradeHandler } from 'model-gateway/node'
 import { startMockUpstream } from 'model-gateway/testing'
 
 const port = Number(process.env.PORT ?? 8080)
@@ -68,6 +69,8 @@ API key for the gateway: ${demoKey}
   curl -s ${base}/ai/v1/recoveries ${auth}
 `)
 })
+// Responses over WebSocket: the server Express listens on hands upgrades to the gateway.
+server.on('upgrade', upgradeHandler(gateway, { prefix: '/ai' }))
 
 async function shutdown() {
   server.close()

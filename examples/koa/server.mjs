@@ -5,6 +5,7 @@ import { bodyParser } from '@koa/bodyparser'
 import Koa from 'koa'
 import { createGateway } from 'model-gateway'
 import { koaMiddleware } from 'model-gateway/koa'
+import { upgradeHandler } from 'model-gateway/node'
 import { startMockUpstream } from 'model-gateway/testing'
 
 const port = Number(process.env.PORT ?? 8080)
@@ -85,6 +86,8 @@ API key for the gateway: ${demoKey}
   curl -s ${base}/ai/v1/recoveries ${auth}
 `)
 })
+// Responses over WebSocket: the server Koa listens on hands upgrades to the gateway.
+server.on('upgrade', upgradeHandler(gateway, { prefix: '/ai' }))
 
 async function shutdown() {
   server.close()

@@ -1,6 +1,7 @@
 // `POST` of a call its client asked to run in the background: the gateway keeps the call, answers at once with
 // its object (or, for a stream, its events as they come), and runs it to its end whatever the client does.
 import { buildCallSpec } from '../call/build-call-spec.js'
+import type { CallSpec } from '../call/call-spec.js'
 import { admitUpstream, settleUpstream } from '../call/metering.js'
 import type { BackgroundFormat } from '../dialects/index.js'
 import { GatewayError } from '../errors.js'
@@ -21,7 +22,7 @@ import { RunLog } from './run-log.js'
 import { type BackgroundHead, readHead } from './state.js'
 
 /** A background call is nobody's repeat: its id is what a client comes back with. */
-const NO_REPEAT = { key: undefined, sdkRetryCount: undefined }
+export const NO_REPEAT = { key: undefined, sdkRetryCount: undefined }
 
 /**
  * The request as a whole object: a large body (checked already, but never parsed whole on the request path) is
@@ -37,7 +38,7 @@ async function wholeRequest(body: RequestBody): Promise<Record<string, unknown>>
 }
 
 /** The body sent upstream: a large one written a slice at a time, as it was parsed. */
-async function runBodyOf(sent: Record<string, unknown>, large: boolean): Promise<RequestBody> {
+export async function runBodyOf(sent: Record<string, unknown>, large: boolean): Promise<RequestBody> {
   const bytes = large ? ((await jsonBytesInSlices(sent)) as Buffer) : Buffer.from(JSON.stringify(sent), 'utf8')
   return { bytes, fields: sent, value: sent, spans: undefined }
 }
@@ -59,16 +60,33 @@ export async function createInBackground(
   const sent = format.runRequest(request)
   const runBody = await runBodyOf(sent, body.value === undefined)
   const spec = buildCallSpec(rt, ex, call, runBody, NO_REPEAT)
-  const id = format.idOf(ex.requestId)
-  const { ttlMs } = rt.options.recovery
   // A create sent again with its Idempotency-Key (a client's failover) gets the call the first one started.
   if (key !== undefined) {
     const claim = await claimCreateKey(rt, spec, key)
     if (claim.earlier !== undefined && (await answerEarlier(rt, ex, format, claim.earlier, request.stream === true))) return
     if (claim.earlier !== undefined) await claim.take()
   }
-  // Bounded and metered before anything is kept: a refused create is a 429 in the client's dialect, never a
-  // response that later ends `failed`.
+  const run = await startBackgroundRun(rt, ex, spec, format, request)
+  if (request.stream === true) {
+    return streamEvents(rt, ex.res, eventsHead(ex, ex.requestId, {}), (sink) => followHere(run, -1, sink))
+  }
+  sendObject(ex, ex.requestId, run.object, {})
+}
+
+/**
+ * Keeps a checked call's first state and runs it: bounded (`background.maxRunning…`) and metered before anything is
+ * kept, so a refused call is a 429 in the client's dialect, never a response that later ends `failed`. Resolves once
+ * its first state is stored (a retrieve anywhere then finds it); the call runs on to its end whatever its caller does.
+ */
+export async function startBackgroundRun(
+  rt: Runtime,
+  ex: Pick<Exchange, 'owner' | 'requestId'>,
+  spec: CallSpec,
+  format: BackgroundFormat,
+  request: Record<string, unknown>,
+): Promise<RunLog> {
+  const id = format.idOf(ex.requestId)
+  const { ttlMs } = rt.options.recovery
   const release = rt.background.claim(ex.owner, rt.options.background)
   let entry: LedgerEntry | undefined
   let run: RunLog
@@ -106,10 +124,7 @@ export async function createInBackground(
   rt.console?.noteBackground(ex.owner, ex.requestId, id, spec.model.id)
   void run.ended.then(release)
   void runInBackground(rt, spec, run, entry)
-  if (request.stream === true) {
-    return streamEvents(rt, ex.res, eventsHead(ex, ex.requestId, {}), (sink) => followHere(run, -1, sink))
-  }
-  sendObject(ex, ex.requestId, run.object, {})
+  return run
 }
 
 const REPLAYED = { 'idempotent-replayed': 'true' }

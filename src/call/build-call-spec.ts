@@ -18,7 +18,14 @@ function findModel(rt: Runtime, id: string): ResolvedModel {
  * The call an exchange asks for once its body is read: validates the body, resolves the model and prepares the
  * upstream bytes; throws the client's 400/404.
  */
-export function buildCallSpec(rt: Runtime, ex: Exchange, call: CallRoute, body: RequestBody, repeat: CallSpec['repeat']): CallSpec {
+export function buildCallSpec(
+  rt: Runtime,
+  // Not the response: a call over a WebSocket has none.
+  ex: Pick<Exchange, 'req' | 'requestId' | 'match' | 'owner' | 'path' | 'startedAt'>,
+  call: CallRoute,
+  body: RequestBody,
+  repeat: CallSpec['repeat'],
+): CallSpec {
   const { format } = call.route
   const { requestId } = ex
   const inbound = ex.match.dialect

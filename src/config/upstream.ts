@@ -126,7 +126,8 @@ export function resolveUpstream(name: string, raw: unknown): ResolvedUpstream {
   const dialect = dialectNamed(raw.type)
   if (!dialect) fail(`upstreams.${name}.type must be one of: ${DIALECT_NAMES.map((n) => `'${n}'`).join(', ')}`)
   knownKeys(raw, [...KNOWN_KEYS.upstream, ...(dialect.upstreamOptionNames ?? [])], `upstreams.${name}.`)
-  const baseUrl = raw.baseUrl === undefined && dialect.baseUrlFrom ? dialect.baseUrlFrom(name, raw) : raw.baseUrl
+  const baseUrl =
+    (raw.baseUrl === undefined || dialect.completesBaseUrl) && dialect.baseUrlFrom ? dialect.baseUrlFrom(name, raw) : raw.baseUrl
   if (typeof baseUrl !== 'string') fail(`upstreams.${name}.baseUrl must be a URL string`)
   let url: URL
   try {

@@ -2,9 +2,11 @@ import type { IncomingHttpHeaders } from 'node:http'
 import type { HttpErrorCode } from '../errors.js'
 import type { ClientFormat, UpstreamFormat } from '../translate/format.js'
 import type { Operation, TokenCounts } from '../types.js'
-import type { FramingReader, UpstreamAuthorizer } from '../upstream/authorize.js'
+import type { FramingReader, UpstreamAuthorizer, UpstreamErrorReader } from '../upstream/authorize.js'
 import type { ClientFraming } from './framing/framing.js'
 import type { DialectName } from './names.js'
+import type { RateLimitFamily } from './rate-limit-family.js'
+import type { WebSocketFormat } from './websocket-format.js'
 
 /** Which model a call is for and whether it streams, as the request said it (in its path or its body). */
 export interface CallTarget {
@@ -229,6 +231,8 @@ export interface ModelRoute {
    * (GET: its state or, with `?stream=true`, its events; DELETE) and `{path}/{id}/cancel` (POST). @default none
    */
   readonly background?: BackgroundFormat
+  /** Its WebSocket mode: `GET {path}` with `Upgrade: websocket`, served through `upgradeHandler`. @default none */
+  readonly websocket?: WebSocketFormat
 }
 
 /** Everything that differs between two wire formats. Nothing outside `src/dialects/` compares dialect names. */
@@ -344,15 +348,25 @@ export interface Dialect {
   /** The headers that carry the gateway's own upstream key. */
   upstreamAuthHeaders(apiKey: string): Record<string, string>
   /**
+   * The body of one upstream call as this dialect's upstream takes it, made from the body in the wire format it
+   * `speaks` (Vertex's Claude models take `anthropic_version` in the body and the model in the path only): applied to
+   * the exact bytes just before they are authorized and sent. @default the body as it is
+   */
+  upstreamBody?(body: Buffer, operation: Operation): Buffer
+  /**
    * Options an upstream of this dialect takes besides the common ones and `upstreamOptions` (Bedrock's `region` and
    * `credentials`): checked by `upstreamAuthorizer` and `baseUrlFrom`, which read them. @default none
    */
   readonly upstreamOptionNames?: readonly string[]
   /**
    * The base URL of an upstream configured without `baseUrl`, from its options (`region`, `project`…); absent:
-   * `baseUrl` is required. Throws a construction error (`fail`) naming the option that is wrong.
+   * `baseUrl` is required. Throws a construction error (`fail`) naming the option that is wrong. A dialect whose
+   * paths start with its options (Vertex's `/v1/projects/{project}/locations/{location}`) also completes a configured
+   * `baseUrl` (a host root) when `completesBaseUrl` is set.
    */
   baseUrlFrom?(name: string, raw: Readonly<Record<string, unknown>>): string
+  /** Whether `baseUrlFrom` is called with a configured `baseUrl` too, to complete it. @default false */
+  readonly completesBaseUrl?: boolean
   /**
    * The authorizer of one upstream of this dialect, made once from its options (credentials, token providers), or
    * undefined when its calls carry static key headers alone. Throws a construction error for a bad option; loads
@@ -361,9 +375,10 @@ export interface Dialect {
   upstreamAuthorizer?(name: string, raw: Readonly<Record<string, unknown>>): UpstreamAuthorizer | undefined
   /**
    * How one of its upstream's streams of `operation` is read into SSE events, where the upstream frames streams
-   * otherwise (an AWS event stream); undefined: already SSE. @default none
+   * otherwise (an AWS event stream), with the upstream's dialect `options` (a frame size bound); undefined: already
+   * SSE. @default none
    */
-  upstreamFraming?(operation: Operation): FramingReader | undefined
+  upstreamFraming?(operation: Operation, options: UpstreamOptionValues): FramingReader | undefined
   /**
    * The dialect one model of an upstream of this type speaks, for an upstream type whose models take different APIs
    * (Bedrock: Anthropic models by InvokeModel with the Messages body, every other by Converse); undefined: this
@@ -371,24 +386,14 @@ export interface Dialect {
    * @default this dialect for every model
    */
   forModel?(upstreamModel: string): Dialect | undefined
+  /**
+   * A passthrough call's body as this dialect's upstream takes it, for one that `speaks` another with a body of its own
+   * (Bedrock's: no `model`/`stream`, its `anthropic_version`, the client's `anthropic-beta` as `anthropic_beta`);
+   * `forwarded`: the client's headers of that dialect's `forwardedHeaders`, flat. @default the body as it came
+   */
+  passthroughBody?(body: Buffer, forwarded: readonly string[]): Buffer
+  /** How this dialect's upstreams say what went wrong in their own terms (Bedrock's `x-amzn-errortype`). @default none */
+  readonly upstreamErrors?: UpstreamErrorReader
 }
 
-/** An owner's rate-limit figures after a check, this call counted: what each header family tells its clients. */
-export interface RateLimitFigures {
-  /** Requests per minute: the limit and what is left of it; absent without that limit. */
-  requests?: { limit: number; remaining: number }
-  /** Tokens per minute: the limit and what is left of it; absent without that limit. */
-  tokens?: { limit: number; remaining: number }
-  /** Ms until the minute window starts anew. */
-  resetMs: number
-  /** When it does, in epoch ms. */
-  resetAt: number
-}
-
-/** A family of rate-limit header names and how it writes an owner's figures. */
-export interface RateLimitFamily {
-  /** Every header name the family may write (for CORS to expose). */
-  readonly names: readonly string[]
-  /** The headers of `figures`. */
-  headers(figures: RateLimitFigures): Record<string, string>
-}
+export type { RateLimitFamily, RateLimitFigures } from './rate-limit-family.js'

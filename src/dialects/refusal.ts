@@ -2,7 +2,7 @@
 // format: what the model is, where such a call for it goes if anywhere, and what it does serve, so the client is not
 // sent from one route to another that refuses it too.
 import type { Dialect, OperationFormat } from './dialect.js'
-import { DIALECTS, MODEL_ROUTES, servedOperations } from './index.js'
+import { DIALECTS, MODEL_ROUTES, servedOperations, speaksAs } from './index.js'
 
 /** "an Anthropic upstream", "a Gemini upstream". */
 function anUpstream(dialect: Dialect): string {
@@ -26,7 +26,7 @@ export function otherFormatRefusal(format: OperationFormat, inbound: Dialect, mo
     model,
   )
   const there = named(
-    MODEL_ROUTES.filter((route) => route.dialect === upstream && route.format.untranslated === what),
+    MODEL_ROUTES.filter((route) => speaksAs(route.dialect, upstream) && route.format.untranslated === what),
     model,
   )
   const served = servedOperations(upstream)

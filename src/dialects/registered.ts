@@ -4,9 +4,11 @@
 // module (test/fixtures/dialects/registered.ts), so nothing here knows of them.
 import { anthropic } from './anthropic/index.js'
 import { azure } from './azure/index.js'
+import { bedrock } from './bedrock/index.js'
 import type { Dialect } from './dialect.js'
 import { gemini } from './gemini/index.js'
 import { openai } from './openai/index.js'
+import { vertex } from './vertex/index.js'
 
 /** The dialects the gateway speaks, in the registry's order. */
-export const REGISTERED_DIALECTS: readonly Dialect[] = [openai, gemini, anthropic, azure]
+export const REGISTERED_DIALECTS: readonly Dialect[] = [openai, gemini, anthropic, azure, vertex, bedrock]

@@ -1,6 +1,7 @@
 // The mock upstream's server: it routes, authenticates, records and applies the per-request controls (the `mock`
 // body field, see MockControls); the wire formats live in openai.ts, responses.ts, gemini.ts, gemini-methods.ts,
-// anthropic.ts and anthropic-messages.ts beside it. Node built-ins only; no logging on the hot path.
+// anthropic.ts and anthropic-messages.ts beside it, Bedrock's in bedrock*.ts (which alone use the @smithy packages,
+// for SigV4 and event streams). Node built-ins otherwise; no logging on the hot path.
 
 import http, { type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo, Socket } from 'node:net'
@@ -16,6 +17,7 @@ import {
 } from './anthropic.js'
 import { answerMessages } from './anthropic-messages.js'
 import { type AzureRoute, answerContentFilter, azureRoute } from './azure.js'
+import { answerBedrock, type BedrockContext, bedrockCall } from './bedrock.js'
 import {
   answerGenerate,
   GEMINI_JSON_TYPE,
@@ -31,6 +33,7 @@ import { after, type State, send, sendGzipBomb } from './respond.js'
 import { answerInputTokens, answerResponses } from './responses.js'
 import { JSON_TYPE, type JsonObject, num } from './shared.js'
 import type { MockControls, MockUpstream, MockUpstreamOptions, RecordedRequest } from './types.js'
+import { createVertexMock } from './vertex.js'
 
 function noop() {}
 
@@ -54,11 +57,21 @@ export function startMockUpstream(options: MockUpstreamOptions = {}): Promise<Mo
   let requests = 0
   const sockets = new Set<Socket>()
   const steering = new Map<string, MockControls>()
+  const vertex = createVertexMock(options.vertex ?? {}, () => mock.url)
+  const bedrockContext: BedrockContext = {
+    options,
+    nextSeq,
+    controls(text, body) {
+      let ctl: JsonObject = isObject(body.mock) ? body.mock : {}
+      for (const [marker, controls] of steering) if (text.includes(marker)) ctl = { ...controls, ...ctl }
+      return ctl
+    },
+  }
 
   function handle(req: IncomingMessage, res: ServerResponse, buf: Buffer): void {
     const method = req.method ?? 'GET'
     const target = req.url ?? '/'
-    const text = buf.length === 0 ? '' : buf.toString('utf8')
+    let text = buf.length === 0 ? '' : buf.toString('utf8')
     const recorded: RecordedRequest | undefined = record
       ? { method, path: target, headers: req.headers, body: text, response: '' }
       : undefined
@@ -79,7 +92,12 @@ export function startMockUpstream(options: MockUpstreamOptions = {}): Promise<Mo
 
     const q = target.indexOf('?')
     let pathname = q === -1 ? target : target.slice(0, q)
-    const query = q === -1 ? '' : target.slice(q + 1)
+    let query = q === -1 ? '' : target.slice(q + 1)
+    // Vertex AI's paths (and its token endpoint) check their token, then are answered as the Gemini or Anthropic call.
+    const routed = vertex.route(req, res, st, method, pathname, query, text)
+    if (routed === null) return
+    if (routed !== undefined) ({ pathname, query, text } = routed)
+    const authed = routed !== undefined
     // Azure OpenAI's paths: checked in azure.ts (its key or token, its api-version), then answered as OpenAI's.
     let azure: Exclude<AzureRoute, { status: number }> | undefined
     if (pathname.startsWith('/openai/')) {
@@ -90,6 +108,12 @@ export function startMockUpstream(options: MockUpstreamOptions = {}): Promise<Mo
       }
       azure = route
       pathname = route.path
+    }
+
+    const bedrock = bedrockCall(method, pathname)
+    if (bedrock !== undefined) {
+      answerBedrock(bedrock, { method, target, headers: req.headers, body: buf }, res, st, bedrockContext)
+      return
     }
 
     let family: 'openai' | 'gemini' | 'anthropic'
@@ -130,13 +154,13 @@ export function startMockUpstream(options: MockUpstreamOptions = {}): Promise<Mo
 
     // Authentication (before the body is looked at, like the real APIs), then Anthropic's version header.
     if (family === 'anthropic') {
-      const problem = apiKey === undefined ? undefined : keyProblem(req.headers, apiKey)
+      const problem = apiKey === undefined || authed ? undefined : keyProblem(req.headers, apiKey)
       const unversioned = versionProblem(req.headers)
       if (problem !== undefined) sendAnthropicError(res, st, 401, problem)
       else if (unversioned !== undefined) sendAnthropicError(res, st, 400, unversioned)
       else if (anthropicModels) answerAnthropicModels(pathname, params, res, st)
       if (problem !== undefined || unversioned !== undefined || anthropicModels) return
-    } else if (apiKey !== undefined && azure === undefined) {
+    } else if (apiKey !== undefined && !authed && azure === undefined) {
       if (family === 'openai') {
         if (req.headers.authorization !== bearer) {
           send(res, st, 401, JSON_TYPE, OPENAI_AUTH_ERROR)
@@ -233,6 +257,7 @@ export function startMockUpstream(options: MockUpstreamOptions = {}): Promise<Mo
 
   const mock: MockUpstream = {
     url: '',
+    vertex,
     port: 0,
     server,
     requests: [],

@@ -87,13 +87,13 @@ export interface UpstreamResponse {
 export type Send = (request: UpstreamRequest) => Promise<UpstreamResponse>
 
 /** Headers of the upstream call: the gateway's own credentials (set once per upstream), never the client's. */
-function upstreamHeaders(request: UpstreamRequest, key: UpstreamKey | undefined): string[] {
+function upstreamHeaders(request: UpstreamRequest, key: UpstreamKey | undefined, body: Buffer): string[] {
   const headers = [
     ...request.model.upstream.requestHeaders,
     ...(key?.headers ?? []),
     ...request.dialectHeaders,
     'content-length',
-    String(request.body.length),
+    String(body.length),
     'accept',
     upstreamAccept(request.model.upstream.dialect.upstreamStreamAccept, request.stream),
   ]
@@ -173,13 +173,15 @@ class WholeAnswer extends AnswerHandler {
 
   private answer(raw: Buffer): void {
     const headers = util.parseHeaders(this.rawHeaders) as IncomingHttpHeaders
-    const statusCode = this.statusCode
+    const errors = this.statusCode >= 300 ? this.served.model.upstream.dialect.upstreamErrors : undefined
+    const statusCode = errors ? errors.status(this.statusCode, headers) : this.statusCode
+    const read = (body: Buffer) => (errors ? errors.body(statusCode, headers, body) : body)
     if (headers['content-encoding'] === undefined) {
-      this.resolve({ statusCode, headers, body: raw, served: this.served })
+      this.resolve({ statusCode, headers, body: read(raw), served: this.served })
       return
     }
     decodedWhole(raw, headers['content-encoding'], this.limit, this.decodeBudget).then(
-      (body) => this.resolve({ statusCode, headers, body, served: this.served }),
+      (body) => this.resolve({ statusCode, headers, body: read(body), served: this.served }),
       (error: { code?: unknown }) => this.onError(error.code === 'ERR_BUFFER_TOO_LARGE' ? upstreamTooLarge(this.limit) : error),
     )
   }
@@ -230,6 +232,17 @@ class StreamedAnswer extends AnswerHandler {
     const encoding = headers['content-encoding']
     try {
       const decoded = encoding === undefined ? body : decodedBody(body, encoding)
+      const errors = statusCode >= 300 ? this.served.model.upstream.dialect.upstreamErrors : undefined
+      if (errors) {
+        const status = errors.status(statusCode, headers)
+        this.resolve({
+          statusCode: status,
+          headers,
+          body: errorBody(decoded, (bytes) => errors.body(status, headers, bytes)),
+          served: this.served,
+        })
+        return true
+      }
       const framed = this.framing !== undefined && statusCode < 300 ? this.framing(decoded) : decoded
       this.resolve({ statusCode, headers, body: framed, served: this.served })
     } catch (error) {
@@ -262,6 +275,24 @@ class StreamedAnswer extends AnswerHandler {
 
 const ignore = () => {}
 
+/** The most bytes of an error answer read to rewrite it (`upstreamErrors`): error bodies are a line or two. */
+const ERROR_BODY_LIMIT = 64 * 1024
+
+/** An error answer's stream, read whole (up to `ERROR_BODY_LIMIT`, the rest dropped) and given back rewritten. */
+function errorBody(body: Readable, rewrite: (bytes: Buffer) => Buffer): Readable {
+  async function* read() {
+    const chunks: Buffer[] = []
+    let size = 0
+    for await (const chunk of body) {
+      if (size >= ERROR_BODY_LIMIT) continue
+      chunks.push(chunk as Buffer)
+      size += (chunk as Buffer).length
+    }
+    yield rewrite(Buffer.concat(chunks, size).subarray(0, ERROR_BODY_LIMIT))
+  }
+  return Readable.from(read(), { objectMode: false })
+}
+
 /**
  * The innermost `Send`: one POST through the gateway's agent, errors mapped to GatewayErrors. `decodeBudget` bounds
  * the bytes of compressed whole answers being decoded at once, all calls together.
@@ -272,6 +303,8 @@ export function createSend(dispatcher: Dispatcher, decodeBudget: ByteBudget): Se
     const { upstream } = model
     const key = request.key ?? upstream.keys[0]
     const served: ServedBy = { model, keyAlias: key?.alias }
+    // A cloud variant's body tweaks (Vertex's `anthropic_version`), made before the bytes are signed or sent.
+    const body = upstream.dialect.upstreamBody?.(request.body, request.operation) ?? request.body
     const options: Dispatcher.DispatchOptions & { headers: string[]; path: string; body: Buffer } = {
       origin: upstream.origin,
       path: upstream.dialect.upstreamPath(
@@ -282,11 +315,11 @@ export function createSend(dispatcher: Dispatcher, decodeBudget: ByteBudget): Se
         upstream.dialectOptions,
       ),
       method: 'POST',
-      headers: upstreamHeaders(request, key),
-      body: request.body,
+      headers: upstreamHeaders(request, key, body),
+      body,
     }
     const limit = request.wholeBodyLimit
-    const framing = request.stream ? upstream.dialect.upstreamFraming?.(request.operation) : undefined
+    const framing = request.stream ? upstream.dialect.upstreamFraming?.(request.operation, upstream.dialectOptions) : undefined
     // An upstream with a dispatcher of its own (a proxy for that one) takes it; the rest share the gateway's.
     const through = upstream.dispatcher ?? dispatcher
     const dispatch = (resolve: (response: UpstreamResponse) => void, reject: (error: unknown) => void) => {
@@ -299,7 +332,7 @@ export function createSend(dispatcher: Dispatcher, decodeBudget: ByteBudget): Se
     const { authorizer } = upstream
     if (authorizer === undefined) return new Promise(dispatch)
     // Signed or given a token only now, with the exact bytes and path about to go; most upstreams skip this await.
-    const outgoing = { method: 'POST', origin: upstream.origin as string, path: options.path, headers: options.headers, body: request.body }
+    const outgoing = { method: 'POST', origin: upstream.origin as string, path: options.path, headers: options.headers, body }
     return Promise.resolve(authorizer.authorize(outgoing)).then(() => new Promise(dispatch))
   }
 }

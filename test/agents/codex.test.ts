@@ -11,8 +11,11 @@ const MODELS = [
   { id: 'gpt-5-codex', upstream: 'openai' },
 ]
 
-/** `codex exec` with a custom provider at the gateway, speaking Responses, as its documentation configures one. */
-function codex(gw: AgentGateway, model: string, prompt: string) {
+/**
+ * `codex exec` with a custom provider at the gateway, speaking Responses, as its documentation configures one; with
+ * `websockets`, over one WebSocket per session (`supports_websockets = true`).
+ */
+function codex(gw: AgentGateway, model: string, prompt: string, websockets = false) {
   const home = scratchHome()
   const codexHome = path.join(home, '.codex')
   mkdirSync(codexHome, { recursive: true })
@@ -27,6 +30,7 @@ function codex(gw: AgentGateway, model: string, prompt: string) {
       `base_url = "${gw.url}/v1"`,
       'env_key = "GATEWAY_API_KEY"',
       'wire_api = "responses"',
+      ...(websockets ? ['supports_websockets = true'] : []),
       '',
     ].join('\n'),
   )
@@ -71,6 +75,39 @@ describe.skipIf(notInstalled !== undefined)(
           ),
         ).toBe(true)
         // The command ran: its output (not its text, which holds `$((6*7))`) went back to the model and its answer out.
+        expect(run.stdout).toContain(`42-${marker}`)
+      })
+    })
+
+    describe.each(MODELS)('over a WebSocket (supports_websockets = true), on $id', ({ id }) => {
+      /** Runs Codex over its WebSocket and checks it never fell back to HTTP: no `POST /v1/responses`, no refused upgrade. */
+      async function overSocket(prompt: string) {
+        const before = gw.seen.length
+        const refusalsBefore = gw.refusals.length
+        const run = await codex(gw, id, prompt, true)
+        const seen = gw.seen.slice(before)
+        expect(run.code, `${run.stdout}\n${run.stderr}`.slice(-3000)).toBe(0)
+        expect(seen).toContain('UPGRADE /v1/responses')
+        expect(seen.filter((line) => line === 'POST /v1/responses')).toEqual([])
+        expect(gw.refusals.slice(refusalsBefore)).toEqual([])
+        return run
+      }
+
+      it('answers a prompt with the model’s text', async () => {
+        const marker = `say-over-socket-${id}`
+        gw.mock.steer(marker, { content: `the gateway answered ${marker}` })
+        const run = await overSocket(`Say the word ${marker}.`)
+        expect(run.stdout).toContain(`the gateway answered ${marker}`)
+      })
+
+      it('runs an exec_command round trip, each turn sending only its new items', async () => {
+        const marker = `run-over-socket-${id}`
+        gw.mock.steer(marker, { tool_name: 'exec_command', tool_arguments: { cmd: `echo $((6*7))-${marker}` } })
+        const before = gw.mock.requests.length
+        const run = await overSocket(`Run the shell command for ${marker}.`)
+        // The upstream got the command's output with the conversation before it, carried by the gateway.
+        const answered = gw.mock.requests.slice(before).find((request) => request.body.includes(`42-${marker}`))
+        expect(answered?.body).toContain(`Run the shell command for ${marker}.`)
         expect(run.stdout).toContain(`42-${marker}`)
       })
     })

@@ -7,8 +7,9 @@ import http from 'node:http'
 import type { AddressInfo } from 'node:net'
 import os from 'node:os'
 import path from 'node:path'
+import type { Duplex } from 'node:stream'
 import { promisify } from 'node:util'
-import { nodeHandler } from '../../adapters/node.js'
+import { nodeHandler, upgradeHandler } from '../../adapters/node.js'
 import { createGateway } from '../../src/index.js'
 import { type MockUpstream, startMockUpstream } from '../../src/testing/index.js'
 import type { Gateway, GatewayOptions } from '../../src/types.js'
@@ -85,6 +86,8 @@ export interface AgentGateway {
   gateway: Gateway
   /** Every call answered with a 4xx, as `<method> <path> <status> <body's start>`: what an agent had refused. */
   refusals: string[]
+  /** Every HTTP request, as `<method> <path>`, and every WebSocket upgrade, as `UPGRADE <path>`. */
+  seen: string[]
   close(): Promise<void>
 }
 
@@ -107,7 +110,9 @@ export async function startAgentGateway(models: GatewayOptions['models']): Promi
   })
   const handle = nodeHandler(gateway)
   const refusals: string[] = []
+  const seen: string[] = []
   const server = http.createServer((req, res) => {
+    seen.push(`${req.method} ${req.url}`)
     let head = ''
     const write = res.write.bind(res) as (chunk: unknown, ...rest: unknown[]) => boolean
     const keep = (chunk: unknown) => {
@@ -127,6 +132,18 @@ export async function startAgentGateway(models: GatewayOptions['models']): Promi
     })
     handle(req, res)
   })
+  // Responses over WebSocket (Codex with `supports_websockets = true`), as the docs wire it; an upgrade the gateway
+  // refuses is answered with an HTTP status on the socket itself, kept as a refusal too.
+  const upgrade = upgradeHandler(gateway)
+  server.on('upgrade', (req: http.IncomingMessage, socket: Duplex, head: Buffer) => {
+    seen.push(`UPGRADE ${req.url}`)
+    const end = socket.end.bind(socket) as (chunk?: unknown, ...rest: unknown[]) => Duplex
+    socket.end = ((chunk?: unknown, ...rest: unknown[]) => {
+      if (typeof chunk === 'string' && /^HTTP\/1\.1 4/.test(chunk)) refusals.push(`UPGRADE ${req.url} ${chunk.slice(9, 500)}`)
+      return end(chunk, ...rest)
+    }) as typeof socket.end
+    upgrade(req, socket, head)
+  })
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
   const { port } = server.address() as AddressInfo
   return {
@@ -134,10 +151,12 @@ export async function startAgentGateway(models: GatewayOptions['models']): Promi
     mock,
     gateway,
     refusals,
+    seen,
     async close() {
+      // The gateway first: it closes the sockets it holds, which the server would otherwise wait for.
+      await gateway.close()
       server.closeAllConnections()
       await new Promise((resolve) => server.close(resolve))
-      await gateway.close()
       await mock.close()
     },
   }

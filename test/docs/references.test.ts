@@ -21,6 +21,7 @@ const OPTION_ROOTS: { file: string; type: string; prefix: string }[] = [
   { file: 'src/types.ts', type: 'GatewayOptions', prefix: '' },
   { file: 'adapters/node.ts', type: 'NodeHandlerOptions', prefix: 'nodeHandler.' },
   { file: 'adapters/koa.ts', type: 'KoaMiddlewareOptions', prefix: 'koaMiddleware.' },
+  { file: 'src/websocket/options.ts', type: 'UpgradeHandlerOptions', prefix: 'upgradeHandler.' },
   { file: 'src/client/options.ts', type: 'RecoveringFetchOptions', prefix: 'createRecoveringFetch.' },
   { file: 'src/client/recoveries-client.ts', type: 'RecoveriesClientOptions', prefix: 'createRecoveriesClient.' },
   { file: 'src/otel/instrument.ts', type: 'InstrumentOptions', prefix: 'instrumentGateway.' },

@@ -1,11 +1,13 @@
-import type { DialectName, UpstreamOptions } from '../../src/types.js'
+import type { UpstreamOptions } from '../../src/types.js'
+
+/** The dialects an upstream of which the mock serves with a key alone (Vertex and Bedrock take credentials of their own). */
+type KeyedDialect = 'openai' | 'gemini' | 'anthropic' | 'azure'
 
 /**
- * One upstream of each dialect, all on the one mock (or scripted) upstream at `url`, keyed by dialect name: the
- * gateway of a test that serves a model of every dialect. Keyed by `DialectName`, so a new dialect is a compile
- * error here until it says where the mock serves it.
+ * One upstream of each dialect served with a key, all on the one mock (or scripted) upstream at `url`, keyed by
+ * dialect name: the gateway of a test that serves a model of every API dialect.
  */
-export function upstreamsOnOneMock(url: string, apiKey?: string): Record<DialectName, UpstreamOptions> {
+export function upstreamsOnOneMock(url: string, apiKey?: string): Record<KeyedDialect, UpstreamOptions> {
   const key = apiKey === undefined ? {} : { apiKey }
   return {
     // OpenAI's API, and the mock's, live under `/v1`.

@@ -7,6 +7,7 @@ import { openaiRateLimits } from './rate-limits.js'
 import { responsesBackground } from './responses/background.js'
 import { inputTokensFormat } from './responses/count.js'
 import { responsesFormat } from './responses/index.js'
+import { responsesWebSocket } from './responses/websocket.js'
 
 /**
  * Token counts of a `usage` object: chat completions say `prompt_tokens` (details in `prompt_tokens_details`),
@@ -59,7 +60,7 @@ export const openai: Dialect = {
   upstreamsCalled: 'OpenAI-compatible',
   routes: [
     { path: '/v1/chat/completions', format: chatCompletions },
-    { path: '/v1/responses', format: responses, background: responsesBackground },
+    { path: '/v1/responses', format: responses, background: responsesBackground, websocket: responsesWebSocket },
     { path: '/v1/embeddings', format: embeddings },
   ],
   modelListPaths: ['/v1/models'],
