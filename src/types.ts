@@ -108,8 +108,8 @@ export interface UpstreamOptions {
   resource?: string
   /**
    * `type: 'azure'` only, instead of `apiKey`: returns a Microsoft Entra ID access token (such as `@azure/identity`'s
-   * `getBearerTokenProvider(credential, 'https://cognitiveservices.azure.com/.default')`), sent as
-   * `Authorization: Bearer`. It is asked once and again 5 minutes before the token's `exp` (a token that is no JWT is
+   * `getBearerTokenProvider(credential, 'https://cognitiveservices.azure.com/.default')`), sent as the bearer token
+   * of the `authorization` header. It is asked once and again 5 minutes before the token's `exp` (a token that is no JWT is
    * asked again after 5 minutes), never per call; a failure is the client's 502 `upstream_auth_failed`.
    * @default undefined
    */

@@ -3,6 +3,7 @@ import { Readable } from 'node:stream'
 import { type Dispatcher, util } from 'undici'
 import type { ByteBudget } from '../byte-budget.js'
 import type { ResolvedModel, UpstreamKey } from '../config/resolve.js'
+import { upstreamAccept } from '../dialects/framing/index.js'
 import { isGatewayError } from '../errors.js'
 import { joinedNow, joinInSlices } from '../http/join-chunks.js'
 import type { Operation } from '../types.js'
@@ -94,7 +95,7 @@ function upstreamHeaders(request: UpstreamRequest, key: UpstreamKey | undefined,
     'content-length',
     String(body.length),
     'accept',
-    request.stream ? 'text/event-stream' : 'application/json',
+    upstreamAccept(request.model.upstream.dialect.upstreamStreamAccept, request.stream),
   ]
   if (request.headers) headers.push(...request.headers)
   return headers
