@@ -21,6 +21,8 @@ import { pin, planCores, startChild, startForeign } from './lib/proc.mjs'
 import { verdictTable } from './lib/report.mjs'
 import { verdictsOf } from './lib/verdicts.mjs'
 import { backgroundPart } from './parts/background.mjs'
+import { backgroundMemoryPart } from './parts/background-memory.mjs'
+import { bedrockPart } from './parts/bedrock.mjs'
 import { hashPart, inflightMemoryPart, stallPart, storeMemoryPart } from './parts/big.mjs'
 import { cachePart } from './parts/cache.mjs'
 import { clientPart } from './parts/client.mjs'
@@ -80,6 +82,8 @@ const FULL = {
   keepAliveSettleMs: 500,
   keepAliveWindowMs: 2000,
   idleSockets: 1000,
+  backgroundBytes: 10 * 1024 * 1024,
+  backgroundRounds: 3,
 }
 const QUICK = {
   ...FULL,
@@ -110,6 +114,8 @@ const QUICK = {
   instructionsCount: 200,
   keepAliveStreams: 100,
   idleSockets: 100,
+  backgroundBytes: 2 * 1024 * 1024,
+  backgroundRounds: 1,
 }
 
 const PARTS = [
@@ -135,6 +141,8 @@ const PARTS = [
   'background',
   'cache',
   'websocket',
+  'background-memory',
+  'bedrock',
 ]
 const QUICK_PARTS = ['latency', 'throughput', 'sse', 'hash']
 
@@ -383,6 +391,8 @@ async function main() {
   await run('background', backgroundPart)
   await run('cache', cachePart)
   await run('websocket', websocketPart)
+  await run('background-memory', backgroundMemoryPart)
+  await run('bedrock', bedrockPart)
   await mock.stop()
 
   const verdicts = verdictsOf(results)

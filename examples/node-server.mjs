@@ -3,7 +3,7 @@
 import http from 'node:http'
 import { createGateway } from 'model-gateway'
 import { nodeHandler, upgradeHandler } from 'model-gateway/node'
-import { startMockUpstream } from 'model-gateway/testing'
+import { MOCK_AWS_CREDENTIALS, startMockUpstream } from 'model-gateway/testing'
 
 const port = Number(process.env.PORT ?? 8080)
 const demoKey = process.env.GATEWAY_KEY ?? 'sk-demo-key'
@@ -31,6 +31,8 @@ if (process.env.OPENAI_API_KEY) {
       baseUrl: mock.url,
       credentials: mock.vertex.createServiceAccount(),
     },
+    // The mock's Bedrock routes check SigV4 signatures for real, with the test credentials it accepts.
+    'mock-bedrock': { type: 'bedrock', baseUrl: mock.url, region: 'us-east-1', credentials: MOCK_AWS_CREDENTIALS },
   }
   models = [
     { id: 'gpt-4o-mini', upstream: 'mock' },
@@ -38,6 +40,7 @@ if (process.env.OPENAI_API_KEY) {
     { id: 'claude-sonnet-4-6', upstream: 'mock-anthropic' },
     { id: 'vertex-gemini-2.5-pro', upstream: 'mock-vertex', upstreamModel: 'gemini-2.5-pro' },
     { id: 'vertex-claude-opus-4-5', upstream: 'mock-vertex', upstreamModel: 'claude-opus-4-5@20251101' },
+    { id: 'claude-on-bedrock', upstream: 'mock-bedrock', upstreamModel: 'us.anthropic.claude-sonnet-4-5-20250929-v1:0' },
   ]
   // Claude Code declares its tools on every call, and the mock calls the first tool a request declares when the user
   // spoke last. Claude Code's calls (its system prompt carries its billing header) get a text answer instead.

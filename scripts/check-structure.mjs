@@ -12,21 +12,20 @@ import ts from 'typescript'
 const root = fileURLToPath(new URL('..', import.meta.url))
 const MAX_LINES = 400
 
-/** The dialect names, read from the registry's list (`DIALECT_NAMES` in src/dialects/names.ts) by TypeScript's parser. */
+/** The dialect names, read from the `DialectName` union in src/dialects/names.ts by TypeScript's parser. */
 function dialectNames() {
   const file = path.join(root, 'src', 'dialects', 'names.ts')
   const source = ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.Latest, true)
   const names = []
   const visit = (node) => {
-    if (ts.isVariableDeclaration(node) && node.name.getText(source) === 'DIALECT_NAMES' && node.initializer) {
-      let list = node.initializer
-      while (ts.isAsExpression(list) || ts.isSatisfiesExpression(list)) list = list.expression
-      if (ts.isArrayLiteralExpression(list)) for (const item of list.elements) if (ts.isStringLiteral(item)) names.push(item.text)
+    if (ts.isTypeAliasDeclaration(node) && node.name.text === 'DialectName') {
+      const members = ts.isUnionTypeNode(node.type) ? node.type.types : [node.type]
+      for (const member of members) if (ts.isLiteralTypeNode(member) && ts.isStringLiteral(member.literal)) names.push(member.literal.text)
     }
     ts.forEachChild(node, visit)
   }
   visit(source)
-  if (names.length === 0) throw new Error('src/dialects/names.ts: no DIALECT_NAMES list of string literals found')
+  if (names.length === 0) throw new Error('src/dialects/names.ts: no DialectName union of string literals found')
   return names
 }
 const DIALECT_LITERAL = new RegExp(`(['"\`])(${dialectNames().join('|')})\\1`)

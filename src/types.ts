@@ -4,8 +4,8 @@ import type Keyv from 'keyv'
 import type { Dispatcher } from 'undici'
 import type { CacheFilter, CacheOptions } from './cache/types.js'
 import type { ConsoleOptions } from './console/options.js'
+import type { BedrockOptionFields } from './dialects/bedrock/types.js'
 import type { DialectName, Operation } from './dialects/names.js'
-
 import type { VertexOptionFields } from './dialects/vertex/types.js'
 import type { ModelPrice, OwnerUsage } from './ledger/types.js'
 import type {
@@ -20,6 +20,7 @@ import type {
 
 export type { CacheableCall, CacheFilter, CacheOptions } from './cache/types.js'
 export type { ConsoleOptions } from './console/options.js'
+export type { AwsCredentialIdentity, BedrockCredentials, BedrockOptionFields } from './dialects/bedrock/types.js'
 export type { DialectName, Operation } from './dialects/names.js'
 export type { VertexCredentials, VertexOptionFields, VertexToken } from './dialects/vertex/types.js'
 export type { ModelPrice, OwnerLimits, OwnerUsage } from './ledger/types.js'
@@ -63,7 +64,7 @@ export interface UpstreamOptions {
   /**
    * Base URL, e.g. `https://api.openai.com/v1`, `https://generativelanguage.googleapis.com` or
    * `https://{resource}.openai.azure.com/openai/v1`. Required, but for a type that builds it from other options
-   * (`azure`'s `resource`).
+   * (`azure`'s `resource`, `bedrock`'s `region`).
    */
   baseUrl?: string
   /** The gateway's own key for this upstream; never shown to clients. Required unless `apiKeys`, `keyless` or a loopback host. */
@@ -109,8 +110,8 @@ export interface UpstreamOptions {
   resource?: string
   /**
    * `type: 'azure'` only, instead of `apiKey`: returns a Microsoft Entra ID access token (such as `@azure/identity`'s
-   * `getBearerTokenProvider(credential, 'https://cognitiveservices.azure.com/.default')`), sent as
-   * `Authorization: Bearer`. It is asked once and again 5 minutes before the token's `exp` (a token that is no JWT is
+   * `getBearerTokenProvider(credential, 'https://cognitiveservices.azure.com/.default')`), sent as the bearer token
+   * of the `authorization` header. It is asked once and again 5 minutes before the token's `exp` (a token that is no JWT is
    * asked again after 5 minutes), never per call; a failure is the client's 502 `upstream_auth_failed`.
    * @default undefined
    */
@@ -131,6 +132,11 @@ export interface UpstreamOptions {
 
 /** A Vertex AI upstream: Gemini and Claude models with an OAuth token (see docs/guides/vertex.md). */
 export interface VertexUpstreamOptions extends Omit<UpstreamOptions, 'type' | 'baseUrl' | 'anthropicVersion' | 'api'>, VertexOptionFields {}
+
+/** An AWS Bedrock upstream: Claude by InvokeModel, other models by Converse (see docs/guides/bedrock.md). */
+export interface BedrockUpstreamOptions
+  extends Omit<UpstreamOptions, 'type' | 'baseUrl' | 'anthropicVersion' | 'api'>,
+    BedrockOptionFields {}
 
 /** One key of an upstream's pool. */
 export interface UpstreamKeyOptions {
@@ -234,7 +240,7 @@ export interface TranslationOptions {
 /** Options of `createGateway`. Unknown keys are rejected with the nearest valid name. */
 export interface GatewayOptions {
   /** Upstream APIs by name. */
-  upstreams: Record<string, UpstreamOptions | VertexUpstreamOptions>
+  upstreams: Record<string, UpstreamOptions | VertexUpstreamOptions | BedrockUpstreamOptions>
   /** The models offered; each names an upstream. */
   models: readonly ModelOptions[]
   /** Client authentication. */

@@ -127,6 +127,20 @@ function issueTargets(results) {
       measured: fmt(addedMemory, 3, ' ms'),
       ok: judge([addedMemory], () => addedMemory <= 0.02),
     })
+    const redis = limits.kept?.redis
+    v.push({
+      target: 'per-owner limits on Redis: req/s ≥ 0.9× limits off',
+      measured: fmt(redis, 2, '×'),
+      ok: judge([redis], () => redis >= 0.9),
+    })
+  }
+  const background = results['background-memory']?.kept
+  if (background !== undefined) {
+    v.push({
+      target: 'a big background create holds ≤ 3× its request (peak RSS growth)',
+      measured: fmt(background, 2, '×'),
+      ok: judge([background], () => background <= 3),
+    })
   }
   const cache = results.cache
   if (cache?.hitShare) {

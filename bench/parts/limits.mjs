@@ -31,7 +31,7 @@ async function rawEvalsha(count, namespace) {
   await client.connect()
   try {
     const sha = await client.scriptLoad(ledgerScript())
-    const options = { keys: [`${namespace}:ledger:{raw}`], arguments: ['check', '1000000000000', '-1', '-1', '0', '0', '0', '0'] }
+    const options = { keys: [`${namespace}:ledger:{raw}`], arguments: ['check', '0', '0', '1000000000000', '-1', '-1', '0', '0'] }
     for (let i = 0; i < 200; i++) await client.evalSha(sha, options)
     const samples = []
     for (let i = 0; i < count; i++) {

@@ -88,15 +88,18 @@ export function readUpstreamBody(rt: Runtime, response: UpstreamResponse): Promi
  * 502 it cannot mistake for its own wrong key, the operator an error line (never the key).
  */
 export async function refuseUpstreamAuthFailure(rt: Runtime, spec: CallSpec, response: UpstreamResponse): Promise<never> {
-  await readUpstreamBody(rt, response).catch(() => undefined)
+  const body = await readUpstreamBody(rt, response).catch(() => undefined)
   const { model } = response.served
   // A token revoked or expired early upstream: the next call fetches another rather than send it again.
   model.upstream.authorizer?.refused?.()
+  // The upstream's own reason where it gives one (a signature refused, a clock off, a key unknown): never a secret.
+  const cause = body && model.upstream.dialect.upstreamErrors?.cause(response.headers, body)
   rt.options.logger.error("model-gateway: the upstream refused the gateway's credentials", {
     requestId: spec.requestId,
     upstream: model.upstream.name,
     model: model.upstreamModel,
     status: response.statusCode,
+    ...(cause === undefined ? {} : { cause }),
   })
   throw new GatewayError('upstream_auth_failed', 'The gateway could not authenticate with the upstream model; its operator has been told.')
 }

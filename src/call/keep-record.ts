@@ -1,3 +1,4 @@
+import { clientFraming } from '../dialects/framing/index.js'
 import { assembledAnswerInSlices } from '../dialects/index.js'
 import { textInSlices } from '../http/join-chunks.js'
 import { jsonTextInSlices, type SizedText } from '../json/text-in-slices.js'
@@ -104,7 +105,7 @@ export async function keepStream(
   // built once, as text: no joined buffer, no encoding to bytes and back.
   const relayed = await textInSlices(log.chunks())
   let body: SizedText = relayed
-  let contentType = 'text/event-stream'
+  let contentType = clientFraming(spec.format).contentType
   try {
     const answer = await assembledAnswerInSlices(spec.operation, await eventDataInSlices(eventBytes(log)), planOf(spec, plan))
     const text = answer === undefined ? undefined : await jsonTextInSlices(answer)

@@ -1,3 +1,4 @@
+import { clientFraming } from '../dialects/framing/index.js'
 import { withRequestId } from '../http/request-id.js'
 import type { ClientSink, ResponseSink } from '../http/sink.js'
 import type { CallLease } from '../idempotency/lease.js'
@@ -64,11 +65,7 @@ const isResumable = (rt: Runtime, spec: CallSpec) => spec.repeat.key !== undefin
  * (a head a keep-alive commits before the upstream answers has only these to tell of them).
  */
 function streamHeaders(spec: CallSpec, type: string): Record<string, string | number> {
-  const headers = withRequestId(
-    { 'content-type': type, 'cache-control': 'no-cache', 'x-accel-buffering': 'no' },
-    spec.inbound,
-    spec.requestId,
-  )
+  const headers = withRequestId({ ...clientFraming(spec.format).headers, 'content-type': type }, spec.inbound, spec.requestId)
   return spec.limitHeaders ? Object.assign(headers, spec.limitHeaders) : headers
 }
 
@@ -105,7 +102,7 @@ export async function streamCall(rt: Runtime, spec: CallSpec, client: ClientSink
   // Held from before the upstream call: a model that thinks for minutes keeps its client's connection open.
   let release: (() => void) | undefined
   if (rt.keepAlive) {
-    const ahead = { status: 200, headers: streamHeaders(spec, 'text/event-stream') }
+    const ahead = { status: 200, headers: streamHeaders(spec, clientFraming(spec.format).contentType) }
     client.headAhead(ahead)
     // A retry that joins before the upstream answered waits as long: it is kept alive behind the same head.
     lease?.shared.headAhead(ahead)
@@ -175,7 +172,7 @@ async function relayStream(
     })
     // An error answers whole, or as the last event of a stream a keep-alive committed; a lease keeps nothing of it.
     const to = client.openedEarly ? errorAsEvent(spec, client) : client
-    await completeWhole(rt, spec, to, lease, response, body, 'text/event-stream').kept
+    await completeWhole(rt, spec, to, lease, response, body, clientFraming(spec.format).contentType).kept
     await resumable?.journal?.finish('failed')
     return { status, delivered: (await client.watch.settled()).delivered, recovered: false, usage: undefined, served: response.served }
   }
@@ -198,7 +195,8 @@ async function relayStream(
     redaction: rt.redaction.active ? rt.redaction : undefined,
     askedUsage: !translation && spec.bodies.usageAskedFor(served.model) ? spec.format.askedUsage?.strip : undefined,
   })
-  const type = translation ? 'text/event-stream' : (headerText(rt, response, 'content-type') ?? 'text/event-stream')
+  const framed = clientFraming(spec.format).contentType
+  const type = translation ? framed : (headerText(rt, response, 'content-type') ?? framed)
   const headers = streamHeaders(spec, type)
   reportDropped(rt.options.logger, spec.requestId, translation, headers)
   sink.open({ status, headers: passDown(rt, spec, response, headers) })

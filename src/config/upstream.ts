@@ -8,6 +8,7 @@ import {
   type UpstreamOptionValues,
   upstreamApi,
 } from '../dialects/index.js'
+import { withoutAuthScheme } from '../dialects/shared.js'
 import { isObject } from '../json/value.js'
 import type { KeySelection } from '../types.js'
 import { isDispatcher } from '../upstream/agent.js'
@@ -244,12 +245,12 @@ function resolveCircuit(name: string, raw: unknown): ResolvedUpstream['circuit']
 /** Header names that carry credentials when an operator configures them by hand. */
 const CREDENTIAL_HEADER = /auth|key|token|secret/i
 
-/** Credential-looking configured header values (a Bearer token without its scheme). */
+/** Credential-looking configured header values (a token without its scheme). */
 function secretsOf(headers: Record<string, string>): string[] {
   const secrets: string[] = []
   for (const [name, value] of Object.entries(headers)) {
     if (!CREDENTIAL_HEADER.test(name)) continue
-    const token = value.replace(/^\s*(Bearer|Basic)\s+/i, '').trim()
+    const token = withoutAuthScheme(value)
     // Short values are not secrets worth scrubbing from bodies, and replacing them would garble ordinary text.
     if (token.length >= 8) secrets.push(token)
   }

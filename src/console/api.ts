@@ -1,6 +1,6 @@
 // The console's own JSON endpoints: what the page needs beyond the public ones (an owner's background responses,
 // its running calls live, its usage by day, its limits), and the admin view. Same key check as the API: the key
-// comes in `Authorization: Bearer`, never in a URL.
+// comes in the `authorization` header, never in a URL.
 import type { ServerResponse } from 'node:http'
 import type { CounterLimits } from '../ledger/counters.js'
 import { answeredLimits } from '../ledger/limits.js'

@@ -43,7 +43,8 @@ export function resolveConsole(value: unknown): ResolvedConsole | undefined {
   if (typeof path !== 'string' || !/^(?:\/[\w.-]+)+$/.test(path) || /(?:^|\/)\.\.?(?:\/|$)/.test(path)) {
     fail(`console.path must be a path such as '/console' (segments of letters, digits, . _ -), got ${JSON.stringify(path)}`)
   }
-  if (/^\/v1(?:beta)?(?:\/|$)/.test(path)) fail(`console.path must not lie under the gateway's API paths (/v1, /v1beta), got '${path}'`)
+  // An API version segment (`/v1`, and Google's beta beside it) opens the gateway's API paths.
+  if (/^\/v\d+[a-z]*(?:\/|$)/.test(path)) fail(`console.path must not lie under the gateway's API paths (/v1…), got '${path}'`)
   const adminKeys = value.adminKeys ?? []
   if (!Array.isArray(adminKeys) || adminKeys.some((key) => typeof key !== 'string' || key.length < 8)) {
     fail('console.adminKeys must be an array of strings of 8 characters or more')

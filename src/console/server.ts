@@ -3,12 +3,17 @@
 import { createHash, hash } from 'node:crypto'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { gzipSync } from 'node:zlib'
+import { sse } from '../dialects/framing/index.js'
+import { DEFAULT_DIALECT } from '../dialects/index.js'
 import { isGatewayError } from '../errors.js'
 import { createAuthenticator } from '../http/auth.js'
 import type { AuthOptions, GatewayLogger } from '../types.js'
 import { adminBody, type ConsoleCaller, type ConsoleParts, callsBody, sendConsoleError, sendConsoleJson, usageBody } from './api.js'
 import { consoleAssets } from './assets.js'
 import type { ResolvedConsole } from './options.js'
+
+/** The console reads no key from a query: a URL is shown, logged and kept in history. */
+const NO_QUERY = new URLSearchParams()
 
 /** Nothing from anywhere but the console's own files and endpoints; no inline script or style. */
 export const CONSOLE_CSP =
@@ -64,13 +69,13 @@ export function createConsoleServer(
   const lastSegment = base.slice(base.lastIndexOf('/') + 1)
 
   async function callerOf(req: IncomingMessage): Promise<ConsoleCaller | undefined> {
-    const header = req.headers.authorization
-    const key = typeof header === 'string' && header.startsWith('Bearer ') ? header.slice(7).trim() : undefined
+    // The key as the default dialect's clients send it (a bearer token); never from the query, which a page's URL shows.
+    const key = DEFAULT_DIALECT.clientKey(req.headers, NO_QUERY)
     if (!key) return undefined
     const admin = admins.has(hash('sha256', key, 'hex'))
     let owner: string | undefined
     try {
-      owner = await authenticate(key, req)
+      owner = await authenticate(key, req, DEFAULT_DIALECT)
     } catch (error) {
       if (!isGatewayError(error) || error.code !== 'invalid_api_key') throw error
     }
@@ -103,7 +108,7 @@ export function createConsoleServer(
 
   function liveCalls(req: IncomingMessage, res: ServerResponse, caller: ConsoleCaller, all: boolean): void {
     res.writeHead(200, {
-      'content-type': 'text/event-stream; charset=utf-8',
+      'content-type': `${sse.contentType}; charset=utf-8`,
       'cache-control': 'no-store',
       'x-content-type-options': 'nosniff',
       'x-accel-buffering': 'no',
@@ -142,7 +147,7 @@ export function createConsoleServer(
         'invalid_api_key',
         sent
           ? 'This key is not an API key of this gateway, nor a console admin key.'
-          : 'Sign in with a key: send it as `Authorization: Bearer <key>`.',
+          : `Sign in with a key: send it as ${DEFAULT_DIALECT.keyHint}.`,
       )
     }
     if (req.method !== 'GET') return sendConsoleError(res, 405, 'method_not_allowed', 'The console endpoints are read with GET.')

@@ -2,8 +2,10 @@ import type { IncomingHttpHeaders } from 'node:http'
 import type { HttpErrorCode } from '../errors.js'
 import type { ClientFormat, UpstreamFormat } from '../translate/format.js'
 import type { Operation, TokenCounts } from '../types.js'
-import type { FramingReader, UpstreamAuthorizer } from '../upstream/authorize.js'
+import type { FramingReader, UpstreamAuthorizer, UpstreamErrorReader } from '../upstream/authorize.js'
+import type { ClientFraming } from './framing/framing.js'
 import type { DialectName } from './names.js'
+import type { RateLimitFamily } from './rate-limit-family.js'
 import type { WebSocketFormat } from './websocket-format.js'
 
 /** Which model a call is for and whether it streams, as the request said it (in its path or its body). */
@@ -57,6 +59,11 @@ export interface OperationFormat {
    */
   readonly keepsRecords: boolean
   /**
+   * Whether it counts a request's tokens (free upstream, and some clients, Claude Code, call it on every turn): its
+   * calls count against no owner's limits. @default false
+   */
+  readonly countsTokens?: boolean
+  /**
    * What this operation's calls are, for an operation never translated between formats (`embeddings`, `token
    * counts`): a model whose upstream speaks another format is the client's 400, which says so. Absent where such
    * calls are translated (chat, generate-content).
@@ -87,6 +94,8 @@ export interface OperationFormat {
   streamErrorEvent?(error: ErrorFacts, eventsBefore: number): string
   /** Present where the upstream's streams report usage only when asked (chat completions). @default absent */
   readonly askedUsage?: AskedUsage
+  /** How its streams are framed for the client. @default Server-Sent Events (`sse`) */
+  readonly framing?: ClientFraming
   /** Whether `streamErrorEvent` reads `eventsBefore`: only then are a stream's events counted as they are relayed. @default false */
   readonly countsStreamEvents?: boolean
 }
@@ -205,8 +214,10 @@ export interface BackgroundFormat {
 }
 
 /**
- * One path a dialect serves model calls on. `path` is fixed (`/v1/chat/completions`), or names the model in a
- * segment of its own (`/v1beta/models/{model}:generateContent`), which holds anything but `:`.
+ * One path a dialect serves model calls on (POST), as a route pattern: fixed (`/v1/chat/completions`), or with named
+ * parameters in braces (`/model/{model}/invoke`). A parameter holds one or more characters up to the first occurrence
+ * of the character that follows it in the pattern (so a model id may hold `.`, `:` or `/` where the pattern goes on
+ * with another); the parameter `model` names the call's model.
  */
 export interface ModelRoute {
   readonly path: string
@@ -237,6 +248,15 @@ export interface Dialect {
   readonly upstreamsCalled: string
   /** The model calls this dialect's clients make: the router, the 404's list and the client's path pattern derive from them. */
   readonly routes: readonly ModelRoute[]
+  /**
+   * Where its clients list the models (`GET {path}`) and read one (`GET {path}/{id}`): a path several dialects list
+   * (`/v1/models`) answers the one whose client the headers announce. @default none
+   */
+  readonly modelListPaths?: readonly string[]
+  /** How the 401 for a call without a key tells this dialect's clients where to send one (`Authorization: Bearer <key>`). */
+  readonly keyHint: string
+  /** The `accept` an upstream of this dialect is asked to stream with. @default the SSE content type */
+  readonly upstreamStreamAccept?: string
   /** A path prefix every path under which speaks this dialect (`/v1beta`); elsewhere a shared path goes by `recognises`. */
   readonly pathPrefix?: string
   /** Request headers this dialect's SDKs send from a browser: CORS allows them. */
@@ -355,9 +375,10 @@ export interface Dialect {
   upstreamAuthorizer?(name: string, raw: Readonly<Record<string, unknown>>): UpstreamAuthorizer | undefined
   /**
    * How one of its upstream's streams of `operation` is read into SSE events, where the upstream frames streams
-   * otherwise (an AWS event stream); undefined: already SSE. @default none
+   * otherwise (an AWS event stream), with the upstream's dialect `options` (a frame size bound); undefined: already
+   * SSE. @default none
    */
-  upstreamFraming?(operation: Operation): FramingReader | undefined
+  upstreamFraming?(operation: Operation, options: UpstreamOptionValues): FramingReader | undefined
   /**
    * The dialect one model of an upstream of this type speaks, for an upstream type whose models take different APIs
    * (Bedrock: Anthropic models by InvokeModel with the Messages body, every other by Converse); undefined: this
@@ -365,24 +386,14 @@ export interface Dialect {
    * @default this dialect for every model
    */
   forModel?(upstreamModel: string): Dialect | undefined
+  /**
+   * A passthrough call's body as this dialect's upstream takes it, for one that `speaks` another with a body of its own
+   * (Bedrock's: no `model`/`stream`, its `anthropic_version`, the client's `anthropic-beta` as `anthropic_beta`);
+   * `forwarded`: the client's headers of that dialect's `forwardedHeaders`, flat. @default the body as it came
+   */
+  passthroughBody?(body: Buffer, forwarded: readonly string[]): Buffer
+  /** How this dialect's upstreams say what went wrong in their own terms (Bedrock's `x-amzn-errortype`). @default none */
+  readonly upstreamErrors?: UpstreamErrorReader
 }
 
-/** An owner's rate-limit figures after a check, this call counted: what each header family tells its clients. */
-export interface RateLimitFigures {
-  /** Requests per minute: the limit and what is left of it; absent without that limit. */
-  requests?: { limit: number; remaining: number }
-  /** Tokens per minute: the limit and what is left of it; absent without that limit. */
-  tokens?: { limit: number; remaining: number }
-  /** Ms until the minute window starts anew. */
-  resetMs: number
-  /** When it does, in epoch ms. */
-  resetAt: number
-}
-
-/** A family of rate-limit header names and how it writes an owner's figures. */
-export interface RateLimitFamily {
-  /** Every header name the family may write (for CORS to expose). */
-  readonly names: readonly string[]
-  /** The headers of `figures`. */
-  headers(figures: RateLimitFigures): Record<string, string>
-}
+export type { RateLimitFamily, RateLimitFigures } from './rate-limit-family.js'

@@ -4,25 +4,24 @@ import { assembleStream, assembleStreamInSlices } from '../translate/assemble.js
 import type { CallPlan } from '../translate/format.js'
 import { joinFormats, type Translator } from '../translate/index.js'
 import type { Operation } from '../types.js'
-import { anthropic } from './anthropic/index.js'
-import { azure } from './azure/index.js'
 import type { Dialect, ModelRoute, OperationFormat, RateLimitFamily, UpstreamApi, UpstreamOptionValues } from './dialect.js'
-import { gemini } from './gemini/index.js'
-import { DIALECT_NAMES, type DialectName } from './names.js'
-import { openai } from './openai/index.js'
-import { vertex } from './vertex/index.js'
+import type { DialectName } from './names.js'
+import { REGISTERED_DIALECTS } from './registered.js'
 
-const REGISTRY: Readonly<Record<DialectName, Dialect>> = { openai, gemini, anthropic, azure, vertex }
+/** Every dialect, in the registry's order (`registered.ts`, the one list). */
+export const DIALECTS: readonly Dialect[] = REGISTERED_DIALECTS
 
-/** Every dialect, in the registry's order. */
-export const DIALECTS: readonly Dialect[] = DIALECT_NAMES.map((name) => REGISTRY[name])
+/** Every dialect name, in the registry's order: the `type`s an upstream may have. */
+export const DIALECT_NAMES: readonly DialectName[] = DIALECTS.map((dialect) => dialect.name)
+
+const BY_NAME: ReadonlyMap<string, Dialect> = new Map(DIALECTS.map((dialect) => [dialect.name, dialect]))
 
 /** The dialect of a path no dialect claims, and of a client that does not say it speaks another: the first. */
 export const DEFAULT_DIALECT: Dialect = DIALECTS[0] as Dialect
 
 /** The dialect of a configured upstream `type`, or undefined when there is none by that name. */
 export function dialectNamed(name: unknown): Dialect | undefined {
-  return typeof name === 'string' && Object.hasOwn(REGISTRY, name) ? REGISTRY[name as DialectName] : undefined
+  return typeof name === 'string' ? BY_NAME.get(name) : undefined
 }
 
 /**
@@ -60,7 +59,9 @@ export function servedOperations(upstream: Dialect): ReadonlySet<Operation> {
 }
 
 /** Each operation's format, by its name (operation names are unique across dialects). */
-const OPERATIONS: ReadonlyMap<Operation, OperationFormat> = new Map(MODEL_ROUTES.map((route) => [route.format.operation, route.format]))
+export const OPERATIONS: ReadonlyMap<Operation, OperationFormat> = new Map(
+  MODEL_ROUTES.map((route) => [route.format.operation, route.format]),
+)
 
 /** `gen_ai.operation.name` of each operation. */
 export const OTEL_OPERATION_NAMES: ReadonlyMap<Operation, string> = new Map(
@@ -75,13 +76,13 @@ export const REQUEST_ID_HEADERS: readonly string[] = [
   ...new Set(DIALECTS.flatMap((dialect) => (dialect.requestIdHeader === undefined ? [] : [dialect.requestIdHeader]))),
 ]
 
-/** The upstream options only some dialect's upstreams take (`anthropicVersion`), with the dialects that take each. */
 /** Every family of rate-limit headers the dialects' clients read, each once, in registry order. */
 export const RATE_LIMIT_FAMILIES: readonly RateLimitFamily[] = [...new Set(DIALECTS.map((dialect) => dialect.rateLimits))]
 
 /** Every rate-limit header name of those families (for CORS to expose). */
 export const RATE_LIMIT_HEADERS: readonly string[] = RATE_LIMIT_FAMILIES.flatMap((family) => family.names)
 
+/** The upstream options only some dialect's upstreams take (`anthropicVersion`), with the dialects that take each. */
 export const DIALECT_UPSTREAM_OPTIONS: ReadonlyMap<string, readonly Dialect[]> = new Map(
   [...new Set(DIALECTS.flatMap((dialect) => Object.keys(dialect.upstreamOptions ?? {})))].map((name) => [
     name,
@@ -154,6 +155,6 @@ export type {
   UpstreamOptionValues,
 } from './dialect.js'
 export { batchEmbedContents, countTokens, embedContent, gemini, generateContent, googleStatus } from './gemini/index.js'
-export { DIALECT_NAMES, type DialectName } from './names.js'
+export type { DialectName } from './names.js'
 export { chatCompletions, embeddings, openai, responses } from './openai/index.js'
 export { MAX_CHOICES, MAX_REASON_LENGTH, reasonList } from './shared.js'

@@ -1,9 +1,7 @@
-// The dialects' names and their operations' names: the unions the rest of the package types itself with.
+// The dialects' names and their operations' names: the unions the rest of the package types itself with. The list
+// of dialects is the registry's (`REGISTERED_DIALECTS` in registered.ts); a dialect's `name` and its operations' names must be here.
 /** The wire formats the gateway speaks, to clients and to upstreams alike. */
-export type DialectName = 'openai' | 'gemini' | 'anthropic' | 'azure' | 'vertex'
-
-/** Every dialect name, in the order the registry lists them. */
-export const DIALECT_NAMES: readonly DialectName[] = ['openai', 'gemini', 'anthropic', 'azure', 'vertex']
+export type DialectName = 'openai' | 'gemini' | 'anthropic' | 'azure' | 'vertex' | 'bedrock'
 
 /**
  * What a model call asks for; the value a record's `request.endpoint` and a usage event's `endpoint` carry.

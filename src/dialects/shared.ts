@@ -32,6 +32,11 @@ export function bearer(header: string | undefined): string | undefined {
   return match?.[1]
 }
 
+/** A credential header's value without its scheme (`Bearer`, `Basic`), trimmed: the secret itself. */
+export function withoutAuthScheme(value: string): string {
+  return value.replace(/^\s*(Bearer|Basic)\s+/i, '').trim()
+}
+
 /** The most choices whose finish reasons are read (OpenAI allows `n` up to 128); an index past it is not trusted. */
 export const MAX_CHOICES = 128
 /** The longest finish reason kept: the providers' own are single words, so a longer one is not a reason. */

@@ -2,6 +2,7 @@ import { createInBackground } from '../background/create.js'
 import { buildCallSpec } from '../call/build-call-spec.js'
 import type { CallSpec } from '../call/call-spec.js'
 import { runCall } from '../call/run-call.js'
+import { clientFraming } from '../dialects/framing/index.js'
 import type { CallRoute, Exchange } from '../http/dispatch.js'
 import { ClientSink } from '../http/sink.js'
 import { idempotencyKeyOf, sdkRetryCountOf } from '../idempotency/headers.js'
@@ -22,7 +23,7 @@ export function serveModelCall(rt: Runtime, ex: Exchange, call: CallRoute, serve
   // A query the format cannot honour is refused before anything is read.
   if (format.checkQuery && call.target) format.checkQuery(ex.match.query, call.target.stream)
   // The sink's delivery watch starts now: a client that leaves while the body is read or the upstream works is seen.
-  const client = new ClientSink(ex.res, rt.clientDeadlines.write)
+  const client = new ClientSink(ex.res, rt.clientDeadlines.write, clientFraming(format))
   // Read before the body, so a malformed key costs no upload.
   const repeat = { key: idempotencyKeyOf(ex.req.headers), sdkRetryCount: sdkRetryCountOf(ex.req.headers) }
   return withBody(rt, ex, { readFields: format.readFields, elementFields: format.elementFields }, (body) => {

@@ -4,7 +4,7 @@ import { GatewayError, shown } from '../errors.js'
 import { sendJson } from '../http/reply.js'
 import type { Runtime } from '../runtime.js'
 
-/** `GET /v1/models` and `GET /v1beta/models`, and one model of them: the configured models, no key needed. */
+/** The dialects' model lists (`GET {modelListPath}`) and one model of them: the configured models, no key needed. */
 export function modelsHandler(rt: Runtime) {
   const listed: ListedModel[] = [...rt.options.models.values()].map((m) => ({
     id: m.id,

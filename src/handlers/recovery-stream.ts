@@ -1,4 +1,5 @@
 import { setTimeout as pause } from 'node:timers/promises'
+import { operationFraming } from '../dialects/framing/index.js'
 import { GatewayError, invalidField, shown } from '../errors.js'
 import type { Exchange } from '../http/dispatch.js'
 import { sendJson } from '../http/reply.js'
@@ -63,7 +64,7 @@ export async function resumeStream(rt: Runtime, ex: Exchange, requestId: string)
       const streamed = record.response.stream_raw
       if (streamed === undefined)
         invalidField('request_id', 'This recovery record is a whole response, not a stream: fetch it with GET /v1/recoveries/{request_id}.')
-      sink.open(streamHead())
+      sink.open(streamHead({}, operationFraming(record.request.endpoint)))
       noteServedAgain(rt, owner, requestId, sink)
       await replayEventsAfter(sink, streamed, after, { seen: 0 })
       sink.end()

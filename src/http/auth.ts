@@ -1,5 +1,6 @@
 import { hash } from 'node:crypto'
 import type { IncomingMessage } from 'node:http'
+import type { Dialect } from '../dialects/index.js'
 import { GatewayError } from '../errors.js'
 import type { AuthOptions } from '../types.js'
 
@@ -29,22 +30,24 @@ export function ownerId(of: { owner: string } | { apiKey: string }): string {
  * Resolves a presented key to an owner id; fails with GatewayError('invalid_api_key'). A fixed key list answers
  * at once (a throw, or the owner itself), sparing every request a promise; `authenticate` answers with a promise.
  */
-export function createAuthenticator(auth: AuthOptions): (apiKey: string | undefined, req: IncomingMessage) => string | Promise<string> {
-  const missing = () =>
-    new GatewayError('invalid_api_key', 'Missing API key: send `Authorization: Bearer <key>` (or `x-goog-api-key` on /v1beta).')
+export function createAuthenticator(
+  auth: AuthOptions,
+): (apiKey: string | undefined, req: IncomingMessage, dialect: Dialect) => string | Promise<string> {
+  // Told in the dialect the call speaks: where its clients send their key.
+  const missing = (dialect: Dialect) => new GatewayError('invalid_api_key', `Missing API key: send ${dialect.keyHint}.`)
   const invalid = () => new GatewayError('invalid_api_key', 'Incorrect API key provided.')
   if ('apiKeys' in auth) {
     const owners = new Map(auth.apiKeys.map((key) => [key, ownerOfKey(key)]))
-    return (apiKey) => {
-      if (apiKey === undefined) throw missing()
+    return (apiKey, _req, dialect) => {
+      if (apiKey === undefined) throw missing(dialect)
       const owner = owners.get(apiKey)
       if (owner === undefined) throw invalid()
       return owner
     }
   }
   const { authenticate } = auth
-  return async (apiKey, req) => {
-    if (apiKey === undefined) throw missing()
+  return async (apiKey, req, dialect) => {
+    if (apiKey === undefined) throw missing(dialect)
     const result = await authenticate(apiKey, req)
     if (result === null || result === undefined) throw invalid()
     if (typeof result.owner !== 'string' || result.owner === '') {

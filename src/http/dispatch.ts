@@ -75,7 +75,7 @@ export function createDispatch(rt: Runtime, handlers: Handlers, isClosing: () =>
     if (isClosing()) throw new GatewayError('gateway_closed', 'The gateway is shutting down.')
     // Model calls put the id into their own `writeHead`; every other answer carries it from here.
     if (route.kind !== 'call') setRequestId(res, match.dialect, requestId)
-    const presented = authenticate(match.dialect.clientKey(req.headers, match.query), req)
+    const presented = authenticate(match.dialect.clientKey(req.headers, match.query), req, match.dialect)
     const owner = typeof presented === 'string' ? presented : await presented
     const url = init.path ?? req.url ?? ''
     const mark = url.indexOf('?')

@@ -1,6 +1,3 @@
-/** The keep-alive: an SSE comment line and the blank line that closes it, which every SSE parser skips. */
-export const KEEP_ALIVE_COMMENT = Buffer.from(': keep-alive\n\n')
-
 /** A stream the sweeper keeps alive: the client's response of a streamed call or of a resume. */
 export interface QuietStream {
   /** Sweeps since its client last got a byte: every write sets it back to 0. */

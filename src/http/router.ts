@@ -9,14 +9,15 @@ import {
   type RegisteredRoute,
 } from '../dialects/index.js'
 import { shown } from '../errors.js'
+import { type PathParams, PathPattern } from './path-pattern.js'
 
 /** What a request asks for, once its path and method are known. */
 export type Route =
   | { kind: 'models' }
   | { kind: 'health' }
   | { kind: 'model'; id: string }
-  /** A model call of a dialect; `target` is what its path says (the model and streaming), when it says it. */
-  | { kind: 'call'; route: RegisteredRoute; target: CallTarget | undefined }
+  /** A model call of a dialect; `target` is what its path says (the model and streaming), when it says it; `params` what its pattern read. */
+  | { kind: 'call'; route: RegisteredRoute; target: CallTarget | undefined; params: PathParams | undefined }
   | { kind: 'recoveries.list' }
   | { kind: 'recoveries.deleteAll' }
   | { kind: 'recoveries.lookup' }
@@ -40,8 +41,8 @@ export interface Match {
 }
 
 /**
- * The dialect a request speaks: a model call's own, else the one whose prefix the path is under (`/v1beta`), else,
- * on the model list shared by every dialect, a stream's resume and paths not served, the one whose client the headers
+ * The dialect a request speaks: a model call's own, else the one whose prefix the path is under, else, on a model
+ * list shared by several dialects, a stream's resume and paths not served, the one whose client the headers
  * announce; the default otherwise.
  */
 function dialectOfPath(path: string, headers: IncomingHttpHeaders, route: Route): Dialect {
@@ -50,45 +51,54 @@ function dialectOfPath(path: string, headers: IncomingHttpHeaders, route: Route)
   if (route.kind === 'method_not_allowed' && route.dialect) return route.dialect
   for (const dialect of DIALECTS) {
     const prefix = dialect.pathPrefix
-    if (prefix !== undefined && (path === prefix || path.startsWith(`${prefix}/`))) return dialect
+    if (prefix !== undefined && under(path, prefix)) return dialect
   }
   // The model list, shared by every dialect, a path the gateway does not serve (an SDK's call of an API it does not
   // offer) and a stream resumed (read by the SDK that read the call's stream) answer the client in the dialect its
   // headers announce.
-  if (route.kind === 'not_found' || route.kind === 'recoveries.stream' || path === '/v1/models' || path.startsWith('/v1/models/')) {
+  if (route.kind === 'not_found' || route.kind === 'recoveries.stream' || SHARED_MODEL_LISTS.some((list) => under(path, list))) {
     for (const dialect of DIALECTS) if (dialect !== DEFAULT_DIALECT && dialect.recognises(headers)) return dialect
   }
   return DEFAULT_DIALECT
 }
 
-/** A model route whose path names the model: what comes before `{model}` and what follows it. */
-interface ModelSegment {
-  before: string
-  after: string
+/** Whether `path` is `prefix` or lies below it. */
+function under(path: string, prefix: string): boolean {
+  return path.startsWith(prefix) && (path.length === prefix.length || path[prefix.length] === '/')
+}
+
+/** A model route whose path pattern has parameters, compiled. */
+interface PatternCall {
+  pattern: PathPattern
   route: RegisteredRoute
 }
 
-// The route table of model calls, from the dialect registry: fixed paths by path, and paths that name the model;
-// and the paths below the routes whose calls may run in the background, where those calls are served by id.
+// The route table of model calls, from the dialect registry: fixed paths by path, and patterns with parameters; and
+// the paths below the routes whose calls may run in the background, where those calls are served by id.
 const FIXED_CALLS = new Map<string, { POST: Route }>()
-const CALLS_ON_A_MODEL: ModelSegment[] = []
+const PATTERN_CALLS: PatternCall[] = []
 const BACKGROUND_CALLS: Array<{ prefix: string; format: BackgroundFormat; dialect: Dialect }> = []
 for (const route of MODEL_ROUTES) {
   if (route.background) BACKGROUND_CALLS.push({ prefix: `${route.path}/`, format: route.background, dialect: route.dialect })
-  const at = route.path.indexOf('{model}')
-  if (at === -1) FIXED_CALLS.set(route.path, { POST: { kind: 'call', route, target: undefined } })
-  else CALLS_ON_A_MODEL.push({ before: route.path.slice(0, at), after: route.path.slice(at + '{model}'.length), route })
+  const pattern = new PathPattern(route.path)
+  if (pattern.fixed) FIXED_CALLS.set(route.path, { POST: { kind: 'call', route, target: undefined, params: undefined } })
+  else PATTERN_CALLS.push({ pattern, route })
 }
+
+/** Where each dialect's clients list the models (`GET {path}`) and read one (`GET {path}/{id}`), each path once. */
+const MODEL_LISTS: readonly string[] = [...new Set(DIALECTS.flatMap((dialect) => dialect.modelListPaths ?? []))]
+
+/** The model lists no dialect's prefix claims: their clients are told apart by their headers. */
+const SHARED_MODEL_LISTS: readonly string[] = MODEL_LISTS.filter(
+  (list) => !DIALECTS.some((dialect) => dialect.pathPrefix !== undefined && under(list, dialect.pathPrefix)),
+)
 
 /** Every route at a mount, for a 404 that says what is served: the dialects' model calls, then the gateway's own. */
 const SERVED = [
   ...MODEL_ROUTES.flatMap((route) => (route.listed === false ? [] : [route.listed ?? `POST ${route.path}`])),
   ...MODEL_ROUTES.flatMap((route) => (route.background ? [`GET|DELETE ${route.path}/{id}`, `POST ${route.path}/{id}/cancel`] : [])),
-  'GET /v1/models',
+  ...MODEL_LISTS.flatMap((list) => [`GET ${list}`, `GET ${list}/{model}`]),
   'GET /v1/health',
-  'GET /v1/models/{model}',
-  'GET /v1beta/models',
-  'GET /v1beta/models/{model}',
   'GET|DELETE /v1/recoveries',
   'POST /v1/recoveries/lookup',
   'GET|DELETE /v1/recoveries/{request_id}',
@@ -97,29 +107,47 @@ const SERVED = [
 ]
 
 /**
- * The first two segments of every served path (`/v1/chat`, `/v1beta/models`, `/v1/recoveries`) and the dialects'
- * own prefixes (`/v1beta`): a path under one of them that names nothing is a mistyped call of the gateway's, answered
- * with its 404 and hint even where the host has the last word on other paths.
+ * The first two segments of every served path (`/v1/chat`, `/v1/recoveries`) and the dialects' own prefixes: a path
+ * under one of them that names nothing is a mistyped call of the gateway's, answered with its 404 and hint even where
+ * the host has the last word on other paths.
  */
 const OWN_PREFIXES = [
   ...new Set([
     ...SERVED.map((entry) => {
       const path = entry.slice(entry.indexOf(' ') + 1)
-      return path
-        .split('/', 3)
-        .join('/')
-        .replace(/[:{?].*$/, '')
+      return (
+        path
+          .split('/', 3)
+          .join('/')
+          .replace(/[:{?].*$/, '')
+          // A parameter in the second segment (`/model/{model}/invoke`) leaves the first alone.
+          .replace(/\/$/, '')
+      )
     }),
     ...DIALECTS.flatMap((dialect) => (dialect.pathPrefix === undefined ? [] : [dialect.pathPrefix])),
   ]),
+  // A route that starts with a parameter claims no prefix: it would claim every path.
+].filter((prefix) => prefix !== '')
+
+/** The API versions the served paths start with (`/v1`…): a base URL may miss one, or end in one a path repeats. */
+const VERSIONS: readonly string[] = [
+  ...new Set(SERVED.map((entry) => /^\S+ (\/v\d+[a-z]*)(?:\/|$)/.exec(entry)?.[1]).filter((version) => version !== undefined)),
 ]
 
-/** A base URL ending in the version and a path starting with it again (`/v1/v1/chat/completions`). */
-const DOUBLED_VERSION = /^\/v1(?:beta)?\/v1(?:beta)?(?:\/|$)/
+/** Whether `path` starts with one version and then another (`/v1/v1/chat/completions`). */
+function doublesVersion(path: string): boolean {
+  for (const first of VERSIONS) {
+    if (!path.startsWith(first) || path[first.length] !== '/') continue
+    const rest = path.slice(first.length)
+    for (const second of VERSIONS)
+      if (rest.startsWith(second) && (rest.length === second.length || rest[second.length] === '/')) return true
+  }
+  return false
+}
 
 /** Whether `path` lies under one of the gateway's own route prefixes, or doubles the version. */
 export function underOwnPrefix(path: string): boolean {
-  if (DOUBLED_VERSION.test(path)) return true
+  if (doublesVersion(path)) return true
   for (const prefix of OWN_PREFIXES) {
     if (path.startsWith(prefix) && (path.length === prefix.length || path[prefix.length] === '/' || path[prefix.length] === ':'))
       return true
@@ -130,8 +158,8 @@ export function underOwnPrefix(path: string): boolean {
 /** The message of a 404 for a path the gateway does not serve: the path, what is served, and the likely mistake. */
 export function unknownPathMessage(method: string, path: string): string {
   let hint = ''
-  if (routeOf(method, `/v1${path}`) || routeOf(method, `/v1beta${path}`)) hint = ' Is the base URL missing /v1?'
-  else if (DOUBLED_VERSION.test(path)) hint = ' Does the base URL end in /v1 and the path start with it again?'
+  if (VERSIONS.some((version) => routeOf(method, `${version}${path}`))) hint = ` Is the base URL missing ${VERSIONS[0]}?`
+  else if (doublesVersion(path)) hint = ' Does the base URL end in /v1 and the path start with it again?'
   return `Unknown path ${shown(path)}. This gateway serves ${SERVED.join(', ')}.${hint}`
 }
 
@@ -151,20 +179,38 @@ function notAllowed(call: Route): Route {
   return { kind: 'method_not_allowed', allow: 'POST', dialect: call.kind === 'call' ? call.route.dialect : undefined }
 }
 
-/** A model under `/v1/models/` or `/v1beta/models/` (a configured id may hold `/`; the method paths hold `:`). */
-const MODEL_PATH = /^\/v1(?:beta)?\/models\/([^:]+)$/
+/**
+ * The call a path with parameters names, whatever the request's method. Parameters are read raw (never
+ * percent-decoded): the model only ever selects a configured model, so `..`, `%2F` or `%3A` simply name none.
+ */
+function patternCall(path: string): Route | undefined {
+  for (const { pattern, route } of PATTERN_CALLS) {
+    const params = pattern.match(path)
+    if (params === undefined) continue
+    const model = params.model
+    return { kind: 'call', route, target: model === undefined ? undefined : { model, stream: route.streams === true }, params }
+  }
+  return undefined
+}
 
 /**
- * The call on a model that `path` names (`…/models/{model}:method`), whatever the request's method. The model is read
- * raw (never percent-decoded) and may hold `/` for configured ids such as `google/gemini-2.5-flash`, but not `:`; it
- * only ever selects a configured model, so `..`, `%2F` or `%3A` simply name none.
+ * One model under a model list (`{list}/{id}`, read only: a POST there is a mistyped call path, `%3A` for `:`). A
+ * configured id may hold `/`; one with `:` is a call's path, so none; SDKs percent-encode the id (`ft%3A…`).
  */
-function callOnAModel(path: string): Route | undefined {
-  for (const { before, after, route } of CALLS_ON_A_MODEL) {
-    if (!path.startsWith(before)) continue
-    const colon = path.indexOf(':', before.length)
-    if (colon <= before.length || path.length - colon !== after.length || !path.endsWith(after)) continue
-    return { kind: 'call', route, target: { model: path.slice(before.length, colon), stream: route.streams === true } }
+function modelUnder(method: string, path: string): Route | undefined {
+  if (method !== 'GET') return undefined
+  for (const list of MODEL_LISTS) {
+    if (!path.startsWith(list) || path[list.length] !== '/') continue
+    const raw = path.slice(list.length + 1)
+    if (raw === '' || raw.includes(':')) return undefined
+    let id: string
+    try {
+      id = decodeURIComponent(raw)
+    } catch {
+      // A malformed escape names no model.
+      id = raw
+    }
+    return { kind: 'model', id }
   }
   return undefined
 }
@@ -189,10 +235,8 @@ function routeOf(method: string, path: string): Route | undefined {
   // Model calls first: they are nearly every request.
   const fixed = FIXED_CALLS.get(path)
   if (fixed) return method === 'POST' ? fixed.POST : notAllowed(fixed.POST)
+  if (MODEL_LISTS.includes(path)) return byMethod(method, MODELS)
   switch (path) {
-    case '/v1/models':
-    case '/v1beta/models':
-      return byMethod(method, MODELS)
     case '/v1/health':
       return byMethod(method, { GET: { kind: 'health' } })
     case '/v1/recoveries':
@@ -221,21 +265,9 @@ function routeOf(method: string, path: string): Route | undefined {
   }
   const background = BACKGROUND_CALLS.length > 0 ? backgroundCall(method, path) : undefined
   if (background) return background
-  const onModel = callOnAModel(path)
-  if (onModel) return method === 'POST' ? onModel : notAllowed(onModel)
-  // Only a read names a model resource; a POST there is a mistyped generate path (`%3A` for `:`), so unknown.
-  const model = method === 'GET' ? MODEL_PATH.exec(path) : null
-  if (model) {
-    // SDKs percent-encode the id (`ft%3A…`, `google%2F…`); a malformed escape names no model.
-    let id: string
-    try {
-      id = decodeURIComponent(model[1] as string)
-    } catch {
-      id = model[1] as string
-    }
-    return { kind: 'model', id }
-  }
-  return undefined
+  const call = patternCall(path)
+  if (call) return method === 'POST' ? call : notAllowed(call)
+  return modelUnder(method, path)
 }
 
 /**

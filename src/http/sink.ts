@@ -1,9 +1,11 @@
 import type { ServerResponse } from 'node:http'
+import type { ClientFraming } from '../dialects/framing/framing.js'
+import { DEFAULT_FRAMING } from '../dialects/framing/index.js'
 import { endsEvent } from '../sse/write.js'
 import { ClientWrites } from './client-writes.js'
 import type { Deadline } from './deadlines.js'
 import { DeliveryWatch } from './delivery.js'
-import { KEEP_ALIVE_COMMENT, type QuietStream } from './keep-alive.js'
+import type { QuietStream } from './keep-alive.js'
 
 /** Status and headers of a response, as written to a client; the length of a whole body is added by the sink. */
 export interface ResponseHead {
@@ -50,10 +52,14 @@ export class ClientSink implements ResponseSink, QuietStream {
   /** Cuts a frozen client, so it cannot hold an answer indefinitely. */
   readonly #writes: ClientWrites | undefined
 
-  /** `writeDeadline`: how long the client may take none of the bytes waiting for it (`timeouts.clientWriteMs`). */
+  /**
+   * `writeDeadline`: how long the client may take none of the bytes waiting for it (`timeouts.clientWriteMs`);
+   * `framing`: the stream's, whose keep-alive a quiet stream gets.
+   */
   constructor(
     private readonly res: ServerResponse,
     writeDeadline?: Deadline,
+    private readonly framing: ClientFraming = DEFAULT_FRAMING,
   ) {
     this.watch = new DeliveryWatch(res)
     this.#writes = writeDeadline && new ClientWrites(res, writeDeadline)
@@ -160,7 +166,7 @@ export class ClientSink implements ResponseSink, QuietStream {
     } else if (this.#last && !endsEvent(this.#last)) return
     // A client that does not read gets nothing more queued: its bytes are still on their way.
     if (this.res.writableNeedDrain) return
-    this.write(KEEP_ALIVE_COMMENT)
+    this.write(this.framing.keepAlive)
   }
 
   /** The bytes written that the client has not taken yet. */

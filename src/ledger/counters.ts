@@ -44,9 +44,9 @@ export interface Counters {
   check(owner: string, limits: CounterLimits, reserve?: Reservation): Promise<CheckResult>
   /**
    * Adds a finished call's tokens and cost (nano-dollars) to the owner's windows; negative amounts give back what a
-   * reservation held beyond the call's use (a count never goes below 0).
+   * reservation held beyond the call's use (a count never goes below 0). Undefined when it took at once (in memory).
    */
-  charge(owner: string, tokens: number, cost: number): Promise<void>
+  charge(owner: string, tokens: number, cost: number): Promise<void> | undefined
   /** The owner's counts in the current windows. */
   usage(owner: string): Promise<OwnerUsage>
 }
@@ -119,11 +119,10 @@ export class MemoryCounters implements Counters {
     return Promise.resolve(result)
   }
 
-  charge(owner: string, tokens: number, cost: number): Promise<void> {
+  charge(owner: string, tokens: number, cost: number): undefined {
     const w = this.#current(owner, this.#now())
     w.tokens = Math.max(0, w.tokens + tokens)
     w.cost = Math.max(0, w.cost + cost)
-    return Promise.resolve()
   }
 
   usage(owner: string): Promise<OwnerUsage> {

@@ -30,7 +30,7 @@ export class DownFastCounters implements Counters {
   }
 
   charge(owner: string, tokens: number, cost: number): Promise<void> {
-    return this.#step(() => this.#inner.charge(owner, tokens, cost))
+    return this.#step(async () => this.#inner.charge(owner, tokens, cost))
   }
 
   usage(owner: string): Promise<OwnerUsage> {

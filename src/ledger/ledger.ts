@@ -61,7 +61,9 @@ export class Ledger {
    * the call's end, or undefined when the owner has no limits; rejects with the 429 (or, failing closed, the 503).
    */
   async admit(owner: string, reserve: Reservation = NO_RESERVATION): Promise<LedgerEntry | undefined> {
-    const limits = await this.#limitsOf(owner)
+    const found = this.#limitsOf(owner)
+    // Fixed limits, or a function that answered at once: no promise turn spent on them.
+    const limits = found instanceof Promise ? await found : found
     if (limits === undefined) return undefined
     let result: CheckResult
     try {
@@ -88,7 +90,10 @@ export class Ledger {
 
   #add(entry: LedgerEntry, tokens: number, cost: number): void {
     if (tokens === 0 && cost === 0) return
-    const charged = this.#counters.charge(entry.owner, tokens, cost).catch((error: unknown) => this.#warn('charge', error))
+    const sent = this.#counters.charge(entry.owner, tokens, cost)
+    // Counted at once (in memory): nothing to wait for or to warn of.
+    if (sent === undefined) return
+    const charged = sent.catch((error: unknown) => this.#warn('charge', error))
     this.#pending.add(charged)
     void charged.finally(() => this.#pending.delete(charged))
   }

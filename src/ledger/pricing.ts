@@ -14,6 +14,8 @@ export interface NanoPrices {
   cacheWrite: bigint
   output: bigint
   reasoning: bigint
+  /** The same prices as numbers (input, cachedInput, cacheWrite, output, reasoning), for the exact fast path of `costOf`. */
+  numbers: readonly [number, number, number, number, number]
 }
 
 const PRICE_KEYS = ['input', 'cachedInput', 'cacheWrite', 'output', 'reasoning'] as const
@@ -66,13 +68,11 @@ export function resolvePricing(raw: unknown, modelIds: ReadonlySet<string>): Res
       unoffered.push(model)
       continue
     }
-    prices.set(model, {
-      input,
-      cachedInput: optional('cachedInput', input),
-      cacheWrite: optional('cacheWrite', input),
-      output,
-      reasoning: optional('reasoning', output),
-    })
+    const cachedInput = optional('cachedInput', input)
+    const cacheWrite = optional('cacheWrite', input)
+    const reasoning = optional('reasoning', output)
+    const numbers = [input, cachedInput, cacheWrite, output, reasoning].map(Number) as unknown as NanoPrices['numbers']
+    prices.set(model, { input, cachedInput, cacheWrite, output, reasoning, numbers })
   }
   return { prices, unoffered }
 }
@@ -97,6 +97,17 @@ export function unofferedPrices(unoffered: readonly string[], modelIds: Iterable
  * `input`; reasoning tokens at `reasoning`, the rest of the output at `output`.
  */
 export function costOf(prices: NanoPrices, usage: TokenCounts): number {
+  // Whole numbers below 2^53 add and multiply exactly as doubles: a usual call is priced without a BigInt.
+  const [input, cachedInput, cacheWrite, output, reasoningPrice] = prices.numbers
+  const exact =
+    Math.max(0, usage.input_tokens - usage.cached_input_tokens - usage.cache_write_tokens) * input +
+    usage.cached_input_tokens * cachedInput +
+    usage.cache_write_tokens * cacheWrite +
+    Math.max(0, usage.output_tokens - usage.reasoning_tokens) * output +
+    usage.reasoning_tokens * reasoningPrice
+  // Every term is at most the sum, so a whole sum within the safe range had every product and partial sum exact.
+  const rounded = exact + 500_000
+  if (Number.isSafeInteger(rounded)) return (rounded - (rounded % 1_000_000)) / 1_000_000
   const cached = BigInt(usage.cached_input_tokens)
   const written = BigInt(usage.cache_write_tokens)
   const reasoning = BigInt(usage.reasoning_tokens)

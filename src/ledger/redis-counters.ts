@@ -10,10 +10,12 @@ import type { OwnerUsage } from '../types.js'
 import { type CheckResult, type CounterLimits, type Counters, type LimitName, NO_RESERVATION, type Reservation } from './counters.js'
 
 /**
- * ARGV[1] is the step. `check` (ARGV[2..4]: request, token and nano-dollar limits, -1 for none) first adds the
- * charges folded into it (ARGV[5..6]: tokens, nano-dollars), then counts a request and adds the call's reservation
- * (ARGV[7..8]) unless a limit is reached; it answers the counts it checked, before the reservation. `charge`
- * (ARGV[2..3]: tokens, nano-dollars, negative to give back a reservation) adds calls' usage; `read` changes
+ * ARGV[1] is the step. `check` first adds the charges folded into it (ARGV[2..3]: tokens, nano-dollars), then takes
+ * one or more checks of this owner in order, five arguments each: request, token and nano-dollar limits (-1 for
+ * none), and the call's reservation (tokens, nano-dollars). A check counts a request and adds its reservation unless
+ * a limit is reached, and the next check sees it: the same as that many steps run one after another. It answers four
+ * members per check (what was reached, and the counts it checked, before its reservation), then the windows' resets.
+ * `charge` (ARGV[2..3]: tokens, nano-dollars, negative to give back a reservation) adds calls' usage; `read` changes
  * nothing. A count never goes below 0. Every amount is a whole number within the bounds the ledger takes, so
  * HINCRBY never refuses one halfway through a step.
  */
@@ -39,26 +41,39 @@ local function add(field, by, count)
   if n < 0 then redis.call('HSET', key, field, 0); n = 0 end
   return n
 end
-local over = ''
+tokens = add('t', ARGV[2], tokens)
+cost = add('c', ARGV[3], cost)
+local out = {}
 if step == 'check' then
-  tokens = add('t', ARGV[5], tokens)
-  cost = add('c', ARGV[6], cost)
-  local rpm, tpm, cpd = tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
-  if cpd >= 0 and cost >= cpd then over = 'cost'
-  elseif rpm >= 0 and requests >= rpm then over = 'requests'
-  elseif tpm >= 0 and tokens >= tpm then over = 'tokens' end
-  if over == '' then
-    requests = redis.call('HINCRBY', key, 'r', 1)
-    add('t', ARGV[7], tokens)
-    add('c', ARGV[8], cost)
+  local counted, held, heldCost = 0, 0, 0
+  for i = 4, #ARGV, 5 do
+    local rpm, tpm, cpd = tonumber(ARGV[i]), tonumber(ARGV[i + 1]), tonumber(ARGV[i + 2])
+    local over = ''
+    if cpd >= 0 and cost >= cpd then over = 'cost'
+    elseif rpm >= 0 and requests >= rpm then over = 'requests'
+    elseif tpm >= 0 and tokens >= tpm then over = 'tokens' end
+    if over == '' then requests = requests + 1; counted = counted + 1 end
+    out[#out + 1] = over
+    out[#out + 1] = requests
+    out[#out + 1] = tokens
+    out[#out + 1] = cost
+    if over == '' then
+      local t, c = tonumber(ARGV[i + 3]), tonumber(ARGV[i + 4])
+      tokens = tokens + t; held = held + t
+      cost = cost + c; heldCost = heldCost + c
+    end
   end
+  if counted > 0 then redis.call('HINCRBY', key, 'r', counted) end
+  if held > 0 then redis.call('HINCRBY', key, 't', string.format('%.0f', held)) end
+  if heldCost > 0 then redis.call('HINCRBY', key, 'c', string.format('%.0f', heldCost)) end
 else
-  tokens = add('t', ARGV[2], tokens)
-  cost = add('c', ARGV[3], cost)
+  out = {'', requests, tokens, cost}
 end
 local dayLeft = 86400000 - ms % 86400000
 redis.call('PEXPIRE', key, dayLeft + 60000)
-return {over, requests, tokens, cost, 60000 - ms % 60000, dayLeft}
+out[#out + 1] = 60000 - ms % 60000
+out[#out + 1] = dayLeft
+return out
 `
 
 const SCRIPT_SHA = createHash('sha1').update(LEDGER_SCRIPT).digest('hex')
@@ -78,6 +93,9 @@ const CHARGE_HOLD_MS = 20
 /** The longest a limit step waits for Redis: a call must not hang on a store that stopped answering. */
 const STEP_TIMEOUT_MS = 2000
 
+/** The most checks of one owner one step carries; more wait for the next step. */
+const MAX_CHECKS_PER_STEP = 128
+
 /** Charges of one owner not yet sent: folded into its next check, or sent together once held long enough. */
 interface Unsent {
   tokens: number
@@ -86,14 +104,26 @@ interface Unsent {
   landed: Array<{ resolve: () => void; reject: (error: unknown) => void }>
 }
 
+/** A check waiting for its step's answer. */
+interface Waiting {
+  limits: CounterLimits
+  reserve: Reservation
+  resolve: (result: CheckResult) => void
+  reject: (error: unknown) => void
+}
+
 /**
- * The counters kept in the Redis behind a Keyv on @keyv/redis. Charges are not sent one by one: those of one owner
- * are summed, and ride on that owner's next check when one comes within `CHARGE_HOLD_MS`, else go as one `charge`
- * step. A busy owner's calls then pay about one round trip each, not two.
+ * The counters kept in the Redis behind a Keyv on @keyv/redis. One owner has at most one check step in flight:
+ * checks that come meanwhile wait and go together in its next step, which the script runs one after another (so a
+ * busy owner's calls share round trips and script runs, and a lone call waits for nothing). Charges are not sent
+ * one by one either: those of one owner are summed, and ride on that owner's next check when one comes within
+ * `CHARGE_HOLD_MS`, else go as one `charge` step.
  */
 export class RedisCounters implements Counters {
   readonly #link: RedisLink
   readonly #unsent = new Map<string, Unsent>()
+  /** Per owner with a check step in flight: the checks waiting for the next one. */
+  readonly #waiting = new Map<string, Waiting[]>()
   #flushing = false
 
   constructor(keyv: Keyv, onError: (error: unknown) => void) {
@@ -120,26 +150,65 @@ export class RedisCounters implements Counters {
     })
   }
 
-  async check(owner: string, limits: CounterLimits, reserve: Reservation = NO_RESERVATION): Promise<CheckResult> {
+  check(owner: string, limits: CounterLimits, reserve: Reservation = NO_RESERVATION): Promise<CheckResult> {
+    return new Promise((resolve, reject) => {
+      const one: Waiting = { limits, reserve, resolve, reject }
+      const waiting = this.#waiting.get(owner)
+      if (waiting) waiting.push(one)
+      else this.#sendChecks(owner, [one])
+    })
+  }
+
+  /** Sends one step of the owner's checks (with its charges held back); the checks that came meanwhile go next. */
+  #sendChecks(owner: string, checks: Waiting[]): void {
+    this.#waiting.set(owner, [])
     const folded = this.#unsent.get(owner)
     if (folded) this.#unsent.delete(owner)
-    const args = ['check', String(limits.requests), String(limits.tokens), String(limits.cost)]
-    args.push(String(folded?.tokens ?? 0), String(folded?.cost ?? 0), String(reserve.tokens), String(reserve.cost))
-    let reply: unknown[]
-    try {
-      reply = await this.#run(owner, args)
-    } catch (error) {
-      if (folded) settle(folded, error)
-      throw error
+    const args = ['check', String(folded?.tokens ?? 0), String(folded?.cost ?? 0)]
+    for (const { limits, reserve } of checks) {
+      args.push(String(limits.requests), String(limits.tokens), String(limits.cost), String(reserve.tokens), String(reserve.cost))
     }
-    if (folded) settle(folded, undefined)
-    const usage = usageOf(reply)
-    return {
-      over: (reply[0] === '' ? undefined : reply[0]) as LimitName | undefined,
-      ...usage,
-      minuteResetMs: Number(reply[4]),
-      dayResetMs: Number(reply[5]),
+    this.#run(owner, args).then(
+      (reply) => {
+        if (folded) settle(folded, undefined)
+        const minuteResetMs = Number(reply[reply.length - 2])
+        const dayResetMs = Number(reply[reply.length - 1])
+        checks.forEach((one, i) => {
+          const at = i * 4
+          one.resolve({
+            over: (reply[at] === '' ? undefined : reply[at]) as LimitName | undefined,
+            requests: Number(reply[at + 1]),
+            tokens: Number(reply[at + 2]),
+            cost: Number(reply[at + 3]),
+            minuteResetMs,
+            dayResetMs,
+          })
+        })
+        this.#next(owner, undefined)
+      },
+      (error: unknown) => {
+        if (folded) settle(folded, error)
+        for (const one of checks) one.reject(error)
+        // Those that waited on the same store are told at once, not sent to wait for it again.
+        this.#next(owner, error)
+      },
+    )
+  }
+
+  #next(owner: string, error: unknown): void {
+    const waiting = this.#waiting.get(owner) ?? []
+    if (waiting.length === 0) {
+      this.#waiting.delete(owner)
+      return
     }
+    if (error !== undefined) {
+      this.#waiting.delete(owner)
+      for (const one of waiting) one.reject(error)
+      return
+    }
+    const rest = waiting.splice(MAX_CHECKS_PER_STEP)
+    this.#sendChecks(owner, waiting)
+    if (rest.length > 0) this.#waiting.get(owner)?.push(...rest)
   }
 
   charge(owner: string, tokens: number, cost: number): Promise<void> {

@@ -4,7 +4,7 @@
 import type { ServerResponse } from 'node:http'
 import { isObject } from '../json/value.js'
 import { blocksText, fieldProblem, promptTokens, sendAnthropicError } from './anthropic.js'
-import { type State, send, stream } from './respond.js'
+import { type State, type StreamWriter, send, stream } from './respond.js'
 import { imageNote, sampleOf, toolArguments, toolReply } from './schema.js'
 import { chunkCount, controlledText, JSON_TYPE, type JsonObject, splitText, tokens } from './shared.js'
 
@@ -101,13 +101,14 @@ export function answerMessages(
   res: ServerResponse,
   st: State,
   nextSeq: () => number,
+  writeStream: StreamWriter = stream,
 ): void {
   const problem = messagesProblem(body, version)
   if (problem !== undefined || !isMessagesRequest(body)) {
     sendAnthropicError(res, st, 400, problem ?? 'max_tokens: Input should be a valid integer')
     return
   }
-  anthropicMessage(body, ctl, res, st, nextSeq())
+  anthropicMessage(body, ctl, res, st, nextSeq(), writeStream)
 }
 
 /** Image blocks in a message content. */
@@ -183,7 +184,14 @@ function deltasOf(block: JsonObject, ctl: JsonObject): JsonObject[] {
 /** One server-sent event: the Anthropic SDK reads only events with an `event:` line naming the payload's type. */
 const sseEvent = (data: JsonObject): string => `event: ${String(data.type)}\ndata: ${JSON.stringify(data)}\n\n`
 
-function anthropicMessage(body: MessagesRequest, ctl: JsonObject, res: ServerResponse, st: State, seq: number): void {
+function anthropicMessage(
+  body: MessagesRequest,
+  ctl: JsonObject,
+  res: ServerResponse,
+  st: State,
+  seq: number,
+  writeStream: StreamWriter,
+): void {
   const id = `msg_mock_${seq}`
   const model = body.model
   let lastUser = ''
@@ -251,5 +259,5 @@ function anthropicMessage(body: MessagesRequest, ctl: JsonObject, res: ServerRes
   const { cache_creation: _split, service_tier: _tier, ...cumulative } = usage
   frames.push(sseEvent({ type: 'message_delta', delta: { stop_reason: stopReason, stop_sequence: stopSequence }, usage: cumulative }))
   frames.push(sseEvent({ type: 'message_stop' }))
-  stream(res, st, SSE_TYPE, frames, ctl)
+  writeStream(res, st, SSE_TYPE, frames, ctl)
 }

@@ -1,6 +1,7 @@
 // The Gemini generate-content wire format: routes, key errors, replies, and both stream framings.
 
 import type { ServerResponse } from 'node:http'
+import { GOOGLE_RPC_CODES } from '../dialects/gemini/status.js'
 import { isObject } from '../json/value.js'
 import { type State, send, stream } from './respond.js'
 import { imageNote, sampleOf, toolArguments, toolReply } from './schema.js'
@@ -15,20 +16,6 @@ export const GEMINI_JSON_TYPE = 'application/json; charset=UTF-8'
 export const GEMINI_PATH =
   /^\/v1beta\/models\/([^/:]+):(generateContent|streamGenerateContent|embedContent|batchEmbedContents|countTokens)$/
 
-const GOOGLE_STATUS: Record<number, string> = {
-  400: 'INVALID_ARGUMENT',
-  401: 'UNAUTHENTICATED',
-  403: 'PERMISSION_DENIED',
-  404: 'NOT_FOUND',
-  409: 'ABORTED',
-  429: 'RESOURCE_EXHAUSTED',
-  499: 'CANCELLED',
-  500: 'INTERNAL',
-  501: 'NOT_IMPLEMENTED',
-  503: 'UNAVAILABLE',
-  504: 'DEADLINE_EXCEEDED',
-}
-
 /** One violation of a request's fields, as Google's `BadRequest` details list them. */
 export interface Violation {
   field?: string
@@ -36,7 +23,7 @@ export interface Violation {
 }
 
 function googleError(status: number, message: string) {
-  return { error: { code: status, message, status: GOOGLE_STATUS[status] ?? (status >= 500 ? 'INTERNAL' : 'FAILED_PRECONDITION') } }
+  return { error: { code: status, message, status: GOOGLE_RPC_CODES[status] ?? (status >= 500 ? 'INTERNAL' : 'FAILED_PRECONDITION') } }
 }
 
 /** Body Google answers a request without any key with. */

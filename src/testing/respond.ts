@@ -62,14 +62,20 @@ export function after(st: State, ms: number, fn: () => void): void {
 }
 
 /** Write `frames` one by one (honouring backpressure and `frameDelay`), then end. */
-function pump(res: ServerResponse, st: State, frames: string[], frameDelay: number, destroyAfter: number | undefined): void {
+function pump(
+  res: ServerResponse,
+  st: State,
+  frames: readonly (string | Buffer)[],
+  frameDelay: number,
+  destroyAfter: number | undefined,
+): void {
   let i = 0
   const step = () => {
     st.timer = null
     while (i < frames.length) {
       if (st.closed) return
       const frame = frames[i++] ?? ''
-      if (st.recorded) st.recorded.response += frame
+      if (st.recorded) st.recorded.response += typeof frame === 'string' ? frame : frame.toString('latin1')
       if (destroyAfter !== undefined && i >= destroyAfter) {
         st.selfDestroyed = true
         res.write(frame, () => res.socket?.destroy())
@@ -91,8 +97,14 @@ function pump(res: ServerResponse, st: State, frames: string[], frameDelay: numb
   step()
 }
 
-/** Answer 200 with `frames` streamed as `mock.first_frame_delay_ms`, `mock.chunk_delay_ms` and `mock.destroy_after_frames` say. */
-export function stream(res: ServerResponse, st: State, type: string, frames: string[], ctl: JsonObject): void {
+/** Writes a stream's frames: `stream` below, or a cloud's framing of the same events (Bedrock's event streams). */
+export type StreamWriter = (res: ServerResponse, st: State, type: string, frames: string[], ctl: JsonObject) => void
+
+/**
+ * Answer 200 with `frames` streamed as `mock.first_frame_delay_ms`, `mock.chunk_delay_ms` and `mock.destroy_after_frames`
+ * say; binary frames (an event stream's) are written as they are.
+ */
+export function stream(res: ServerResponse, st: State, type: string, frames: readonly (string | Buffer)[], ctl: JsonObject): void {
   const h: Record<string, string> = { 'content-type': type, 'cache-control': 'no-cache' }
   if (st.headers) Object.assign(h, st.headers)
   res.writeHead(200, h)

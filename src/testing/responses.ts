@@ -227,23 +227,35 @@ function respond(body: ResponsesRequest, ctl: JsonObject, res: ServerResponse, s
         }
       : { id: `msg_mock_${seq}`, type: 'message', status: 'completed', content: [textPart(answer.content)], role: 'assistant' }
   const response = skeleton(body, seq)
+  const thought = summaryItem(body, seq)
+  const outputItems = thought ? [thought, item] : [item]
   if (body.stream !== true) {
-    send(res, st, 200, JSON_TYPE, JSON.stringify({ ...response, status: 'completed', output: [item], usage }))
+    send(res, st, 200, JSON_TYPE, JSON.stringify({ ...response, status: 'completed', output: outputItems, usage }))
     return
   }
   let sequence = 0
   const event = (type: string, fields: JsonObject): string =>
     `event: ${type}\ndata: ${JSON.stringify({ type, sequence_number: sequence++, ...fields })}\n\n`
   const frames = [event('response.created', { response }), event('response.in_progress', { response })]
-  const where = { item_id: item.id, output_index: 0 }
+  if (thought) {
+    const at = { item_id: thought.id, output_index: 0, summary_index: 0 }
+    frames.push(event('response.output_item.added', { output_index: 0, item: { ...thought, summary: [] } }))
+    frames.push(event('response.reasoning_summary_part.added', { ...at, part: { type: 'summary_text', text: '' } }))
+    for (const delta of splitText(SUMMARY, 2)) frames.push(event('response.reasoning_summary_text.delta', { ...at, delta }))
+    frames.push(event('response.reasoning_summary_text.done', { ...at, text: SUMMARY }))
+    frames.push(event('response.reasoning_summary_part.done', { ...at, part: { type: 'summary_text', text: SUMMARY } }))
+    frames.push(event('response.output_item.done', { output_index: 0, item: thought }))
+  }
+  const index = outputItems.length - 1
+  const where = { item_id: item.id, output_index: index }
   if ('call' in answer) {
-    frames.push(event('response.output_item.added', { output_index: 0, item: { ...item, status: 'in_progress', arguments: '' } }))
+    frames.push(event('response.output_item.added', { output_index: index, item: { ...item, status: 'in_progress', arguments: '' } }))
     for (const delta of splitText(answer.call.arguments, Math.max(1, chunkCount(ctl)))) {
       frames.push(event('response.function_call_arguments.delta', { ...where, delta }))
     }
     frames.push(event('response.function_call_arguments.done', { ...where, arguments: answer.call.arguments }))
   } else {
-    frames.push(event('response.output_item.added', { output_index: 0, item: { ...item, status: 'in_progress', content: [] } }))
+    frames.push(event('response.output_item.added', { output_index: index, item: { ...item, status: 'in_progress', content: [] } }))
     const part = { ...where, content_index: 0 }
     frames.push(event('response.content_part.added', { ...part, part: textPart('') }))
     for (const delta of splitText(answer.content, chunkCount(ctl)))
@@ -251,9 +263,28 @@ function respond(body: ResponsesRequest, ctl: JsonObject, res: ServerResponse, s
     frames.push(event('response.output_text.done', { ...part, text: answer.content, logprobs: [] }))
     frames.push(event('response.content_part.done', { ...part, part: textPart(answer.content) }))
   }
-  frames.push(event('response.output_item.done', { output_index: 0, item }))
-  frames.push(event('response.completed', { response: { ...response, status: 'completed', output: [item], usage } }))
+  frames.push(event('response.output_item.done', { output_index: index, item }))
+  frames.push(event('response.completed', { response: { ...response, status: 'completed', output: outputItems, usage } }))
   stream(res, st, SSE_TYPE, frames, ctl)
+}
+
+/** The reasoning summary the mock's model gives when a request asks for one. */
+export const SUMMARY = '**Answering as asked**\n\nThe user wants an answer; the mock upstream gives its usual one.'
+
+/**
+ * The reasoning item of an answer whose request asked for a summary (`reasoning.summary`), its encrypted content
+ * when the request includes it, as OpenAI's reasoning models answer; undefined when none was asked.
+ */
+function summaryItem(body: ResponsesRequest, seq: number) {
+  const summary = isObject(body.reasoning) ? body.reasoning.summary : undefined
+  if (summary !== 'auto' && summary !== 'concise' && summary !== 'detailed') return undefined
+  const encrypted = Array.isArray(body.include) && body.include.includes('reasoning.encrypted_content')
+  return {
+    id: `rs_mock_${seq}`,
+    type: 'reasoning',
+    summary: [{ type: 'summary_text', text: SUMMARY }],
+    ...(encrypted ? { encrypted_content: Buffer.from(`mock-encrypted-${seq}`).toString('base64') } : {}),
+  }
 }
 
 /** An `output_text` content part. */

@@ -1,6 +1,7 @@
 // The mock upstream's server: it routes, authenticates, records and applies the per-request controls (the `mock`
 // body field, see MockControls); the wire formats live in openai.ts, responses.ts, gemini.ts, gemini-methods.ts,
-// anthropic.ts and anthropic-messages.ts beside it. Node built-ins only; no logging on the hot path.
+// anthropic.ts and anthropic-messages.ts beside it, Bedrock's in bedrock*.ts (which alone use the @smithy packages,
+// for SigV4 and event streams). Node built-ins otherwise; no logging on the hot path.
 
 import http, { type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo, Socket } from 'node:net'
@@ -16,6 +17,7 @@ import {
 } from './anthropic.js'
 import { answerMessages } from './anthropic-messages.js'
 import { type AzureRoute, answerContentFilter, azureRoute } from './azure.js'
+import { answerBedrock, type BedrockContext, bedrockCall } from './bedrock.js'
 import {
   answerGenerate,
   GEMINI_JSON_TYPE,
@@ -56,6 +58,15 @@ export function startMockUpstream(options: MockUpstreamOptions = {}): Promise<Mo
   const sockets = new Set<Socket>()
   const steering = new Map<string, MockControls>()
   const vertex = createVertexMock(options.vertex ?? {}, () => mock.url)
+  const bedrockContext: BedrockContext = {
+    options,
+    nextSeq,
+    controls(text, body) {
+      let ctl: JsonObject = isObject(body.mock) ? body.mock : {}
+      for (const [marker, controls] of steering) if (text.includes(marker)) ctl = { ...controls, ...ctl }
+      return ctl
+    },
+  }
 
   function handle(req: IncomingMessage, res: ServerResponse, buf: Buffer): void {
     const method = req.method ?? 'GET'
@@ -97,6 +108,12 @@ export function startMockUpstream(options: MockUpstreamOptions = {}): Promise<Mo
       }
       azure = route
       pathname = route.path
+    }
+
+    const bedrock = bedrockCall(method, pathname)
+    if (bedrock !== undefined) {
+      answerBedrock(bedrock, { method, target, headers: req.headers, body: buf }, res, st, bedrockContext)
+      return
     }
 
     let family: 'openai' | 'gemini' | 'anthropic'

@@ -18,11 +18,31 @@ export interface MockUpstreamOptions {
   record?: boolean
   /** Vertex AI: its token endpoint's token lifetime and clock, and an express-mode key. */
   vertex?: VertexMockOptions
+  /** What the Bedrock routes (`/model/{id}/…`) accept; read on every request, so a test may rotate credentials. */
+  bedrock?: MockBedrockOptions
   /**
    * Azure OpenAI's paths (`/openai/v1/…`, `/openai/deployments/{deployment}/…?api-version=`): the `api-key` they take
    * (default `apiKey`) and the Entra ID tokens (Bearer) they accept (default none). @default undefined
    */
   azure?: AzureMockOptions
+}
+
+/** AWS credentials the mock's Bedrock routes verify SigV4 signatures with. */
+export interface MockAwsCredentials {
+  accessKeyId: string
+  secretAccessKey: string
+  /** Required as `x-amz-security-token` when set (temporary credentials). */
+  sessionToken?: string
+}
+
+/** What the mock's Bedrock routes accept. */
+export interface MockBedrockOptions {
+  /** Credentials whose signatures are accepted (default: `MOCK_AWS_CREDENTIALS`); change the array to rotate them. */
+  credentials?: MockAwsCredentials[]
+  /** Bedrock API keys accepted as `Authorization: Bearer` (default: `apiKey`, if set). */
+  apiKeys?: string[]
+  /** Added to the mock's clock when it checks a signature's time (AWS allows 5 minutes either way). @default 0 */
+  clockSkewMs?: number
 }
 
 /** A request as the mock received it, and what it answered. */
@@ -86,6 +106,14 @@ export interface MockControls {
   content_filter?: 'prompt' | 'completion'
   /** Gemini: the `thoughtSignature` of the function call part, as thinking models send it; Anthropic: the thinking block's `signature`. */
   thought_signature?: string
+  /** Bedrock: the error type (`x-amzn-errortype`) of `status` (default: the one Bedrock sends with that status). */
+  error_type?: string
+  /** Bedrock streams: after two frames, an exception of this type (`throttlingException`) ends the stream. */
+  stream_exception?: string
+  /** Bedrock streams: the second frame's message CRC is wrong. */
+  corrupt_frame?: boolean
+  /** Bedrock streams: after the first frame, a frame announcing this many bytes (and sending them). */
+  oversized_frame_bytes?: number
 }
 
 /** A running mock upstream. */

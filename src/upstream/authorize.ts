@@ -1,3 +1,4 @@
+import type { IncomingHttpHeaders } from 'node:http'
 import type { Readable } from 'node:stream'
 
 /** One upstream request as it goes on the wire, handed to its upstream's authorizer just before it is sent. */
@@ -29,3 +30,17 @@ export interface UpstreamAuthorizer {
  * relays, journals and keeps: every later stage works on SSE events, whatever the upstream's framing.
  */
 export type FramingReader = (body: Readable) => Readable
+
+/**
+ * Reads an upstream's error answers whose status and body do not say alone what went wrong (Bedrock's: the error's
+ * type in `x-amzn-errortype`, the body `{ message }`): they become the status and error body of the dialect whose
+ * answers its upstream gives, before any later stage reads them.
+ */
+export interface UpstreamErrorReader {
+  /** The status a client is answered with for an error answer of `status` with these headers. */
+  status(status: number, headers: IncomingHttpHeaders): number
+  /** The error body in the shape the upstream's answers are read in; `status` is the one `status` returned. */
+  body(status: number, headers: IncomingHttpHeaders, body: Buffer): Buffer
+  /** Why the upstream refused the gateway's credentials, for the operator's log: the upstream's reason, never a secret. */
+  cause(headers: IncomingHttpHeaders, body: Buffer): string | undefined
+}

@@ -3,6 +3,7 @@ import { Readable } from 'node:stream'
 import { type Dispatcher, util } from 'undici'
 import type { ByteBudget } from '../byte-budget.js'
 import type { ResolvedModel, UpstreamKey } from '../config/resolve.js'
+import { upstreamAccept } from '../dialects/framing/index.js'
 import { isGatewayError } from '../errors.js'
 import { joinedNow, joinInSlices } from '../http/join-chunks.js'
 import type { Operation } from '../types.js'
@@ -94,7 +95,7 @@ function upstreamHeaders(request: UpstreamRequest, key: UpstreamKey | undefined,
     'content-length',
     String(body.length),
     'accept',
-    request.stream ? 'text/event-stream' : 'application/json',
+    upstreamAccept(request.model.upstream.dialect.upstreamStreamAccept, request.stream),
   ]
   if (request.headers) headers.push(...request.headers)
   return headers
@@ -172,13 +173,15 @@ class WholeAnswer extends AnswerHandler {
 
   private answer(raw: Buffer): void {
     const headers = util.parseHeaders(this.rawHeaders) as IncomingHttpHeaders
-    const statusCode = this.statusCode
+    const errors = this.statusCode >= 300 ? this.served.model.upstream.dialect.upstreamErrors : undefined
+    const statusCode = errors ? errors.status(this.statusCode, headers) : this.statusCode
+    const read = (body: Buffer) => (errors ? errors.body(statusCode, headers, body) : body)
     if (headers['content-encoding'] === undefined) {
-      this.resolve({ statusCode, headers, body: raw, served: this.served })
+      this.resolve({ statusCode, headers, body: read(raw), served: this.served })
       return
     }
     decodedWhole(raw, headers['content-encoding'], this.limit, this.decodeBudget).then(
-      (body) => this.resolve({ statusCode, headers, body, served: this.served }),
+      (body) => this.resolve({ statusCode, headers, body: read(body), served: this.served }),
       (error: { code?: unknown }) => this.onError(error.code === 'ERR_BUFFER_TOO_LARGE' ? upstreamTooLarge(this.limit) : error),
     )
   }
@@ -229,6 +232,17 @@ class StreamedAnswer extends AnswerHandler {
     const encoding = headers['content-encoding']
     try {
       const decoded = encoding === undefined ? body : decodedBody(body, encoding)
+      const errors = statusCode >= 300 ? this.served.model.upstream.dialect.upstreamErrors : undefined
+      if (errors) {
+        const status = errors.status(statusCode, headers)
+        this.resolve({
+          statusCode: status,
+          headers,
+          body: errorBody(decoded, (bytes) => errors.body(status, headers, bytes)),
+          served: this.served,
+        })
+        return true
+      }
       const framed = this.framing !== undefined && statusCode < 300 ? this.framing(decoded) : decoded
       this.resolve({ statusCode, headers, body: framed, served: this.served })
     } catch (error) {
@@ -261,6 +275,24 @@ class StreamedAnswer extends AnswerHandler {
 
 const ignore = () => {}
 
+/** The most bytes of an error answer read to rewrite it (`upstreamErrors`): error bodies are a line or two. */
+const ERROR_BODY_LIMIT = 64 * 1024
+
+/** An error answer's stream, read whole (up to `ERROR_BODY_LIMIT`, the rest dropped) and given back rewritten. */
+function errorBody(body: Readable, rewrite: (bytes: Buffer) => Buffer): Readable {
+  async function* read() {
+    const chunks: Buffer[] = []
+    let size = 0
+    for await (const chunk of body) {
+      if (size >= ERROR_BODY_LIMIT) continue
+      chunks.push(chunk as Buffer)
+      size += (chunk as Buffer).length
+    }
+    yield rewrite(Buffer.concat(chunks, size).subarray(0, ERROR_BODY_LIMIT))
+  }
+  return Readable.from(read(), { objectMode: false })
+}
+
 /**
  * The innermost `Send`: one POST through the gateway's agent, errors mapped to GatewayErrors. `decodeBudget` bounds
  * the bytes of compressed whole answers being decoded at once, all calls together.
@@ -287,7 +319,7 @@ export function createSend(dispatcher: Dispatcher, decodeBudget: ByteBudget): Se
       body,
     }
     const limit = request.wholeBodyLimit
-    const framing = request.stream ? upstream.dialect.upstreamFraming?.(request.operation) : undefined
+    const framing = request.stream ? upstream.dialect.upstreamFraming?.(request.operation, upstream.dialectOptions) : undefined
     // An upstream with a dispatcher of its own (a proxy for that one) takes it; the rest share the gateway's.
     const through = upstream.dispatcher ?? dispatcher
     const dispatch = (resolve: (response: UpstreamResponse) => void, reject: (error: unknown) => void) => {

@@ -62,7 +62,7 @@ export class SocketSessions {
       refuse(new GatewayError('internal_error', 'The gateway failed to handle this request.'))
     }
     try {
-      const presented = this.#authenticate(match.dialect.clientKey(req.headers, match.query), req)
+      const presented = this.#authenticate(match.dialect.clientKey(req.headers, match.query), req, match.dialect)
       if (typeof presented === 'string') accept(presented)
       else presented.then(accept, failed)
     } catch (error) {

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createGateway } from '../../src/gateway.js'
 import { type MockUpstream, startMockUpstream } from '../../src/testing/index.js'
 import { VERCEL_ANTHROPIC_LEGS, CLAUDE_MODEL as VERCEL_MODEL } from '../support/anthropic-sdks.js'
+import { upstreamsOnOneMock } from '../support/every-dialect.js'
 import { KEY_A, UPSTREAM_KEY } from '../support/fixture.js'
 import { call } from '../support/http.js'
 import { NODE_KINDS } from '../support/servers.js'
@@ -21,18 +22,14 @@ let gw: { url: string; close(): Promise<void> }
 beforeAll(async () => {
   mock = await startMockUpstream({ apiKey: UPSTREAM_KEY })
   const gateway = createGateway({
-    upstreams: {
-      claude: { type: 'anthropic', baseUrl: mock.url, apiKey: UPSTREAM_KEY },
-      mock: { type: 'openai', baseUrl: `${mock.url}/v1`, apiKey: UPSTREAM_KEY },
-      gem: { type: 'gemini', baseUrl: mock.url, apiKey: UPSTREAM_KEY },
-    },
+    upstreams: upstreamsOnOneMock(mock.url, UPSTREAM_KEY),
     models: [
-      { id: CLAUDE, upstream: 'claude', created: 1760486400, contextWindow: 200_000, maxOutputTokens: 64_000 },
-      { id: BARE, upstream: 'claude' },
-      { id: 'gpt-4o-mini', upstream: 'mock', contextWindow: 128_000 },
-      { id: 'gemini-2.5-flash', upstream: 'gem' },
+      { id: CLAUDE, upstream: 'anthropic', created: 1760486400, contextWindow: 200_000, maxOutputTokens: 64_000 },
+      { id: BARE, upstream: 'anthropic' },
+      { id: 'gpt-4o-mini', upstream: 'openai', contextWindow: 128_000 },
+      { id: 'gemini-2.5-flash', upstream: 'gemini' },
       // The Claude model the Vercel legs ask for, served by the OpenAI side: its answers are translated.
-      { id: VERCEL_MODEL, upstream: 'mock', upstreamModel: 'gpt-4o-mini' },
+      { id: VERCEL_MODEL, upstream: 'openai', upstreamModel: 'gpt-4o-mini' },
     ],
     auth: { apiKeys: [KEY_A] },
     logger: { warn() {}, error() {} },

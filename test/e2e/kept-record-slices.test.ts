@@ -8,6 +8,7 @@ import type { CallPlan } from '../../src/translate/index.js'
 import type { Operation, RecoveryRecord } from '../../src/types.js'
 import { chatBody, geminiBody } from '../support/bodies.js'
 import { collectingGateway } from '../support/collecting-gateway.js'
+import { upstreamsOnOneMock } from '../support/every-dialect.js'
 import { bearer, KEY_A, UPSTREAM_KEY } from '../support/fixture.js'
 import { call } from '../support/http.js'
 import { rawClient } from '../support/raw-client.js'
@@ -60,15 +61,11 @@ beforeAll(async () => {
   // Records nothing itself: it would hold every stream it sent.
   mock = await startMockUpstream({ apiKey: UPSTREAM_KEY, record: false })
   const { gateway } = collectingGateway({
-    upstreams: {
-      gpt: { type: 'openai', baseUrl: `${mock.url}/v1`, apiKey: UPSTREAM_KEY },
-      gem: { type: 'gemini', baseUrl: mock.url, apiKey: UPSTREAM_KEY },
-      claude: { type: 'anthropic', baseUrl: mock.url, apiKey: UPSTREAM_KEY },
-    },
+    upstreams: upstreamsOnOneMock(mock.url, UPSTREAM_KEY),
     models: [
-      { id: 'gpt-4o-mini', upstream: 'gpt' },
-      { id: 'gemini-2.5-flash', upstream: 'gem' },
-      { id: 'claude-sonnet-4-5', upstream: 'claude' },
+      { id: 'gpt-4o-mini', upstream: 'openai' },
+      { id: 'gemini-2.5-flash', upstream: 'gemini' },
+      { id: 'claude-sonnet-4-5', upstream: 'anthropic' },
     ],
     // Room for one record of a 30 MB stream: its answer and its events, each counted twice (UTF-16).
     recovery: { streams: 'finish', maxMemoryBytes: 1024 * MiB, maxBytesPerOwner: 512 * MiB },

@@ -129,6 +129,8 @@ describeWithPrograms('limits on a Redis of their own', ['redis-server'], 'instal
     await limited.gateway.status()
     await send(limited, CHAT) // loads the script (EVALSHA answered NOSCRIPT, then EVAL) on a Redis that had not seen it
     await eventually(() => limited.usage.length === 1)
+    // Its charge sent now: held back, it would land after the count below on a slow machine.
+    await limited.gateway.usage(OWNER_A)
     before = await commandCounts(admin)
     for (const d of DIALECTS) expect((await send(limited, d)).status).toBe(200)
     await eventually(() => limited.usage.length === 1 + DIALECTS.length)
@@ -161,6 +163,25 @@ describeWithPrograms('limits on a Redis of their own', ['redis-server'], 'instal
     expect(check).toMatchObject({ over: 'tokens', tokens: 1100, cost: 10 })
     expect(changed(before, await commandCounts(admin)).evalsha).toBe(1)
     expect(await counters.usage('o')).toEqual({ requests: 1, tokens: 1100, cost: 10 })
+  })
+
+  it('checks of one owner that come while its step is out go together in the next: the limit holds exactly', async () => {
+    const counters = new RedisCounters(recommendedKeyv(`${RUN}-batch`, `redis://127.0.0.1:${port}`), () => {})
+    const limits = { requests: 30, tokens: 1000, cost: -1 }
+    await counters.check('warm', limits)
+    const before = await commandCounts(admin)
+    const checks = await Promise.all(Array.from({ length: 50 }, () => counters.check('o', limits, { tokens: 30, cost: 2 })))
+    const sent = changed(before, await commandCounts(admin)).evalsha ?? 0
+    // The first went alone, the other 49 waited for it and went in one step (at most 128 ride together).
+    expect(sent).toBe(2)
+    // Run in order, each seeing the reservations of those before it: the first 30 go, the rest reach the request limit.
+    const admitted = checks.filter((c) => c.over === undefined)
+    expect(admitted).toHaveLength(30)
+    expect(checks.slice(0, 30).every((c) => c.over === undefined)).toBe(true)
+    expect(checks.slice(30).map((c) => c.over)).toEqual(Array(20).fill('requests'))
+    expect(checks.map((c) => c.tokens).slice(0, 3)).toEqual([0, 30, 60])
+    expect(checks[29]).toMatchObject({ requests: 30, tokens: 870, cost: 58 })
+    expect(await counters.usage('o')).toEqual({ requests: 30, tokens: 900, cost: 60 })
   })
 
   for (const failClosed of [false, true]) {

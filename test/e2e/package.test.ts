@@ -93,7 +93,7 @@ describe('the built package', () => {
       createRecoveriesClient: 'function',
       RecoveriesError: 'function',
     },
-    'model-gateway/testing': { startMockUpstream: 'function' },
+    'model-gateway/testing': { MOCK_AWS_CREDENTIALS: 'object', startMockUpstream: 'function' },
   }
 
   it('imports every entry through the exports map as ESM', async () => {
@@ -130,9 +130,9 @@ describe('the built package', () => {
     expect(out).toEqual({ twoCopies: true, code: 'invalid_options', esmSeesCjs: true, cjsSeesEsm: true, lookalikes: [false, false, false] })
   })
 
-  it('the root and node entries load without express, koa or @opentelemetry/api, as ESM and as CJS', async () => {
-    // Resolving express, koa, @koa/* or @opentelemetry/* throws in the child, for `import` (a resolve hook) and `require` alike.
-    const blocked = String.raw`/^(express|koa)(\/|$)|^@koa\/|^@opentelemetry\//`
+  it('the root and node entries load without express, koa, @opentelemetry/api or the AWS credential chain, as ESM and as CJS', async () => {
+    // Resolving express, koa, @koa/*, @opentelemetry/* or @aws-sdk/* throws in the child, for `import` (a resolve hook) and `require` alike.
+    const blocked = String.raw`/^(express|koa)(\/|$)|^@koa\/|^@opentelemetry\/|^@aws-sdk\//`
     await writeFile(
       path.join(tmp, 'hooks.mjs'),
       `export async function resolve(s, c, next) { if (${blocked}.test(s)) throw new Error('blocked: ' + s); return next(s, c) }\n`,
@@ -174,6 +174,29 @@ describe('the built package', () => {
       flags,
     )
     expect(out).toEqual({ esm: [true, true], cjs: [true, true], frameworks: [] })
+
+    // A Bedrock upstream on the default chain without the optional peer installed: its first call is a 502, and the
+    // operator's log line names the package to install; the process goes on.
+    const missing = await child(
+      `import { createGateway } from 'model-gateway'
+       import { nodeHandler } from 'model-gateway/node'
+       import { startMockUpstream } from 'model-gateway/testing'
+       import http from 'node:http'
+       const mock = await startMockUpstream()
+       const lines = []
+       const logger = { warn: (...l) => lines.push(l), error: (...l) => lines.push(l) }
+       const gateway = createGateway({ upstreams: { aws: { type: 'bedrock', baseUrl: mock.url, region: 'us-east-1' } }, models: [{ id: 'c', upstream: 'aws', upstreamModel: 'anthropic.claude-3-haiku-20240307-v1:0' }], auth: { apiKeys: ['k'] }, logger })
+       const server = http.createServer(nodeHandler(gateway)).listen(0, '127.0.0.1')
+       await new Promise((r) => server.once('listening', r))
+       const res = await fetch('http://127.0.0.1:' + server.address().port + '/v1/messages', { method: 'POST', headers: { 'x-api-key': 'k', 'anthropic-version': '2023-06-01', 'content-type': 'application/json' }, body: JSON.stringify({ model: 'c', max_tokens: 5, messages: [{ role: 'user', content: 'x' }] }) })
+       const status = res.status
+       await res.text()
+       server.close(); await gateway.close(); await mock.close()
+       console.log(JSON.stringify({ status, log: JSON.stringify(lines) }))`,
+      flags,
+    )
+    expect(missing.status).toBe(502)
+    expect(missing.log).toContain('MISSING_PEER @aws-sdk/credential-providers')
   })
 
   it('the client entry is self-contained: no import or require in either build, so browsers and edge runtimes load it', async () => {

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createGateway, type Gateway } from '../../src/gateway.js'
 import type { GatewayOptions } from '../../src/types.js'
 import { EVENTS } from '../support/anthropic-upstream.js'
+import { upstreamsOnOneMock } from '../support/every-dialect.js'
 import { bearer, KEY_A } from '../support/fixture.js'
 import { call, type MountedServer, open } from '../support/http.js'
 import { type ScriptedUpstream, startScriptedUpstream } from '../support/scripted-upstream.js'
@@ -86,15 +87,11 @@ const CASES: StreamCase[] = [
 /** A gateway with a model of each dialect, all on one scripted upstream, hosted by a node:http server. */
 async function startChain(upstream: ScriptedUpstream, overrides: Partial<GatewayOptions> = {}) {
   const gateway: Gateway = createGateway({
-    upstreams: {
-      o: { type: 'openai', baseUrl: `${upstream.url}/v1` },
-      g: { type: 'gemini', baseUrl: upstream.url },
-      a: { type: 'anthropic', baseUrl: upstream.url },
-    },
+    upstreams: upstreamsOnOneMock(upstream.url),
     models: [
-      { id: 'gpt', upstream: 'o' },
-      { id: 'gem', upstream: 'g' },
-      { id: 'claude', upstream: 'a' },
+      { id: 'gpt', upstream: 'openai' },
+      { id: 'gem', upstream: 'gemini' },
+      { id: 'claude', upstream: 'anthropic' },
     ],
     auth: { apiKeys: [KEY_A] },
     logger: { info() {}, warn() {}, error() {} },

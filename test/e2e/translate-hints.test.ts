@@ -4,6 +4,7 @@ import { nodeHandler } from '../../adapters/node.js'
 import { createGateway } from '../../src/gateway.js'
 import { type MockUpstream, startMockUpstream } from '../../src/testing/index.js'
 import type { Gateway, GatewayOptions } from '../../src/types.js'
+import { upstreamsOnOneMock } from '../support/every-dialect.js'
 import { KEY_A, UPSTREAM_KEY } from '../support/fixture.js'
 import { call, listen, type MountedServer } from '../support/http.js'
 
@@ -18,10 +19,8 @@ let strict: string
 async function start(options: Partial<GatewayOptions>): Promise<string> {
   const gateway = createGateway({
     upstreams: {
-      openai: { type: 'openai', baseUrl: `${mock.url}/v1`, apiKey: UPSTREAM_KEY },
+      ...upstreamsOnOneMock(mock.url, UPSTREAM_KEY),
       responses: { type: 'openai', baseUrl: `${mock.url}/v1`, apiKey: UPSTREAM_KEY, api: 'responses' },
-      anthropic: { type: 'anthropic', baseUrl: mock.url, apiKey: UPSTREAM_KEY },
-      gemini: { type: 'gemini', baseUrl: mock.url, apiKey: UPSTREAM_KEY },
     },
     models: [
       { id: 'gpt-4o-mini', upstream: 'openai' },

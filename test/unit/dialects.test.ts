@@ -26,7 +26,7 @@ interface GoogleError {
 
 describe('dialect registry', () => {
   it('maps every configured type to its dialect and nothing else', () => {
-    expect(DIALECT_NAMES.map((name) => dialectNamed(name)?.name)).toEqual(['openai', 'gemini', 'anthropic', 'azure', 'vertex'])
+    expect(DIALECT_NAMES.map((name) => dialectNamed(name)?.name)).toEqual(['openai', 'gemini', 'anthropic', 'azure', 'vertex', 'bedrock'])
     expect(dialectNamed('mistral')).toBeUndefined()
     expect(dialectNamed('toString')).toBeUndefined()
     expect(dialectNamed(undefined)).toBeUndefined()

@@ -57,6 +57,22 @@ describe('prices in nano-dollars', () => {
     expect(costOf(apart, usage)).toBe(500 * 1000 + 300 * 100 + 200 * 1250 + 60 * 2000 + 40 * 3000)
   })
 
+  it('prices a call as numbers exactly as in BigInt, up to the largest counts and prices taken', () => {
+    // The sum as BigInt, rounded once: what the number path must give wherever it is taken.
+    const exact = (p: { input: number; output: number }, input: number, output: number) =>
+      Number((BigInt(input) * nanoDollars(p.input) + BigInt(output) * nanoDollars(p.output) + 500_000n) / 1_000_000n)
+    const cases: Array<[{ input: number; output: number }, number, number]> = [
+      [{ input: 0.15, output: 0.6 }, 12_345, 678],
+      [{ input: 3, output: 15 }, 100_000_000, 100_000_000],
+      [{ input: 1_000_000, output: 1_000_000 }, 100_000_000, 100_000_000],
+      [{ input: 1_000_000, output: 999_999.999999999 }, 4_503_599, 4_503_598],
+      [{ input: 0.000000001, output: 0.000000003 }, 1_499_999, 1],
+    ]
+    for (const [p, input, output] of cases) {
+      expect(costOf(priced(p), counts({ input_tokens: input, output_tokens: output }))).toBe(exact(p, input, output))
+    }
+  })
+
   it('costs nothing for no tokens', () => {
     expect(costOf(priced({ input: 5, output: 15 }), counts({}))).toBe(0)
   })

@@ -71,6 +71,12 @@ describe('what derives from the dialect registry', () => {
     }
   })
 
+  it('the token counts, free upstream and never kept, are the operations that count against no limit', () => {
+    const counts = MODEL_ROUTES.filter((route) => route.format.countsTokens === true).map((route) => route.format.operation)
+    expect(new Set(counts)).toEqual(new Set(['countTokens', 'messages.countTokens']))
+    for (const route of MODEL_ROUTES) if (route.format.countsTokens) expect(route.format.keepsRecords).toBe(false)
+  })
+
   it("CORS allows every dialect's client headers", () => {
     const cors = resolveCors({ origins: '*' })
     for (const dialect of DIALECTS) for (const header of dialect.clientHeaders) expect(cors?.allowHeaders.has(header)).toBe(true)

@@ -123,6 +123,8 @@ export const anthropic: Dialect = {
     { path: '/v1/messages', format: messages },
     { path: '/v1/messages/count_tokens', format: messagesCountTokens },
   ],
+  modelListPaths: ['/v1/models'],
+  keyHint: '`x-api-key` or `Authorization: Bearer <key>`',
   clientHeaders: ['x-api-key', 'anthropic-version', 'anthropic-beta', 'anthropic-dangerous-direct-browser-access'],
   // What the client asked of the API: its version and the betas it opted into (Claude Code's features need them).
   forwardedHeaders: ['anthropic-version', 'anthropic-beta'],

@@ -33,6 +33,7 @@ export const messagesCountTokens: OperationFormat = {
   modelInBody: true,
   readFields: new Set(['model', 'messages']),
   keepsRecords: false,
+  countsTokens: true,
   untranslated: 'token counts',
   read: (fields) => validateMessagesCountTokens(fields),
 }

@@ -82,6 +82,8 @@ export const gemini: Dialect = {
   upstreamsCalled: 'Gemini',
   routes: ROUTES,
   pathPrefix: '/v1beta',
+  modelListPaths: ['/v1beta/models'],
+  keyHint: '`x-goog-api-key`, `?key=` or `Authorization: Bearer <key>`',
   clientHeaders: ['x-goog-api-key', 'x-goog-api-client'],
   upstreamFormat: generateContentFormat,
   translatedOperation: 'generateContent',

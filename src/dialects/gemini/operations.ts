@@ -92,6 +92,7 @@ export const countTokens: OperationFormat = {
   ]),
   readFields: new Set(['contents', 'generateContentRequest', 'generate_content_request']),
   keepsRecords: false,
+  countsTokens: true,
   untranslated: 'token counts',
   read(fields, fromPath) {
     const target = fromPathOf(fromPath)

@@ -8,8 +8,11 @@ export interface GoogleStatus {
   status: string
 }
 
-/** The name google.rpc.Code gives each HTTP status it maps; of the names that share 400, 409 and 500, the most general. */
-const NAMED: Readonly<Record<number, string>> = {
+/**
+ * The name google.rpc.Code gives each HTTP status it maps; of the names that share 400, 409 and 500, the most general.
+ * The one table: the gateway's Google errors and the mock Gemini upstream's both read it.
+ */
+export const GOOGLE_RPC_CODES: Readonly<Record<number, string>> = {
   400: 'INVALID_ARGUMENT',
   401: 'UNAUTHENTICATED',
   403: 'PERMISSION_DENIED',
@@ -42,7 +45,7 @@ const NEAREST: Readonly<Record<number, GoogleStatus>> = {
 
 /** The Google status of an error answered with HTTP `status`: `{ code: 429, status: 'RESOURCE_EXHAUSTED' }` for 429. */
 export function googleStatus(status: number): GoogleStatus {
-  const name = NAMED[status]
+  const name = GOOGLE_RPC_CODES[status]
   if (name !== undefined) return { code: status, status: name }
   return NEAREST[status] ?? (status >= 500 ? { code: 500, status: 'INTERNAL' } : { code: 400, status: 'INVALID_ARGUMENT' })
 }

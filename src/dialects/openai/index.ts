@@ -63,6 +63,8 @@ export const openai: Dialect = {
     { path: '/v1/responses', format: responses, background: responsesBackground, websocket: responsesWebSocket },
     { path: '/v1/embeddings', format: embeddings },
   ],
+  modelListPaths: ['/v1/models'],
+  keyHint: '`Authorization: Bearer <key>`',
   clientHeaders: ['authorization', 'openai-organization', 'openai-project'],
   upstreamOptions: {
     // No call carries it: it picks the API calls translated from another dialect take.

@@ -1,26 +1,11 @@
 import { invalidField as invalid } from '../../errors.js'
 import { isObject } from '../../json/value.js'
+import { numberIn, positiveInteger, requiredModel, streamFlag } from '../checks.js'
 import type { CallTarget } from '../dialect.js'
-
-function numberIn(body: Record<string, unknown>, field: string, min: number, max: number): void {
-  const value = body[field]
-  if (value === undefined || value === null) return
-  if (typeof value !== 'number' || !Number.isFinite(value) || value < min || value > max) {
-    invalid(field, `'${field}' must be a number from ${min} to ${max}.`)
-  }
-}
-
-function positiveInteger(body: Record<string, unknown>, field: string): void {
-  const value = body[field]
-  if (value === undefined || value === null) return
-  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1) {
-    invalid(field, `'${field}' must be an integer of at least 1.`)
-  }
-}
 
 /** Checks a chat-completions body; unknown fields are left alone and pass through. */
 export function validateChat(body: Record<string, unknown>): CallTarget {
-  if (typeof body.model !== 'string' || body.model === '') invalid('model', "'model' is required and must be a string.")
+  const model = requiredModel(body)
   const messages = body.messages
   if (!Array.isArray(messages) || messages.length === 0) invalid('messages', "'messages' must be a non-empty array.")
   let checked: unknown
@@ -34,9 +19,7 @@ export function validateChat(body: Record<string, unknown>): CallTarget {
     }
     checked = message
   }
-  if (body.stream !== undefined && body.stream !== null && typeof body.stream !== 'boolean') {
-    invalid('stream', "'stream' must be a boolean.")
-  }
+  const stream = streamFlag(body)
   numberIn(body, 'temperature', 0, 2)
   numberIn(body, 'top_p', 0, 1)
   numberIn(body, 'presence_penalty', -2, 2)
@@ -44,17 +27,17 @@ export function validateChat(body: Record<string, unknown>): CallTarget {
   positiveInteger(body, 'n')
   positiveInteger(body, 'max_completion_tokens')
   positiveInteger(body, 'max_tokens')
-  return { model: body.model, stream: body.stream === true }
+  return { model, stream }
 }
 
 /** Checks an embeddings body: `model` a string, `input` a string or a non-empty array; the rest passes through. */
 export function validateEmbeddings(body: Record<string, unknown>): CallTarget {
-  if (typeof body.model !== 'string' || body.model === '') invalid('model', "'model' is required and must be a string.")
+  const model = requiredModel(body)
   const input = body.input
   if (typeof input !== 'string' && !(Array.isArray(input) && input.length > 0)) {
     invalid('input', "'input' must be a string or a non-empty array (of strings, or of token arrays).")
   }
-  return { model: body.model, stream: false }
+  return { model, stream: false }
 }
 
 /**
@@ -62,7 +45,7 @@ export function validateEmbeddings(body: Record<string, unknown>): CallTarget {
  * `input` may be absent (a stored prompt or conversation supplies it upstream); unknown fields pass through.
  */
 export function validateResponses(body: Record<string, unknown>): CallTarget {
-  if (typeof body.model !== 'string' || body.model === '') invalid('model', "'model' is required and must be a string.")
+  const model = requiredModel(body)
   const input = body.input
   if (input !== undefined && input !== null && typeof input !== 'string' && !Array.isArray(input)) {
     invalid('input', "'input' must be a string or an array of input items.")
@@ -73,11 +56,9 @@ export function validateResponses(body: Record<string, unknown>): CallTarget {
       if (!isObject(item)) invalid(`input[${i}]`, `'input[${i}]' must be an object.`)
     }
   }
-  if (body.stream !== undefined && body.stream !== null && typeof body.stream !== 'boolean') {
-    invalid('stream', "'stream' must be a boolean.")
-  }
+  const stream = streamFlag(body)
   numberIn(body, 'temperature', 0, 2)
   numberIn(body, 'top_p', 0, 1)
   positiveInteger(body, 'max_output_tokens')
-  return { model: body.model, stream: body.stream === true }
+  return { model, stream }
 }

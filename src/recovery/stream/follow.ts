@@ -1,4 +1,6 @@
 import { setTimeout as pause } from 'node:timers/promises'
+import type { ClientFraming } from '../../dialects/framing/framing.js'
+import { DEFAULT_FRAMING } from '../../dialects/framing/index.js'
 import type { ClientSink, ResponseHead } from '../../http/sink.js'
 import { TEXT_SLICE_CHARS } from '../../json/text-in-slices.js'
 import { EventSplitter } from '../../sse/split.js'
@@ -7,9 +9,9 @@ import { hasData, splitEvents } from './events.js'
 import { JOURNAL_TICK_MS, journalNames, parseJournalHead } from './journal.js'
 import { isAfter, type StreamLog } from './stream-log.js'
 
-/** The head of a resumed or joined stream. */
-export function streamHead(extra: Record<string, string> = {}): ResponseHead {
-  return { status: 200, headers: { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', 'x-accel-buffering': 'no', ...extra } }
+/** The head of a resumed or joined stream, in `framing` (the stream's operation's, where it is known). */
+export function streamHead(extra: Record<string, string> = {}, framing: ClientFraming = DEFAULT_FRAMING): ResponseHead {
+  return { status: 200, headers: { ...framing.headers, ...extra } }
 }
 
 /** Writes the events of a stream text after number `after`; `counted` carries the numbering across calls. */

@@ -581,7 +581,7 @@ describe('a generate-content request read', () => {
       'contents[0].parts[0].fileData.mimeType',
       [{ parts: [{ fileData: { mimeType: 'application/pdf', fileUri: 'https://example.com/a.pdf' } }] }],
     ],
-    ['contents[0].parts[0].thought', [{ role: 'model', parts: [{ text: 'hmm', thought: true }] }]],
+    ['contents[0].parts[0].thought', [{ role: 'user', parts: [{ text: 'hmm', thought: true }] }]],
     ['contents[0].parts[0].executableCode', [{ role: 'model', parts: [{ executableCode: { language: 'PYTHON', code: 'print(1)' } }] }]],
     ['contents[0].parts[0].functionResponse.name', [{ role: 'user', parts: [{ functionResponse: { name: 'f', response: {} } }] }]],
     ['contents[0].parts[0].functionCall', [{ role: 'user', parts: [{ functionCall: { name: 'f', args: {} } }] }]],

@@ -52,7 +52,9 @@ describe('the api option of an upstream', () => {
     expect(resolved({ api: 'chat' }).upstreams.get('gpt')?.api.operation).toBe('chat.completions')
     expect(resolved({ api: 'responses' }).upstreams.get('gpt')?.api.operation).toBe('responses')
     expect(configError({ api: 'completions' })).toContain("upstreams.gpt.api must be 'chat' or 'responses'")
-    expect(configError({ api: 'responses' }, 'gemini')).toContain("upstreams.gpt.api is an option of type 'openai' or type 'azure' upstreams only")
+    expect(configError({ api: 'responses' }, 'gemini')).toContain(
+      "upstreams.gpt.api is an option of type 'openai' or type 'azure' upstreams only",
+    )
   })
 
   it('sends translated calls to the Responses operation, and keeps chat clients passthrough', () => {

@@ -90,11 +90,16 @@ interface Pending {
   name: string
 }
 
-/** A part, preceded by the reasoning of another format's model its thought signature carried (see `carry.ts`). */
+/**
+ * A part, preceded by the reasoning of another format's model its thought signature carried (see `carry.ts`). A
+ * model turn's thought summary (`thought: true`, as the gateway writes for `includeThoughts`) is left out: what it
+ * summarises comes back whole in the signature the part after it carries, and no other format takes a summary back.
+ */
 function parts(value: unknown, path: string, role: 'user' | 'assistant', pending: Pending[], fallbackId: string): HubPart[] {
   const item = message(value, path)
   // A thought signature is for Gemini alone and changes nothing another model says, so it is not refused.
   const { reasoning, signature } = unpack(optional(item, 'thoughtSignature', path, string))
+  if (item.thought === true && role === 'assistant') return reasoning
   return [...reasoning, part(item, path, role, pending, fallbackId, signature)]
 }
 
@@ -106,7 +111,7 @@ function part(
   fallbackId: string,
   signature: string | undefined,
 ): HubPart {
-  if (item.thought === true) inexpressible(at(path, 'thought'), "is a thought summary, which the upstream's format has no place for")
+  if (item.thought === true) inexpressible(at(path, 'thought'), 'is a thought summary in a user turn')
   const { thought: _thought, thoughtSignature: _signature, ...data } = item
   const key = Object.keys(data)[0]
   if (Object.keys(data).length !== 1 || key === undefined) refuse(path, `'${path}' must hold exactly one kind of data.`)

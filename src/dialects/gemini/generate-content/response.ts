@@ -172,13 +172,33 @@ export const reasoningOnly = (reasoning: readonly HubReasoningPart[]): GeminiPar
   thoughtSignature: carry({ reasoning: [...reasoning], signature: undefined }),
 })
 
-/** The Gemini parts of an answer's hub parts: reasoning rides on the part after it. */
-export function answerParts(parts: readonly HubPart[]): GeminiPart[] {
+/** Whether the client asked to see the model's thoughts (`thinkingConfig.includeThoughts`), as Gemini shows them. */
+export function showsThoughts(plan: CallPlan): boolean {
+  const config = plan.request.generationConfig ?? plan.request.generation_config
+  if (!isObject(config)) return false
+  const thinking = config.thinkingConfig ?? config.thinking_config
+  return isObject(thinking) && (thinking.includeThoughts ?? thinking.include_thoughts) === true
+}
+
+/**
+ * Reasoning as a Gemini thought summary part (`thought: true`), for a client that asked for thoughts; undefined for
+ * reasoning with no readable text (redacted, or a signature alone).
+ */
+export const thoughtPart = (part: HubReasoningPart): GeminiPart | undefined =>
+  part.redacted || part.text === '' ? undefined : { text: part.text, thought: true }
+
+/**
+ * The Gemini parts of an answer's hub parts: reasoning rides on the part after it, and is also shown as a thought
+ * part before it when the client asked for thoughts (`thoughts`).
+ */
+export function answerParts(parts: readonly HubPart[], thoughts = false): GeminiPart[] {
   const out: GeminiPart[] = []
   let reasoning: HubReasoningPart[] = []
   for (const part of parts) {
     if (part.type === 'reasoning') {
       reasoning.push(part)
+      const thought = thoughts ? thoughtPart(part) : undefined
+      if (thought) out.push(thought)
       continue
     }
     const written = answerPart(part, reasoning)
@@ -197,10 +217,11 @@ export function responseId(id: string | undefined, requestId: string): string {
 
 /** Writes a hub answer as a generate-content response for the client. */
 export function geminiResponseFromHub(hub: HubResponse, plan: CallPlan): GeminiResponse {
+  const thoughts = showsThoughts(plan)
   const candidates = hub.choices.map((choice): GeminiCandidate => {
     const candidate: GeminiCandidate = {
       index: choice.index,
-      content: { role: 'model', parts: answerParts(choice.parts) },
+      content: { role: 'model', parts: answerParts(choice.parts, thoughts) },
     }
     if (choice.finish) candidate.finishReason = finishFromHub(choice.finish)
     return candidate

@@ -15,6 +15,7 @@ import {
   geminiErrorToHub,
   reasoningOnly,
   responseId,
+  showsThoughts,
   usageFromHub,
   usageToHub,
 } from './response.js'
@@ -127,9 +128,13 @@ export class GeminiStreamEncoder implements StreamEncoder {
     if (reasoning.length > 0) parts.push(reasoningOnly(reasoning))
   }
 
+  /** Whether reasoning is also shown as it comes, as thought parts: the client asked for thoughts. */
+  private readonly thoughts: boolean
+
   constructor(plan: CallPlan) {
     this.id = plan.requestId
     this.model = plan.model
+    this.thoughts = showsThoughts(plan)
   }
 
   private closeCalls(choice: number, parts: GeminiPart[]): void {
@@ -162,6 +167,14 @@ export class GeminiStreamEncoder implements StreamEncoder {
     this.closeCalls(event.choice, parts)
     const signature = carriedWith(this.takeReasoning(event.choice), event.signature)
     calls.set(event.index, { id: event.id, name: event.name, args: event.args, signature })
+  }
+
+  /** Shows reasoning text as it comes: it continues the thought part this event's candidate ends with, else opens one. */
+  private thought(choice: number, text: string, parts: GeminiPart[]): void {
+    this.closeCalls(choice, parts)
+    const last = parts[parts.length - 1]
+    if (last && 'text' in last && last.thought === true) last.text += text
+    else parts.push({ text, thought: true })
   }
 
   private response(candidates: Map<number, GeminiCandidate>): GeminiResponse {
@@ -198,7 +211,7 @@ export class GeminiStreamEncoder implements StreamEncoder {
           this.closeCalls(event.choice, parts)
           const reasoning = this.takeReasoning(event.choice)
           const last = parts[parts.length - 1]
-          if (last && 'text' in last && reasoning.length === 0) last.text += event.text
+          if (last && 'text' in last && last.thought !== true && reasoning.length === 0) last.text += event.text
           else parts.push(answerPart({ type: 'text', text: event.text }, reasoning) ?? { text: event.text })
           break
         }
@@ -206,6 +219,8 @@ export class GeminiStreamEncoder implements StreamEncoder {
           const pending = this.reasoning.get(event.choice) ?? new PendingReasoning()
           this.reasoning.set(event.choice, pending)
           pending.add(event)
+          if (this.thoughts && !event.redacted && event.text !== '')
+            this.thought(event.choice, event.text, candidate(event.choice).content.parts)
           break
         }
         case 'tool_call':

@@ -1,0 +1,28 @@
+import { describe, expect, it } from 'vitest'
+import { clientFraming, DEFAULT_FRAMING, operationFraming, sse, upstreamAccept } from '../../src/dialects/framing/index.js'
+import { DIALECTS, MODEL_ROUTES } from '../../src/dialects/index.js'
+
+describe('stream framings', () => {
+  it('frames every operation of the registry as SSE today, with the comment every SSE parser skips as keep-alive', () => {
+    for (const route of MODEL_ROUTES) {
+      expect(clientFraming(route.format)).toBe(sse)
+      expect(operationFraming(route.format.operation)).toBe(sse)
+    }
+    expect(DEFAULT_FRAMING).toBe(sse)
+    expect(sse.headers['content-type']).toBe(sse.contentType)
+    expect(sse.keepAlive.toString()).toMatch(/^:[^\n]*\n\n$/)
+  })
+
+  it("takes an operation's own framing where it names one", () => {
+    const lines = { name: 'json-lines', contentType: 'application/jsonl', headers: {}, keepAlive: Buffer.from('\n') }
+    expect(clientFraming({ framing: lines })).toBe(lines)
+  })
+
+  it("asks an upstream for its dialect's stream framing, and for JSON when the call does not stream", () => {
+    for (const dialect of DIALECTS) {
+      expect(upstreamAccept(dialect.upstreamStreamAccept, true)).toBe(dialect.upstreamStreamAccept ?? sse.contentType)
+      expect(upstreamAccept(dialect.upstreamStreamAccept, false)).toBe('application/json')
+    }
+    expect(upstreamAccept('application/vnd.amazon.eventstream', true)).toBe('application/vnd.amazon.eventstream')
+  })
+})
