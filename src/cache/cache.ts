@@ -9,6 +9,7 @@ import type { CallSpec } from '../call/call-spec.js'
 import { metered } from '../call/metering.js'
 import { endMessage, runCall } from '../call/run-call.js'
 import { reportDropped } from '../call/translation.js'
+import { clientFraming } from '../dialects/framing/index.js'
 import type { Exchange } from '../http/dispatch.js'
 import { withRequestId } from '../http/request-id.js'
 import type { ClientSink } from '../http/sink.js'
@@ -128,7 +129,7 @@ export class ResponseCache {
     if (!check.keep) return undefined
     const answer: CachedAnswer = {
       kind: taken.kind,
-      contentType: taken.contentType ?? (taken.kind === 'stream' ? 'text/event-stream' : 'application/json'),
+      contentType: taken.contentType ?? (taken.kind === 'stream' ? clientFraming(spec.format).contentType : 'application/json'),
       body: taken.body,
       storedAt: Date.now(),
       usage: check.usage,

@@ -3,6 +3,7 @@
 // stream assembled as a kept stream is, a whole answer re-paced at once as the events of the client's stream).
 import type { CallSpec } from '../call/call-spec.js'
 import { answerInClientTerms } from '../call/translation.js'
+import { clientFraming } from '../dialects/framing/index.js'
 import { assembledAnswer } from '../dialects/index.js'
 import { eventData } from '../sse/parse.js'
 import { sseEvent } from '../sse/write.js'
@@ -21,7 +22,6 @@ export interface HitBody {
 }
 
 const JSON_TYPE = 'application/json'
-const SSE_TYPE = 'text/event-stream'
 
 const sse = (out: SseOut): string => (typeof out === 'string' ? sseEvent(out) : sseEvent(out.data, out.event))
 
@@ -62,7 +62,7 @@ export function hitBody(spec: CallSpec, answer: CachedAnswer): HitBody | undefin
     if (translation) {
       const stream = translation.translator.stream(plan)
       const text = stream.write(answer.body) + stream.end()
-      return { stream: true, contentType: SSE_TYPE, body: Buffer.from(text) }
+      return { stream: true, contentType: clientFraming(spec.format).contentType, body: Buffer.from(text) }
     }
     const strip = spec.bodies.usageAskedFor(spec.model) ? spec.format.askedUsage?.strip : undefined
     return { stream: true, contentType: answer.contentType, body: strip ? stripped(answer.body, strip) : answer.body }
@@ -75,7 +75,7 @@ export function hitBody(spec: CallSpec, answer: CachedAnswer): HitBody | undefin
   let text = ''
   for (const out of encoder.events(events)) text += sse(out)
   for (const out of encoder.end()) text += sse(out)
-  return { stream: true, contentType: SSE_TYPE, body: Buffer.from(text) }
+  return { stream: true, contentType: clientFraming(spec.format).contentType, body: Buffer.from(text) }
 }
 
 function assembledFrom(
