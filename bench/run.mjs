@@ -24,6 +24,7 @@ import { backgroundPart } from './parts/background.mjs'
 import { backgroundMemoryPart } from './parts/background-memory.mjs'
 import { bedrockPart } from './parts/bedrock.mjs'
 import { hashPart, inflightMemoryPart, stallPart, storeMemoryPart } from './parts/big.mjs'
+import { cachePart } from './parts/cache.mjs'
 import { clientPart } from './parts/client.mjs'
 import { hostilePart } from './parts/hostile.mjs'
 import { latencyPart, ssePart, streamsHeldPart, throughputPart } from './parts/http.mjs'
@@ -138,6 +139,7 @@ const PARTS = [
   'client',
   'limits',
   'background',
+  'cache',
   'websocket',
   'background-memory',
   'bedrock',
@@ -387,6 +389,7 @@ async function main() {
   await run('client', clientPart)
   await run('limits', limitsPart)
   await run('background', backgroundPart)
+  await run('cache', cachePart)
   await run('websocket', websocketPart)
   await run('background-memory', backgroundMemoryPart)
   await run('bedrock', bedrockPart)

@@ -116,6 +116,8 @@ async function createBenchGateway() {
           limits: { owners: { requestsPerMinute: 1e12, tokensPerMinute: 1e15, costPerDay: 1e6 } },
         }
       : {}),
+    // BENCH_CACHE=1: the response cache, in memory, or in the Redis store with BENCH_STORE=redis.
+    ...(process.env.BENCH_CACHE === '1' ? { cache: {} } : {}),
   })
   if (process.env.BENCH_OTEL) await instrumentWithOtel(gateway, process.env.BENCH_OTEL)
   return gateway

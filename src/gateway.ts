@@ -3,6 +3,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http'
 import { performance } from 'node:perf_hooks'
 import { BackgroundCalls } from './background/calls.js'
 import { ByteBudget } from './byte-budget.js'
+import { ResponseCache } from './cache/cache.js'
 import { resolveOptions } from './config/resolve.js'
 import { createConsole } from './console/index.js'
 import { GatewayError } from './errors.js'
@@ -173,6 +174,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     tokenCheck: new TokenCountCheck(resolved.logger),
     console: consolePage?.hooks,
   }
+  const cache = resolved.cache && new ResponseCache(resolved.cache, resolved.store, resolved.logger)
   const cors = resolved.cors ? createCors(resolved.cors) : undefined
   const unsubscribeUsage = resolved.onUsage ? subscribeUsage(id, resolved.onUsage, resolved.logger) : undefined
   // A count of the requests being served, not a set of promises: close() only needs to know when it reaches zero.
@@ -186,7 +188,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     {
       ...modelsHandler(rt),
       health: healthHandler(status),
-      call: (ex, route) => serveModelCall(rt, ex, route),
+      call: (ex, route) => serveModelCall(rt, ex, route, cache?.serveCall),
       recoveries: recoveriesHandler(rt),
       background: (ex, route) => serveBackground(rt, ex, route),
     },
@@ -208,6 +210,7 @@ export function createGateway(options: GatewayOptions): Gateway {
   const gateway: Gateway = {
     id,
     status,
+    cache: { delete: (filter) => (cache ? cache.delete(filter) : Promise.resolve(0)) },
     ready() {
       return rt.store.ready().catch((error: unknown) => {
         throw notReady(error)

@@ -142,6 +142,28 @@ function issueTargets(results) {
       ok: judge([background], () => background <= 3),
     })
   }
+  const cache = results.cache
+  if (cache?.hitShare) {
+    for (const [kind, label] of [
+      ['memory', 'in memory'],
+      ['redis', 'on Redis'],
+    ]) {
+      const share = cache.hitShare[kind]
+      const rps = cache.hitRps[kind]
+      const miss = cache.missAdded[kind]
+      v.push({
+        target: `cache hit ${label}: p50 ≤ 0.5× a proxied call's`,
+        measured: fmt(share, 2, '×'),
+        ok: judge([share], () => share <= 0.5),
+      })
+      v.push({ target: `cache hit ${label}: req/s ≥ 2× a proxied call's`, measured: fmt(rps, 2, '×'), ok: judge([rps], () => rps >= 2) })
+      v.push({
+        target: `cache miss ${label}: p50 ≤ cache off + 0.02 ms`,
+        measured: fmt(miss, 3, ' ms'),
+        ok: judge([miss], () => miss <= 0.02),
+      })
+    }
+  }
   for (const kind of ['whole', 'stream']) {
     const row = results.client?.rows?.[kind]
     if (!row) continue

@@ -1,10 +1,11 @@
 import type { ResolvedModel } from '../config/resolve.js'
 import type { Dialect, OperationFormat } from '../dialects/index.js'
 import type { RequestBody } from '../http/read-body.js'
+import type { ResponseSink } from '../http/sink.js'
 import type { TraceHeaders } from '../observe/channels.js'
 import type { CallPlan, Translator } from '../translate/index.js'
 import type { Operation } from '../types.js'
-import type { BodyRefusal } from '../upstream/send.js'
+import type { BodyRefusal, ServedBy } from '../upstream/send.js'
 
 /**
  * One model call, fully populated before anything goes upstream: the second of a call's three shapes, between the
@@ -48,6 +49,18 @@ export interface CallSpec {
    * that check, undefined for an owner without limits. They stand in for the upstream's own on every answer.
    */
   limitHeaders: Readonly<Record<string, string>> | undefined
+  /** Shown the upstream's answer as it came, before translation, when the response cache may keep it. @default undefined */
+  capture?: AnswerCapture
+  /** What the response cache did with the call, for its `call:end`; undefined with the cache off. */
+  cache?: 'hit' | 'miss' | 'bypass'
+}
+
+/** What sees a call's upstream answer as the upstream gave it (its keys taken out): the response cache's hook. */
+export interface AnswerCapture {
+  /** A whole answer, read. */
+  whole(status: number, contentType: string | undefined, body: Buffer, served: ServedBy): void
+  /** A 2xx stream about to be relayed: the sink that takes its bytes beside the client's, and learns how it ended. */
+  stream(contentType: string | undefined, served: ServedBy): ResponseSink
 }
 
 /** A call between two formats: the translator and the plan its answer is translated with. */

@@ -14,7 +14,7 @@ import type { CallOutcome } from './answer.js'
 import type { CallSpec } from './call-spec.js'
 
 /** Whether a call counts against its owner's limits: token counting is free upstream, and clients (Claude Code) call it often. */
-const metered = (spec: CallSpec): boolean => spec.format.countsTokens !== true
+export const metered = (spec: CallSpec): boolean => spec.format.countsTokens !== true
 
 /** Bytes of request a token is reckoned at when a reservation estimates the input (about four for English text and JSON). */
 const BYTES_PER_TOKEN = 4

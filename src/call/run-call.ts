@@ -14,6 +14,7 @@ import {
   CLIENT_DISCONNECTED,
   cancelledError,
   completeWhole,
+  headerText,
   isAuthFailure,
   isSuccess,
   readUpstreamBody,
@@ -103,6 +104,7 @@ async function wholeCall(rt: Runtime, spec: CallSpec, client: ClientSink, lease:
   const delivery = await client.watch.settled()
   if (kept) await kept
   const { served } = response
+  spec.capture?.whole(status, headerText(rt, response, 'content-type'), upstreamBody, served)
   if (!isSuccess(status)) return { status, delivered: delivery.delivered, recovered: false, usage: undefined, served }
   const recovered =
     delivery.delivered || !spec.format.keepsRecords
@@ -173,6 +175,7 @@ export function endMessage(rt: Runtime, spec: CallSpec, outcome: CallOutcome): C
     if (outcome.served.keyAlias !== undefined) message.keyAlias = outcome.served.keyAlias
   }
   if (outcome.firstChunkMs !== undefined) message.firstChunkMs = outcome.firstChunkMs
+  if (spec.cache) message.cache = spec.cache
   // A whole answer the client did not take is still an answer, kept or not: it left before the end.
   const error = outcome.error ?? (outcome.delivered || outcome.status >= 400 ? undefined : CLIENT_DISCONNECTED)
   if (error !== undefined) message.error = error

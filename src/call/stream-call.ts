@@ -1,6 +1,6 @@
 import { clientFraming } from '../dialects/framing/index.js'
 import { withRequestId } from '../http/request-id.js'
-import type { ClientSink } from '../http/sink.js'
+import type { ClientSink, ResponseSink } from '../http/sink.js'
 import type { CallLease } from '../idempotency/lease.js'
 import { CLAIM_MARGIN_MS } from '../idempotency/lease.js'
 import { channels } from '../observe/channels.js'
@@ -34,6 +34,7 @@ import { relay } from './relay.js'
 import { buildStreamSinks } from './sink-stack.js'
 import { boundedStreamLog, reportUnkeepable } from './stream-bounds.js'
 import { StreamEnding } from './stream-sinks.js'
+import { tee } from './tee.js'
 import { reportDropped } from './translation.js'
 
 /** The journal of one call, for `Journal`. */
@@ -190,7 +191,7 @@ async function relayStream(
     brokenEvent,
     seen: ending.seen,
     translation: translation?.translator.stream(translation.plan),
-    tail,
+    tail: withCapture(tail, spec.capture?.stream(headerText(rt, response, 'content-type'), served)),
     redaction: rt.redaction.active ? rt.redaction : undefined,
     askedUsage: !translation && spec.bodies.usageAskedFor(served.model) ? spec.format.askedUsage?.strip : undefined,
   })
@@ -236,4 +237,10 @@ async function relayStream(
   }
   await resumable?.journal?.finish('done')
   return outcome
+}
+
+/** The tail, and beside it the sink a capture takes the stream with (the response cache's), when there is one. */
+function withCapture(tail: StreamTail | undefined, captured: ResponseSink | undefined): ResponseSink | undefined {
+  if (!captured) return tail
+  return tail ? tee(tail, [captured]) : captured
 }

@@ -71,6 +71,7 @@ export const KNOWN_KEYS = {
     'keepAlive',
     'cors',
     'translation',
+    'cache',
     'console',
     'pricing',
     'onUsage',

@@ -1,4 +1,5 @@
 import type Keyv from 'keyv'
+import { type ResolvedCacheOptions, resolveCache } from '../cache/options.js'
 import { type ResolvedConsole, resolveConsole } from '../console/options.js'
 import { isObject } from '../json/value.js'
 import { type ResolvedOwnerLimits, resolveOwnerLimits } from '../ledger/limits.js'
@@ -44,6 +45,8 @@ export interface ResolvedOptions {
   cors: ResolvedCors | undefined
   /** `translation.strict`, false unless set. */
   translation: { strict: boolean }
+  /** `cache`; undefined when the cache is off (the default). */
+  cache: ResolvedCacheOptions | undefined
   /** `interceptors`, `dispatcher` and `proxy`: how upstream calls leave the process. */
   egress: EgressOptions
   /** Undefined when the console is off (the default). */
@@ -295,6 +298,7 @@ export function resolveOptions(options: GatewayOptions): ResolvedOptions {
     keepAlive: { streamMs: keepAliveMs(keepAlive.streamMs) },
     cors,
     translation: { strict: translation.strict === true },
+    cache: resolveCache(options.cache, new Set(models.keys())),
     egress,
     console: resolveConsole(options.console),
     onUsage: options.onUsage,

@@ -1,5 +1,6 @@
 import { createInBackground } from '../background/create.js'
 import { buildCallSpec } from '../call/build-call-spec.js'
+import type { CallSpec } from '../call/call-spec.js'
 import { runCall } from '../call/run-call.js'
 import { clientFraming } from '../dialects/framing/index.js'
 import type { CallRoute, Exchange } from '../http/dispatch.js'
@@ -8,11 +9,16 @@ import { idempotencyKeyOf, sdkRetryCountOf } from '../idempotency/headers.js'
 import type { Runtime } from '../runtime.js'
 import { withBody } from './body.js'
 
+/** How a model call runs once its spec is built: `runCall`, or a wrapper around it (the response cache). */
+export type ServeCall = (rt: Runtime, ex: Exchange, spec: CallSpec, client: ClientSink) => Promise<void>
+
+const direct: ServeCall = (rt, _ex, spec, client) => runCall(rt, spec, client)
+
 /**
  * Every model call of every dialect: reads, validates and runs the call of the route's operation. Embeddings and
  * token counts are passthrough to a model of the client's format (the format refuses a model of another one).
  */
-export function serveModelCall(rt: Runtime, ex: Exchange, call: CallRoute): Promise<void> {
+export function serveModelCall(rt: Runtime, ex: Exchange, call: CallRoute, serve: ServeCall = direct): Promise<void> {
   const { format } = call.route
   // A query the format cannot honour is refused before anything is read.
   if (format.checkQuery && call.target) format.checkQuery(ex.match.query, call.target.stream)
@@ -25,6 +31,6 @@ export function serveModelCall(rt: Runtime, ex: Exchange, call: CallRoute): Prom
     const background = call.route.background
     if (background?.asks(body.fields)) return createInBackground(rt, ex, call, background, body, repeat.key)
     const spec = buildCallSpec(rt, ex, call, body, repeat)
-    return runCall(rt, spec, client)
+    return serve(rt, ex, spec, client)
   })
 }

@@ -17,6 +17,9 @@ const EXPOSED = [
   ...RATE_LIMIT_HEADERS,
   DROPPED_HEADER,
   CLAMPED_HEADER,
+  // What the response cache did, and the age of a hit.
+  'x-model-gateway-cache',
+  'age',
 ].join(', ')
 const METHODS = 'GET, POST, DELETE'
 /** The OpenAI SDKs send a family of these from browsers (`x-stainless-os`, `-retry-count`, …), more each release. */

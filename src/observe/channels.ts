@@ -16,6 +16,7 @@ export const gatewayChannels = {
   upstreamRequest: 'model-gateway:upstream:request',
   recoveryOperation: 'model-gateway:recovery:operation',
   recordsTrim: 'model-gateway:records:trim',
+  cache: 'model-gateway:cache',
 } as const
 
 /** What every message carries: the gateway and the request it is about. */
@@ -114,6 +115,8 @@ export interface CallEndMessage extends CallStartMessage {
   durationMs: number
   /** For a stream: ms from `startedAt` to its first relayed chunk. */
   firstChunkMs?: number
+  /** With `cache` on: `hit` (served from the cache, no upstream call, no cost), `miss`, or `bypass` (not looked up). */
+  cache?: 'hit' | 'miss' | 'bypass'
   /**
    * Why the call failed, when it did not end with an upstream answer: a GatewayError code, `client_disconnected`
    * (the client left before the end) or `upstream_stream_broken`. Absent for answers, errors included.
@@ -186,6 +189,19 @@ export interface RecordsTrimMessage {
   evicted: number
 }
 
+/**
+ * The response cache: a call served from it (`hit`, with the answer's age), looked up and not found (`miss`), not
+ * looked up (`bypass`: `Cache-Control`, or a model the cache leaves out), or an answer kept (`stored`).
+ */
+export interface CacheMessage extends ChannelMessage {
+  owner: string
+  operation: Operation
+  model: string
+  result: 'hit' | 'miss' | 'bypass' | 'stored'
+  /** For a hit: ms since the answer was stored. */
+  ageMs?: number
+}
+
 /** The channel objects; held here so their subscribers are never collected. */
 export const channels = {
   callStart: diagnosticsChannel.channel(gatewayChannels.callStart),
@@ -198,6 +214,7 @@ export const channels = {
   upstreamRequest: diagnosticsChannel.channel(gatewayChannels.upstreamRequest),
   recoveryOperation: diagnosticsChannel.channel(gatewayChannels.recoveryOperation),
   recordsTrim: diagnosticsChannel.channel(gatewayChannels.recordsTrim),
+  cache: diagnosticsChannel.channel(gatewayChannels.cache),
 }
 
 /** The client's trace context from request headers, or undefined when it sent none (the common case: no object). */

@@ -20,6 +20,7 @@ export function subscribeUsage(gatewayId: string, onUsage: (usage: UsageEvent) =
         ...(end.keyAlias === undefined ? {} : { keyAlias: end.keyAlias }),
         complete: end.complete !== false,
         ...(end.cost === undefined ? {} : { cost: end.cost }),
+        ...(end.cache === 'hit' ? { cached: true as const } : {}),
       })
     } catch (error) {
       logger.error('model-gateway: onUsage threw', { requestId: end.requestId, error: String(error) })

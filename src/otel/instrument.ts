@@ -176,7 +176,11 @@ export function instrumentGateway(gateway?: Pick<Gateway, 'id'>, options: Instru
       instruments.serverDuration.record(message.durationMs / 1000, ended)
       if (message.firstChunkMs !== undefined && !errorType) instruments.timeToFirstToken.record(message.firstChunkMs / 1000, ended)
       const { usage } = message
-      if (usage) {
+      // A hit used no tokens: its counts are the cached answer's, reported on its usage event only.
+      if (message.cache === 'hit' || message.cache === 'miss') {
+        instruments.cacheLookups.add(1, { ...shape.answered, 'model_gateway.cache': message.cache })
+      }
+      if (usage && message.cache !== 'hit') {
         instruments.tokenUsage.record(usage.input_tokens, shape.inputTokens)
         instruments.tokenUsage.record(usage.output_tokens, shape.outputTokens)
       }
@@ -186,6 +190,7 @@ export function instrumentGateway(gateway?: Pick<Gateway, 'id'>, options: Instru
       const { span } = open
       span.setAttribute('http.response.status_code', message.status)
       if (message.recovered) span.setAttribute('model_gateway.recovered', true)
+      if (message.cache) span.setAttribute('model_gateway.cache', message.cache)
       if (message.finishReasons) span.setAttribute('gen_ai.response.finish_reasons', message.finishReasons)
       if (usage) {
         span.setAttribute('gen_ai.usage.input_tokens', usage.input_tokens)

@@ -19,6 +19,8 @@ export interface Instruments {
   cost: Counter
   /** Calls the ledger refused before they went upstream, by `error.type`. */
   callsRefused: Counter
+  /** Model calls the response cache looked up, by `model_gateway.cache` (`hit` or `miss`). */
+  cacheLookups: Counter
 }
 
 /** Creates the instruments on `meter`, named and bucketed as the GenAI conventions say (gateway counters as `model_gateway.*`). */
@@ -61,6 +63,10 @@ export function createInstruments(meter: Meter): Instruments {
     callsRefused: meter.createCounter('model_gateway.call.refused', {
       unit: '{call}',
       description: 'Model calls refused by the per-owner limits before they went upstream (error.type: the reason).',
+    }),
+    cacheLookups: meter.createCounter('model_gateway.cache', {
+      unit: '{call}',
+      description: 'Model calls the response cache looked up (model_gateway.cache: hit or miss).',
     }),
   }
 }

@@ -303,6 +303,7 @@ describe('errors and the host error handler', () => {
       '/ai',
       expressMiddleware({
         id: 'fake',
+        cache: { delete: async () => 0 },
         handle,
         close: async () => {},
         status: async () => ({ status: 'ok', store: 'ok' }),
@@ -358,6 +359,7 @@ describe('errors and the host error handler', () => {
     app.use(
       koaMiddleware({
         id: 'fake',
+        cache: { delete: async () => 0 },
         handle: async () => Promise.reject(new Error('boom')),
         close: async () => {},
         status: async () => ({ status: 'ok', store: 'ok' }),
@@ -378,6 +380,7 @@ describe('errors and the host error handler', () => {
     app.use(
       koaMiddleware({
         id: 'fake',
+        cache: { delete: async () => 0 },
         handle: async (_req, res) => {
           res.writeHead(200, { 'content-type': 'text/plain', 'content-length': '100' })
           res.write('partial')

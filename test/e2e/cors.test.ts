@@ -91,6 +91,8 @@ describeMatrix('CORS with listed origins', (kind) => {
         'x-should-retry',
         'x-model-gateway-dropped',
         'x-model-gateway-clamped',
+        'x-model-gateway-cache',
+        'age',
       ])
       // A browser script reads the rate-limit headers of a 429 under both names.
       expect(exposed).toEqual(expect.arrayContaining(['x-ratelimit-remaining-requests', 'anthropic-ratelimit-requests-remaining']))

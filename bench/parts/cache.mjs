@@ -1,0 +1,118 @@
+// What the response cache saves and costs: the same gateway (node adapter) with the cache off, on in memory, and on
+// Redis, in interleaved rounds. A hit (the same small chat body every time) is set against the same call proxied to
+// the mock with the cache off: p50 at c=1 and req/s at c=32. A miss (a new body every time, so every call looks up,
+// goes upstream and keeps its answer) is set against the cache off on the same bodies.
+import { Client } from 'undici'
+import { SMALL_BODY } from '../lib/bodies.mjs'
+import { ALL, latencySamples, saturate } from '../lib/load.mjs'
+import { startChild } from '../lib/proc.mjs'
+import { num, ratio, section, table } from '../lib/report.mjs'
+import { median, ms, percentile } from '../lib/stats.mjs'
+
+const HERE = new URL('..', import.meta.url)
+const REDIS_URL = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379'
+/** A hit's p50 as a share of a proxied call's, and its req/s as a multiple; a miss's added p50 in ms. */
+const TARGETS = { hitP50: 0.5, hitRps: 2, missMs: 0.02 }
+const KINDS = ['off', 'memory', 'redis']
+
+/** p50 of `count` calls one after another, each with a body never sent before (`tag` keeps runs apart). */
+async function missP50(target, count, tag) {
+  const client = new Client(target.origin, { keepAliveTimeout: 30_000, pipelining: 1 })
+  const base = JSON.parse(SMALL_BODY)
+  const samples = []
+  try {
+    for (let i = 0; i < count; i++) {
+      const body = JSON.stringify({ ...base, messages: [...base.messages, { role: 'user', content: `${tag}-${i}` }] })
+      const start = process.hrtime.bigint()
+      const res = await client.request({ path: target.path, method: 'POST', headers: target.headers, body })
+      await res.body.dump({ limit: ALL })
+      samples.push(ms(process.hrtime.bigint() - start))
+    }
+  } finally {
+    await client.close()
+  }
+  return percentile(samples, 50)
+}
+
+async function measure(ctx, targets, direct) {
+  const { cfg } = ctx
+  const got = { direct: [], ...Object.fromEntries(KINDS.map((kind) => [kind, { p50: [], rps: [], miss: [] }])) }
+  for (const kind of KINDS) {
+    await latencySamples(targets[kind], SMALL_BODY, cfg.latencyWarmup)
+    await saturate(targets[kind], SMALL_BODY, 32, cfg.throughputWarmupS)
+    await missP50(targets[kind], cfg.latencyWarmup, `warm-${kind}`)
+  }
+  for (let r = 0; r < cfg.rounds; r++) {
+    const order = r % 2 === 0 ? KINDS : [...KINDS].reverse()
+    got.direct.push(percentile(await latencySamples(direct, SMALL_BODY, cfg.latencyCount), 50))
+    for (const kind of order) got[kind].p50.push(percentile(await latencySamples(targets[kind], SMALL_BODY, cfg.latencyCount), 50))
+    for (const kind of order) got[kind].miss.push(await missP50(targets[kind], cfg.latencyCount, `r${r}-${kind}-${process.pid}`))
+    for (const kind of order) got[kind].rps.push((await saturate(targets[kind], SMALL_BODY, 32, cfg.throughputS)).rps)
+  }
+  return got
+}
+
+/** Part: the response cache off, in memory and on Redis. */
+export async function cachePart(ctx) {
+  const { plan, log, targetFor } = ctx
+  const title = '21. Response cache: off, in memory and on Redis (node adapter, interleaved rounds)'
+  const namespace = `mg-bench-cache-${process.pid}`
+  const servers = {}
+  try {
+    for (const [kind, env] of [
+      ['off', {}],
+      ['memory', { BENCH_CACHE: '1' }],
+      ['redis', { BENCH_CACHE: '1', BENCH_STORE: 'redis', BENCH_REDIS_URL: REDIS_URL, BENCH_NAMESPACE: namespace }],
+    ]) {
+      const server = await startChild(new URL('server.mjs', HERE).pathname, ['gw-node'], {
+        cpus: plan.server,
+        env: { ...ctx.serverEnv, ...env },
+      })
+      if (server.ready.type !== 'ready') return { text: `### ${title}\n\nSkipped: ${server.ready.reason}\n` }
+      servers[kind] = server
+    }
+    const targets = Object.fromEntries(KINDS.map((kind) => [kind, targetFor('gw-node', servers[kind].ready.port)]))
+    const got = await measure(ctx, targets, targetFor('direct', ctx.mock.ready.port))
+    log('cache: done')
+    const direct = median(got.direct)
+    const p50 = Object.fromEntries(KINDS.map((kind) => [kind, median(got[kind].p50)]))
+    const rps = Object.fromEntries(KINDS.map((kind) => [kind, median(got[kind].rps)]))
+    const miss = Object.fromEntries(KINDS.map((kind) => [kind, median(got[kind].miss)]))
+    const proxiedAdded = p50.off - direct
+    const row = (kind, label) => {
+      const share = p50[kind] / p50.off
+      const added = miss[kind] - miss.off
+      return [
+        label,
+        num(p50[kind], 3),
+        `${ratio(share)} ${share <= TARGETS.hitP50 ? '(target met)' : '(target missed)'}`,
+        ratio(p50[kind] / proxiedAdded),
+        `${num(rps[kind], 0)} (${ratio(rps[kind] / rps.off)}${rps[kind] / rps.off >= TARGETS.hitRps ? ', target met' : ', target missed'})`,
+        `${num(miss[kind], 3)} (${num(added, 3)} ${added <= TARGETS.missMs ? 'target met' : 'target missed'})`,
+      ]
+    }
+    const text = section(
+      title,
+      [
+        `A hit: the same small chat body every time, answered from the cache with no upstream call. Targets: its p50 at most ${TARGETS.hitP50}× a proxied call's (the cache off), its req/s at c=32 at least ${TARGETS.hitRps}×; a miss (a new body every call: a lookup, the upstream call, the answer kept) adds at most ${TARGETS.missMs} ms to p50 over the cache off on the same bodies.`,
+        `Direct to the mock: ${num(direct, 3)} ms p50; a proxied call adds ${num(proxiedAdded, 3)} ms to it (the hit's p50 is also shown against that added time).`,
+      ],
+      table(
+        ['cache', 'hit p50 ms c=1', 'hit p50 ÷ proxied p50', 'hit p50 ÷ proxied added', 'req/s c=32 (÷ off)', 'miss p50 ms (added)'],
+        [
+          ['off (proxied)', num(p50.off, 3), '', '', num(rps.off, 0), num(miss.off, 3)],
+          row('memory', 'in memory'),
+          row('redis', 'on Redis'),
+        ],
+      ),
+    )
+    return {
+      text,
+      hitShare: { memory: p50.memory / p50.off, redis: p50.redis / p50.off },
+      hitRps: { memory: rps.memory / rps.off, redis: rps.redis / rps.off },
+      missAdded: { memory: miss.memory - miss.off, redis: miss.redis - miss.off },
+    }
+  } finally {
+    for (const server of Object.values(servers)) await server.stop()
+  }
+}

@@ -1,0 +1,208 @@
+// The exact-match response cache, as a wrapper around a model call: it looks the call up, serves a hit without an
+// upstream call, and otherwise runs the call (one per key at a time: identical misses wait for it) and keeps its
+// answer when it came whole. The call path itself only shows the cache the upstream's answer (`CallSpec.capture`).
+import type { IncomingHttpHeaders } from 'node:http'
+import { performance } from 'node:perf_hooks'
+import type Keyv from 'keyv'
+import { NO_USAGE } from '../call/answer-facts.js'
+import type { CallSpec } from '../call/call-spec.js'
+import { metered } from '../call/metering.js'
+import { endMessage, runCall } from '../call/run-call.js'
+import { reportDropped } from '../call/translation.js'
+import { clientFraming } from '../dialects/framing/index.js'
+import type { Exchange } from '../http/dispatch.js'
+import { withRequestId } from '../http/request-id.js'
+import type { ClientSink } from '../http/sink.js'
+import { callStartMessage } from '../observe/call-message.js'
+import { type CacheMessage, channels } from '../observe/channels.js'
+import { isRedisKeyv } from '../recovery/store/redis-link.js'
+import type { Runtime } from '../runtime.js'
+import type { GatewayLogger } from '../types.js'
+import { AnswerTaking } from './capture.js'
+import { checkAnswer } from './complete.js'
+import { type CacheKey, cacheKey } from './key.js'
+import type { ResolvedCacheOptions } from './options.js'
+import { RedisAnswers } from './redis-answers.js'
+import { type AnswerStore, type CachedAnswer, MemoryAnswers } from './store.js'
+import type { CacheFilter } from './types.js'
+import { type HitBody, hitBody } from './write-hit.js'
+
+/** The response header that says what the cache did. */
+export const CACHE_HEADER = 'x-model-gateway-cache'
+
+/** What a request's `Cache-Control` asks of the cache: `no-store` neither reads nor keeps; `no-cache` keeps, fresh. */
+function directiveOf(headers: IncomingHttpHeaders): 'no-store' | 'no-cache' | undefined {
+  const value = headers['cache-control']
+  if (value === undefined) return undefined
+  const text = value.toLowerCase()
+  if (/(^|[\s,])no-store([\s,]|$)/.test(text)) return 'no-store'
+  if (/(^|[\s,])no-cache([\s,]|$)/.test(text)) return 'no-cache'
+  return undefined
+}
+
+/** One gateway's response cache. */
+export class ResponseCache {
+  readonly #options: ResolvedCacheOptions
+  readonly #store: AnswerStore
+  readonly #logger: GatewayLogger
+  /** The calls running now for a key, which identical misses wait for: each resolves the answer it kept, if any. */
+  readonly #running = new Map<string, Promise<CachedAnswer | undefined>>()
+
+  /** With a Redis `store`, the cache lives there (every process shares it); else in this process, within `maxBytes`. */
+  constructor(options: ResolvedCacheOptions, store: Keyv | undefined, logger: GatewayLogger) {
+    this.#options = options
+    this.#logger = logger
+    this.#store =
+      store && isRedisKeyv(store)
+        ? new RedisAnswers(store, (error) => logger.warn('model-gateway: cache store error', { error: String(error) }))
+        : new MemoryAnswers(options.maxBytes)
+  }
+
+  /** Removes the cached answers of an owner, a model, both, or (no filter) every one; resolves how many went. */
+  delete(filter: CacheFilter = {}): Promise<number> {
+    return this.#store.delete(filter)
+  }
+
+  /** Runs a model call through the cache (the wrapper `serveModelCall` takes). */
+  readonly serveCall = (rt: Runtime, ex: Exchange, spec: CallSpec, client: ClientSink): Promise<void> => this.#serve(rt, ex, spec, client)
+
+  async #serve(rt: Runtime, ex: Exchange, spec: CallSpec, client: ClientSink): Promise<void> {
+    const directive = directiveOf(ex.req.headers)
+    const call = { model: spec.model.id, operation: spec.operation, owner: spec.owner, stream: spec.stream }
+    if (directive === 'no-store' || !this.#options.models(call)) return this.#bypass(rt, ex, spec, client)
+    const key = await cacheKey(spec, this.#options.scope === 'shared')
+    if (directive === 'no-cache') return void (await this.#miss(rt, ex, spec, client, key, 'bypass'))
+    const running = this.#running.get(key.id)
+    if (running) {
+      // The same call is running here: its answer serves this one too, whatever its framing or dialect.
+      const answer = await running
+      if (answer && (await this.#hit(rt, spec, client, answer))) return
+      return void (await this.#miss(rt, ex, spec, client, key))
+    }
+    let settle: (answer: CachedAnswer | undefined) => void = () => {}
+    this.#running.set(key.id, new Promise((resolve) => (settle = resolve)))
+    let kept: CachedAnswer | undefined
+    try {
+      const found = await this.#store.get(key.id).catch((error: unknown) => {
+        this.#logger.warn('model-gateway: the cache could not be read; the call goes upstream', {
+          requestId: spec.requestId,
+          error: String(error),
+        })
+        return undefined
+      })
+      if (found && (await this.#hit(rt, spec, client, found))) {
+        kept = found
+        return
+      }
+      kept = await this.#miss(rt, ex, spec, client, key)
+    } finally {
+      this.#running.delete(key.id)
+      settle(kept)
+    }
+  }
+
+  #bypass(rt: Runtime, ex: Exchange, spec: CallSpec, client: ClientSink): Promise<void> {
+    ex.res.setHeader(CACHE_HEADER, 'bypass')
+    spec.cache = 'bypass'
+    publish(rt, spec, 'bypass')
+    return runCall(rt, spec, client)
+  }
+
+  /** Runs the call upstream and keeps its answer when it came whole (`said`: `bypass` when no lookup was made); resolves the answer kept. */
+  async #miss(
+    rt: Runtime,
+    ex: Exchange,
+    spec: CallSpec,
+    client: ClientSink,
+    key: CacheKey,
+    said: 'miss' | 'bypass' = 'miss',
+  ): Promise<CachedAnswer | undefined> {
+    ex.res.setHeader(CACHE_HEADER, said)
+    spec.cache = said
+    publish(rt, spec, said)
+    const taking = new AnswerTaking(Math.floor(this.#options.maxBytes / 4))
+    spec.capture = taking
+    await runCall(rt, spec, client)
+    const taken = taking.answer()
+    if (!taken) return undefined
+    const check = checkAnswer(spec, taken, this.#options.storeLengthStops)
+    if (!check.keep) return undefined
+    const answer: CachedAnswer = {
+      kind: taken.kind,
+      contentType: taken.contentType ?? (taken.kind === 'stream' ? clientFraming(spec.format).contentType : 'application/json'),
+      body: taken.body,
+      storedAt: Date.now(),
+      usage: check.usage,
+      owner: key.owner,
+      model: key.model,
+    }
+    try {
+      await this.#store.set(key.id, answer, this.#options.ttlMs)
+      publish(rt, spec, 'stored')
+    } catch (error) {
+      this.#logger.warn('model-gateway: an answer could not be cached', { requestId: spec.requestId, error: String(error) })
+    }
+    return answer
+  }
+
+  /**
+   * Serves a cached answer in the call's dialect and framing; false when it cannot be written so (the call then
+   * goes upstream). A hit is admitted as any call (an owner over its limits gets its 429) and counts one request,
+   * no tokens and no cost.
+   */
+  async #hit(rt: Runtime, spec: CallSpec, client: ClientSink, answer: CachedAnswer): Promise<boolean> {
+    let body: HitBody | undefined
+    try {
+      body = hitBody(spec, answer)
+    } catch {
+      body = undefined
+    }
+    if (!body) return false
+    if (rt.ledger && metered(spec)) {
+      const entry = await rt.ledger.admit(spec.owner)
+      if (entry?.figures) spec.limitHeaders = spec.inbound.rateLimits.headers(entry.figures)
+    }
+    spec.cache = 'hit'
+    if (channels.callStart.hasSubscribers) channels.callStart.publish(callStartMessage(rt.id, spec))
+    const ageMs = Math.max(0, Date.now() - answer.storedAt)
+    publish(rt, spec, 'hit', ageMs)
+    const headers = withRequestId({ 'content-type': body.contentType } as Record<string, string | number>, spec.inbound, spec.requestId)
+    // A translated hit names what its translation dropped or clamped, as the call that filled the cache did.
+    reportDropped(rt.options.logger, spec.requestId, spec.bodies.translationFor(spec.model), headers)
+    headers[CACHE_HEADER] = 'hit'
+    headers.age = Math.floor(ageMs / 1000)
+    if (spec.limitHeaders) Object.assign(headers, spec.limitHeaders)
+    if (body.stream) {
+      headers['cache-control'] = 'no-cache'
+      client.open({ status: 200, headers })
+      client.write(body.body)
+      client.end()
+    } else {
+      headers['content-length'] = body.body.length
+      client.complete({ status: 200, headers }, body.body)
+    }
+    const delivery = await client.watch.settled()
+    if (channels.callEnd.hasSubscribers) {
+      const served = { model: spec.model, keyAlias: undefined }
+      const outcome = { status: 200, delivered: delivery.delivered, recovered: false, usage: answer.usage ?? NO_USAGE, cost: 0, served }
+      const message = endMessage(rt, spec, outcome)
+      message.durationMs = performance.now() - spec.startedAt
+      channels.callEnd.publish(message)
+    }
+    return true
+  }
+}
+
+function publish(rt: Runtime, spec: CallSpec, result: CacheMessage['result'], ageMs?: number): void {
+  if (!channels.cache.hasSubscribers) return
+  const message: CacheMessage = {
+    gatewayId: rt.id,
+    requestId: spec.requestId,
+    owner: spec.owner,
+    operation: spec.operation,
+    model: spec.model.id,
+    result,
+  }
+  if (ageMs !== undefined) message.ageMs = ageMs
+  channels.cache.publish(message)
+}

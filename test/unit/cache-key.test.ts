@@ -1,0 +1,135 @@
+import { describe, expect, it } from 'vitest'
+import { cacheKey, FRAMING_FIELDS, type KeyedCall } from '../../src/cache/key.js'
+import { messagesRequest } from '../../src/dialects/anthropic/messages/wire.js'
+import { geminiRequest } from '../../src/dialects/gemini/generate-content/wire.js'
+import { chatRequest } from '../../src/dialects/openai/chat-completions/wire.js'
+import { responsesRequest } from '../../src/dialects/openai/responses/wire.js'
+import { canonicalJson, requestBodyHash } from '../../src/json/hash.js'
+import type { Operation } from '../../src/types.js'
+
+// A property test of the key: over every member of each dialect's request schema, two bodies that differ in that
+// one member (absent, or another random value) never share a key; order, spacing and the framing fields never split
+// one. Bodies are generated from a seeded generator, so a failure names a seed that reproduces it.
+
+/** A small seeded generator (mulberry32). */
+function random(seed: number): () => number {
+  let a = seed >>> 0
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0
+    let t = a
+    t = Math.imul(t ^ (t >>> 15), t | 1)
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
+  }
+}
+
+/** A random JSON value, nested at most `depth` deep. */
+function value(next: () => number, depth = 2): unknown {
+  const kind = Math.floor(next() * (depth > 0 ? 7 : 5))
+  switch (kind) {
+    case 0:
+      return Math.floor(next() * 1000) / (next() < 0.5 ? 1 : 8)
+    case 1:
+      return next() < 0.5
+    case 2:
+      return null
+    case 3:
+      return `s${Math.floor(next() * 1e6)}`
+    case 4:
+      return ['low', 'medium', 'high', 'auto', 'none', ''][Math.floor(next() * 6)]
+    case 5:
+      return Array.from({ length: 1 + Math.floor(next() * 3) }, () => value(next, depth - 1))
+    default: {
+      const object: Record<string, unknown> = {}
+      for (let i = 0; i < 1 + Math.floor(next() * 3); i++) object[`k${Math.floor(next() * 20)}`] = value(next, depth - 1)
+      return object
+    }
+  }
+}
+
+/** A call of `body` as the key sees it: hashed as the gateway hashes a body it parsed whole. */
+function callOf(body: Record<string, unknown>, operation: Operation, owner = 'owner-a'): KeyedCall {
+  return {
+    owner,
+    operation,
+    stream: body.stream === true,
+    requestHash: () => Promise.resolve(requestBodyHash(body)),
+    body: { value: body, fields: body },
+    model: { id: 'model-x', upstreamModel: 'upstream-x', upstream: { name: 'up' } },
+    bodies: { operationFor: () => operation },
+  }
+}
+
+const keyOf = async (body: Record<string, unknown>, operation: Operation, owner?: string) =>
+  (await cacheKey(callOf(body, operation, owner), false)).id
+
+/** Each dialect's request schema, with a body that is valid on its face for the members not under test. */
+const SCHEMAS = [
+  {
+    name: 'chat completions',
+    operation: 'chat.completions',
+    known: chatRequest.known,
+    base: { model: 'm', messages: [{ role: 'user', content: 'hi' }] },
+  },
+  { name: 'Responses', operation: 'responses', known: responsesRequest.known, base: { model: 'm', input: 'hi' } },
+  {
+    name: 'Messages',
+    operation: 'messages',
+    known: messagesRequest.known,
+    base: { model: 'm', max_tokens: 16, messages: [{ role: 'user', content: 'hi' }] },
+  },
+  {
+    name: 'generate-content',
+    operation: 'generateContent',
+    known: geminiRequest.known,
+    base: { contents: [{ role: 'user', parts: [{ text: 'hi' }] }] },
+  },
+] as const
+
+describe('the cache key', () => {
+  for (const schema of SCHEMAS) {
+    const members = [...schema.known].filter((name) => !FRAMING_FIELDS.includes(name))
+
+    it(`${schema.name}: a body differing in any one member of the schema (${members.length}) gets another key`, async () => {
+      expect(members.length).toBeGreaterThan(5)
+      for (const [i, member] of members.entries()) {
+        const next = random(1000 * i + 7)
+        for (let round = 0; round < 20; round++) {
+          const a: Record<string, unknown> = { ...schema.base }
+          const b: Record<string, unknown> = { ...schema.base }
+          a[member] = value(next)
+          // Absent, or another value.
+          if (round % 4 === 0) delete b[member]
+          else b[member] = value(next)
+          if (canonicalJson(a) === canonicalJson(b)) continue
+          expect(await keyOf(a, schema.operation), `${member}, round ${round}`).not.toBe(await keyOf(b, schema.operation))
+        }
+      }
+    })
+
+    it(`${schema.name}: member order, spacing and the framing fields never split a key`, async () => {
+      const next = random(42)
+      for (let round = 0; round < 30; round++) {
+        const body: Record<string, unknown> = { ...schema.base }
+        for (const member of members) if (next() < 0.3) body[member] = value(next)
+        const reordered = Object.fromEntries(Object.entries(body).reverse())
+        const reparsed = JSON.parse(JSON.stringify(reordered, null, 3)) as Record<string, unknown>
+        const framed = { ...reparsed, stream: true, stream_options: { include_usage: true } }
+        const key = await keyOf(body, schema.operation)
+        expect(await keyOf(reparsed, schema.operation)).toBe(key)
+        expect(await keyOf(framed, schema.operation)).toBe(key)
+      }
+    })
+  }
+
+  it('the owner, the operation and the upstream target are part of it; a shared key names no owner', async () => {
+    const body = { model: 'm', messages: [{ role: 'user', content: 'hi' }] }
+    const base = callOf(body, 'chat.completions')
+    const key = (await cacheKey(base, false)).id
+    expect((await cacheKey(callOf(body, 'chat.completions', 'owner-b'), false)).id).not.toBe(key)
+    expect((await cacheKey(callOf(body, 'responses'), false)).id).not.toBe(key)
+    expect((await cacheKey({ ...base, model: { ...base.model, upstreamModel: 'other' } }, false)).id).not.toBe(key)
+    expect((await cacheKey({ ...base, model: { ...base.model, upstream: { name: 'other' } } }, false)).id).not.toBe(key)
+    expect((await cacheKey(callOf(body, 'chat.completions', 'owner-b'), true)).id).toBe((await cacheKey(base, true)).id)
+  })
+})
