@@ -1,7 +1,7 @@
 // A hub request written as a Converse request (`POST /model/{id}/converse`): messages of content blocks, `system`,
 // `inferenceConfig`, `toolConfig`; thinking goes in `additionalModelRequestFields` as the model family takes it.
 import type { CallPlan } from '../../../translate/format.js'
-import { type HubMessage, type HubPart, type HubRequest, lacking, toolOutputText } from '../../../translate/hub.js'
+import { dropOrRefuse, type HubMessage, type HubPart, type HubRequest, lacking, toolOutputText } from '../../../translate/hub.js'
 import { inexpressible, type JsonObject } from '../../../translate/readers.js'
 
 /** Converse's image formats, by MIME type. */
@@ -60,9 +60,12 @@ function toolChoiceOf(hub: HubRequest): JsonObject | undefined {
 
 /** The Converse request of a hub request. */
 export function converseRequestFromHub(hub: HubRequest, plan: CallPlan): JsonObject {
+  const strict = plan.strict === true
   if (hub.candidates !== undefined && hub.candidates !== 1) lacking(hub, 'candidates', 'asks for more than one answer')
-  for (const member of ['seed', 'presencePenalty', 'frequencyPenalty', 'output'] as const) {
-    if (hub[member] !== undefined) lacking(hub, member, 'has no Converse field')
+  if (hub.output !== undefined) lacking(hub, 'output', 'has no Converse field')
+  // Sampling knobs Converse has no field for change how the model samples, not what it can do: dropped and named.
+  for (const member of ['seed', 'presencePenalty', 'frequencyPenalty'] as const) {
+    if (hub[member] !== undefined) dropOrRefuse(hub, strict, member, 'has no Converse field')
   }
   const body: JsonObject = { messages: hub.messages.filter((m) => m.role !== 'system').map((m, i) => messageOf(m, i)) }
   if (hub.system.length > 0) body.system = hub.system.map((text) => ({ text }))
@@ -87,8 +90,10 @@ export function converseRequestFromHub(hub: HubRequest, plan: CallPlan): JsonObj
   const extra: JsonObject = {}
   if (hub.topK !== undefined) extra.top_k = hub.topK
   if (hub.reasoning !== undefined && 'budget' in hub.reasoning) extra.thinking = { type: 'enabled', budget_tokens: hub.reasoning.budget }
+  // An effort without a budget (Claude Code's adaptive thinking, `reasoning_effort`) has no Converse spelling: the
+  // model answers at its own default, as it does for a client that asked nothing.
   else if (hub.reasoning !== undefined)
-    lacking(hub, 'reasoning', 'asks for a reasoning effort, which Converse takes as a token budget only')
+    dropOrRefuse(hub, strict, 'reasoning', 'asks for a reasoning effort, which Converse takes as a token budget only')
   if (Object.keys(extra).length > 0) body.additionalModelRequestFields = extra
   return body
 }
