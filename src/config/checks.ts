@@ -16,3 +16,19 @@ export function knownKeys(value: Record<string, unknown>, known: readonly string
     fail(`${where}${key} is not an option${near ? `; did you mean \`${near}\`?` : ''} (known: ${known.join(', ')})`)
   }
 }
+
+/** A configured `upstreams.<name>.baseUrl`, parsed: an http or https URL with no query, fragment or credentials. */
+export function baseUrlOf(name: string, value: unknown): URL {
+  if (typeof value !== 'string') fail(`upstreams.${name}.baseUrl must be a URL string`)
+  let url: URL
+  try {
+    url = new URL(value)
+  } catch {
+    fail(`upstreams.${name}.baseUrl is not a valid URL`)
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') fail(`upstreams.${name}.baseUrl must be http or https`)
+  if (url.search || url.hash || url.username || url.password) {
+    fail(`upstreams.${name}.baseUrl must not carry a query, fragment or credentials`)
+  }
+  return url
+}

@@ -13,7 +13,7 @@ import { isObject } from '../json/value.js'
 import type { KeySelection } from '../types.js'
 import { isDispatcher } from '../upstream/agent.js'
 import type { UpstreamAuthorizer } from '../upstream/authorize.js'
-import { fail, knownKeys } from './checks.js'
+import { baseUrlOf, fail, knownKeys } from './checks.js'
 import { DEFAULTS, KNOWN_KEYS } from './defaults.js'
 
 /** One key of an upstream's pool: what it is called in logs and usage, how much traffic it takes, what it sends. */
@@ -128,17 +128,7 @@ export function resolveUpstream(name: string, raw: unknown): ResolvedUpstream {
   knownKeys(raw, [...KNOWN_KEYS.upstream, ...(dialect.upstreamOptionNames ?? [])], `upstreams.${name}.`)
   const baseUrl =
     (raw.baseUrl === undefined || dialect.completesBaseUrl) && dialect.baseUrlFrom ? dialect.baseUrlFrom(name, raw) : raw.baseUrl
-  if (typeof baseUrl !== 'string') fail(`upstreams.${name}.baseUrl must be a URL string`)
-  let url: URL
-  try {
-    url = new URL(baseUrl)
-  } catch {
-    fail(`upstreams.${name}.baseUrl is not a valid URL`)
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') fail(`upstreams.${name}.baseUrl must be http or https`)
-  if (url.search || url.hash || url.username || url.password) {
-    fail(`upstreams.${name}.baseUrl must not carry a query, fragment or credentials`)
-  }
+  const url = baseUrlOf(name, baseUrl)
   const meant = dialect.intendedBasePath(url.pathname)
   if (meant !== undefined) {
     fail(

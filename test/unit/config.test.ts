@@ -43,7 +43,7 @@ describe('unknown option keys', () => {
   it('names no key when none is near, and lists the known ones', () => {
     const error = thrown({ ...valid, zzzzzzzz: 1 })
     expect(error.message).toMatch(
-      /^zzzzzzzz is not an option \(known: upstreams, models, auth, store, recovery, idempotency, background, limits, timeouts, keepAlive, cors, translation, console, pricing, onUsage, logger, interceptors, dispatcher, proxy\)$/,
+      /^zzzzzzzz is not an option \(known: upstreams, models, auth, store, recovery, idempotency, background, limits, timeouts, keepAlive, cors, translation, cache, console, pricing, onUsage, logger, interceptors, dispatcher, proxy\)$/,
     )
   })
 })

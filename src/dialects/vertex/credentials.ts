@@ -3,10 +3,10 @@
 // it expires with one refresh in flight, never fetched per call.
 import { readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
+import { fail } from '../../config/checks.js'
 import { GatewayError } from '../../errors.js'
 import type { OutgoingRequest, UpstreamAuthorizer } from '../../upstream/authorize.js'
 import { type Expiring, RefreshingValue } from '../../upstream/refreshing-value.js'
-import { fail } from './options.js'
 import { CLOUD_PLATFORM_SCOPE, exchangeAssertion, readServiceAccount, type ServiceAccount, VertexAuthError } from './service-account.js'
 import type { VertexToken } from './types.js'
 

@@ -1,14 +1,9 @@
 // A Vertex AI upstream's own options: where it is (`project`, `location`, a `baseUrl` host root) and how it
 // authenticates (`credentials`, or `apiKey` for express mode). Checked once, at construction.
-import { GatewayError } from '../../errors.js'
+import { baseUrlOf, fail } from '../../config/checks.js'
 
 /** The option names a Vertex AI upstream takes besides the common ones. */
 export const VERTEX_OPTION_NAMES = ['project', 'location', 'credentials'] as const
-
-/** A construction error naming the option at fault. */
-export function fail(message: string): never {
-  throw new GatewayError('invalid_options', message)
-}
 
 /**
  * Locations as Google names them: `global`, the multi-regions `us` and `eu`, or a region such as `us-central1`,
@@ -63,16 +58,7 @@ export function vertexBaseUrl(name: string, raw: Readonly<Record<string, unknown
 
 /** A configured `baseUrl`: a host root, to which the gateway adds `/v1/projects/…`; one that runs into that path is refused. */
 function hostRoot(name: string, baseUrl: unknown): string {
-  if (typeof baseUrl !== 'string') fail(`upstreams.${name}.baseUrl must be a URL string`)
-  let url: URL
-  try {
-    url = new URL(baseUrl)
-  } catch {
-    fail(`upstreams.${name}.baseUrl is not a valid URL`)
-  }
-  if (url.search || url.hash || url.username || url.password) {
-    fail(`upstreams.${name}.baseUrl must not carry a query, fragment or credentials`)
-  }
+  const url = baseUrlOf(name, baseUrl)
   const path = url.pathname.replace(/\/+$/, '')
   // A URL copied from a call or from the SDKs' own base (`…/v1`, `…/v1/projects/p/locations/l/publishers/…`).
   if (/^\/v1(?:beta1)?(?:\/|$)/.test(path) || /\/(?:projects|publishers)\//.test(path)) {

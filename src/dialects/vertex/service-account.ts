@@ -1,8 +1,8 @@
 // A service-account key exchanged for OAuth access tokens by the JWT bearer grant (RFC 7523), with node:crypto:
 // the key's own `token_uri` is honoured (google-auth-library 11 posts to Google's fixed token URL whatever it says).
 import { createPrivateKey, type KeyObject, sign } from 'node:crypto'
+import { fail } from '../../config/checks.js'
 import type { Expiring } from '../../upstream/refreshing-value.js'
-import { fail } from './options.js'
 
 /** The scope a Vertex AI call needs. */
 export const CLOUD_PLATFORM_SCOPE = 'https://www.googleapis.com/auth/cloud-platform'
