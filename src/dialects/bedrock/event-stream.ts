@@ -49,32 +49,44 @@ function broken(message: string): GatewayError {
  */
 export class EventStreamDecoder {
   private held: Buffer = Buffer.alloc(0)
+  /** Why the stream cannot be read on, once a frame could not be; nothing more is decoded after it. */
+  failure: GatewayError | undefined
 
   constructor(
     private readonly write: FrameWriter,
     private readonly maxFrameBytes: number,
   ) {}
 
-  /** The SSE text of the frames `chunk` completes ('' while a frame is still partial). */
+  /**
+   * The SSE text of the frames `chunk` completes ('' while a frame is still partial). A frame that cannot be read sets
+   * `failure`, and the text of the frames before it is still returned: what came whole is relayed, nothing after it.
+   */
   push(chunk: Buffer): string {
     let held = this.held.length === 0 ? chunk : Buffer.concat([this.held, chunk])
     let out = ''
-    while (held.length >= PRELUDE_BYTES) {
-      const length = held.readUInt32BE(0)
-      if (length > this.maxFrameBytes) {
-        throw broken(`The upstream sent an event-stream frame of ${length} bytes, over the limit of ${this.maxFrameBytes} (maxFrameBytes).`)
+    try {
+      while (held.length >= PRELUDE_BYTES) {
+        const length = held.readUInt32BE(0)
+        if (length > this.maxFrameBytes) {
+          throw broken(
+            `The upstream sent an event-stream frame of ${length} bytes, over the limit of ${this.maxFrameBytes} (maxFrameBytes).`,
+          )
+        }
+        if (length < PRELUDE_BYTES + 4) throw broken('The upstream sent an event-stream frame shorter than its prelude.')
+        if (held.length < length) break
+        let message: Message
+        try {
+          message = codec.decode(held.subarray(0, length))
+        } catch (error) {
+          // A checksum that does not match: the bytes were damaged on their way, and nothing after them can be trusted.
+          throw broken(`The upstream sent a damaged event-stream frame (${(error as Error).message}).`)
+        }
+        held = held.subarray(length)
+        out += this.write(frameOf(message))
       }
-      if (length < PRELUDE_BYTES + 4) throw broken('The upstream sent an event-stream frame shorter than its prelude.')
-      if (held.length < length) break
-      let message: Message
-      try {
-        message = codec.decode(held.subarray(0, length))
-      } catch (error) {
-        // A checksum that does not match: the bytes were damaged on their way, and nothing after them can be trusted.
-        throw broken(`The upstream sent a damaged event-stream frame (${(error as Error).message}).`)
-      }
-      held = held.subarray(length)
-      out += this.write(frameOf(message))
+    } catch (error) {
+      this.failure = error as GatewayError
+      held = Buffer.alloc(0)
     }
     this.held = held
     return out
@@ -95,8 +107,13 @@ export function eventStreamFraming(write: FrameWriter, options: UpstreamOptionVa
   const max = Number(options.maxFrameBytes ?? DEFAULT_MAX_FRAME_BYTES)
   return (body: Readable) => {
     const decoder = new EventStreamDecoder(write, max)
+    // A failure waits until what was decoded before it is read: destroying the reader would drop it.
+    let pending: Error | undefined
     const out = new Readable({
-      read: () => body.resume(),
+      read: () => {
+        if (pending === undefined) body.resume()
+        else if (out.readableLength === 0) out.destroy(pending)
+      },
       destroy: (error, callback) => {
         body.destroy(error ?? undefined)
         callback(error)
@@ -104,17 +121,15 @@ export function eventStreamFraming(write: FrameWriter, options: UpstreamOptionVa
     })
     const fail = (error: Error) => {
       body.off('data', onData)
-      out.destroy(error)
+      body.pause()
+      if (out.readableLength === 0) out.destroy(error)
+      else pending = error
     }
     const onData = (chunk: Buffer) => {
-      let text: string
-      try {
-        text = decoder.push(chunk)
-      } catch (error) {
-        fail(error as Error)
-        return
-      }
-      if (text !== '' && !out.push(text)) body.pause()
+      const text = decoder.push(chunk)
+      const more = text === '' || out.push(text)
+      if (decoder.failure !== undefined) fail(decoder.failure)
+      else if (!more) body.pause()
     }
     body.on('data', onData)
     body.pause()

@@ -3,7 +3,7 @@ import { GatewayError } from '../../errors.js'
 import { channels } from '../../observe/channels.js'
 import type { UpstreamResponse } from '../send.js'
 import type { UpstreamInterceptor } from './compose.js'
-import { neverSent } from './fallback.js'
+import { authorizerFailed, neverSent } from './fallback.js'
 
 /** Answers that count against an upstream's health: it is failing or overloaded. */
 const UNHEALTHY = new Set([429, 500, 502, 503, 504, 529])
@@ -31,6 +31,11 @@ class Circuit {
     this.state = 'half-open'
     this.#probing = true
     return true
+  }
+
+  /** Lets another probe go without an outcome: the call never reached the upstream (its credentials failed). */
+  release(): void {
+    this.#probing = false
   }
 
   /** Records an outcome; returns the new state when it changed. */
@@ -88,8 +93,10 @@ export function circuitBreaker(gatewayId: string) {
         return response
       },
       (error: unknown) => {
-        // A timeout or a broken connection says little about the upstream's health (the model may be slow).
-        report(upstream, circuit.record(!neverSent(error)))
+        // A timeout or a broken connection says little about the upstream's health (the model may be slow); the
+        // gateway's own credentials failing says nothing of it at all.
+        if (authorizerFailed(error)) circuit.release()
+        else report(upstream, circuit.record(!neverSent(error)))
         throw error
       },
     )

@@ -28,9 +28,16 @@ const NEVER_SENT = new Set([
   'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
 ])
 
+/**
+ * Whether an attempt failed in the upstream's authorizer (no credentials, a token endpoint down): `createSend`
+ * authorizes before it dispatches, so nothing was sent, and the upstream's health is not in question.
+ */
+export const authorizerFailed = (error: unknown): boolean => isGatewayError(error) && error.code === 'upstream_auth_failed'
+
 /** Whether a failed attempt cannot have started billable work upstream. */
 export function neverSent(error: unknown): boolean {
   if (!isGatewayError(error)) return false
+  if (authorizerFailed(error)) return true
   let cause: unknown = error.cause
   // undici wraps the socket's error; the code may sit one level down.
   for (let depth = 0; depth < 3 && cause; depth++) {

@@ -69,4 +69,39 @@ describe('a Bedrock upstream to an operator', () => {
     expect(mock.requests.at(-1)?.path).toBe('/v1/messages')
     expect(usage.at(-1)).toMatchObject({ model: 'claude', upstream: 'claude' })
   })
+
+  it('Claude on Bedrock whose credentials fail falls back to Claude on Anthropic’s API: nothing was sent', async () => {
+    const mock = await startMockUpstream()
+    const gateway = createGateway({
+      upstreams: {
+        aws: {
+          type: 'bedrock',
+          baseUrl: mock.url,
+          region: 'us-east-1',
+          credentials: async () => {
+            throw new Error('no credentials here')
+          },
+        },
+        claude: { type: 'anthropic', baseUrl: mock.url, apiKey: 'anthropic-key' },
+      },
+      models: [
+        { id: 'claude', upstream: 'aws', upstreamModel: BEDROCK_CLAUDE, fallbacks: ['claude-direct'] },
+        { id: 'claude-direct', upstream: 'claude', upstreamModel: 'claude-sonnet-4-5' },
+      ],
+      auth: { apiKeys: [KEY_A] },
+      logger: { warn() {}, error() {} },
+    })
+    const server = await NODE_KINDS[0]!.mount(gateway)
+    closing.push(async () => {
+      await server.close()
+      await gateway.close()
+      await mock.close()
+    })
+    const answer = await new OpenAI({ baseURL: `${server.url}/v1`, apiKey: KEY_A, maxRetries: 0 }).chat.completions.create({
+      model: 'claude',
+      messages: [{ role: 'user', content: 'no keys' }],
+    })
+    expect(answer.choices[0]?.message.content).toBe('Echo: no keys')
+    expect(mock.requests.map((r) => r.path)).toEqual(['/v1/messages'])
+  })
 })
