@@ -99,22 +99,19 @@ function unauthenticated(reason: 'ACCESS_TOKEN_EXPIRED' | 'ACCESS_TOKEN_TYPE_UNS
 /** The OAuth error body Google's token endpoint refuses a grant with. */
 const grantError = (error: string, description: string) => JSON.stringify({ error, error_description: description })
 
+/** Answers the token endpoint, or checks a Vertex call and hands it on: null when answered here, undefined when not Vertex's. */
+type VertexRoute = (
+  req: IncomingMessage,
+  res: ServerResponse,
+  st: State,
+  method: string,
+  pathname: string,
+  query: string,
+  text: string,
+) => VertexRouted | null | undefined
+
 /** The Vertex AI side of one mock upstream; `url` is read once it listens. */
-export function createVertexMock(
-  options: VertexMockOptions,
-  url: () => string,
-): VertexMock & {
-  /** Answers the token endpoint, or checks a Vertex call and hands it on: null when answered here, undefined when not Vertex's. */
-  route(
-    req: IncomingMessage,
-    res: ServerResponse,
-    st: State,
-    method: string,
-    pathname: string,
-    query: string,
-    text: string,
-  ): VertexRouted | null | undefined
-} {
+export function createVertexMock(options: VertexMockOptions, url: () => string): VertexMock & { route: VertexRoute } {
   const accounts = new Map<string, KeyObject>()
   const tokens = new Map<string, number>()
   const now = () => Date.now() + mock.clockOffsetMs
@@ -188,15 +185,7 @@ export function createVertexMock(
     return express ? undefined : unauthenticated('CREDENTIALS_MISSING')
   }
 
-  function route(
-    req: IncomingMessage,
-    res: ServerResponse,
-    st: State,
-    method: string,
-    pathname: string,
-    query: string,
-    text: string,
-  ): VertexRouted | null | undefined {
+  const route: VertexRoute = (req, res, st, method, pathname, query, text) => {
     if (pathname === '/token' && method === 'POST') {
       answerToken(res, st, text)
       return null
