@@ -90,6 +90,12 @@ export interface ModelOptions {
    * Google one. @default undefined (null in the model object: not known)
    */
   contextWindow?: number
+  /**
+   * Other names a call may ask for the model by: the Bedrock and Vertex spellings of one model
+   * (`us.anthropic.claude-sonnet-4-5-20250929-v1:0`, `claude-sonnet-4-5@20250929`) reach it whatever its upstream.
+   * Letters, digits and `. _ - / @ :`; none may be another model's id or alias. Listings show the id alone. @default []
+   */
+  aliases?: readonly string[]
 }
 
 /** What `authenticate` returns for an accepted key. */

@@ -9,7 +9,7 @@ import type { CallSpec } from './call-spec.js'
 import { UpstreamBodies } from './upstream-bodies.js'
 
 function findModel(rt: Runtime, id: string): ResolvedModel {
-  const model = rt.options.models.get(id)
+  const model = rt.options.models.get(id) ?? rt.options.aliases.get(id)
   if (!model) throw new GatewayError('model_not_found', `The model '${shown(id)}' does not exist.`, { param: 'model' })
   return model
 }
@@ -31,14 +31,16 @@ export function buildCallSpec(
   const inbound = ex.match.dialect
   const target = format.read(body.fields, call.target)
   const model = findModel(rt, target.model)
+  // A route whose body is another dialect's with its own transport's members: every upstream gets that dialect's body.
+  const spoken = format.spokenBody?.(body, target)
   const bodies = new UpstreamBodies({
     requestId,
     format,
     inbound,
-    body,
+    body: spoken?.body ?? body,
     model,
     stream: target.stream,
-    clientHeaders: ex.req.headers,
+    clientHeaders: spoken ? { ...ex.req.headers, ...spoken.headers } : ex.req.headers,
     strict: rt.options.translation.strict,
   })
   const upstreamBody = bodies.for(model)

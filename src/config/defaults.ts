@@ -93,7 +93,7 @@ export const KNOWN_KEYS = {
     'dispatcher',
     ...DIALECT_UPSTREAM_OPTIONS.keys(),
   ],
-  model: ['id', 'upstream', 'upstreamModel', 'ownedBy', 'created', 'fallbacks', 'maxOutputTokens', 'contextWindow'],
+  model: ['id', 'upstream', 'upstreamModel', 'ownedBy', 'created', 'fallbacks', 'maxOutputTokens', 'contextWindow', 'aliases'],
   auth: ['apiKeys', 'authenticate'],
   recovery: [...Object.keys(DEFAULTS.recovery), 'streams'],
   idempotency: ['sdkRetries', 'failOpen', ...Object.keys(DEFAULTS.idempotency)],

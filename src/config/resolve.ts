@@ -26,6 +26,8 @@ import { type ResolvedUpstream, resolveUpstream, upstreamForModel } from './upst
 export interface ResolvedOptions {
   upstreams: Map<string, ResolvedUpstream>
   models: Map<string, ResolvedModel>
+  /** The models by their `aliases`: a call's model is one of `models`, else one of these. */
+  aliases: Map<string, ResolvedModel>
   auth: AuthOptions
   store: Keyv | undefined
   recovery: Required<RecoveryOptions>
@@ -118,6 +120,25 @@ function resolveFallbacks(models: Map<string, ResolvedModel>, raw: Record<string
   model.fallbacks = fallbacks
 }
 
+/** `models[i].aliases`: names a call may use besides the ids, each naming one model. */
+function resolveAliases(models: Map<string, ResolvedModel>, raws: readonly unknown[]): Map<string, ResolvedModel> {
+  const aliases = new Map<string, ResolvedModel>()
+  raws.forEach((raw, i) => {
+    const list = (raw as Record<string, unknown>).aliases
+    if (list === undefined) return
+    if (!Array.isArray(list)) fail(`models[${i}].aliases must be an array of model names`)
+    const model = models.get((raw as { id: string }).id) as ResolvedModel
+    for (const alias of list as unknown[]) {
+      if (typeof alias !== 'string' || alias === '' || alias.length > 256 || !/^[\w.\-/@:]+$/.test(alias)) {
+        fail(`models[${i}].aliases must hold non-empty names of letters, digits and . _ - / @ :`)
+      }
+      if (models.has(alias) || aliases.has(alias)) fail(`models[${i}].aliases: '${alias}' is already a model id or alias`)
+      aliases.set(alias, model)
+    }
+  })
+  return aliases
+}
+
 function resolveAuth(raw: unknown): AuthOptions {
   if (!isObject(raw)) fail('auth must be { apiKeys } or { authenticate }')
   knownKeys(raw, KNOWN_KEYS.auth, 'auth.')
@@ -203,6 +224,7 @@ export function resolveOptions(options: GatewayOptions): ResolvedOptions {
     })
   })
   for (const [i, raw] of options.models.entries()) resolveFallbacks(models, raw as unknown as Record<string, unknown>, i)
+  const aliases = resolveAliases(models, options.models)
 
   if (options.store !== undefined && !isKeyvLike(options.store)) fail('store must be a Keyv instance')
   const recovery = section(options.recovery, 'recovery', KNOWN_KEYS.recovery)
@@ -231,6 +253,7 @@ export function resolveOptions(options: GatewayOptions): ResolvedOptions {
   return {
     upstreams,
     models,
+    aliases,
     auth: resolveAuth(options.auth),
     store: options.store,
     recovery: {

@@ -3,6 +3,7 @@ import type { HttpErrorCode } from '../errors.js'
 import type { ClientFormat, UpstreamFormat } from '../translate/format.js'
 import type { Operation, TokenCounts } from '../types.js'
 import type { FramingReader, UpstreamAuthorizer, UpstreamErrorReader } from '../upstream/authorize.js'
+import type { BackgroundFormat } from './background-format.js'
 import type { ClientFraming } from './framing/framing.js'
 import type { DialectName } from './names.js'
 import type { RateLimitFamily } from './rate-limit-family.js'
@@ -98,6 +99,21 @@ export interface OperationFormat {
   readonly framing?: ClientFraming
   /** Whether `streamErrorEvent` reads `eventsBefore`: only then are a stream's events counted as they are relayed. @default false */
   readonly countsStreamEvents?: boolean
+  /**
+   * For an operation whose body is the format of the dialect its route's dialect `speaks` with members of its own
+   * transport (Bedrock's InvokeModel: Messages without `model` and `stream`, with `anthropic_version` and
+   * `anthropic_beta`): that format's body, the path's `target` written in, and the request headers of that dialect
+   * the body carried (`anthropic-beta`). Every later stage sees only the spoken body; the record and the body hash
+   * keep the one the client sent. @default the body as it came
+   */
+  spokenBody?(body: RequestBytes, target: CallTarget): SpokenBody
+}
+
+/** A client's body as the dialect its route speaks takes it (`OperationFormat.spokenBody`). */
+export interface SpokenBody {
+  body: RequestBytes
+  /** Request headers of the spoken dialect the body carried, standing in for the client's own of that name. */
+  headers: Readonly<Record<string, string>>
 }
 
 /**
@@ -168,51 +184,6 @@ export interface ListedModel {
   operations: ReadonlySet<Operation>
 }
 
-/** Where a background call is: running (`queued` until its upstream answers), or how it ended. */
-export type BackgroundStatus = 'queued' | 'in_progress' | 'completed' | 'failed' | 'cancelled' | 'incomplete'
-
-/** How a kept stream event ends its background call, when it does. */
-export interface BackgroundEnding {
-  status: BackgroundStatus
-  /** The call's final object, when the event carries it; else the last one, ended with `message`. */
-  object?: Record<string, unknown>
-  message?: string
-}
-
-/**
- * An operation whose calls a client may ask the gateway to run in the background (OpenAI's Responses
- * `background: true`): the gateway runs them itself, keeps their events, and serves them by id. Every shape the
- * client sees is this format's; the gateway only keeps and orders them.
- */
-export interface BackgroundFormat {
-  /** Whether a request's fields ask for a background call. */
-  asks(fields: Record<string, unknown>): boolean
-  /** The request the gateway sends upstream: the background flag taken out (the gateway keeps the call), streaming on. */
-  runRequest(request: Record<string, unknown>): Record<string, unknown>
-  /** The public id of the call created by the gateway request `requestId`. */
-  idOf(requestId: string): string
-  /** The gateway request id behind a public id, or undefined when the id is none of the gateway's. */
-  requestIdOf(id: string): string | undefined
-  /** The object of a call its upstream has not answered yet (`queued`), made from its request. */
-  pending(id: string, request: Record<string, unknown>, createdAt: number): Record<string, unknown>
-  /** The object once its upstream answered (`in_progress`). */
-  started(object: Record<string, unknown>): Record<string, unknown>
-  /** One upstream event as kept, carrying the call's id, and whether it ends the call; undefined drops it. */
-  event(data: Record<string, unknown>, id: string): { event: Record<string, unknown>; ending: BackgroundEnding | undefined } | undefined
-  /** The object of a call that ended without its upstream's last word: cancelled, or failed with `message`. */
-  ended(object: Record<string, unknown>, status: BackgroundStatus, message: string | undefined): Record<string, unknown>
-  /** The event that tells a stream reader how a call the upstream did not finish ended; undefined: the stream just ends. */
-  endEvent(object: Record<string, unknown>): Record<string, unknown> | undefined
-  /** The event that opens every kept stream, written by the gateway when the call is created. */
-  createdEvent(object: Record<string, unknown>): Record<string, unknown>
-  /** The call's object an event carries (the created one, an end), if any: the store keeps it there only. */
-  objectOf(event: Record<string, unknown>): Record<string, unknown> | undefined
-  /** The error message an ended object carries, if any. */
-  errorMessage(object: Record<string, unknown>): string | undefined
-  /** The answer to a delete. */
-  deleted(id: string): unknown
-}
-
 /**
  * One path a dialect serves model calls on (POST), as a route pattern: fixed (`/v1/chat/completions`), or with named
  * parameters in braces (`/model/{model}/invoke`). A parameter holds one or more characters up to the first occurrence
@@ -233,6 +204,11 @@ export interface ModelRoute {
   readonly background?: BackgroundFormat
   /** Its WebSocket mode: `GET {path}` with `Upgrade: websocket`, served through `upgradeHandler`. @default none */
   readonly websocket?: WebSocketFormat
+  /**
+   * The variant of the listing dialect that serves this route, where its routes speak different formats (Bedrock's
+   * InvokeModel takes Anthropic's Messages, Converse its own): its key, errors and `speaks`. @default the listing dialect
+   */
+  readonly dialect?: Dialect
 }
 
 /** Everything that differs between two wire formats. Nothing outside `src/dialects/` compares dialect names. */
@@ -306,6 +282,8 @@ export interface Dialect {
   modelObject(model: ListedModel): unknown
   /** The error body a client of this format understands. */
   errorBody(error: ErrorFacts): unknown
+  /** Headers its clients read an error's kind from, sent with its error body (Bedrock's `x-amzn-errortype`). @default none */
+  errorHeaders?(error: ErrorFacts): Readonly<Record<string, string>>
   /**
    * The HTTP status an error of `status` is answered with, for a format whose error bodies name their status and
    * allow only some (Google's: those google.rpc.Code maps to); absent: `status` itself.
@@ -396,4 +374,5 @@ export interface Dialect {
   readonly upstreamErrors?: UpstreamErrorReader
 }
 
+export type { BackgroundEnding, BackgroundFormat, BackgroundStatus } from './background-format.js'
 export type { RateLimitFamily, RateLimitFigures } from './rate-limit-family.js'

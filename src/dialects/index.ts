@@ -25,11 +25,11 @@ export function dialectNamed(name: unknown): Dialect | undefined {
 }
 
 /**
- * Whether a client of `client` reaches an upstream of `upstream` passthrough: the same dialect, or one that speaks its
- * formats on other paths and credentials (`speaks`).
+ * Whether a client of `client` reaches an upstream of `upstream` passthrough: both speak one dialect's formats, each
+ * on its own paths and credentials (`speaks`: Azure's upstreams, Bedrock's InvokeModel clients).
  */
 export function speaksAs(client: Dialect, upstream: Dialect): boolean {
-  return client === (upstream.speaks ?? upstream)
+  return (client.speaks ?? client) === (upstream.speaks ?? upstream)
 }
 
 /** A model-call route with the dialect that serves it. */
@@ -37,9 +37,9 @@ export interface RegisteredRoute extends ModelRoute {
   readonly dialect: Dialect
 }
 
-/** Every model-call route of every dialect. */
+/** Every model-call route of every dialect, each with the variant that serves it (its `dialect`, else the listing one). */
 export const MODEL_ROUTES: readonly RegisteredRoute[] = DIALECTS.flatMap((dialect) =>
-  dialect.routes.map((route) => ({ ...route, dialect })),
+  dialect.routes.map((route) => ({ ...route, dialect: route.dialect ?? dialect })),
 )
 
 /**
@@ -151,6 +151,7 @@ export type {
   OperationFormat,
   RateLimitFamily,
   RateLimitFigures,
+  SpokenBody,
   UpstreamApi,
   UpstreamOptionValues,
 } from './dialect.js'

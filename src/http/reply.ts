@@ -46,6 +46,7 @@ export function sendError(res: ServerResponse, error: GatewayError, to: { dialec
   if (error.shouldRetry) headers['x-should-retry'] = 'true'
   // The rest of such a body is not worth reading: the connection ends with this answer.
   if (code === 'request_too_large' || code === 'request_timeout' || code === 'overloaded') headers.connection = 'close'
-  const body = to.dialect.errorBody({ status, code, message: error.message, param: error.param, requestId: to.requestId })
-  sendJson(res, to.dialect.errorStatus?.(status) ?? status, body, headers)
+  const facts = { status, code, message: error.message, param: error.param, requestId: to.requestId }
+  if (to.dialect.errorHeaders) Object.assign(headers, to.dialect.errorHeaders(facts))
+  sendJson(res, to.dialect.errorStatus?.(status) ?? status, to.dialect.errorBody(facts), headers)
 }

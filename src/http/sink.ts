@@ -1,5 +1,5 @@
 import type { ServerResponse } from 'node:http'
-import type { ClientFraming } from '../dialects/framing/framing.js'
+import type { ClientFraming, FramingWriter } from '../dialects/framing/framing.js'
 import { DEFAULT_FRAMING } from '../dialects/framing/index.js'
 import { endsEvent } from '../sse/write.js'
 import { ClientWrites } from './client-writes.js'
@@ -51,6 +51,8 @@ export class ClientSink implements ResponseSink, QuietStream {
   readonly watch: DeliveryWatch
   /** Cuts a frozen client, so it cannot hold an answer indefinitely. */
   readonly #writes: ClientWrites | undefined
+  /** Frames the stream's SSE events for a framing other than SSE; made when the stream opens. */
+  #writer: FramingWriter | undefined
 
   /**
    * `writeDeadline`: how long the client may take none of the bytes waiting for it (`timeouts.clientWriteMs`);
@@ -59,7 +61,7 @@ export class ClientSink implements ResponseSink, QuietStream {
   constructor(
     private readonly res: ServerResponse,
     writeDeadline?: Deadline,
-    private readonly framing: ClientFraming = DEFAULT_FRAMING,
+    private framing: ClientFraming = DEFAULT_FRAMING,
   ) {
     this.watch = new DeliveryWatch(res)
     this.#writes = writeDeadline && new ClientWrites(res, writeDeadline)
@@ -110,10 +112,16 @@ export class ClientSink implements ResponseSink, QuietStream {
     next()
   }
 
+  /** Sets the framing of a stream not yet opened whose framing was not known when the sink was made (a resume's). */
+  frameAs(framing: ClientFraming): void {
+    if (this.#opened === undefined) this.framing = framing
+  }
+
   open(head: ResponseHead): void {
     // A keep-alive sent the head already: the status and headers the client got stand.
     if (this.#opened) return
     this.#opened = 'open'
+    this.#writer = this.framing.writer?.()
     this.watch.watchWrites()
     this.res.writeHead(head.status, head.headers)
     // The head goes out with the first chunk when that chunk is already here (it mostly comes in the same read as
@@ -122,10 +130,12 @@ export class ClientSink implements ResponseSink, QuietStream {
     setImmediate(flushHead, this)
   }
 
-  write(chunk: Buffer): boolean {
+  write(sseBytes: Buffer): boolean {
     this.#wrote = true
     this.quietSweeps = 0
+    const chunk = this.#writer ? this.#writer.write(sseBytes) : sseBytes
     if (chunk.length > 0) this.#last = chunk
+    else if (this.#writer) return true
     // A client that left no longer sets the pace: a stream others joined goes on for them.
     if (this.watch.clientGone) return true
     if (this.res.write(chunk)) return true
@@ -135,7 +145,9 @@ export class ClientSink implements ResponseSink, QuietStream {
 
   end(): void {
     this.#wrote = true
-    this.res.end()
+    const rest = this.#writer?.end()
+    if (rest !== undefined && rest.length > 0 && !this.watch.clientGone) this.res.end(rest)
+    else this.res.end()
   }
 
   abort(): void {
@@ -163,10 +175,15 @@ export class ClientSink implements ResponseSink, QuietStream {
       if (!this.#headAhead) return
       this.open(this.#headAhead)
       this.#opened = 'keep-alive'
-    } else if (this.#last && !endsEvent(this.#last)) return
+    } else if (this.#last && !this.#writer && !endsEvent(this.#last)) return
     // A client that does not read gets nothing more queued: its bytes are still on their way.
-    if (this.res.writableNeedDrain) return
-    this.write(this.framing.keepAlive)
+    const keepAlive = this.framing.keepAlive
+    if (this.res.writableNeedDrain || keepAlive === undefined) return
+    // Bytes of the framing itself: never through its writer.
+    this.#wrote = true
+    this.quietSweeps = 0
+    this.#last = keepAlive
+    if (!this.res.write(keepAlive)) this.#writes?.waiting()
   }
 
   /** The bytes written that the client has not taken yet. */

@@ -10,7 +10,7 @@ describe('stream framings', () => {
     }
     expect(DEFAULT_FRAMING).toBe(sse)
     expect(sse.headers['content-type']).toBe(sse.contentType)
-    expect(sse.keepAlive.toString()).toMatch(/^:[^\n]*\n\n$/)
+    expect(String(sse.keepAlive)).toMatch(/^:[^\n]*\n\n$/)
   })
 
   it("takes an operation's own framing where it names one", () => {

@@ -61,6 +61,18 @@ describe('createGateway options', () => {
     [{ models: [{ id: 'x', upstream: 'openai', maxOutputTokens: '64000' }] }, /maxOutputTokens/],
     [{ models: [{ id: 'x', upstream: 'openai', contextWindow: 0 }] }, /models\[0\]\.contextWindow must be a positive integer/],
     [{ models: [{ id: 'x', upstream: 'openai', contextWindow: 1.5 }] }, /contextWindow/],
+    [{ models: [{ id: 'x', upstream: 'openai', aliases: 'x.v1:0' }] }, /models\[0\]\.aliases must be an array/],
+    [{ models: [{ id: 'x', upstream: 'openai', aliases: ['has space'] }] }, /models\[0\]\.aliases must hold/],
+    [
+      {
+        models: [
+          { id: 'x', upstream: 'openai' },
+          { id: 'y', upstream: 'openai', aliases: ['x'] },
+        ],
+      },
+      /models\[1\]\.aliases: 'x' is already a model id or alias/,
+    ],
+    [{ models: [{ id: 'x', upstream: 'openai', aliases: ['x.v1:0', 'x.v1:0'] }] }, /'x\.v1:0' is already/],
     [{ auth: {} }, /apiKeys/],
     [{ auth: { apiKeys: [] } }, /apiKeys/],
     [{ auth: { apiKeys: ['has space'] } }, /apiKeys/],
@@ -97,6 +109,17 @@ describe('createGateway options', () => {
     expect(options.models.get('b')).toMatchObject({ maxOutputTokens: undefined, contextWindow: undefined })
     expect(options.logger.debug).toBeUndefined()
     expect(typeof options.logger.info).toBe('function')
+  })
+
+  it("resolves a model's aliases to the model, apart from the ids a listing shows", () => {
+    const options = resolveOptions({
+      ...valid,
+      models: [{ id: 'claude', upstream: 'openai', aliases: ['us.anthropic.claude-sonnet-4-5-20250929-v1:0', 'claude@2025'] }],
+    })
+    const model = options.models.get('claude')
+    expect(options.aliases.get('us.anthropic.claude-sonnet-4-5-20250929-v1:0')).toBe(model)
+    expect(options.aliases.get('claude@2025')).toBe(model)
+    expect([...options.models.keys()]).toEqual(['claude'])
   })
 
   it('rejects a missing options object', () => {

@@ -26,3 +26,4 @@ export function upstreamAccept(streamAccept: string | undefined, stream: boolean
 }
 
 export { sse } from './sse.js'
+export { eventFramingWriter, type SseFields, sseFields } from './writer.js'
