@@ -8,7 +8,11 @@ export type DialectName = 'openai' | 'gemini' | 'anthropic' | 'azure' | 'vertex'
  * `embeddings` is OpenAI's `POST /v1/embeddings`; `embedContent`, `batchEmbedContents` and `countTokens` are the
  * Gemini methods of those names (a `countTokens` call is never kept as a record: it is free upstream). `responses`
  * is OpenAI's Responses API (`POST /v1/responses`). `messages` is Anthropic's Messages API (`POST /v1/messages`),
- * `messages.countTokens` its token counting (`POST /v1/messages/count_tokens`).
+ * `messages.countTokens` its token counting (`POST /v1/messages/count_tokens`). `bedrock.invoke` is Bedrock's
+ * InvokeModel of an Anthropic model (`POST /model/{id}/invoke`, `…/invoke-with-response-stream`) and
+ * `bedrock.converse` its Converse API (`POST /model/{id}/converse`, `…/converse-stream`); `vertex.rawPredict` is
+ * Vertex AI's `:rawPredict` / `:streamRawPredict` of an Anthropic model and `vertex.countTokens` its
+ * `count-tokens:rawPredict`.
  */
 export type Operation =
   | 'chat.completions'
@@ -20,3 +24,7 @@ export type Operation =
   | 'countTokens'
   | 'messages'
   | 'messages.countTokens'
+  | 'bedrock.invoke'
+  | 'bedrock.converse'
+  | 'vertex.rawPredict'
+  | 'vertex.countTokens'

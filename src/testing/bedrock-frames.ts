@@ -1,23 +1,13 @@
 // AWS event-stream frames as Bedrock sends them, with correct CRCs (@smithy/eventstream-codec), and the damage the
 // mock's controls ask for (an exception mid-stream, a bad CRC, an oversized frame).
-import { EventStreamCodec, type MessageHeaders } from '@smithy/eventstream-codec'
-import { fromUtf8, toUtf8 } from '@smithy/util-utf8'
+import { EVENT_STREAM_TYPE, type FrameKind, eventFrame as frameOf } from '../dialects/bedrock/event-frame.js'
 import { type JsonObject, num } from './shared.js'
 
-/** The content type of Bedrock's streams. */
-export const EVENT_STREAM_TYPE = 'application/vnd.amazon.eventstream'
-const codec = new EventStreamCodec(toUtf8, fromUtf8)
-
-const strings = (headers: Record<string, string>): MessageHeaders =>
-  Object.fromEntries(Object.entries(headers).map(([name, value]) => [name, { type: 'string' as const, value }]))
+export { EVENT_STREAM_TYPE }
 
 /** One event-stream frame: an event of `eventType`, or an exception of `exceptionType`, carrying `payload`. */
-export function eventFrame(kind: { event: string } | { exception: string }, payload: JsonObject): Buffer {
-  const headers: Record<string, string> =
-    'event' in kind
-      ? { ':event-type': kind.event, ':content-type': 'application/json', ':message-type': 'event' }
-      : { ':exception-type': kind.exception, ':content-type': 'application/json', ':message-type': 'exception' }
-  return Buffer.from(codec.encode({ headers: strings(headers), body: fromUtf8(JSON.stringify(payload)) }))
+export function eventFrame(kind: FrameKind, payload: JsonObject): Buffer {
+  return frameOf(kind, JSON.stringify(payload))
 }
 
 /**
