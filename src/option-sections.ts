@@ -47,8 +47,9 @@ export interface RecoveryOptions {
  */
 export interface IdempotencyOptions {
   /**
-   * Treat a request with `x-stainless-retry-count` ≥ 1 (sent by the OpenAI SDKs on every retry) as a retry of the
-   * same call: it joins the call still running or gets the answer already made. @default true
+   * Treat a request with `x-stainless-retry-count` ≥ 1 (sent by the OpenAI and Anthropic SDKs on every retry) or
+   * `amz-sdk-request: attempt=` ≥ 2 (the AWS SDKs') as a retry of the same call: it joins the call still running or
+   * gets the answer already made. @default true
    */
   sdkRetries?: boolean
   /** How old a recovery record may be for an SDK retry to be served from it. @default 600000 (10 minutes) */

@@ -131,6 +131,11 @@ export interface UsageEvent extends TokenCounts {
   complete: boolean
   /** The call's cost in nano-dollars (USD × 10⁹, an integer), when `pricing` prices the model that answered. */
   cost?: number
+  /**
+   * The client's session, from `X-Claude-Code-Session-Id` (1-128 visible ASCII characters; a malformed one is left
+   * out): sum a session's `cost` by it. @default absent (the client sent none)
+   */
+  sessionId?: string
 }
 
 /** Where the gateway reports problems it cannot answer to a client (failed record writes, store errors). */

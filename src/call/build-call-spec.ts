@@ -3,6 +3,7 @@ import { GatewayError, invalidField, shown } from '../errors.js'
 import type { CallRoute, Exchange } from '../http/dispatch.js'
 import type { RequestBody } from '../http/read-body.js'
 import { traceHeadersOf } from '../observe/channels.js'
+import { sessionIdOf } from '../observe/session-id.js'
 import { hashOnce } from '../recovery/body-hash.js'
 import type { Runtime } from '../runtime.js'
 import type { CallSpec } from './call-spec.js'
@@ -46,7 +47,7 @@ export function buildCallSpec(
   const upstreamBody = bodies.for(model)
   // The model asked for cannot take a field: that is the client's 400, by name, before anything goes upstream.
   if (!Buffer.isBuffer(upstreamBody)) invalidField(upstreamBody.refusedField, upstreamBody.message)
-  return {
+  const spec: CallSpec = {
     requestId,
     owner: ex.owner,
     operation: format.operation,
@@ -64,4 +65,7 @@ export function buildCallSpec(
     requestHash: hashOnce(body, ex.owner),
     limitHeaders: undefined,
   }
+  const sessionId = sessionIdOf(ex.req.headers)
+  if (sessionId !== undefined) spec.sessionId = sessionId
+  return spec
 }

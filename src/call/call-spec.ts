@@ -38,10 +38,15 @@ export interface CallSpec {
   bodies: CallBodies
   /** `performance.now()` when the call was accepted. */
   startedAt: number
-  /** What says this call may be a repeat: its `Idempotency-Key`, and the SDK's retry count. */
-  repeat: { key: string | undefined; sdkRetryCount: number | undefined }
+  /**
+   * What says this call may be a repeat: its `Idempotency-Key`, the SDK's retry count, and the id an AWS SDK gives
+   * every attempt of one call (`amz-sdk-invocation-id`), which narrows what a retry joins to its own call's attempts.
+   */
+  repeat: { key: string | undefined; sdkRetryCount: number | undefined; invocationId?: string }
   /** The client's trace context, for diagnostics subscribers. */
   trace: TraceHeaders | undefined
+  /** The client's session (`X-Claude-Code-Session-Id`), for usage events and spans; undefined when it sent none. */
+  sessionId?: string
   /** The body's `request_body_hash`, computed once for the call on first ask (a large body's off the event loop). */
   requestHash: () => Promise<string>
   /**

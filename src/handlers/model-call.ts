@@ -5,7 +5,7 @@ import { runCall } from '../call/run-call.js'
 import { clientFraming } from '../dialects/framing/index.js'
 import type { CallRoute, Exchange } from '../http/dispatch.js'
 import { ClientSink } from '../http/sink.js'
-import { idempotencyKeyOf, sdkRetryCountOf } from '../idempotency/headers.js'
+import { idempotencyKeyOf, sdkInvocationIdOf, sdkRetryCountOf } from '../idempotency/headers.js'
 import type { Runtime } from '../runtime.js'
 import { withBody } from './body.js'
 
@@ -25,7 +25,10 @@ export function serveModelCall(rt: Runtime, ex: Exchange, call: CallRoute, serve
   // The sink's delivery watch starts now: a client that leaves while the body is read or the upstream works is seen.
   const client = new ClientSink(ex.res, rt.clientDeadlines.write, clientFraming(format))
   // Read before the body, so a malformed key costs no upload.
-  const repeat = { key: idempotencyKeyOf(ex.req.headers), sdkRetryCount: sdkRetryCountOf(ex.req.headers) }
+  const { headers } = ex.req
+  const repeat: CallSpec['repeat'] = { key: idempotencyKeyOf(headers), sdkRetryCount: sdkRetryCountOf(headers) }
+  const invocationId = repeat.sdkRetryCount === undefined ? undefined : sdkInvocationIdOf(headers)
+  if (invocationId !== undefined) repeat.invocationId = invocationId
   return withBody(rt, ex, { readFields: format.readFields, elementFields: format.elementFields }, (body) => {
     // A call its client asked to run in the background is the gateway's to run and keep, not the upstream's.
     const background = call.route.background

@@ -32,12 +32,34 @@ export function idempotencyKeyOf(headers: IncomingHttpHeaders): string | undefin
   return key
 }
 
+/** One parameter of `amz-sdk-request` (`attempt=2; max=3`, a `ttl=…` before it in some AWS SDKs). */
+const AMZ_ATTEMPT = /(?:^|;)\s*attempt=(\d{1,4})\s*(?:;|$)/
+
 /**
- * Which attempt the OpenAI (Stainless) SDKs say this is: `x-stainless-retry-count`, 0 for the first. Undefined when
- * the header is absent or not a count, so other clients are never taken for retries.
+ * Which retry an SDK says this request is, 0 for its first try: the OpenAI and Anthropic (Stainless) SDKs'
+ * `x-stainless-retry-count`, or the AWS SDKs' `amz-sdk-request: attempt=N; max=M` (attempt 1 is the first try, so
+ * attempt N is retry N-1). Undefined when neither is there or neither is a count, so other clients are never taken
+ * for retries.
  */
 export function sdkRetryCountOf(headers: IncomingHttpHeaders): number | undefined {
   const raw = headers['x-stainless-retry-count']
-  if (typeof raw !== 'string' || !/^\d{1,4}$/.test(raw)) return undefined
-  return Number(raw)
+  if (typeof raw === 'string' && /^\d{1,4}$/.test(raw)) return Number(raw)
+  const amz = headers['amz-sdk-request']
+  if (typeof amz !== 'string') return undefined
+  const attempt = AMZ_ATTEMPT.exec(amz)
+  const n = attempt ? Number(attempt[1]) : 0
+  return n >= 1 ? n - 1 : undefined
+}
+
+/** What an AWS SDK's `amz-sdk-invocation-id` may be: a UUID as the SDKs send it, or an id of that sort, bounded. */
+const INVOCATION_ID = /^[\w-]{1,64}$/
+
+/**
+ * The AWS SDKs' `amz-sdk-invocation-id`: one id for every attempt of one SDK call, made anew for the next call. With
+ * it, an attempt is joined to the earlier attempts of its own call only, never to another call with the same body.
+ * Undefined when absent, repeated or not an id.
+ */
+export function sdkInvocationIdOf(headers: IncomingHttpHeaders): string | undefined {
+  const raw = headers['amz-sdk-invocation-id']
+  return typeof raw === 'string' && INVOCATION_ID.test(raw) ? raw : undefined
 }

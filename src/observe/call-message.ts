@@ -17,6 +17,7 @@ export function callStartMessage(gatewayId: string, spec: CallSpec): CallStartMe
     startedAt: spec.startedAt,
   }
   if (spec.trace) message.trace = spec.trace
+  if (spec.sessionId !== undefined) message.sessionId = spec.sessionId
   return message
 }
 

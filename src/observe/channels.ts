@@ -48,6 +48,11 @@ export interface CallStartMessage extends ChannelMessage {
   startedAt: number
   /** The client's trace context, when it sent one. */
   trace?: TraceHeaders
+  /**
+   * The client's session, as Claude Code names it in `X-Claude-Code-Session-Id` (1-128 visible ASCII characters; a
+   * malformed one is left out), when it sent one: the calls, and so the cost, of one session share it.
+   */
+  sessionId?: string
 }
 
 /**

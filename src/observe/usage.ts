@@ -21,6 +21,7 @@ export function subscribeUsage(gatewayId: string, onUsage: (usage: UsageEvent) =
         complete: end.complete !== false,
         ...(end.cost === undefined ? {} : { cost: end.cost }),
         ...(end.cache === 'hit' ? { cached: true as const } : {}),
+        ...(end.sessionId === undefined ? {} : { sessionId: end.sessionId }),
       })
     } catch (error) {
       logger.error('model-gateway: onUsage threw', { requestId: end.requestId, error: String(error) })

@@ -62,9 +62,17 @@ interface OpenAttempt {
   attempt: number
 }
 
+/**
+ * The attribute a call's client session goes in: the GenAI conventions' id of a conversation ("session, thread") that
+ * correlates its calls, rather than `session.id`, which names an end user's application session.
+ */
+const CONVERSATION_ID = 'gen_ai.conversation.id'
+
 /** What a model call's SERVER span needs until the call ends. */
 interface OpenCall {
   span: Span
+  /** The client's session id, for its attempts' CLIENT spans too. */
+  sessionId: string | undefined
   shape: CallShape
   /** The context its upstream attempts are children of. */
   context: Context
@@ -121,7 +129,9 @@ export function instrumentGateway(gateway?: Pick<Gateway, 'id'>, options: Instru
         parent,
       )
       span.setAttribute('model_gateway.request_id', message.requestId)
-      calls.set(message.requestId, { span, shape, context: trace.setSpan(parent, span), attempt: undefined })
+      const { sessionId } = message
+      if (sessionId !== undefined) span.setAttribute(CONVERSATION_ID, sessionId)
+      calls.set(message.requestId, { span, sessionId, shape, context: trace.setSpan(parent, span), attempt: undefined })
     } catch {
       // Telemetry is best effort; the call it describes goes on regardless.
     }
@@ -135,6 +145,7 @@ export function instrumentGateway(gateway?: Pick<Gateway, 'id'>, options: Instru
       const call = calls.get(message.requestId)
       const parent = call?.context ?? context.active()
       const span = tracer.startSpan(shape.name, { kind: SpanKind.CLIENT, attributes: shape.start }, parent)
+      if (call?.sessionId !== undefined) span.setAttribute(CONVERSATION_ID, call.sessionId)
       // The upstream continues this trace: its own spans become children of this attempt.
       propagation.inject(trace.setSpan(parent, span), message.headers, HEADER_LIST)
       const open: OpenAttempt = { span, shape, attempt: message.attempt }
@@ -217,6 +228,7 @@ export function instrumentGateway(gateway?: Pick<Gateway, 'id'>, options: Instru
       )
       span.setAttribute('model_gateway.request_id', message.requestId)
       span.setAttribute('model_gateway.served', message.how)
+      if (message.sessionId !== undefined) span.setAttribute(CONVERSATION_ID, message.sessionId)
       span.setAttribute('model_gateway.original_request_id', message.originalRequestId)
       span.end()
     } catch {}

@@ -1,5 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http'
 import type { Readable } from 'node:stream'
+import type { Dispatcher } from 'undici'
 
 /** One upstream request as it goes on the wire, handed to its upstream's authorizer just before it is sent. */
 export interface OutgoingRequest {
@@ -12,6 +13,11 @@ export interface OutgoingRequest {
   headers: string[]
   /** The exact bytes sent: an authorizer may sign them, never change them. */
   readonly body: Buffer
+  /**
+   * What it is sent through: the upstream's dispatcher or the gateway's, behind the gateway's interceptors. An
+   * authorizer that fetches its credentials over HTTP sends those requests the same way (proxy, TLS, egress rules).
+   */
+  readonly dispatcher: Dispatcher
 }
 
 /**

@@ -332,7 +332,14 @@ export function createSend(dispatcher: Dispatcher, decodeBudget: ByteBudget): Se
     const { authorizer } = upstream
     if (authorizer === undefined) return new Promise(dispatch)
     // Signed or given a token only now, with the exact bytes and path about to go; most upstreams skip this await.
-    const outgoing = { method: 'POST', origin: upstream.origin as string, path: options.path, headers: options.headers, body }
+    const outgoing = {
+      method: 'POST',
+      origin: upstream.origin as string,
+      path: options.path,
+      headers: options.headers,
+      body,
+      dispatcher: through,
+    }
     return Promise.resolve(authorizer.authorize(outgoing)).then(() => new Promise(dispatch))
   }
 }

@@ -1,13 +1,23 @@
 // How a Vertex AI upstream gets its OAuth access token: a service-account key (an object or a key file), a token
 // function, or Application Default Credentials. The token is kept by RefreshingValue: fetched once, refreshed before
-// it expires with one refresh in flight, never fetched per call.
+// it expires with one refresh in flight, never fetched per call. A key's exchange goes out as the upstream's calls do,
+// through their dispatcher: a gateway behind a proxy or with its own TLS settings reaches the token endpoint too.
 import { readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { fail } from '../../config/checks.js'
 import { GatewayError } from '../../errors.js'
 import type { OutgoingRequest, UpstreamAuthorizer } from '../../upstream/authorize.js'
 import { type Expiring, RefreshingValue } from '../../upstream/refreshing-value.js'
-import { CLOUD_PLATFORM_SCOPE, exchangeAssertion, readServiceAccount, type ServiceAccount, VertexAuthError } from './service-account.js'
+import { tokenTimeoutOf } from './options.js'
+import {
+  CLOUD_PLATFORM_SCOPE,
+  exchangeAssertion,
+  readServiceAccount,
+  type ServiceAccount,
+  TOKEN_TIMEOUT_MS,
+  type TokenTransport,
+  VertexAuthError,
+} from './service-account.js'
 import type { VertexToken } from './types.js'
 
 /** The optional peer Application Default Credentials come from. */
@@ -27,15 +37,22 @@ function authFailed(cause: unknown): GatewayError {
   )
 }
 
-/** Adds a `Bearer` token (the whole header value, kept so a call only appends it) from a RefreshingValue. */
+/**
+ * Adds a `Bearer` token (the whole header value, kept so a call only appends it) from a RefreshingValue. Each call
+ * names the dispatcher it goes through: a token fetched for it goes the same way (`transport`, for a key's exchange).
+ */
 class BearerAuthorizer implements UpstreamAuthorizer {
-  constructor(private readonly token: { get(): Promise<string> | string; invalidate?(): void }) {}
+  constructor(
+    private readonly token: { get(): Promise<string> | string; invalidate?(): void },
+    private readonly transport?: TokenTransport,
+  ) {}
 
   refused(): void {
     this.token.invalidate?.()
   }
 
   authorize(request: OutgoingRequest): Promise<void> | void {
+    if (this.transport) this.transport.dispatcher = request.dispatcher
     let got: Promise<string> | string
     try {
       got = this.token.get()
@@ -97,16 +114,28 @@ function peerInstalled(name: string): boolean {
   }
 }
 
-/** Tokens from google-auth-library's Application Default Credentials (gcloud's, the metadata server's…), loaded lazily. */
-function applicationDefault(): () => Promise<Expiring<string>> {
+/** `work`, or a token_endpoint_unreachable refusal once `ms` have passed (google-auth-library's requests are its own). */
+function within<T>(ms: number, work: Promise<T>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new VertexAuthError('token_endpoint_unreachable', `no token within ${ms} ms (tokenTimeoutMs)`)), ms)
+  })
+  return Promise.race([work, late]).finally(() => clearTimeout(timer))
+}
+
+/**
+ * Tokens from google-auth-library's Application Default Credentials (gcloud's, the metadata server's…), loaded lazily.
+ * Its requests go through its own transport, not the upstream's dispatcher; they are given `timeoutMs` all the same.
+ */
+function applicationDefault(timeoutMs: number): () => Promise<Expiring<string>> {
   let client: Promise<{ getAccessToken(): Promise<{ token?: string | null }>; credentials?: { expiry_date?: number | null } }> | undefined
   return async () => {
     try {
       client ??= import(PEER).then((lib: typeof import('google-auth-library')) =>
         new lib.GoogleAuth({ scopes: [CLOUD_PLATFORM_SCOPE] }).getClient(),
       )
-      const current = await client
-      const { token } = await current.getAccessToken()
+      const current = await within(timeoutMs, client)
+      const { token } = await within(timeoutMs, current.getAccessToken())
       if (!token) throw new VertexAuthError('no_credentials', 'Application Default Credentials gave no access token')
       const expiry = current.credentials?.expiry_date
       // google-auth-library keeps and refreshes its own token: an unknown expiry is asked again in a few minutes.
@@ -175,15 +204,19 @@ export function vertexAuthorizer(name: string, raw: Readonly<Record<string, unkn
     fail(`upstreams.${name}.credentials must be a service-account key object, a key file path or a function returning an access token`)
   }
   if (credentials === null) fail(`upstreams.${name}.credentials must not be null`)
+  const timeoutMs = tokenTimeoutOf(name, raw, TOKEN_TIMEOUT_MS)
   if (keyed) return undefined
   if (typeof credentials === 'function') return new BearerAuthorizer(tokenFunction(credentials as () => Promise<VertexToken>))
   const account = serviceAccountOf(name, raw)
-  if (account !== undefined) return new BearerAuthorizer(new RefreshingValue(() => exchangeAssertion(account)))
+  if (account !== undefined) {
+    const transport: TokenTransport = { dispatcher: undefined, timeoutMs }
+    return new BearerAuthorizer(new RefreshingValue(() => exchangeAssertion(account, transport)), transport)
+  }
   if (!peerInstalled(PEER)) {
     fail(
       `upstreams.${name} has no credentials, so it uses Application Default Credentials, which need the optional peer ` +
         `'${PEER}': npm install ${PEER} (or give credentials: a service-account key, a key file or a token function)`,
     )
   }
-  return new BearerAuthorizer(new RefreshingValue(applicationDefault()))
+  return new BearerAuthorizer(new RefreshingValue(applicationDefault(timeoutMs)))
 }

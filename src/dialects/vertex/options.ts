@@ -3,7 +3,7 @@
 import { baseUrlOf, fail } from '../../config/checks.js'
 
 /** The option names a Vertex AI upstream takes besides the common ones. */
-export const VERTEX_OPTION_NAMES = ['project', 'location', 'credentials'] as const
+export const VERTEX_OPTION_NAMES = ['project', 'location', 'credentials', 'tokenTimeoutMs'] as const
 
 /**
  * Locations as Google names them: `global`, the multi-regions `us` and `eu`, or a region such as `us-central1`,
@@ -13,6 +13,26 @@ const LOCATION = /^(?:global|us|eu|[a-z]+-[a-z]+\d+)$/
 
 /** Project ids as Google allows them (6-30 lower-case letters, digits, hyphens), and the older domain-scoped `example.com:p`. */
 const PROJECT = /^(?:[a-z][a-z0-9.-]*:)?[a-z][a-z0-9-]{4,28}[a-z0-9]$/
+
+/** The longest delay a Node timer takes; a longer one would fire at once. */
+const MAX_TIMER_MS = 2_147_483_647
+
+/**
+ * `tokenTimeoutMs`: how long the gateway waits for an access token (a service-account key's exchange, or Application
+ * Default Credentials) before the calls waiting on it fail; whole ms from 1 up to the longest timer. Refused in express
+ * mode, which fetches no token.
+ */
+export function tokenTimeoutOf(name: string, raw: Readonly<Record<string, unknown>>, fallback: number): number {
+  const value = raw.tokenTimeoutMs
+  if (value === undefined) return fallback
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value <= 0 || value > MAX_TIMER_MS) {
+    fail(`upstreams.${name}.tokenTimeoutMs must be a whole number of ms from 1 to ${MAX_TIMER_MS}, got ${String(value).slice(0, 40)}`)
+  }
+  if (raw.apiKey !== undefined || raw.apiKeys !== undefined) {
+    fail(`upstreams.${name}.tokenTimeoutMs means nothing in express mode (apiKey): no token is fetched`)
+  }
+  return value
+}
 
 /** The host of a location's endpoint: the global one, a multi-region's, or a region's. */
 export function hostOf(location: string): string {

@@ -1,6 +1,7 @@
 // A service-account key exchanged for OAuth access tokens by the JWT bearer grant (RFC 7523), with node:crypto:
 // the key's own `token_uri` is honoured (google-auth-library 11 posts to Google's fixed token URL whatever it says).
 import { createPrivateKey, type KeyObject, sign } from 'node:crypto'
+import { type Dispatcher, request } from 'undici'
 import { fail } from '../../config/checks.js'
 import type { Expiring } from '../../upstream/refreshing-value.js'
 
@@ -10,8 +11,18 @@ export const CLOUD_PLATFORM_SCOPE = 'https://www.googleapis.com/auth/cloud-platf
 /** Google's token endpoint, for a key that names none. */
 const GOOGLE_TOKEN_URI = 'https://oauth2.googleapis.com/token'
 
-/** How long a token request may take before the call waiting on it fails (the next call tries again). */
+/** How long a token request may take before the calls waiting on it fail (the next call tries again): `tokenTimeoutMs`'s default. */
 export const TOKEN_TIMEOUT_MS = 10_000
+
+/**
+ * How a token request leaves the process: through the dispatcher its upstream's calls take (the upstream's own or the
+ * gateway's, behind the gateway's interceptors: its proxy, TLS settings and egress rules), within `timeoutMs`.
+ */
+export interface TokenTransport {
+  /** Undefined until the upstream's first call names it (no token is fetched before): undici's global dispatcher. */
+  dispatcher: Dispatcher | undefined
+  timeoutMs: number
+}
 
 /** How far the token endpoint's clock (its `date` header) may be from ours before a refusal is put down to clock skew. */
 const SKEW_MS = 5 * 60_000
@@ -99,29 +110,46 @@ function skewed(date: string | null, nowMs: number): number | undefined {
   return Number.isFinite(then) && Math.abs(then - nowMs) > SKEW_MS ? then - nowMs : undefined
 }
 
+/** The token endpoint's answer: its status, `date` header and body text (cut short by the timeout: unreachable). */
+async function post(account: ServiceAccount, body: string, transport: TokenTransport) {
+  try {
+    const signal = AbortSignal.timeout(transport.timeoutMs)
+    const response = await request(account.tokenUri, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body,
+      signal,
+      ...(transport.dispatcher === undefined ? {} : { dispatcher: transport.dispatcher }),
+    })
+    const date = response.headers.date
+    return { status: response.statusCode, date: typeof date === 'string' ? date : null, text: await response.body.text() }
+  } catch (error) {
+    // Not chained as the cause: the log line's cause is then this error's code, as documented, not the network's.
+    const { name, code } = (error ?? {}) as { name?: unknown; code?: unknown }
+    throw new VertexAuthError(
+      'token_endpoint_unreachable',
+      name === 'TimeoutError'
+        ? `the token endpoint of the service-account key did not answer within ${transport.timeoutMs} ms (tokenTimeoutMs)`
+        : `the token endpoint of the service-account key could not be reached (${typeof code === 'string' ? code : String(name)})`,
+    )
+  }
+}
+
 /** One access token for `account`, from its token endpoint; rejects with a VertexAuthError that names the cause. */
-export async function exchangeAssertion(account: ServiceAccount, now: () => number = Date.now): Promise<Expiring<string>> {
+export async function exchangeAssertion(
+  account: ServiceAccount,
+  transport: TokenTransport,
+  now: () => number = Date.now,
+): Promise<Expiring<string>> {
   const sentAt = now()
   const body = new URLSearchParams({
     grant_type: 'urn:ietf:params:oauth:grant-type:jwt-bearer',
     assertion: signedAssertion(account, sentAt),
   })
-  let response: Response
-  try {
-    response = await fetch(account.tokenUri, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body,
-      signal: AbortSignal.timeout(TOKEN_TIMEOUT_MS),
-    })
-  } catch (error) {
-    throw new VertexAuthError('token_endpoint_unreachable', 'the token endpoint of the service-account key could not be reached', {
-      cause: error,
-    })
-  }
-  const text = await response.text().catch(() => '')
-  const skew = skewed(response.headers.get('date'), sentAt)
-  if (!response.ok) {
+  const response = await post(account, body.toString(), transport)
+  const { text } = response
+  const skew = skewed(response.date, sentAt)
+  if (response.status < 200 || response.status >= 300) {
     if (skew !== undefined || /iat|exp|timeframe|clock/i.test(text)) {
       const by = skew === undefined ? '' : ` (its clock is ${Math.round(skew / 1000)} s from ours)`
       throw new VertexAuthError('clock_skew', `the token endpoint refused the signed assertion's times${by}: check this host's clock`)

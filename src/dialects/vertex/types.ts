@@ -35,4 +35,10 @@ export interface VertexOptionFields {
   baseUrl?: string
   /** The OAuth credentials; @default Application Default Credentials (the optional peer `google-auth-library`). */
   credentials?: VertexCredentials
+  /**
+   * How long, in ms, the gateway waits for an access token (a service-account key's exchange at its `token_uri`, or
+   * Application Default Credentials) before the calls waiting on it fail with 502 `upstream_auth_failed` (the next call
+   * tries again). Not with `apiKey`. @default 10000
+   */
+  tokenTimeoutMs?: number
 }
