@@ -19,7 +19,7 @@ import type { Runtime } from '../runtime.js'
 import { eventData } from '../sse/parse.js'
 import { type Carried, type Continuable, jsonBytes, keepContext, readContext } from './context.js'
 import type { SocketBounds } from './options.js'
-import { keepCutResponse } from './record.js'
+import { type CutResponse, keepCutResponse } from './record.js'
 
 /** The close codes a socket ends with (docs/guides/responses.md#websocket). */
 export const CLOSE_CODES = {
@@ -73,11 +73,14 @@ export class ResponsesSocket {
   /** Frames handed to `ws` and not yet written to the connection; a response is delivered once none is left. */
   #unwritten = 0
   #writeFailed = false
-  #onWritten: (() => void) | undefined
+  /** Told when no frame is left unwritten, or the socket closed. */
+  #onWritten: Array<() => void> = []
   /** Set when the gateway cut the socket: the reason a response it did not take is kept with. */
   #cutReason: string | undefined
   /** The create being answered, to its response's end: a socket that goes meanwhile keeps its items after it. */
   #current: Promise<void> = Promise.resolve()
+  /** What responses do once their last frame went (their last state written, a record of one not delivered). */
+  readonly #tails = new Set<Promise<void>>()
   /** Cleared by every pong; a socket still waiting at the next ping is cut. */
   alive = true
   #closing = false
@@ -93,7 +96,7 @@ export class ResponsesSocket {
     // A protocol error (a frame past maxFrameBytes, a bad frame) closes the socket with its code; nothing to throw.
     ws.on('error', () => {})
     ws.on('message', (data, isBinary) => this.#frame(data as Buffer, isBinary))
-    ws.once('close', () => this.#onWritten?.())
+    ws.once('close', () => this.#wake())
     this.#lifetime = setTimeout(() => this.close(CLOSE_CODES.lifetime, 'connection lifetime reached'), place.bounds.maxConnectionMs)
     this.#lifetime.unref()
     this.done = new Promise<void>((resolve) => ws.once('close', resolve)).then(() => this.#closed())
@@ -129,19 +132,18 @@ export class ResponsesSocket {
 
   readonly #written = (error?: Error | null) => {
     if (error) this.#writeFailed = true
-    if (--this.#unwritten === 0) this.#onWritten?.()
+    if (--this.#unwritten === 0) this.#wake()
+  }
+
+  #wake(): void {
+    for (const wake of this.#onWritten.splice(0)) wake()
   }
 
   /** Whether every frame sent was written to the connection: waits for the last, or for the socket to close. */
   #delivered(): Promise<boolean> {
     const now = () => this.#unwritten === 0 && !this.#writeFailed && this.ws.readyState === this.ws.OPEN
     if (this.#unwritten === 0 || this.ws.readyState !== this.ws.OPEN) return Promise.resolve(now())
-    return new Promise((resolve) => {
-      this.#onWritten = () => {
-        this.#onWritten = undefined
-        resolve(now())
-      }
-    })
+    return new Promise((resolve) => this.#onWritten.push(() => resolve(now())))
   }
 
   /** Answers with an error frame; the socket stays usable. */
@@ -202,19 +204,31 @@ export class ResponsesSocket {
     this.#writeFailed = false
     const { run, spec } = await this.#start(requestId, create, input)
     const sentAll = await this.#follow(run, create)
-    // Its items are known at its end, which a socket that went meanwhile waits for too (see `#closed`).
-    await run.ended
-    if (run.status !== 'completed' && run.status !== 'incomplete') return
-    const output = format.outputOf(run.object)
-    this.#keep(id, requestId, [...input, ...output], inputBytes + jsonBytes(output))
-    if (sentAll && (await this.#delivered())) return
-    await keepCutResponse(this.place.rt, spec, {
+    // Sent to its end, its status and object are final. A socket that went meanwhile waits for its end (`#closed`).
+    if (!sentAll) await run.ended
+    const kept = run.status === 'completed' || run.status === 'incomplete'
+    if (kept) {
+      const output = format.outputOf(run.object)
+      this.#keep(id, requestId, [...input, ...output], inputBytes + jsonBytes(output))
+    }
+    // The next create is taken at once: its client may send it as soon as it read the last frame, before the last
+    // state's write to the store (a round trip to Redis) or the frames' reaching the connection is known.
+    const cut = (): CutResponse => ({
       frame: { bytes: data, value: frame as Record<string, unknown> },
       events: run.events,
       frameOf: (event) => format.frameOf(event, create),
       object: format.shown(run.object, create),
       reason: this.#cutReason ?? 'context canceled',
     })
+    const delivered = sentAll ? this.#delivered() : Promise.resolve(false)
+    const tail = Promise.all([run.ended, delivered])
+      .then(async ([, through]) => {
+        if (kept && !through) await keepCutResponse(this.place.rt, spec, cut())
+      })
+      .catch((error: unknown) => factsOf(this.place.rt, error))
+      .then(() => {})
+    this.#tails.add(tail)
+    void tail.finally(() => this.#tails.delete(tail))
   }
 
   /** Makes a response the socket's last: its items kept, unless past `maxConversationBytes`. */
@@ -277,6 +291,7 @@ export class ResponsesSocket {
     clearTimeout(this.#lifetime)
     // A response still running goes on: its items are kept once it ended.
     await this.#current
+    await Promise.all(this.#tails)
     const last = this.#last
     if (last?.items) await keepContext(this.place.rt, this.place.owner, { ...last, items: last.items })
   }

@@ -89,7 +89,7 @@ describe('a socket dropped mid-response', () => {
     }, 30_000)
     expect(record.interrupted_reason).toBe('write failed: ENOBUFS')
     expect(outputText(JSON.parse(record.response.body_raw))).toHaveLength(2 * 1024 * 1024)
-  })
+  }, 60_000)
 })
 
 describe('maxConversationBytes', () => {
