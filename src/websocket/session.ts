@@ -225,6 +225,7 @@ export class ResponsesSocket {
       .then(async ([, through]) => {
         if (kept && !through) await keepCutResponse(this.place.rt, spec, cut())
       })
+      // Nobody waits for it to answer: an unexpected failure is logged, as on any socket.
       .catch((error: unknown) => factsOf(this.place.rt, error))
       .then(() => {})
     this.#tails.add(tail)
