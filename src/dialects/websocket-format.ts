@@ -35,6 +35,8 @@ export interface WebSocketFormat {
    * frame asked for it. Called for every event: returns `data` itself when there is nothing to show otherwise.
    */
   frameOf(data: string, create: SocketCreate): string
+  /** A response's object as the socket shows it (what `frameOf` writes in the events that carry it). */
+  shown(object: Record<string, unknown>, create: SocketCreate): Record<string, unknown>
   /** The output items of a response's final object, which a continuation carries after its input. */
   outputOf(object: Record<string, unknown>): unknown[]
   /** An error frame. */

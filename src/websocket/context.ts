@@ -14,6 +14,8 @@ export interface Continuable {
   requestId: string
   /** Its input (carried items included), then its output. */
   items: unknown[]
+  /** The bytes of `items` as JSON (give or take the brackets of each turn's), held against `maxConversationBytes`. */
+  bytes: number
 }
 
 /** Keeps `response`'s items for a continuation on another socket; never rejects (a failed write is logged). */
@@ -32,9 +34,15 @@ export async function keepContext(rt: Runtime, owner: string, response: Continua
 }
 
 /** The items a continuation of `requestId` carries, if they are kept; a store that fails answers undefined. */
-export async function readContext(rt: Runtime, owner: string, requestId: string): Promise<unknown[] | undefined> {
+export async function readContext(rt: Runtime, owner: string, requestId: string): Promise<Carried | undefined> {
   const text = await rt.store.getValue(owner, contextName(requestId)).catch(() => undefined)
   if (text === undefined) return undefined
   const items = JSON.parse(text) as unknown
-  return Array.isArray(items) ? items : undefined
+  return Array.isArray(items) ? { items, bytes: Buffer.byteLength(text) } : undefined
 }
+
+/** The items a continuation carries, with their bytes as JSON. */
+export type Carried = Pick<Continuable, 'items' | 'bytes'>
+
+/** The bytes of items as JSON, as `maxConversationBytes` counts them. */
+export const jsonBytes = (items: unknown[]) => Buffer.byteLength(JSON.stringify(items))

@@ -19,6 +19,12 @@ export interface UpgradeHandlerOptions {
   maxFrameBytes?: number
   /** Sockets this handler holds open at once; an upgrade past it is answered 503. @default 10000 */
   maxConnections?: number
+  /**
+   * Bytes of input and output items a socket keeps for the continuation of its last response (every earlier turn's
+   * items, carried); a response whose conversation is past it is not kept, and its continuation is answered
+   * `previous_response_not_found` (send the whole input again). @default 16777216 (16 MiB)
+   */
+  maxConversationBytes?: number
 }
 
 /** The defaults of the numeric options of `upgradeHandler`. */
@@ -27,6 +33,7 @@ export const SOCKET_DEFAULTS = {
   pingIntervalMs: 30_000,
   maxBufferedBytes: 16 * 1024 * 1024,
   maxConnections: 10_000,
+  maxConversationBytes: 16 * 1024 * 1024,
 } as const
 
 /** The options of one handler, resolved. */
@@ -37,9 +44,10 @@ export interface SocketBounds {
   maxBufferedBytes: number
   maxFrameBytes: number | undefined
   maxConnections: number
+  maxConversationBytes: number
 }
 
-const KNOWN = ['prefix', 'maxConnectionMs', 'pingIntervalMs', 'maxBufferedBytes', 'maxFrameBytes', 'maxConnections']
+const KNOWN = ['prefix', 'maxConnectionMs', 'pingIntervalMs', 'maxBufferedBytes', 'maxFrameBytes', 'maxConnections', 'maxConversationBytes']
 
 function positive(value: unknown, fallback: number | undefined, name: string): number | undefined {
   if (value === undefined) return fallback
@@ -66,5 +74,6 @@ export function resolveSocketBounds(options: UpgradeHandlerOptions): SocketBound
     maxBufferedBytes: positive(options.maxBufferedBytes, d.maxBufferedBytes, 'maxBufferedBytes') as number,
     maxFrameBytes: positive(options.maxFrameBytes, undefined, 'maxFrameBytes'),
     maxConnections: positive(options.maxConnections, d.maxConnections, 'maxConnections') as number,
+    maxConversationBytes: positive(options.maxConversationBytes, d.maxConversationBytes, 'maxConversationBytes') as number,
   }
 }

@@ -10,7 +10,7 @@ import { newRequestId } from '../http/request-id.js'
 import { matchRequest } from '../http/router.js'
 import type { Runtime } from '../runtime.js'
 import type { SocketBounds } from './options.js'
-import { CLOSE_CODES, ResponsesSocket, type SocketPlace } from './session.js'
+import { CLOSE_CODES, CUT_REASONS, ResponsesSocket, type SocketPlace } from './session.js'
 
 /** The sockets of one gateway: accepted by its upgrade handlers, pinged while open, closed by `gateway.close()`. */
 export class SocketSessions {
@@ -98,7 +98,7 @@ export class SocketSessions {
     for (const session of this.#open) {
       // No pong since the last ping: a peer gone without a word (or one that reads nothing) holds nothing longer.
       if (!session.alive) {
-        session.ws.terminate()
+        session.cut(CUT_REASONS.silent)
         continue
       }
       session.alive = false

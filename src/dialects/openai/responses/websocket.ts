@@ -59,6 +59,11 @@ function response(id: string, request: Json, createdAt: number, status: string):
   }
 }
 
+/** A response as the socket shows it: the gateway runs and keeps it as a background response, which the client asked for neither. */
+function shown(object: Json, create: SocketCreate): Json {
+  return { ...object, background: false, store: create.request.store !== false, previous_response_id: create.previousId ?? null }
+}
+
 /** The events that carry the `Response` object itself (the deltas do not, and go out untouched). */
 const CARRIES_RESPONSE =
   /^\{"type":"response\.(?:created|in_progress|queued|completed|incomplete|failed)","sequence_number":\d+,"response":/
@@ -77,12 +82,10 @@ export const responsesWebSocket: WebSocketFormat = {
   frameOf(data, create) {
     if (!CARRIES_RESPONSE.test(data)) return data
     const event = JSON.parse(data) as { response: Json }
-    // The gateway runs and keeps it as a background response; the client asked for neither.
-    event.response.background = false
-    event.response.store = create.request.store !== false
-    event.response.previous_response_id = create.previousId ?? null
+    event.response = shown(event.response, create)
     return JSON.stringify(event)
   },
+  shown,
   outputOf: (object) => (Array.isArray(object.output) ? object.output : []),
   errorFrame: ({ status, code, message, param }: SocketErrorFacts) => ({
     type: 'error',
