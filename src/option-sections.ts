@@ -91,8 +91,10 @@ export interface BackgroundOptions {
   maxBytes?: number
   /**
    * How long the process running a background call vouches for it without writing its state again (it writes it
-   * three times within that). A reader that finds a running call's lease passed reports it `failed`: the process
-   * stopped. @default 30000
+   * three times within that). A running call whose lease passed is given up one more lease after a reader first saw
+   * it passed, and then reads `failed` everywhere: its process stopped, or could not reach the store all that time.
+   * A process that comes back before then keeps the call; one that comes back after stops it and writes nothing
+   * more. Processes sharing a store should share this value. @default 30000
    */
   leaseMs?: number
   /**

@@ -17,6 +17,7 @@ import { streamHead } from '../recovery/stream/follow.js'
 import type { Runtime } from '../runtime.js'
 import { claimCreateKey } from './create-key.js'
 import { followHere, followStored, shownObject, streamEvents } from './follow.js'
+import { lapseClock } from './lapse.js'
 import { runInBackground } from './run.js'
 import { RunLog } from './run-log.js'
 import { type BackgroundHead, readHead } from './state.js'
@@ -150,13 +151,17 @@ async function answerEarlier(rt: Runtime, ex: Exchange, format: BackgroundFormat
   const head = here ? undefined : await readHead(rt.store, ex.owner, requestId)
   if (!here && !head) return false
   if (!stream) {
-    const object = here ? here.object : await shownObject(rt.store, format, ex.owner, requestId, head as BackgroundHead)
+    const object = here
+      ? here.object
+      : await shownObject(rt.store, format, ex.owner, requestId, head as BackgroundHead, lapseClock(rt.options))
     if (!object) return false
     sendObject(ex, requestId, object, REPLAYED)
     return true
   }
   await streamEvents(rt, ex.res, eventsHead(ex, requestId, REPLAYED), (sink) =>
-    here ? followHere(here, -1, sink) : followStored({ store: rt.store, format, owner: ex.owner, requestId }, -1, sink),
+    here
+      ? followHere(here, -1, sink)
+      : followStored({ store: rt.store, format, owner: ex.owner, requestId, clock: lapseClock(rt.options) }, -1, sink),
   )
   return true
 }

@@ -1,28 +1,46 @@
 // Reading a background call's events after a sequence number: from the process running it as they come, else from
-// the store, polled as often as the running process writes, until its head says it ended (or its lease ran out).
+// the store, polled as often as the running process writes, until its head says it ended (or readers gave it up).
 import type { ServerResponse } from 'node:http'
 import { setTimeout as sleep } from 'node:timers/promises'
 import type { BackgroundFormat } from '../dialects/index.js'
+import { isGatewayError } from '../errors.js'
 import { ClientSink, type ResponseHead } from '../http/sink.js'
 import type { RecoveryStore } from '../recovery/store/recovery-store.js'
 import type { Runtime } from '../runtime.js'
+import { givenUp, type LapseClock } from './lapse.js'
 import { BACKGROUND_TICK_MS, keptEvent, type RunLog } from './run-log.js'
 import { type BackgroundHead, hasEnded, readHead, readObject, readSegment, STOPPED_MESSAGE } from './state.js'
 
-/** Whether a running call's process stopped vouching for it: its lease ran out before it ended. */
+/** Whether a running call's process has not renewed its lease in time: suspected, not yet given up (lapse.ts). */
 export const leaseLapsed = (head: BackgroundHead) => !hasEnded(head.status) && head.leaseUntil < Date.now()
 
-/** A call's object as a retrieve shows it: a call whose process stopped is `failed`, saying so; undefined when gone. */
+/**
+ * Whether readers gave a running call up: its lease passed and its process did not come back within a further
+ * lease (lapse.ts). A call that ended, or whose lease holds, is never given up.
+ */
+export function isGivenUp(
+  store: RecoveryStore,
+  owner: string,
+  requestId: string,
+  head: BackgroundHead,
+  clock: LapseClock,
+): Promise<boolean> {
+  if (!leaseLapsed(head)) return Promise.resolve(false)
+  return givenUp({ store, owner, requestId }, head.leaseUntil, clock)
+}
+
+/** A call's object as a retrieve shows it: a call given up is `failed`, saying so; undefined when gone. */
 export async function shownObject(
   store: RecoveryStore,
   format: BackgroundFormat,
   owner: string,
   requestId: string,
   head: BackgroundHead,
+  clock: LapseClock,
 ): Promise<Record<string, unknown> | undefined> {
   const object = await readObject(store, format, owner, requestId, head)
   if (object === undefined) return undefined
-  return leaseLapsed(head) ? format.ended(object, 'failed', STOPPED_MESSAGE) : object
+  return (await isGivenUp(store, owner, requestId, head, clock)) ? format.ended(object, 'failed', STOPPED_MESSAGE) : object
 }
 
 /**
@@ -116,6 +134,23 @@ export interface StoredCall {
   format: BackgroundFormat
   owner: string
   requestId: string
+  clock: LapseClock
+}
+
+/**
+ * A store read for a follower: tried again while the store is out of reach (the call goes on meanwhile, and its
+ * process writes what it missed once the store is back), until it answers or the client left (then undefined).
+ */
+async function patiently<T>(sink: ClientSink, read: () => Promise<T>): Promise<T | undefined> {
+  for (;;) {
+    try {
+      return await read()
+    } catch (error) {
+      if (!isGatewayError(error) || error.code !== 'store_unavailable' || sink.watch.clientGone) throw error
+      await sleep(BACKGROUND_TICK_MS * 5)
+      if (sink.watch.clientGone) return undefined
+    }
+  }
 }
 
 /** What a reader is told where kept events are missing (their segment expired or was evicted). */
@@ -126,17 +161,18 @@ function gapEvent(from: number, seq: number): string {
 
 /** Writes the events of a call kept in the store after `after`, following it while it runs elsewhere. */
 export async function followStored(call: StoredCall, after: number, sink: ClientSink): Promise<void> {
-  const { store, format, owner, requestId } = call
+  const { store, format, owner, requestId, clock } = call
   // Paced by the client, as a replay of a recovery is: one segment is held at a time.
   const write = (sse: string) => writeEvent(sink, sse)
   let seq = -1
   let segment = 0
   following: while (!sink.watch.clientGone) {
-    const head = await readHead(store, owner, requestId)
+    const head = await patiently(sink, () => readHead(store, owner, requestId))
     // Deleted meanwhile: nothing more will come.
     if (!head) break
     while (segment < head.segments && !sink.watch.clientGone) {
-      const events = await readSegment(store, owner, requestId, segment)
+      const events = await patiently(sink, () => readSegment(store, owner, requestId, segment))
+      if (sink.watch.clientGone) break following
       if (events === undefined) {
         // A replay with a hole must not end as if whole: it ends with an error naming where the hole starts.
         if (++seq > after) await write(gapEvent(seq, seq))
@@ -149,8 +185,8 @@ export async function followStored(call: StoredCall, after: number, sink: Client
       segment++
     }
     if (hasEnded(head.status)) break
-    if (leaseLapsed(head)) {
-      const object = await shownObject(store, format, owner, requestId, head)
+    if (await patiently(sink, () => isGivenUp(store, owner, requestId, head, clock))) {
+      const object = await patiently(sink, () => shownObject(store, format, owner, requestId, head, clock))
       const told = object && format.endEvent(object)
       if (told && ++seq > after) await write(keptEvent(told, seq))
       break

@@ -2,11 +2,13 @@
 // readers anywhere), its status, and the lease that tells other processes it is still being run.
 import { setTimeout as sleep } from 'node:timers/promises'
 import type { BackgroundFormat, BackgroundStatus } from '../dialects/index.js'
+import { isStoreClosed } from '../recovery/store/guard.js'
 import { isOverQuota } from '../recovery/store/memory-catalog.js'
 import type { RecoveryStore } from '../recovery/store/recovery-store.js'
 import { sseEvent } from '../sse/write.js'
 import { type AbortHook, abortWith } from '../upstream/send.js'
-import { type BackgroundHead, backgroundNames, DELETE_MARK, hasEnded, removeCall } from './state.js'
+import { resume } from './lapse.js'
+import { type BackgroundHead, backgroundNames, DELETE_MARK, hasEnded, removeCall, STOPPED_MESSAGE } from './state.js'
 
 /** How often a running call writes the events that came since its last write (readers elsewhere poll as often). */
 export const BACKGROUND_TICK_MS = 100
@@ -22,8 +24,11 @@ const COUNTED = { counted: true }
 /** Why a call whose state its owner's quota cannot hold was stopped. */
 const OVER_QUOTA_MESSAGE =
   "The response grew past what its owner may keep in the store (recovery.maxBytesPerOwner, or the owner's share of recovery.maxMemoryBytes)."
-/** The longest wait between two tries of a call's last write while the store is down. */
+/** The longest wait between two tries of a call's last write while the store is down (at most a quarter lease). */
 const MAX_RETRY_WAIT_MS = 2_000
+/** What the holder of a call readers gave up logs: it stops, and writes nothing more. */
+const GIVEN_UP_ERROR =
+  'other processes gave this background response up while this process could not reach the store for longer than its lease; it stops and writes nothing more'
 
 /** One kept event as readers get it: its data numbered `seq` (`type` and `sequence_number` first, as OpenAI writes them). */
 export function keptEvent(data: Record<string, unknown>, seq: number): string {
@@ -63,12 +68,19 @@ export interface RunIdentity {
  * numbered from there. Every tick the events that came since are written as one segment, then the head; a head is
  * also written before the lease runs out, and a cancel asked for elsewhere is looked for once a second. Events stay
  * pending until their segment took: a write that failed (the store down) is tried again on the next tick, so what
- * is kept has no hole, and the last write is tried again until it takes or a lease has passed.
+ * is kept has no hole, and the last write is tried again until it takes, for as long as the state would be kept.
+ * After a spell without writes long enough for its lease to have passed, the first write asks the store who settled
+ * that lease (lapse.ts): it resumes as the only writer, or, given up by readers, stops and writes nothing more.
  */
 export class RunLog {
   readonly events: string[] = []
   status: BackgroundStatus = 'queued'
   #object: Record<string, unknown>
+  /** The object as created: what readers show a call given up from (with the status last written). */
+  readonly #created: Record<string, unknown>
+  #statusWritten: BackgroundStatus = 'queued'
+  /** Readers gave the call up while its lease had passed (lapse.ts): nothing more is written. */
+  #givenUp = false
   /**
    * The sequence number of the event that carries the object (the created one, then the one that ended the call):
    * the store keeps the object there only, since it echoes the request (megabytes of instructions).
@@ -105,6 +117,7 @@ export class RunLog {
     pending: Record<string, unknown>,
   ) {
     this.#object = pending
+    this.#created = pending
     this.#ended = new Promise((resolve) => (this.#settle = resolve))
     this.append(who.format.createdEvent(pending))
     this.#timer = setInterval(() => this.#tick(), BACKGROUND_TICK_MS)
@@ -219,7 +232,7 @@ export class RunLog {
 
   #tick(): void {
     // Deleted: nothing more is written, and what was is removed once it stopped.
-    if (this.#deleted) return
+    if (this.#deleted || this.#givenUp) return
     const now = Date.now()
     const renew = now > this.#leaseUntil - (this.limits.leaseMs * 2) / 3
     if (this.#pending.length > 0 || renew) this.#writes = this.#writes.then(() => this.#write()).catch((error) => this.#failed(error))
@@ -249,21 +262,50 @@ export class RunLog {
   }
 
   /**
-   * The last write (or removal), tried again while the store fails, waiting longer each time, for as long as a lease
-   * lasts: a final state lost to a short outage left a paid call `failed` for its readers once its lease ran out.
+   * The last write (or removal), tried again while the store fails, waiting longer each time, for as long as the
+   * state would be kept: a final state lost to an outage left a paid call `failed` for its readers, its answer lost.
+   * The wait stays within a quarter lease, so a holder whose store is back resumes before readers give it up.
    */
   async #retried(write: () => Promise<void>): Promise<void> {
-    const giveUpAt = Date.now() + this.limits.leaseMs
-    for (let wait = BACKGROUND_TICK_MS; ; wait = Math.min(2 * wait, MAX_RETRY_WAIT_MS)) {
+    const giveUpAt = Date.now() + this.limits.ttlMs
+    const longest = Math.max(BACKGROUND_TICK_MS, Math.min(MAX_RETRY_WAIT_MS, this.limits.leaseMs / 4))
+    for (let wait = BACKGROUND_TICK_MS; ; wait = Math.min(2 * wait, longest)) {
       try {
         return await write()
       } catch (error) {
-        // Past the owner's quota, trying again only pushes at it.
-        if (isOverQuota(error) || Date.now() + wait > giveUpAt) throw error
+        // Past the owner's quota, trying again only pushes at it; a closed store (the gateway closed) never takes it.
+        if (isOverQuota(error) || isStoreClosed(error) || Date.now() + wait > giveUpAt) throw error
         this.#failed(error)
         await sleep(wait, undefined, { ref: false })
       }
     }
+  }
+
+  /**
+   * Before a write after a spell long enough for the lease to have passed for a reader: resumes the call as its only
+   * writer, or (false) finds it given up, and then stops it with the words its readers saw, writing nothing more.
+   */
+  async #mayWrite(): Promise<boolean> {
+    if (this.#givenUp) return false
+    if (this.#leaseUntil === 0 || Date.now() <= this.#leaseUntil - this.limits.leaseMs / 3) return true
+    const { store, owner, requestId } = this.who
+    const held = await resume({ store, owner, requestId }, this.#leaseUntil, this.limits)
+    if (held !== undefined) {
+      this.#leaseUntil = held
+      return true
+    }
+    this.#givenUp = true
+    this.#pending.length = 0
+    this.who.onError(new Error(GIVEN_UP_ERROR))
+    if (!hasEnded(this.status)) this.stop('failed', STOPPED_MESSAGE)
+    else {
+      // Ended here while cut off: its readers elsewhere saw it fail, and so does a reader here from now on.
+      const { format } = this.who
+      const seen = this.#statusWritten === 'in_progress' ? format.started(this.#created) : this.#created
+      this.#object = format.ended(seen, 'failed', STOPPED_MESSAGE)
+      this.status = 'failed'
+    }
+    return false
   }
 
   /** The segment that holds event `seq` (written already): the created event's, or one near the end. */
@@ -274,6 +316,7 @@ export class RunLog {
   }
 
   async #write(): Promise<void> {
+    if (!(await this.#mayWrite())) return
     const { store, owner, requestId } = this.who
     const ttl = this.limits.ttlMs
     // What is written is what is known now: an end that comes during the writes is the next write's.
@@ -310,5 +353,6 @@ export class RunLog {
     if (objectSeq !== undefined) head.objectAt = { seq: objectSeq, segment: this.#segmentOf(objectSeq) }
     await store.setValue(owner, backgroundNames.head(requestId), JSON.stringify(head), ttl, COUNTED)
     this.#leaseUntil = leaseUntil
+    this.#statusWritten = status
   }
 }

@@ -36,6 +36,10 @@ export const backgroundNames = {
   segment: (requestId: string, n: number) => `bg:${requestId}:${n}`,
   object: (requestId: string) => `bgobj:${requestId}`,
   cancel: (requestId: string) => `bgcancel:${requestId}`,
+  /** Who settled the lease that ended at `epoch` (lapse.ts): readers gave the call up, or its holder resumed it. */
+  verdict: (requestId: string, epoch: number) => `bglapse:${requestId}:${epoch}`,
+  /** When a reader first saw the lease that ended at `epoch` passed. */
+  lapseSeen: (requestId: string, epoch: number) => `bgseen:${requestId}:${epoch}`,
 }
 
 /** The cancel mark of a call deleted while another process ran it: readers anywhere answer 404 from then on. */
@@ -44,9 +48,12 @@ export const DELETE_MARK = 'delete'
 /** Whether a status is an end: nothing changes a call after it. */
 export const hasEnded = (status: BackgroundStatus) => status !== 'queued' && status !== 'in_progress'
 
-/** What a reader is told of a call whose process stopped before it ended. */
+/**
+ * What every reader is told of a call given up (lapse.ts): its process stopped before it ended, or could not reach the
+ * store for a lease after another process could. Its holder, if alive, ends it with these same words.
+ */
 export const STOPPED_MESSAGE =
-  'The gateway process running this response stopped before it ended (its lease expired); create the response again.'
+  'The gateway process running this response stopped before it ended, or could not reach the store for longer than its lease; create the response again.'
 
 /** Reads a head; undefined when absent or not one. */
 export function parseHead(text: string | undefined): BackgroundHead | undefined {

@@ -1,6 +1,7 @@
 // The background responses an owner started, for the console: the store keeps each owner's newest ids in one small
 // value (written at create, only while the console is on); their state is read as a retrieve reads it.
-import { leaseLapsed } from '../background/follow.js'
+import { isGivenUp } from '../background/follow.js'
+import { lapseClock } from '../background/lapse.js'
 import { readHead } from '../background/state.js'
 import { MODEL_ROUTES } from '../dialects/index.js'
 import type { Runtime } from '../runtime.js'
@@ -71,8 +72,9 @@ export class BackgroundList {
     if (here) return { ...item, status: here.status, events: here.events.length }
     const head = await readHead(this.#rt.store, owner, one.requestId).catch(() => undefined)
     if (!head) return { ...item, status: 'gone', events: 0 }
-    // A call whose process stopped before it ended is failed, as a retrieve says.
-    return { ...item, status: leaseLapsed(head) ? 'failed' : head.status, events: head.events }
+    // A call given up (its process stopped before it ended) is failed, as a retrieve says.
+    const failed = await isGivenUp(this.#rt.store, owner, one.requestId, head, lapseClock(this.#rt.options)).catch(() => false)
+    return { ...item, status: failed ? 'failed' : head.status, events: head.events }
   }
 
   async #read(owner: string): Promise<Noted[]> {

@@ -1,7 +1,8 @@
 // The calls a client ran in the background, by id: their state, their events from a sequence number, a cancel and
 // a delete. Private to their owner: another owner's id is simply not found.
 import { setTimeout as sleep } from 'node:timers/promises'
-import { followHere, followStored, leaseLapsed, shownObject, streamEvents } from '../background/follow.js'
+import { followHere, followStored, isGivenUp, shownObject, streamEvents } from '../background/follow.js'
+import { lapseClock } from '../background/lapse.js'
 import { type BackgroundHead, backgroundNames, DELETE_MARK, hasEnded, readHead, removeCall } from '../background/state.js'
 import type { BackgroundFormat } from '../dialects/index.js'
 import { GatewayError, invalidField, shown } from '../errors.js'
@@ -26,9 +27,14 @@ function startingAfter(query: URLSearchParams): number {
   return Number(raw)
 }
 
+/** Whether a call kept in the store still runs: not ended, and not given up by readers (lapse.ts). */
+async function stillRuns(rt: Runtime, owner: string, requestId: string, head: BackgroundHead): Promise<boolean> {
+  return !hasEnded(head.status) && !(await isGivenUp(rt.store, owner, requestId, head, lapseClock(rt.options)))
+}
+
 /** Waits for the process running a call elsewhere to end it after a cancel; the head last read. */
 async function untilEnded(rt: Runtime, owner: string, requestId: string, head: BackgroundHead): Promise<BackgroundHead> {
-  for (let waited = 0; waited < STOP_WAIT_MS && !hasEnded(head.status) && !leaseLapsed(head); waited += STOP_POLL_MS) {
+  for (let waited = 0; waited < STOP_WAIT_MS && (await stillRuns(rt, owner, requestId, head)); waited += STOP_POLL_MS) {
     await sleep(STOP_POLL_MS)
     head = (await readHead(rt.store, owner, requestId)) ?? head
   }
@@ -57,13 +63,17 @@ export async function serveBackground(rt: Runtime, ex: Exchange, route: Backgrou
   switch (route.action) {
     case 'retrieve': {
       if (ex.match.query.get('stream') !== 'true') {
-        const object = here ? here.object : await shownObject(rt.store, format, owner, requestId, head as BackgroundHead)
+        const object = here
+          ? here.object
+          : await shownObject(rt.store, format, owner, requestId, head as BackgroundHead, lapseClock(rt.options))
         if (!object) throw notFound(id)
         return sendJson(res, 200, object)
       }
       const after = startingAfter(ex.match.query)
       return streamEvents(rt, res, streamHead(), (sink) =>
-        here ? followHere(here, after, sink) : followStored({ store: rt.store, format, owner, requestId }, after, sink),
+        here
+          ? followHere(here, after, sink)
+          : followStored({ store: rt.store, format, owner, requestId, clock: lapseClock(rt.options) }, after, sink),
       )
     }
     case 'cancel': {
@@ -73,11 +83,11 @@ export async function serveBackground(rt: Runtime, ex: Exchange, route: Backgrou
         return sendJson(res, 200, here.object)
       }
       let stored = head as BackgroundHead
-      if (!hasEnded(stored.status) && !leaseLapsed(stored)) {
+      if (await stillRuns(rt, owner, requestId, stored)) {
         await rt.store.setValue(owner, backgroundNames.cancel(requestId), 'cancel', rt.options.recovery.ttlMs)
         stored = await untilEnded(rt, owner, requestId, stored)
       }
-      const object = await shownObject(rt.store, format, owner, requestId, stored)
+      const object = await shownObject(rt.store, format, owner, requestId, stored, lapseClock(rt.options))
       if (!object) throw notFound(id)
       return sendJson(res, 200, object)
     }
@@ -102,9 +112,11 @@ async function deleteCall(
     return format.deleted(id)
   }
   const stored = head as BackgroundHead
-  if (!hasEnded(stored.status) && !leaseLapsed(stored)) {
-    // The process running it sees this within a second, stops it and removes whatever it wrote meanwhile, the mark
-    // last; kept as long as the call's state, so a head written again by a process that then stopped stays hidden.
+  if (await stillRuns(rt, owner, requestId, stored)) {
+    // A call whose lease passed but which readers have not given up is deleted as a running one: its process may
+    // come back and write again. The process running it sees this within a second, stops it and removes whatever it
+    // wrote meanwhile, the mark last; kept as long as the call's state, so a head written again by a process that
+    // then stopped stays hidden.
     await rt.store.setValue(owner, backgroundNames.cancel(requestId), DELETE_MARK, rt.options.recovery.ttlMs)
     await removeCall(rt.store, owner, requestId, stored.segments, { keepMark: true })
   } else {

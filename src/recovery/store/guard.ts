@@ -10,6 +10,21 @@ export class StoreDeadline extends Error {
   override readonly name = 'StoreDeadline'
 }
 
+/** The cause of a store error raised because the store was closed: nothing will ever take the write. */
+export class StoreClosed extends Error {
+  override readonly name = 'StoreClosed'
+}
+
+/** The error every call to a closed store fails with. */
+export function storeClosed(message: string): GatewayError {
+  return storeUnavailable(message, new StoreClosed(message))
+}
+
+/** True when a store error means the store was closed (the gateway shuts down): trying again is pointless. */
+export function isStoreClosed(error: unknown): boolean {
+  return isGatewayError(error) && error.cause instanceof StoreClosed
+}
+
 /** True when a store error means "no answer in time", not "refused": a write may still land. */
 export function outcomeUnknown(error: unknown): boolean {
   return isGatewayError(error) && error.cause instanceof StoreDeadline

@@ -55,10 +55,11 @@ export function deleteRecordKeys(keyv: { delete(key: string): Promise<unknown> }
 }
 
 /**
- * Names of an owner's single values: hex digests (idempotency state) or request ids with an optional segment
- * number (a call's journal), so no client text reaches a key.
+ * Names of an owner's single values: hex digests (idempotency state) or request ids with an optional number (a
+ * segment of a call's journal, or a time in ms: the lease a background call's lapse keys are about), so no client
+ * text reaches a key.
  */
-const VALUE_NAME_PATTERN = /^[a-z]+:(?:[0-9a-f]{16,64}|[0-9A-HJKMNP-TV-Z]{26}(?::\d{1,9})?)$/
+const VALUE_NAME_PATTERN = /^[a-z]+:(?:[0-9a-f]{16,64}|[0-9A-HJKMNP-TV-Z]{26}(?::\d{1,15})?)$/
 
 /** The key of one of an owner's single values, e.g. `val:{<owner>}:key:<digest>`. */
 export function valueKey(owner: string, name: string): string {

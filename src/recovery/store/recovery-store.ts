@@ -2,7 +2,7 @@ import type Keyv from 'keyv'
 import { invariant } from '../../errors.js'
 import type { RecoveryRecord, RecoverySummary } from '../../types.js'
 import type { OwnerCatalog } from './catalog.js'
-import { guarded, guardedSteps, storeUnavailable } from './guard.js'
+import { guarded, guardedSteps, storeClosed, storeUnavailable } from './guard.js'
 import { type KeyedValues, KeyvValues, RedisValues } from './keyed-values.js'
 import { KeyvCatalog } from './keyv-catalog.js'
 import {
@@ -277,7 +277,7 @@ class KeyvRecoveryStore implements RecoveryStore {
   }
 
   ready(): Promise<void> {
-    if (this.#closed) return Promise.reject(storeUnavailable('The store is closed.'))
+    if (this.#closed) return Promise.reject(storeClosed('The store is closed.'))
     return this.#check('ready', this.#timeoutMs)
   }
 
@@ -311,7 +311,7 @@ class KeyvRecoveryStore implements RecoveryStore {
 
   /** Like #run, for a walk over a catalog: the deadline holds for each page, so an owner of any size can be walked. */
   #runSteps<T>(what: string, operation: (step: () => void) => Promise<T>): Promise<T> {
-    if (this.#closed) return Promise.reject(storeUnavailable('The recovery store is closed.'))
+    if (this.#closed) return Promise.reject(storeClosed('The recovery store is closed.'))
     return guardedSteps(what, this.#timeoutMs, operation)
   }
 
