@@ -60,12 +60,15 @@ export async function startConverseGateway(options: Partial<GatewayOptions> = {}
   }
 }
 
-/** The AWS SDK's client at the gateway, as the guide configures it: the key as a bearer token, HTTP/1.1, no retries. */
-export function converseClient(url: string, key: string | undefined = KEY_A, maxAttempts = 1): BedrockRuntimeClient {
+/**
+ * The AWS SDK's client at the gateway, as the guide configures it: the key as a bearer token, HTTP/1.1, no retries
+ * unless `maxAttempts` says. `key` null: no key, the SDK signing with (made-up) AWS credentials instead.
+ */
+export function converseClient(url: string, key: string | null = KEY_A, maxAttempts = 1): BedrockRuntimeClient {
   return new BedrockRuntimeClient({
     region: 'us-east-1',
     endpoint: url,
-    ...(key === undefined
+    ...(key === null
       ? { credentials: { accessKeyId: 'AKIANOTAKEY', secretAccessKey: 'not-a-secret' } }
       : { token: { token: key }, authSchemePreference: ['httpBearerAuth'] }),
     maxAttempts,
