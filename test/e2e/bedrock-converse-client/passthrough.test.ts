@@ -115,4 +115,13 @@ describe('a Converse client on a Bedrock Converse upstream (passthrough)', () =>
     }
     await expect(consume()).rejects.toMatchObject({ name: 'ThrottlingException' })
   })
+
+  it('a body above 1 MiB (read scanned, not parsed whole, on its way through): passthrough as sent', async () => {
+    const text = `big ${'x'.repeat(2 * 1024 * 1024)}`
+    const answer = await converseClient(gw.url).send(
+      new ConverseCommand({ modelId: 'nova', messages: [{ role: 'user', content: [{ text }] }] }),
+    )
+    expect(answer.output?.message?.content?.[0]?.text).toBe(`Echo: ${text}`)
+    expect(JSON.parse(lastCall()?.body ?? '{}').messages[0].content[0].text).toBe(text)
+  })
 })

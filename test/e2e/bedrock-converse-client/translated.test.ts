@@ -116,4 +116,12 @@ describe.each(Object.keys(UPSTREAM_PATHS))('a Converse client on %s (translated)
     expect(JSON.parse(input)).toMatchObject({ city: expect.any(String) })
     expect(stop).toBe('tool_use')
   })
+
+  it('a body above 1 MiB is translated too', async () => {
+    const text = `big ${'y'.repeat(1536 * 1024)}`
+    const answer = await converseClient(gw.url).send(
+      new ConverseCommand({ modelId: model, messages: [{ role: 'user', content: [{ text }] }] }),
+    )
+    expect(answer.output?.message?.content?.[0]?.text).toBe(`Echo: ${text}`)
+  })
 })
