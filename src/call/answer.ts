@@ -163,6 +163,9 @@ function wholeHead(
   )
   reportDropped(rt.options.logger, spec.requestId, answer.translation, headers)
   passDown(rt, spec, response, headers)
+  // An error's kind, for a client dialect that reads it from a header (Bedrock's `x-amzn-errortype`), by its status.
+  if (!isSuccess(status) && spec.inbound.errorHeaders)
+    Object.assign(headers, spec.inbound.errorHeaders({ status, code: 'upstream_error', message: '', param: undefined }))
   if (status === 429 && spec.inbound.retryAfterOn429 && headers['retry-after'] === undefined)
     headers['retry-after'] = waitSeconds(response, answer.upstreamBody)
   return { status, headers }

@@ -18,7 +18,8 @@ export const bedrockCommon = {
   name: 'bedrock',
   upstreamsCalled: 'Bedrock',
   otelProviderName: 'aws.bedrock',
-  // No client speaks Bedrock to the gateway: it is an upstream type only.
+  // The listing dialect has no clients of its own: its client routes are served by variants with their own key
+  // reading and errors (`converse-client/`).
   recognises: () => false,
   clientKey: () => undefined,
   upstreamOptionNames: BEDROCK_OPTION_NAMES,

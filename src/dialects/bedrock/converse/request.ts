@@ -5,7 +5,7 @@ import { dropOrRefuse, type HubMessage, type HubPart, type HubRequest, lacking, 
 import { inexpressible, type JsonObject } from '../../../translate/readers.js'
 
 /** Converse's image formats, by MIME type. */
-const IMAGE_FORMATS: Readonly<Record<string, string>> = {
+export const IMAGE_FORMATS: Readonly<Record<string, string>> = {
   'image/png': 'png',
   'image/jpeg': 'jpeg',
   'image/gif': 'gif',

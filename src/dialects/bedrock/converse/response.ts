@@ -7,7 +7,7 @@ import type { HubError, HubFinish, HubPart, HubResponse, HubUsage } from '../../
 import type { JsonObject } from '../../../translate/readers.js'
 
 /** Converse's stop reasons in the hub's words. */
-const FINISH: Readonly<Record<string, HubFinish['reason']>> = {
+export const FINISH: Readonly<Record<string, HubFinish['reason']>> = {
   end_turn: 'stop',
   stop_sequence: 'stop',
   max_tokens: 'length',
