@@ -68,16 +68,19 @@ export const OTEL_OPERATION_NAMES: ReadonlyMap<Operation, string> = new Map(
   [...OPERATIONS].map(([name, format]) => [name, format.otelName]),
 )
 
+/** Every dialect a client may speak: the registry's, and the variants that serve some of their routes. */
+const CLIENT_DIALECTS: readonly Dialect[] = [...new Set([...DIALECTS, ...MODEL_ROUTES.map((route) => route.dialect)])]
+
 /** Request headers some dialect's SDKs send from a browser. */
-export const CLIENT_HEADERS: readonly string[] = [...new Set(DIALECTS.flatMap((dialect) => dialect.clientHeaders))]
+export const CLIENT_HEADERS: readonly string[] = [...new Set(CLIENT_DIALECTS.flatMap((dialect) => dialect.clientHeaders))]
 
 /** Response headers some dialect's SDKs read the request id from, besides `x-request-id`. */
 export const REQUEST_ID_HEADERS: readonly string[] = [
-  ...new Set(DIALECTS.flatMap((dialect) => (dialect.requestIdHeader === undefined ? [] : [dialect.requestIdHeader]))),
+  ...new Set(CLIENT_DIALECTS.flatMap((dialect) => (dialect.requestIdHeader === undefined ? [] : [dialect.requestIdHeader]))),
 ]
 
 /** Every family of rate-limit headers the dialects' clients read, each once, in registry order. */
-export const RATE_LIMIT_FAMILIES: readonly RateLimitFamily[] = [...new Set(DIALECTS.map((dialect) => dialect.rateLimits))]
+export const RATE_LIMIT_FAMILIES: readonly RateLimitFamily[] = [...new Set(CLIENT_DIALECTS.map((dialect) => dialect.rateLimits))]
 
 /** Every rate-limit header name of those families (for CORS to expose). */
 export const RATE_LIMIT_HEADERS: readonly string[] = RATE_LIMIT_FAMILIES.flatMap((family) => family.names)

@@ -9,6 +9,7 @@ import {
   MODEL_ROUTES,
   OTEL_OPERATION_NAMES,
   openai,
+  REQUEST_ID_HEADERS,
   servedOperations,
   speaksAs,
   translatorFor,
@@ -84,9 +85,13 @@ describe('what derives from the dialect registry', () => {
     for (const route of MODEL_ROUTES) if (route.format.countsTokens) expect(route.format.keepsRecords).toBe(false)
   })
 
-  it("CORS allows every dialect's client headers", () => {
+  it("CORS allows every dialect's client headers, those of the variants serving some routes too", () => {
     const cors = resolveCors({ origins: '*' })
     for (const dialect of DIALECTS) for (const header of dialect.clientHeaders) expect(cors?.allowHeaders.has(header)).toBe(true)
+    for (const route of MODEL_ROUTES) for (const header of route.dialect.clientHeaders) expect(cors?.allowHeaders.has(header)).toBe(true)
+    for (const route of MODEL_ROUTES) if (route.dialect.requestIdHeader) expect(REQUEST_ID_HEADERS).toContain(route.dialect.requestIdHeader)
+    // The AWS SDK's retry marker, sent by a variant's clients only.
+    expect(CLIENT_HEADERS).toContain('amz-sdk-request')
     expect(CLIENT_HEADERS.length).toBe(new Set(CLIENT_HEADERS).size)
   })
 
