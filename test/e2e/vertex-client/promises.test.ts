@@ -170,6 +170,29 @@ describe('records, retries, Idempotency-Key, resume', () => {
   })
 })
 
+describe('a large rawPredict body (scanned, never parsed whole on the way in)', () => {
+  it.each([
+    ['an Anthropic upstream', MODELS.anthropic],
+    ['a Vertex AI Claude upstream', MODELS.vertexClaude],
+  ])('reaches %s whole, as the Messages body it stands for', async (_name, model) => {
+    const marker = `large vertex body ${model}`
+    const filler = 'y'.repeat(3 * 1024 * 1024)
+    const message = await anthropicVertex(fx.url).messages.create({
+      model,
+      max_tokens: 16,
+      messages: [
+        { role: 'user', content: filler },
+        { role: 'assistant', content: 'ok' },
+        { role: 'user', content: marker },
+      ],
+    })
+    expect(message.content).toEqual([{ type: 'text', text: `Echo: ${marker}` }])
+    const sent = JSON.parse(upstreamCalls(marker).at(-1)!.body) as { messages: Array<{ content: string }>; model?: string }
+    expect(sent.messages[0]!.content).toBe(filler)
+    expect(sent.model).toBe(model === MODELS.anthropic ? 'claude-sonnet-4-5' : undefined)
+  })
+})
+
 describe('CORS on the Vertex paths', () => {
   it('a preflight of a rawPredict call allows the Anthropic SDK’s headers and the key', async () => {
     const requested = 'anthropic-beta, anthropic-version, content-type, x-api-key, x-goog-api-key, x-stainless-retry-count'

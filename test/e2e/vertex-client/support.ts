@@ -103,7 +103,10 @@ export function anthropicVertex(url: string, options: { key?: string; maxRetries
 }
 
 /** `@google/genai` in Vertex mode at the gateway (its default API version, `v1beta1`, unless given), the key in `x-goog-api-key`. */
-export function genaiVertex(url: string, options: { key?: string; apiVersion?: string } = {}): GoogleGenAI {
+export function genaiVertex(
+  url: string,
+  options: { key?: string; apiVersion?: string; headers?: Record<string, string> } = {},
+): GoogleGenAI {
   return new GoogleGenAI({
     vertexai: true,
     project: PROJECT,
@@ -111,7 +114,7 @@ export function genaiVertex(url: string, options: { key?: string; apiVersion?: s
     httpOptions: {
       baseUrl: url,
       ...(options.apiVersion === undefined ? {} : { apiVersion: options.apiVersion }),
-      headers: options.key === '' ? {} : { 'x-goog-api-key': options.key ?? KEY_A },
+      headers: { ...(options.key === '' ? {} : { 'x-goog-api-key': options.key ?? KEY_A }), ...options.headers },
     },
     googleAuthOptions: { authClient: new NoGoogleAuth() },
   })
