@@ -46,6 +46,18 @@ describe('the caller’s key and the gateway’s errors (google.rpc status)', ()
     expect(res.status).toBe(200)
   })
 
+  it.each([
+    ['an Anthropic upstream', MODELS.anthropic, ['anthropic-beta', 'anthropic-version']],
+    ['a Vertex AI Claude upstream (its version in the body)', MODELS.vertexClaude, ['anthropic-beta']],
+  ])('anthropic-beta and anthropic-version go on to %s as an Anthropic client’s do', async (_name, model, forwarded) => {
+    const marker = `forwarded headers ${model}`
+    const headers = { ...HEADERS, 'anthropic-version': '2023-01-01', 'anthropic-beta': 'interleaved-thinking-2025-05-14' }
+    const res = await call(`${fx.url}${rawPredict(model)}`, { headers, body: vertexBody(marker) })
+    expect(res.status).toBe(200)
+    const sent = upstreamCalls(marker).at(-1)!.headers
+    for (const name of forwarded) expect(sent[name]).toBe(headers[name as keyof typeof headers])
+  })
+
   it('an unknown model: 404 NOT_FOUND (NotFoundError), nothing sent upstream', async () => {
     const before = fx.mock.requests.length
     const error = await anthropicVertex(fx.url)
