@@ -126,7 +126,7 @@ function routesOf(version: string): ModelRoute[] {
       format: generateContent,
       streams: false,
       ...google,
-      listed: first && LISTED('google', '{generateContent|streamGenerateContent?alt=sse|countTokens}'),
+      listed: first && LISTED('google', '{generateContent|streamGenerateContent?alt=sse}'),
     },
     { path: `${googleAt}/{model}:streamGenerateContent`, format: generateContent, streams: true, ...google },
     { path: `${googleAt}/{model}:countTokens`, format: countTokens, streams: false, ...google },
