@@ -43,6 +43,12 @@ const GEMINI_BODY = JSON.stringify({
   generationConfig: { temperature: chat.temperature },
 })
 const chatBody = (model) => JSON.stringify({ ...chat, model })
+/** SMALL_BODY as an Anthropic client sends it, and as a Vertex rawPredict client does (no `model`, its version). */
+const MESSAGES_FIELDS = { system: system.content, messages: [user], max_tokens: 256, temperature: chat.temperature }
+const MESSAGES_BODY = JSON.stringify({ model: 'claude-sonnet-4-5', ...MESSAGES_FIELDS })
+const RAW_PREDICT_BODY = JSON.stringify({ anthropic_version: 'vertex-2023-10-16', ...MESSAGES_FIELDS })
+/** Where Vertex-format clients call: a project and location the gateway accepts and never forwards. */
+const VERTEX_CLIENT = '/v1/projects/bench-client/locations/us-east5/publishers'
 
 /**
  * Each kind: the gateway call and the mock's own call for what the gateway sends it (the Gemini API's path stands for
@@ -51,6 +57,8 @@ const chatBody = (model) => JSON.stringify({ ...chat, model })
 function kinds(gateway, mockUrl, key) {
   const bearer = { ...JSON_HEADERS, authorization: `Bearer ${key}` }
   const google = { ...JSON_HEADERS, 'x-goog-api-key': key }
+  const claude = { ...JSON_HEADERS, 'x-api-key': key, 'anthropic-version': '2023-06-01' }
+  const messagesDirect = { origin: mockUrl, path: '/v1/messages', headers: claude, body: MESSAGES_BODY }
   const geminiDirect = {
     origin: mockUrl,
     path: '/v1beta/models/gemini-2.5-flash:generateContent',
@@ -77,6 +85,24 @@ function kinds(gateway, mockUrl, key) {
     geminiVertex: {
       at: { origin: gateway, path: '/v1beta/models/vertex-gemini:generateContent', headers: google, body: GEMINI_BODY },
       direct: geminiDirect,
+    },
+    // Vertex-format clients (`@google/genai` in Vertex mode, Claude Code's rawPredict) on the models' own APIs.
+    vertexClientGemini: {
+      at: { origin: gateway, path: `${VERTEX_CLIENT}/google/models/gemini-2.5-flash:generateContent`, headers: google, body: GEMINI_BODY },
+      direct: geminiDirect,
+    },
+    messagesPassthrough: {
+      at: { origin: gateway, path: '/v1/messages', headers: claude, body: MESSAGES_BODY },
+      direct: messagesDirect,
+    },
+    vertexClientClaude: {
+      at: {
+        origin: gateway,
+        path: `${VERTEX_CLIENT}/anthropic/models/claude-sonnet-4-5:rawPredict`,
+        headers: claude,
+        body: RAW_PREDICT_BODY,
+      },
+      direct: messagesDirect,
     },
   }
 }
@@ -136,12 +162,16 @@ export async function vertexPart(ctx) {
   const perRound = (a, b, op) => summary(rounds.map((round) => op(round[a], round[b])))
   const transportUs = perRound('geminiVertex', 'geminiPassthrough', (a, b) => (a - b) * 1000)
   const translated = perRound('chatVertexGemini', 'chatPassthrough', (a, b) => a / b)
+  const rawPredictRatio = perRound('vertexClientClaude', 'messagesPassthrough', (a, b) => a / b)
   const rows = [
     ['chat passthrough (gpt-4o-mini)', spread(of('chatPassthrough'), 3)],
     ['chat → Gemini API (translated)', spread(of('chatGemini'), 3)],
     ['chat → Vertex AI Gemini (translated)', spread(of('chatVertexGemini'), 3)],
     ['Gemini client → Gemini API (passthrough)', spread(of('geminiPassthrough'), 3)],
     ['Gemini client → Vertex AI Gemini (passthrough, token and path)', spread(of('geminiVertex'), 3)],
+    ['Vertex-format Gemini client → Gemini API (passthrough)', spread(of('vertexClientGemini'), 3)],
+    ['Messages client → Anthropic API (passthrough)', spread(of('messagesPassthrough'), 3)],
+    ['Vertex rawPredict client → Anthropic API (passthrough, spoken body)', spread(of('vertexClientClaude'), 3)],
   ]
   const ratios = [
     ['chat → Vertex AI Gemini ÷ chat passthrough added p50', spread(translated)],
@@ -153,6 +183,7 @@ export async function vertexPart(ctx) {
       ),
     ],
     ['Vertex transport per call end to end (Gemini client → Vertex − → Gemini API), µs', spread(transportUs, 1)],
+    ['Vertex rawPredict client ÷ Messages client added p50 (Anthropic API)', spread(rawPredictRatio)],
     [
       'token reuse per call: the authorizer alone / as the send awaits it, µs',
       token ? `${num(token.syncUs, 2)} / ${num(token.awaitedUs, 2)}` : '—',
@@ -164,6 +195,11 @@ export async function vertexPart(ctx) {
       measured: ratio(translated.median),
       // A median below 0 is noise larger than the effect: not a measurement.
       ok: translated.median > 0 && of('chatPassthrough').median > 0 ? translated.median <= 1.3 : undefined,
+    },
+    {
+      target: 'Vertex rawPredict client added p50 ≤ 1.3× the Messages passthrough’s',
+      measured: ratio(rawPredictRatio.median),
+      ok: rawPredictRatio.median > 0 && of('messagesPassthrough').median > 0 ? rawPredictRatio.median <= 1.3 : undefined,
     },
     {
       target: 'Vertex token reuse per call ≤ 30 µs',

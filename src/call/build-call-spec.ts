@@ -32,8 +32,9 @@ export function buildCallSpec(
   const inbound = ex.match.dialect
   const target = format.read(body.fields, call.target)
   const model = findModel(rt, target.model)
-  // A route whose body is another dialect's with its own transport's members: every upstream gets that dialect's body.
-  const spoken = format.spokenBody?.(body, target)
+  // A route whose body is another dialect's with its own transport's members: every upstream gets that dialect's body,
+  // naming the configured model (an alias in the path is renamed like an id from there on).
+  const spoken = format.spokenBody?.(body, { ...target, model: model.id })
   const bodies = new UpstreamBodies({
     requestId,
     format,

@@ -9,4 +9,6 @@ export const MODEL_CALL_PATH_ENDINGS: readonly string[] = [
   ':generateContent',
   ':streamGenerateContent',
   '/messages',
+  ':rawPredict',
+  ':streamRawPredict',
 ]

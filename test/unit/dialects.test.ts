@@ -273,6 +273,8 @@ describe('passthrough-only operations', () => {
         `The model '${claude}' serves POST /v1/chat/completions, POST /v1/responses, ` +
         `POST /v1beta/models/${claude}:generateContent, POST /v1beta/models/${claude}:streamGenerateContent?alt=sse, ` +
         'POST /v1/messages, POST /v1/messages/count_tokens, ' +
+        `POST /v1/projects/{p}/locations/{l}/publishers/anthropic/models/${claude}:{rawPredict|streamRawPredict}, ` +
+        `POST /v1/projects/{p}/locations/{l}/publishers/google/models/${claude}:{generateContent|streamGenerateContent?alt=sse}, ` +
         `POST /model/${claude}/converse, POST /model/${claude}/converse-stream.`,
     )
     const onCount = otherFormatRefusal(countTokens, gemini, claude, anthropic)

@@ -58,14 +58,26 @@ describe('what derives from the dialect registry', () => {
         'messages',
         'messages.countTokens',
         'responses',
+        'vertex.countTokens',
+        'vertex.rawPredict',
       ].sort(),
     )
     expect([...servedOperations(openai)].sort()).toEqual(
-      ['bedrock.converse', 'chat.completions', 'embeddings', 'generateContent', 'messages', 'messages.countTokens', 'responses'].sort(),
+      [
+        'bedrock.converse',
+        'chat.completions',
+        'embeddings',
+        'generateContent',
+        'messages',
+        'messages.countTokens',
+        'responses',
+        'vertex.countTokens',
+        'vertex.rawPredict',
+      ].sort(),
     )
     // Azure speaks OpenAI's formats, but has no input-token counting.
     expect([...servedOperations(azure)].sort()).toEqual(
-      ['bedrock.converse', 'chat.completions', 'embeddings', 'generateContent', 'messages', 'responses'].sort(),
+      ['bedrock.converse', 'chat.completions', 'embeddings', 'generateContent', 'messages', 'responses', 'vertex.rawPredict'].sort(),
     )
     for (const dialect of DIALECTS) {
       for (const route of MODEL_ROUTES) {
@@ -81,7 +93,7 @@ describe('what derives from the dialect registry', () => {
 
   it('the token counts, free upstream and never kept, are the operations that count against no limit', () => {
     const counts = MODEL_ROUTES.filter((route) => route.format.countsTokens === true).map((route) => route.format.operation)
-    expect(new Set(counts)).toEqual(new Set(['countTokens', 'messages.countTokens']))
+    expect(new Set(counts)).toEqual(new Set(['countTokens', 'messages.countTokens', 'vertex.countTokens']))
     for (const route of MODEL_ROUTES) if (route.format.countsTokens) expect(route.format.keepsRecords).toBe(false)
   })
 

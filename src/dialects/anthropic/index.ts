@@ -112,8 +112,11 @@ function finishReasons(response: unknown, reasons: string[]): void {
   if (typeof reason === 'string' && reason.length <= 64) reasons[0] = reason
 }
 
-/** The path of each operation below an Anthropic upstream's base. */
-const UPSTREAM_PATHS: Partial<Record<Operation, string>> = { 'messages.countTokens': '/v1/messages/count_tokens' }
+/** The path of each operation below an Anthropic upstream's base (a Vertex client's count is passthrough too). */
+const UPSTREAM_PATHS: Partial<Record<Operation, string>> = {
+  'messages.countTokens': '/v1/messages/count_tokens',
+  'vertex.countTokens': '/v1/messages/count_tokens',
+}
 
 /** The Anthropic wire format: Messages, `x-api-key`, `{ type: 'error', error: { type, message }, request_id }`. */
 export const anthropic: Dialect = {

@@ -6,6 +6,7 @@ import type { Operation } from '../../types.js'
 import { anthropic } from '../anthropic/index.js'
 import type { Dialect } from '../dialect.js'
 import { gemini } from '../gemini/index.js'
+import { VERTEX_CLIENT_ROUTES } from './client.js'
 import { serviceAccountOf, vertexAuthorizer } from './credentials.js'
 import { VERTEX_OPTION_NAMES, vertexBaseUrl } from './options.js'
 
@@ -28,6 +29,9 @@ const modelProblem = (name: string) =>
 
 /** A model id as a path segment: `@` kept, as Vertex AI documents its Claude ids' paths. */
 const segment = (model: string) => encodeURIComponent(model).replace(/%40/g, '@')
+
+/** Token counts of Anthropic's format: its own clients' and Vertex clients' (`count-tokens:rawPredict`). */
+const counts = (operation: Operation) => operation === 'messages.countTokens' || operation === 'vertex.countTokens'
 
 /** The base path as `vertexBaseUrl` built it. */
 const basePath = (pathname: string) => pathname.replace(/\/+$/, '')
@@ -58,7 +62,7 @@ export function vertexAnthropicBody(body: Buffer, operation: Operation): Buffer 
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return body
   const { model, anthropic_version: version, ...rest } = value as Record<string, unknown>
-  const named = operation === 'messages.countTokens' && model !== undefined ? { model } : {}
+  const named = counts(operation) && model !== undefined ? { model } : {}
   return Buffer.from(JSON.stringify({ anthropic_version: version ?? VERTEX_ANTHROPIC_VERSION, ...named, ...rest }))
 }
 
@@ -74,7 +78,7 @@ const vertexAnthropic: Dialect = {
   intendedBasePath: () => undefined,
   upstreamModelProblem: modelProblem,
   upstreamPath: (base, model, operation, stream) =>
-    operation === 'messages.countTokens'
+    counts(operation)
       ? `${base}/publishers/anthropic/models/count-tokens:rawPredict`
       : `${base}/publishers/anthropic/models/${segment(model)}:${stream ? 'streamRawPredict' : 'rawPredict'}`,
   upstreamBody: vertexAnthropicBody,
@@ -82,13 +86,14 @@ const vertexAnthropic: Dialect = {
 
 /**
  * Vertex AI as a configured upstream `type`. Each model speaks its publisher's format (`forModel`): Claude models
- * (ids starting `claude`) Anthropic's, every other Gemini's. Its clients' side is none: clients speak the formats.
+ * (ids starting `claude`) Anthropic's, every other Gemini's. Its clients' side is Vertex AI's paths (client.ts), served
+ * by variants that speak Anthropic's and Gemini's formats.
  */
 export const vertex: Dialect = {
   ...vertexGemini,
   speaks: undefined,
   name: 'vertex',
-  routes: [],
+  routes: VERTEX_CLIENT_ROUTES,
   pathPrefix: undefined,
   clientHeaders: [],
   // A Claude model's client betas go upstream as they came.
