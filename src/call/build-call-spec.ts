@@ -32,7 +32,7 @@ export function buildCallSpec(
   const target = format.read(body.fields, call.target)
   const model = findModel(rt, target.model)
   // A route whose body is another dialect's with its own transport's members: every upstream gets that dialect's body.
-  const spoken = format.spokenBody?.(body, target)
+  const spoken = format.spokenBody?.(body, target, ex.req.headers)
   const bodies = new UpstreamBodies({
     requestId,
     format,

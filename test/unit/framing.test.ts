@@ -1,13 +1,19 @@
 import { describe, expect, it } from 'vitest'
-import { clientFraming, DEFAULT_FRAMING, operationFraming, sse, upstreamAccept } from '../../src/dialects/framing/index.js'
+import { invokeFraming } from '../../src/dialects/bedrock/invoke.js'
+import { clientFraming, DEFAULT_FRAMING, framingOfType, operationFraming, sse, upstreamAccept } from '../../src/dialects/framing/index.js'
 import { DIALECTS, MODEL_ROUTES } from '../../src/dialects/index.js'
 
 describe('stream framings', () => {
-  it('frames every operation of the registry as SSE today, with the comment every SSE parser skips as keep-alive', () => {
+  it('frames every operation of the registry as SSE but InvokeModel (AWS event streams, no keep-alive), SSE with the comment every SSE parser skips as keep-alive', () => {
     for (const route of MODEL_ROUTES) {
-      expect(clientFraming(route.format)).toBe(sse)
-      expect(operationFraming(route.format.operation)).toBe(sse)
+      const expected = route.format.operation === 'bedrock.invoke' ? invokeFraming : sse
+      expect(clientFraming(route.format)).toBe(expected)
+      expect(operationFraming(route.format.operation)).toBe(expected)
     }
+    expect(invokeFraming.contentType).toBe('application/vnd.amazon.eventstream')
+    expect(invokeFraming.keepAlive).toBeUndefined()
+    expect(framingOfType('application/vnd.amazon.eventstream')).toBe(invokeFraming)
+    expect(framingOfType('text/event-stream; charset=utf-8')).toBe(sse)
     expect(DEFAULT_FRAMING).toBe(sse)
     expect(sse.headers['content-type']).toBe(sse.contentType)
     expect(String(sse.keepAlive)).toMatch(/^:[^\n]*\n\n$/)

@@ -1,20 +1,33 @@
 // `type: 'bedrock'`: AWS Bedrock's runtime, signed with SigV4 (or a Bedrock API key), streams as AWS event streams.
 // An upstream type whose models take different APIs: Anthropic's models speak Messages through InvokeModel
 // (`anthropic.ts`); every other model speaks Converse (`converse/`). `forModel` picks each model's.
+// Its client side: Bedrock-format clients call InvokeModel on the gateway (`client.ts`, served by that variant; the
+// body and stream framing in `invoke.ts`) and list the models as inference profiles.
+// The folder: anthropic.ts (Claude upstream), common.ts (what every Bedrock API shares upstream), converse/ (the
+// Converse upstream), credentials.ts and sigv4.ts (signing), errors.ts (Bedrock's errors read), event-stream.ts
+// (event streams read), event-frame.ts (event-stream frames written), options.ts (upstream options), types.ts,
+// client.ts and invoke.ts (Bedrock-format clients).
 import type { Dialect } from '../dialect.js'
 import { bedrockAnthropic } from './anthropic.js'
+import { bedrockClientMembers, bedrockInvokeClient } from './client.js'
 import { converseMembers } from './converse/index.js'
+import { bedrockInvoke } from './invoke.js'
 
 /** Whether a Bedrock model id (a foundation model, a cross-region profile `us.anthropic…`, an ARN) is one of Anthropic's. */
 export const isAnthropicModel = (upstreamModel: string): boolean => upstreamModel.includes('anthropic.')
 
 /**
- * The Bedrock upstream type, and the dialect of its models that speak Converse (every model but Claude): it serves no
- * client paths; Claude's variant takes Anthropic's Messages through InvokeModel.
+ * The Bedrock upstream type, and the dialect of its models that speak Converse (every model but Claude); Claude's
+ * variant takes Anthropic's Messages through InvokeModel. Its client paths are served by their variants.
  */
 export const bedrock: Dialect = {
   ...bedrockAnthropic,
   ...converseMembers,
+  ...bedrockClientMembers,
+  routes: [
+    { path: '/model/{model}/invoke', format: bedrockInvoke, streams: false, dialect: bedrockInvokeClient },
+    { path: '/model/{model}/invoke-with-response-stream', format: bedrockInvoke, streams: true, dialect: bedrockInvokeClient },
+  ],
   speaks: undefined,
   passthroughBody: undefined,
   forModel: (upstreamModel) => (isAnthropicModel(upstreamModel) ? bedrockAnthropic : undefined),

@@ -17,6 +17,12 @@ export function operationFraming(operation: Operation): ClientFraming {
   return clientFraming(OPERATIONS.get(operation))
 }
 
+/** The framing of a live stream whose head went out with `contentType` (followed by a resume): the operation's whose type it is, else SSE. */
+export function framingOfType(contentType: unknown): ClientFraming {
+  for (const { framing } of OPERATIONS.values()) if (framing !== undefined && framing.contentType === contentType) return framing
+  return sse
+}
+
 /** The framing of streams whose operation is not at hand (a journal followed by another process): the default. */
 export const DEFAULT_FRAMING: ClientFraming = sse
 
