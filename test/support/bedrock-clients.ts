@@ -65,14 +65,14 @@ export async function startBedrockClientFixture(gateway: Partial<GatewayOptions>
   }
 }
 
-/** `@anthropic-ai/bedrock-sdk` at the gateway: auth skipped, the caller's key as a bearer header. */
-export function bedrockSdk(url: string, key: string | undefined = KEY_A, maxRetries = 0): AnthropicBedrock {
+/** `@anthropic-ai/bedrock-sdk` at the gateway: auth skipped, the caller's key (null: none) as a bearer header. */
+export function bedrockSdk(url: string, key: string | null = KEY_A, maxRetries = 0): AnthropicBedrock {
   return new AnthropicBedrock({
     baseURL: url,
     awsRegion: 'us-east-1',
     skipAuth: true,
     maxRetries,
-    defaultHeaders: key === undefined ? {} : { authorization: `Bearer ${key}` },
+    defaultHeaders: key === null ? {} : { authorization: `Bearer ${key}` },
   })
 }
 

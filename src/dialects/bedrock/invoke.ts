@@ -14,14 +14,17 @@ import type { CallTarget, ErrorFacts, OperationFormat, RequestBytes, SpokenBody 
 import type { SseFields } from '../framing/writer.js'
 import { eventStreamClientFraming, type FrameKind } from './event-frame.js'
 
-/** The stream exception each Anthropic error type is raised as by Bedrock's clients (the AWS SDK's modeled ones). */
+/**
+ * The stream exception each Anthropic error type is raised as by Bedrock's clients (the AWS SDK's modeled ones). A
+ * stream's `api_error` is a model stream that failed midway, what Bedrock calls `modelStreamErrorException`.
+ */
 const EXCEPTION_BY_TYPE: Readonly<Record<string, string>> = {
   rate_limit_error: 'throttlingException',
   invalid_request_error: 'validationException',
   request_too_large: 'validationException',
   overloaded_error: 'serviceUnavailableException',
   timeout_error: 'modelTimeoutException',
-  api_error: 'internalServerException',
+  api_error: 'modelStreamErrorException',
 }
 
 /** The member of the gateway's own error events that names their exception where the error type alone cannot. */
