@@ -272,7 +272,7 @@ describe('passthrough-only operations', () => {
         'POST /v1/embeddings serves models of OpenAI-compatible upstreams only; Anthropic upstreams have no route for embeddings. ' +
         `The model '${claude}' serves POST /v1/chat/completions, POST /v1/responses, ` +
         `POST /v1beta/models/${claude}:generateContent, POST /v1beta/models/${claude}:streamGenerateContent?alt=sse, ` +
-        'POST /v1/messages, POST /v1/messages/count_tokens.',
+        `POST /v1/messages, POST /v1/messages/count_tokens, POST /model/${claude}/invoke, POST /model/${claude}/invoke-with-response-stream.`,
     )
     const onCount = otherFormatRefusal(countTokens, gemini, claude, anthropic)
     expect(onCount).toContain('Anthropic upstream, and token counts are not translated between formats')

@@ -22,8 +22,10 @@ const endingOf = (path: string) => {
 }
 
 describe('what derives from the dialect registry', () => {
-  it("the client's path endings are exactly the registry's calls that generate an answer", () => {
-    const generating = new Set(MODEL_ROUTES.filter((route) => route.format.hub !== undefined).map((route) => endingOf(route.path)))
+  it("the client's path endings are exactly the registry's calls that generate an answer in SSE", () => {
+    // The client resumes streams as SSE: calls framed otherwise (Bedrock's event streams) are left to their SDKs.
+    const sse = MODEL_ROUTES.filter((route) => route.format.hub !== undefined && route.format.framing?.writer === undefined)
+    const generating = new Set(sse.map((route) => endingOf(route.path)))
     expect(new Set(MODEL_CALL_PATH_ENDINGS)).toEqual(generating)
   })
 
@@ -43,6 +45,7 @@ describe('what derives from the dialect registry', () => {
     expect([...servedOperations(gemini)].sort()).toEqual(
       [
         'batchEmbedContents',
+        'bedrock.invoke',
         'chat.completions',
         'countTokens',
         'embedContent',
@@ -53,11 +56,11 @@ describe('what derives from the dialect registry', () => {
       ].sort(),
     )
     expect([...servedOperations(openai)].sort()).toEqual(
-      ['chat.completions', 'embeddings', 'generateContent', 'messages', 'messages.countTokens', 'responses'].sort(),
+      ['bedrock.invoke', 'chat.completions', 'embeddings', 'generateContent', 'messages', 'messages.countTokens', 'responses'].sort(),
     )
     // Azure speaks OpenAI's formats, but has no input-token counting.
     expect([...servedOperations(azure)].sort()).toEqual(
-      ['chat.completions', 'embeddings', 'generateContent', 'messages', 'responses'].sort(),
+      ['bedrock.invoke', 'chat.completions', 'embeddings', 'generateContent', 'messages', 'responses'].sort(),
     )
     for (const dialect of DIALECTS) {
       for (const route of MODEL_ROUTES) {
