@@ -23,6 +23,7 @@ import { verdictsOf } from './lib/verdicts.mjs'
 import { backgroundPart } from './parts/background.mjs'
 import { backgroundMemoryPart } from './parts/background-memory.mjs'
 import { bedrockPart } from './parts/bedrock.mjs'
+import { bedrockClientsPart } from './parts/bedrock-clients.mjs'
 import { hashPart, inflightMemoryPart, stallPart, storeMemoryPart } from './parts/big.mjs'
 import { cachePart } from './parts/cache.mjs'
 import { clientPart } from './parts/client.mjs'
@@ -143,6 +144,7 @@ const PARTS = [
   'websocket',
   'background-memory',
   'bedrock',
+  'bedrock-clients',
 ]
 const QUICK_PARTS = ['latency', 'throughput', 'sse', 'hash']
 
@@ -393,6 +395,7 @@ async function main() {
   await run('websocket', websocketPart)
   await run('background-memory', backgroundMemoryPart)
   await run('bedrock', bedrockPart)
+  await run('bedrock-clients', bedrockClientsPart)
   await mock.stop()
 
   const verdicts = verdictsOf(results)
