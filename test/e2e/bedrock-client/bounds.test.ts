@@ -25,6 +25,20 @@ const STREAM = (model: string) => `/model/${model}/invoke-with-response-stream`
 const body = (text: string) => ({ anthropic_version: 'bedrock-2023-05-31', max_tokens: 32, messages: [{ role: 'user', content: text }] })
 
 describe('large and stalled streams', () => {
+  it('a 3 MB request body (scanned, not parsed on the way in) reaches the upstream as Messages', async () => {
+    const marker = 'large body'
+    const big = { ...body(marker), system: 'x'.repeat(3 * MB), anthropic_beta: ['context-1m-2025-08-07'] }
+    const res = await call(`${fx.url}/model/${MODELS.anthropic.id}/invoke`, { headers: bearer, body: big })
+    expect(res.status).toBe(200)
+    expect(res.json.content[0].text).toBe(`Echo: ${marker}`)
+    const sent = fx.mock.requests.filter((r) => r.body.includes(marker)).at(-1)
+    const upstream = JSON.parse(sent?.body ?? '{}')
+    expect(upstream).toMatchObject({ model: 'claude-sonnet-4-5', stream: false, max_tokens: 32 })
+    expect(upstream.system).toHaveLength(3 * MB)
+    expect(upstream).not.toHaveProperty('anthropic_beta')
+    expect(sent?.headers['anthropic-beta']).toBe('context-1m-2025-08-07')
+  })
+
   it('a 30 MB answer reaches the AWS SDK whole, one frame per event', async () => {
     const marker = 'thirty megabytes'
     fx.mock.steer(marker, { content_bytes: 30 * MB, chunks: 60 })
