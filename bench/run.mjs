@@ -23,6 +23,7 @@ import { verdictsOf } from './lib/verdicts.mjs'
 import { backgroundPart } from './parts/background.mjs'
 import { backgroundMemoryPart } from './parts/background-memory.mjs'
 import { bedrockPart } from './parts/bedrock.mjs'
+import { bedrockClientsPart } from './parts/bedrock-clients.mjs'
 import { bedrockConversePart } from './parts/bedrock-converse.mjs'
 import { hashPart, inflightMemoryPart, stallPart, storeMemoryPart } from './parts/big.mjs'
 import { cachePart } from './parts/cache.mjs'
@@ -145,6 +146,7 @@ const PARTS = [
   'background-memory',
   'bedrock',
   'bedrock-converse',
+  'bedrock-clients',
 ]
 const QUICK_PARTS = ['latency', 'throughput', 'sse', 'hash']
 
@@ -396,6 +398,7 @@ async function main() {
   await run('background-memory', backgroundMemoryPart)
   await run('bedrock', bedrockPart)
   await run('bedrock-converse', bedrockConversePart)
+  await run('bedrock-clients', bedrockClientsPart)
   await mock.stop()
 
   const verdicts = verdictsOf(results)

@@ -187,12 +187,16 @@ export function completeWhole(
   const status = response.statusCode
   // In the terms of the model that answered: a fallback may speak another format than the model asked for.
   const translation = spec.bodies.translationFor(response.served.model)
-  const { contentType, body } = translation
+  let { contentType, body } = translation
     ? answerInClientTerms(translation, status, upstreamBody)
     : { contentType: headerText(rt, response, 'content-type') ?? defaultType, body: upstreamBody }
   // A translated error goes out with the status its body names, where the client's format names only some.
-  const sent = translation && !isSuccess(status) ? (spec.inbound.errorStatus?.(status) ?? status) : status
+  let sent = translation && !isSuccess(status) ? (spec.inbound.errorStatus?.(status) ?? status) : status
+  // A client variant takes errors in its own shape, whatever format its route speaks (Bedrock's InvokeModel clients).
+  const relayed = isSuccess(status) ? undefined : spec.inbound.relayedError?.(sent, body)
+  if (relayed) ({ status: sent, body, contentType } = { ...relayed, contentType: 'application/json' })
   const head = wholeHead(rt, response, sent, spec, { contentType, length: body.length, translation, upstreamBody })
+  if (relayed) Object.assign(head.headers, relayed.headers)
   client.complete(head, body)
   lease?.shared.complete(head, body)
   const kept = lease?.end({ kind: 'answer', answer: { requestId: spec.requestId, status: sent, contentType, body } })

@@ -34,7 +34,7 @@ export function buildCallSpec(
   const model = findModel(rt, target.model)
   // A route whose body is another dialect's with its own transport's members: every upstream gets that dialect's body,
   // naming the configured model (an alias in the path is renamed like an id from there on).
-  const spoken = format.spokenBody?.(body, { ...target, model: model.id })
+  const spoken = format.spokenBody?.(body, { ...target, model: model.id }, ex.req.headers)
   const bodies = new UpstreamBodies({
     requestId,
     format,

@@ -95,7 +95,7 @@ export async function streamCall(rt: Runtime, spec: CallSpec, client: ClientSink
     })
     // A retry that joins replays from the log: one copy of the stream, not two.
     lease?.shared.replayFrom(log)
-    const live = followableCall(spec.owner, spec.requestId, log, () => abortWith(stop, cancelledError()))
+    const live = followableCall(spec.owner, spec.requestId, log, () => abortWith(stop, cancelledError()), spec.operation)
     rt.followable.add(live)
     resumable = { log, live, journal: undefined }
   }
@@ -195,8 +195,10 @@ async function relayStream(
     redaction: rt.redaction.active ? rt.redaction : undefined,
     askedUsage: !translation && spec.bodies.usageAskedFor(served.model) ? spec.format.askedUsage?.strip : undefined,
   })
-  const framed = clientFraming(spec.format).contentType
-  const type = translation ? framed : (headerText(rt, response, 'content-type') ?? framed)
+  const framing = clientFraming(spec.format)
+  const framed = framing.contentType
+  // A framing with a writer of its own (an event stream) is what goes out, whatever the upstream's SSE said.
+  const type = translation || framing.writer ? framed : (headerText(rt, response, 'content-type') ?? framed)
   const headers = streamHeaders(spec, type)
   reportDropped(rt.options.logger, spec.requestId, translation, headers)
   sink.open({ status, headers: passDown(rt, spec, response, headers) })

@@ -103,10 +103,17 @@ export interface OperationFormat {
    * For an operation whose body is the format of the dialect its route's dialect `speaks` with members of its own
    * transport (Bedrock's InvokeModel: Messages without `model` and `stream`, with `anthropic_version` and
    * `anthropic_beta`): that format's body, the path's `target` written in, and the request headers of that dialect
-   * the body carried (`anthropic-beta`). Every later stage sees only the spoken body; the record and the body hash
-   * keep the one the client sent. @default the body as it came
+   * the body carried (`anthropic-beta`, joined with the client's own of that name in `headers`). Every later stage
+   * sees only the spoken body; the record and the body hash keep the one the client sent. @default the body as it came
    */
-  spokenBody?(body: RequestBytes, target: CallTarget): SpokenBody
+  spokenBody?(body: RequestBytes, target: CallTarget, headers: IncomingHttpHeaders): SpokenBody
+}
+
+/** An upstream's error answer rewritten for a client variant (`Dialect.relayedError`). */
+export interface RelayedError {
+  status: number
+  body: Buffer
+  headers: Readonly<Record<string, string>>
 }
 
 /** A client's body as the dialect its route speaks takes it (`OperationFormat.spokenBody`). */
@@ -284,6 +291,12 @@ export interface Dialect {
   errorBody(error: ErrorFacts): unknown
   /** Headers its clients read an error's kind from, sent with its error body (Bedrock's `x-amzn-errortype`). @default none */
   errorHeaders?(error: ErrorFacts): Readonly<Record<string, string>>
+  /**
+   * An upstream's error answer as this dialect's clients take it, for a client variant whose route speaks another
+   * dialect's format (Bedrock's InvokeModel clients get `{ message }` and `x-amzn-errortype` for an Anthropic error
+   * body): `body` is in the spoken format, passthrough or translated. @default the answer as it is
+   */
+  relayedError?(status: number, body: Buffer): RelayedError
   /**
    * The HTTP status an error of `status` is answered with, for a format whose error bodies name their status and
    * allow only some (Google's: those google.rpc.Code maps to); absent: `status` itself.

@@ -1,5 +1,5 @@
 import { setTimeout as pause } from 'node:timers/promises'
-import { operationFraming } from '../dialects/framing/index.js'
+import { DEFAULT_FRAMING, operationFraming } from '../dialects/framing/index.js'
 import { GatewayError, invalidField, shown } from '../errors.js'
 import type { Exchange } from '../http/dispatch.js'
 import { sendJson } from '../http/reply.js'
@@ -48,9 +48,13 @@ export async function resumeStream(rt: Runtime, ex: Exchange, requestId: string)
   }
   const giveUpAt = Date.now() + FIND_WAIT_MS
   for (;;) {
-    const log = rt.followable.get(owner, requestId)?.log
+    const live = rt.followable.get(owner, requestId)
+    const log = live?.log
     if (log?.kept) {
-      sink.open(streamHead())
+      // In the framing its own client got (two framings may share a content type: Bedrock's InvokeModel and Converse).
+      const framing = live?.operation === undefined ? DEFAULT_FRAMING : operationFraming(live.operation)
+      sink.frameAs(framing)
+      sink.open(streamHead({}, framing))
       noteServedAgain(rt, owner, requestId, sink)
       return following(followLog(log, after, sink))
     }
@@ -64,7 +68,9 @@ export async function resumeStream(rt: Runtime, ex: Exchange, requestId: string)
       const streamed = record.response.stream_raw
       if (streamed === undefined)
         invalidField('request_id', 'This recovery record is a whole response, not a stream: fetch it with GET /v1/recoveries/{request_id}.')
-      sink.open(streamHead({}, operationFraming(record.request.endpoint)))
+      const framing = operationFraming(record.request.endpoint)
+      sink.frameAs(framing)
+      sink.open(streamHead({}, framing))
       noteServedAgain(rt, owner, requestId, sink)
       await replayEventsAfter(sink, streamed, after, { seen: 0 })
       sink.end()

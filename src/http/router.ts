@@ -53,6 +53,10 @@ function dialectOfPath(path: string, headers: IncomingHttpHeaders, route: Route)
     const prefix = dialect.pathPrefix
     if (prefix !== undefined && under(path, prefix)) return dialect
   }
+  // A model list only one dialect's clients ask for (`/inference-profiles`) is answered in that dialect.
+  if (route.kind === 'models' || route.kind === 'model') {
+    for (const [list, dialect] of OWN_MODEL_LISTS) if (under(path, list)) return dialect
+  }
   // The model list, shared by every dialect, a path the gateway does not serve (an SDK's call of an API it does not
   // offer) and a stream resumed (read by the SDK that read the call's stream) answer the client in the dialect its
   // headers announce.
@@ -88,9 +92,17 @@ for (const route of MODEL_ROUTES) {
 /** Where each dialect's clients list the models (`GET {path}`) and read one (`GET {path}/{id}`), each path once. */
 const MODEL_LISTS: readonly string[] = [...new Set(DIALECTS.flatMap((dialect) => dialect.modelListPaths ?? []))]
 
+/** The model lists only one dialect lists, outside any prefix, with that dialect. */
+const OWN_MODEL_LISTS: ReadonlyMap<string, Dialect> = new Map(
+  MODEL_LISTS.flatMap((list) => {
+    const listing = DIALECTS.filter((dialect) => dialect.modelListPaths?.includes(list))
+    return listing.length === 1 && listing[0]?.pathPrefix === undefined ? [[list, listing[0] as Dialect] as const] : []
+  }),
+)
+
 /** The model lists no dialect's prefix claims: their clients are told apart by their headers. */
 const SHARED_MODEL_LISTS: readonly string[] = MODEL_LISTS.filter(
-  (list) => !DIALECTS.some((dialect) => dialect.pathPrefix !== undefined && under(list, dialect.pathPrefix)),
+  (list) => !OWN_MODEL_LISTS.has(list) && !DIALECTS.some((dialect) => dialect.pathPrefix !== undefined && under(list, dialect.pathPrefix)),
 )
 
 /** Every route at a mount, for a 404 that says what is served: the dialects' model calls, then the gateway's own. */

@@ -86,6 +86,7 @@ describeMatrix('CORS with listed origins', (kind) => {
       expect(exposed.filter((name) => !/ratelimit/.test(name))).toEqual([
         'x-request-id',
         'request-id',
+        'x-amzn-requestid',
         'idempotent-replayed',
         'retry-after',
         'x-should-retry',

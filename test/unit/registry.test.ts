@@ -23,14 +23,10 @@ const endingOf = (path: string) => {
 }
 
 describe('what derives from the dialect registry', () => {
-  it("the client's path endings are exactly the registry's calls that generate an answer", () => {
-    // The client splices SSE streams only: a call whose streams are framed otherwise (Bedrock's event streams) it
-    // leaves to its own SDK, which retries it.
-    const generating = new Set(
-      MODEL_ROUTES.filter((route) => route.format.hub !== undefined && route.format.framing === undefined).map((route) =>
-        endingOf(route.path),
-      ),
-    )
+  it("the client's path endings are exactly the registry's calls that generate an answer in SSE", () => {
+    // The client resumes streams as SSE: calls framed otherwise (Bedrock's event streams) are left to their SDKs.
+    const sse = MODEL_ROUTES.filter((route) => route.format.hub !== undefined && route.format.framing?.writer === undefined)
+    const generating = new Set(sse.map((route) => endingOf(route.path)))
     expect(new Set(MODEL_CALL_PATH_ENDINGS)).toEqual(generating)
   })
 
@@ -51,6 +47,7 @@ describe('what derives from the dialect registry', () => {
       [
         'batchEmbedContents',
         'bedrock.converse',
+        'bedrock.invoke',
         'chat.completions',
         'countTokens',
         'embedContent',
@@ -65,6 +62,7 @@ describe('what derives from the dialect registry', () => {
     expect([...servedOperations(openai)].sort()).toEqual(
       [
         'bedrock.converse',
+        'bedrock.invoke',
         'chat.completions',
         'embeddings',
         'generateContent',
@@ -77,7 +75,16 @@ describe('what derives from the dialect registry', () => {
     )
     // Azure speaks OpenAI's formats, but has no input-token counting.
     expect([...servedOperations(azure)].sort()).toEqual(
-      ['bedrock.converse', 'chat.completions', 'embeddings', 'generateContent', 'messages', 'responses', 'vertex.rawPredict'].sort(),
+      [
+        'bedrock.converse',
+        'bedrock.invoke',
+        'chat.completions',
+        'embeddings',
+        'generateContent',
+        'messages',
+        'responses',
+        'vertex.rawPredict',
+      ].sort(),
     )
     for (const dialect of DIALECTS) {
       for (const route of MODEL_ROUTES) {

@@ -55,7 +55,7 @@ describe('splicedBody: top-level members out and in, by splicing the bytes', () 
     )
     expect(body.value).toBeUndefined()
     const target = vertexRawPredict.read(body.fields, { model: 'claude-x', stream: true })
-    const spoken = vertexRawPredict.spokenBody!(body, { ...target, model: 'configured' })
+    const spoken = vertexRawPredict.spokenBody!(body, { ...target, model: 'configured' }, {})
     expect(spoken.headers).toEqual({})
     expect(spoken.body.value).toBeUndefined()
     expect(spoken.body.fields.anthropic_version).toBeUndefined()
@@ -69,7 +69,7 @@ describe('splicedBody: top-level members out and in, by splicing the bytes', () 
 
   it('a count keeps its body but names the configured model', () => {
     const text = '{"anthropic_version":"vertex-2023-10-16","model":"claude-sonnet-4-5@20250929","messages":[]}'
-    const spoken = vertexCountTokens.spokenBody!(parsed(text), { model: 'claude-sonnet-4-5', stream: false })
+    const spoken = vertexCountTokens.spokenBody!(parsed(text), { model: 'claude-sonnet-4-5', stream: false }, {})
     expect(JSON.parse(spoken.body.bytes.toString())).toEqual({ model: 'claude-sonnet-4-5', messages: [] })
   })
 })

@@ -1,10 +1,18 @@
 // `type: 'bedrock'`: AWS Bedrock's runtime, signed with SigV4 (or a Bedrock API key), streams as AWS event streams.
 // An upstream type whose models take different APIs: Anthropic's models speak Messages through InvokeModel
 // (`anthropic.ts`); every other model speaks Converse (`converse/`). `forModel` picks each model's.
+// Its client side: Bedrock-format clients call InvokeModel on the gateway (`client.ts`, served by that variant; the
+// body and stream framing in `invoke.ts`) and list the models as inference profiles.
+// The folder: anthropic.ts (Claude upstream), common.ts (what every Bedrock API shares upstream), converse/ (the
+// Converse upstream), credentials.ts and sigv4.ts (signing), errors.ts (Bedrock's errors read), event-stream.ts
+// (event streams read), event-frame.ts (event-stream frames written), options.ts (upstream options), types.ts,
+// client.ts and invoke.ts (Bedrock-format clients).
 import type { Dialect } from '../dialect.js'
 import { bedrockAnthropic } from './anthropic.js'
+import { bedrockClientMembers, bedrockInvokeClient } from './client.js'
 import { converseMembers } from './converse/index.js'
 import { converseClientRoutes } from './converse-client/index.js'
+import { bedrockInvoke } from './invoke.js'
 
 /** Whether a Bedrock model id (a foundation model, a cross-region profile `us.anthropic…`, an ARN) is one of Anthropic's. */
 export const isAnthropicModel = (upstreamModel: string): boolean => upstreamModel.includes('anthropic.')
@@ -13,6 +21,8 @@ export const isAnthropicModel = (upstreamModel: string): boolean => upstreamMode
 const upstreamSide: Dialect = {
   ...bedrockAnthropic,
   ...converseMembers,
+  ...bedrockClientMembers,
+  routes: [],
   speaks: undefined,
   passthroughBody: undefined,
   forModel: (upstreamModel) => (isAnthropicModel(upstreamModel) ? bedrockAnthropic : undefined),
@@ -20,10 +30,14 @@ const upstreamSide: Dialect = {
 
 /**
  * The Bedrock upstream type, and the dialect of its models that speak Converse (every model but Claude; Claude's
- * variant takes Anthropic's Messages through InvokeModel). Its client paths are served by variants: Converse's
- * (`converse-client/`) speak this dialect.
+ * variant takes Anthropic's Messages through InvokeModel). Its client paths are served by variants: InvokeModel's
+ * (`client.ts`) speaks Anthropic's formats, Converse's (`converse-client/`) this dialect.
  */
 export const bedrock: Dialect = {
   ...upstreamSide,
-  routes: [...converseClientRoutes(upstreamSide, () => bedrock)],
+  routes: [
+    { path: '/model/{model}/invoke', format: bedrockInvoke, streams: false, dialect: bedrockInvokeClient },
+    { path: '/model/{model}/invoke-with-response-stream', format: bedrockInvoke, streams: true, dialect: bedrockInvokeClient },
+    ...converseClientRoutes(upstreamSide, () => bedrock),
+  ],
 }

@@ -1,3 +1,4 @@
+import type { Operation } from '../../types.js'
 import type { StreamLog } from './stream-log.js'
 
 /** A call of this process that a resume can follow or a cancel can stop, by its request id. */
@@ -6,6 +7,8 @@ export interface FollowableCall {
   readonly requestId: string
   /** The events so far, for a resumable stream; undefined for a whole call. */
   readonly log: StreamLog | undefined
+  /** The call's operation: a resume writes the stream in its framing. */
+  readonly operation: Operation | undefined
   /** Stops the upstream call on purpose; what was generated so far is kept. */
   cancel(): void
   /** True once `cancel` was called. */
@@ -13,12 +16,19 @@ export interface FollowableCall {
 }
 
 /** A live call whose `cancel` runs `stop` once. */
-export function followableCall(owner: string, requestId: string, log: StreamLog | undefined, stop: () => void): FollowableCall {
+export function followableCall(
+  owner: string,
+  requestId: string,
+  log: StreamLog | undefined,
+  stop: () => void,
+  operation?: Operation,
+): FollowableCall {
   let cancelled = false
   return {
     owner,
     requestId,
     log,
+    operation,
     cancel() {
       if (cancelled) return
       cancelled = true
