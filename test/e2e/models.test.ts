@@ -134,6 +134,9 @@ describeOnce('404s that say what is served', (kind) => {
   it('echoes at most 200 characters of the path', async () => {
     const res = await call(`${fx.url}/v1/${'x'.repeat(5000)}`, { headers: bearer(KEY_A) })
     expect(res.status).toBe(404)
-    expect(res.json.error.message.length).toBeLessThan(1200)
+    // The path is cut after 200 characters (the list of what is served follows, as long as the registry makes it).
+    const message: string = res.json.error.message
+    expect(message).toContain(`/v1/${'x'.repeat(196)}…`)
+    expect(message).not.toContain('x'.repeat(197))
   })
 })

@@ -17,6 +17,9 @@ import { bedrockInvoke } from './invoke.js'
 /** Whether a Bedrock model id (a foundation model, a cross-region profile `us.anthropic…`, an ARN) is one of Anthropic's. */
 export const isAnthropicModel = (upstreamModel: string): boolean => upstreamModel.includes('anthropic.')
 
+/** How the 404 names the two InvokeModel routes. */
+const INVOKE_LISTED = 'POST /model/{model}/{invoke|invoke-with-response-stream}'
+
 /** The Bedrock upstream type's own members: Converse for every model but Claude, whose variant takes InvokeModel. */
 const upstreamSide: Dialect = {
   ...bedrockAnthropic,
@@ -36,8 +39,15 @@ const upstreamSide: Dialect = {
 export const bedrock: Dialect = {
   ...upstreamSide,
   routes: [
-    { path: '/model/{model}/invoke', format: bedrockInvoke, streams: false, dialect: bedrockInvokeClient },
-    { path: '/model/{model}/invoke-with-response-stream', format: bedrockInvoke, streams: true, dialect: bedrockInvokeClient },
+    // Listed as one entry, as the 404's list of what is served stays short.
+    { path: '/model/{model}/invoke', format: bedrockInvoke, streams: false, dialect: bedrockInvokeClient, listed: INVOKE_LISTED },
+    {
+      path: '/model/{model}/invoke-with-response-stream',
+      format: bedrockInvoke,
+      streams: true,
+      dialect: bedrockInvokeClient,
+      listed: false,
+    },
     ...converseClientRoutes(upstreamSide, () => bedrock),
   ],
 }

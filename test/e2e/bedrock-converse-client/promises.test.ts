@@ -108,8 +108,26 @@ describe('promises on Converse calls', () => {
     expect(events.at(-1)?.payload).toMatchObject({ usage: { inputTokens: expect.any(Number) }, metrics: { latencyMs: 0 } })
   })
 
-  // The replay of a kept stream writes SSE until `resumeStream` frames it by its record's operation (`frameAs`).
-  it.todo('a cut stream resumed through /v1/recoveries/{id}/stream comes as event-stream frames (`frames` decodes them)')
+  it.each(['live', 'kept'])(
+    'a cut stream resumed through /v1/recoveries/{id}/stream (%s) comes as Converse event-stream frames',
+    async (when) => {
+      const text = `resume frames ${when}`
+      gw.mock.steer(text, { chunks: 6, chunk_delay_ms: when === 'live' ? 120 : 10 })
+      const id = await cutStream('/model/nova/converse-stream', body(text))
+      // Live: followed while the upstream still streams (its log in this process); kept: replayed from its record.
+      if (when === 'kept') await record(id)
+      const resumed = await fetch(`${gw.url}/v1/recoveries/${id}/stream`, { headers: bearer(KEY_A) })
+      expect(resumed.status).toBe(200)
+      expect(resumed.headers.get('content-type')).toBe('application/vnd.amazon.eventstream')
+      const events = frames(Buffer.from(await resumed.arrayBuffer()))
+      // Converse's own event types, not InvokeModel's `chunk` frames, though both framings share a content type.
+      expect(events[0]).toEqual({ type: 'messageStart', payload: { role: 'assistant' } })
+      expect(events.map((e) => e.type)).toContain('contentBlockDelta')
+      expect(events.at(-1)?.type).toBe('metadata')
+      const deltas = events.filter((e) => e.type === 'contentBlockDelta')
+      expect(deltas.map((e) => (e.payload.delta as { text?: string }).text ?? '').join('')).toBe(`Echo: ${text}`)
+    },
+  )
 
   it('a retry (x-stainless-retry-count) joins the call still running: one upstream call, the same answer', async () => {
     const text = 'retry joins converse'

@@ -83,7 +83,14 @@ export function converseClientRoutes(base: Dialect, speaks: () => Dialect): Mode
     errorHeaders: bedrockErrorHeaders,
   }
   return [
-    { path: '/model/{model}/converse', format: converse, streams: false, dialect },
-    { path: '/model/{model}/converse-stream', format: converse, streams: true, dialect },
+    // Listed as one entry, as the 404's list of what is served stays short.
+    {
+      path: '/model/{model}/converse',
+      format: converse,
+      streams: false,
+      dialect,
+      listed: 'POST /model/{model}/{converse|converse-stream}',
+    },
+    { path: '/model/{model}/converse-stream', format: converse, streams: true, dialect, listed: false },
   ]
 }
