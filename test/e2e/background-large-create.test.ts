@@ -19,7 +19,9 @@ it('memory in use while the events of a create with 10 MB of instructions flow s
   const res = await call(`${chain.server.url}/v1/responses`, { headers: { ...bearer(KEY_A), 'content-type': 'application/json' }, body })
   expect(res.status).toBe(200)
   const id = (res.json as { id: string }).id
-  await sleep(500)
+  // Long enough for the create's own garbage (the 10 MB body parsed and written upstream) to be behind the base, on a
+  // machine busy with other test files too.
+  await sleep(1000)
   // One second of events, a head written every 100 ms, measured from a point where the call already runs: the most
   // memory in use above where it started (garbage included, as RSS counts it).
   const base = process.memoryUsage()
@@ -35,6 +37,7 @@ it('memory in use while the events of a create with 10 MB of instructions flow s
     async () => (await call(`${chain.server.url}/v1/responses/${id}`, { headers: bearer(KEY_A) })).json?.status === 'completed',
     30_000,
   )
-  // A head with the object rewritten every 100 ms made ten 10 MB strings a second.
-  expect(peak).toBeLessThan(20 * MiB)
+  // A head with the object rewritten every 100 ms made ten 10 MB strings a second (about 95 MiB in this window); flat
+  // measures under 1 MiB on an idle machine and has measured up to 40 MiB on a loaded one, garbage collected late.
+  expect(peak).toBeLessThan(60 * MiB)
 }, 60_000)

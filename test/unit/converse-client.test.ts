@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { streamExceptionType } from '../../src/dialects/bedrock/converse-client/errors.js'
+import { streamExceptionType } from '../../src/dialects/bedrock/client-errors.js'
 import { converseRequestToHub } from '../../src/dialects/bedrock/converse-client/request.js'
 import { converseResponseFromHub } from '../../src/dialects/bedrock/converse-client/response.js'
 import { ConverseStreamEncoder, converseFrame } from '../../src/dialects/bedrock/converse-client/stream.js'

@@ -5,37 +5,14 @@
 // configured models as inference profiles (`GET /inference-profiles`, which Claude Code asks first, with no key).
 import { anthropic } from '../anthropic/index.js'
 import type { Dialect, ErrorFacts, ListedModel, RelayedError } from '../dialect.js'
+import { bedrockErrorType } from './client-errors.js'
 import { anthropicError } from './invoke.js'
-
-/** Bedrock's error type of each status its clients are answered with (the AWS SDK raises the class of that name). */
-const TYPE_BY_STATUS: Readonly<Record<number, string>> = {
-  400: 'ValidationException',
-  401: 'UnrecognizedClientException',
-  403: 'AccessDeniedException',
-  404: 'ResourceNotFoundException',
-  405: 'ValidationException',
-  408: 'ModelTimeoutException',
-  409: 'ConflictException',
-  413: 'ValidationException',
-  415: 'ValidationException',
-  422: 'ValidationException',
-  424: 'ModelErrorException',
-  429: 'ThrottlingException',
-  503: 'ServiceUnavailableException',
-  504: 'ModelTimeoutException',
-  529: 'ServiceUnavailableException',
-}
 
 /** Bedrock's type of an Anthropic error type where its status alone does not say it. */
 const TYPE_BY_ANTHROPIC: Readonly<Record<string, string>> = {
   overloaded_error: 'ServiceUnavailableException',
   rate_limit_error: 'ThrottlingException',
   timeout_error: 'ModelTimeoutException',
-}
-
-/** The `x-amzn-errortype` of an error answered with `status`. */
-export function bedrockErrorType(status: number): string {
-  return TYPE_BY_STATUS[status] ?? (status >= 500 ? 'InternalServerException' : 'ValidationException')
 }
 
 /** The status Bedrock's clients get for `status`: Anthropic's 529 (overloaded) is Bedrock's 503. */

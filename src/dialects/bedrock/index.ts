@@ -6,7 +6,7 @@
 // The folder: anthropic.ts (Claude upstream), common.ts (what every Bedrock API shares upstream), converse/ (the
 // Converse upstream), credentials.ts and sigv4.ts (signing), errors.ts (Bedrock's errors read), event-stream.ts
 // (event streams read), event-frame.ts (event-stream frames written), options.ts (upstream options), types.ts,
-// client.ts and invoke.ts (Bedrock-format clients).
+// client.ts and invoke.ts (Bedrock-format clients), converse-client/ (Converse clients), client-errors.ts (their errors).
 import type { Dialect } from '../dialect.js'
 import { bedrockAnthropic } from './anthropic.js'
 import { bedrockClientMembers, bedrockInvokeClient } from './client.js'

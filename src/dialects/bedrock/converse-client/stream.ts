@@ -8,8 +8,8 @@ import type { HubFinish, HubStreamEvent, HubUsage } from '../../../translate/hub
 import { parseJson } from '../../../translate/readers.js'
 import type { ErrorFacts } from '../../dialect.js'
 import type { SseFields } from '../../framing/writer.js'
+import { streamExceptionType } from '../client-errors.js'
 import type { FrameKind } from '../event-frame.js'
-import { streamExceptionType } from './errors.js'
 import { converseUsage, latencyOf, stopReasonOf } from './response.js'
 
 /** The SSE event of a stream broken off: `exception`, with the status and (where an upstream said it) Bedrock's type. */

@@ -1,6 +1,6 @@
-// Errors as a Bedrock client reads them: the body `{ message }`, the type in `x-amzn-errortype` (the AWS SDK names
+// Errors as a Bedrock client reads them (InvokeModel's and Converse's alike): the body `{ message }`, the type in `x-amzn-errortype` (the AWS SDK names
 // the exception it raises by it), and in a stream an exception frame of a type ConverseStream declares.
-import type { ErrorFacts } from '../../dialect.js'
+import type { ErrorFacts } from '../dialect.js'
 
 /** The Bedrock error type of each status the gateway answers with. */
 const TYPE_BY_STATUS: Readonly<Record<number, string>> = {
