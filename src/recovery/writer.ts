@@ -18,8 +18,9 @@ export interface WriteOptions {
 /**
  * Writes a record, retrying briefly; resolves whether it is known to be stored. A record still refused while the
  * store is down is held in `options.pending`, to be written once it is back; a store back by then gets one more
- * attempt; one refused by a store that answers is logged with its request id. When the last attempt got no answer in time, the write may still land (a frozen store
- * that wakes up): that is logged as unconfirmed, then checked again later and logged as what really happened.
+ * attempt; one refused by a store that answers is logged with its request id. When the last attempt got no answer in
+ * time, the write may still land (a frozen store that wakes up): that is logged as unconfirmed, then checked again
+ * later and logged as what really happened.
  */
 export async function writeRecord(
   store: RecoveryStore,
