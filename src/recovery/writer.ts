@@ -17,9 +17,10 @@ export interface WriteOptions {
 
 /**
  * Writes a record, retrying briefly; resolves whether it is known to be stored. A record still refused while the
- * store is down is held in `options.pending`, to be written once it is back; one refused by a store that answers is
- * logged with its request id. When the last attempt got no answer in time, the write may still land (a frozen store
- * that wakes up): that is logged as unconfirmed, then checked again later and logged as what really happened.
+ * store is down is held in `options.pending`, to be written once it is back; a store back by then gets one more
+ * attempt; one refused by a store that answers is logged with its request id. When the last attempt got no answer in
+ * time, the write may still land (a frozen store that wakes up): that is logged as unconfirmed, then checked again
+ * later and logged as what really happened.
  */
 export async function writeRecord(
   store: RecoveryStore,
@@ -42,6 +43,9 @@ export async function writeRecord(
       const meta = { requestId: record.request_id, error: error instanceof Error ? error.message : String(error) }
       if (!outcomeUnknown(error)) {
         // Held only when the store is down: a record a store that answers refuses (too large, no room) stays refused.
+        // A store that came back while the last attempt failed (its client still reconnecting) is tried once more
+        // first: only a refusal by a store that is up is one.
+        if ((await store.healthy()) && (await putOnce(store, owner, record, ttlMs))) return true
         if (options.pending && !(await store.healthy())) options.pending.add(owner, record, ttlMs, options.onStoredLater)
         else logger.error('model-gateway: recovery record could not be stored', meta)
         return false
@@ -51,6 +55,14 @@ export async function writeRecord(
       return false
     }
   }
+}
+
+/** One more write of a record, resolving whether it was stored. */
+function putOnce(store: RecoveryStore, owner: string, record: RecoveryRecord, ttlMs: number): Promise<boolean> {
+  return store.put(owner, record, ttlMs).then(
+    () => true,
+    () => false,
+  )
 }
 
 /** Looks for a record once more after `ms` and logs whether it landed after all. */
