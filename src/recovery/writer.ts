@@ -19,8 +19,9 @@ export interface WriteOptions {
  * Writes a record, retrying briefly; resolves whether it is known to be stored. A record still refused while the
  * store is down is held in `options.pending`, to be written once it is back; a store back by then gets one more
  * attempt; one refused by a store that answers is logged with its request id. When the last attempt got no answer in
- * time, the write may still land (a frozen store that wakes up): that is logged as unconfirmed, then checked again
- * later and logged as what really happened.
+ * time, the write may still land (a frozen store that wakes up): it is held in `options.pending` too and written
+ * again (a record's keys are its own, so twice is once); without `pending` it is logged as unconfirmed, then checked
+ * again later and logged as what really happened.
  */
 export async function writeRecord(
   store: RecoveryStore,
@@ -48,6 +49,13 @@ export async function writeRecord(
         if ((await store.healthy()) && (await putOnce(store, owner, record, ttlMs))) return true
         if (options.pending && !(await store.healthy())) options.pending.add(owner, record, ttlMs, options.onStoredLater)
         else logger.error('model-gateway: recovery record could not be stored', meta)
+        return false
+      }
+      // The write may or may not have landed: writing it again is harmless (a record's keys are its own), losing it
+      // is not, so it is held and written again while the store takes writes.
+      if (options.pending) {
+        logger.warn('model-gateway: recovery record write not confirmed (the store did not answer in time); writing it again', meta)
+        options.pending.add(owner, record, ttlMs, options.onStoredLater)
         return false
       }
       logger.warn('model-gateway: recovery record write not confirmed (the store did not answer in time); checking again later', meta)

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { PendingWrites } from '../../src/recovery/pending.js'
 import { buildRecord } from '../../src/recovery/record.js'
-import { storeUnavailable } from '../../src/recovery/store/guard.js'
+import { StoreDeadline, storeUnavailable } from '../../src/recovery/store/guard.js'
 import type { RecoveryStore } from '../../src/recovery/store/recovery-store.js'
 import { writeRecord } from '../../src/recovery/writer.js'
 import type { RecoveryRecord } from '../../src/types.js'
@@ -71,5 +71,25 @@ describe('writing a recovery record past a store outage', () => {
     expect(puts()).toBe(5)
     expect(pending.size).toBe(0)
     expect(log.errors).toEqual(['model-gateway: recovery record could not be stored'])
+  })
+
+  it('holds a record whose last write got no answer in time and writes it again, once the store takes writes', async () => {
+    let puts = 0
+    const stored: RecoveryRecord[] = []
+    const store = {
+      async put(_owner: string, value: RecoveryRecord) {
+        puts++
+        if (puts <= 4) throw storeUnavailable('No answer in time.', new StoreDeadline('No answer in time.'))
+        stored.push(value)
+      },
+      healthy: async () => true,
+    } as unknown as RecoveryStore
+    const log = logger()
+    const pending = new PendingWrites(() => store, { maxRecords: 10, maxBytes: 1 << 20 }, log.logger)
+    expect(await writeRecord(store, 'owner', record, 60_000, log.logger, { pending })).toBe(false)
+    expect(pending.size).toBe(1)
+    await pending.close()
+    expect(stored).toEqual([record])
+    expect(log.errors).toEqual([])
   })
 })
