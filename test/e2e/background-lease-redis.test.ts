@@ -187,8 +187,8 @@ await describeWithRedis('A Redis outage longer than a background lease', () => {
   it('a holder cut off for a lease after readers saw its lease passed is given up: it stops and writes nothing more', async () => {
     const { a, b, relay } = await twoProcesses()
     const input = 'bg lease outlived, holder late'
-    // Still running when Redis is back: about 15 s of events.
-    mock.steer(input, { chunks: 300, chunk_delay_ms: 50 })
+    // Still running when A comes back, however slow the machine: about 60 s of events, cut short by A's stop.
+    mock.steer(input, { chunks: 1200, chunk_delay_ms: 50 })
     const id = await create(a, input)
     const live = stream(b, id)
     await sleep(500)

@@ -10,6 +10,9 @@ export interface MountedServer {
 
 /** Listens on port 0 and closes every socket on close, so no test hangs on keep-alive. */
 export async function listen(server: http.Server, prefix = ''): Promise<MountedServer> {
+  // Far past the test client's idle time (below): on a loaded machine, a request sent on an idle connection the
+  // server was closing at that moment was reset (ECONNRESET), a race of the test's own client, not the gateway's.
+  server.keepAliveTimeout = 30_000
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
   const { port } = server.address() as AddressInfo
   return {
@@ -30,7 +33,8 @@ export interface TestResponse {
   json: any
 }
 
-const agent = new Agent({ keepAliveTimeout: 1000 })
+/** Idle connections are kept 1 s at most, whatever the server's `Keep-Alive` hint: far below the server's (above). */
+const agent = new Agent({ keepAliveTimeout: 1000, keepAliveMaxTimeout: 1000 })
 
 /** What a test request sends: the body as given (string or bytes) or as JSON (anything else). */
 export interface CallOptions {
