@@ -357,6 +357,19 @@ function printFigures(): void {
   for (const o of [...shown].slice(0, 20)) {
     lines.push(`  e.g. ${JSON.stringify(at(o))}${duringOutage(o) ? ' (Redis down meanwhile)' : ''}`)
   }
+  // What the processes of a missing answer logged around it (warnings and errors): where its record went.
+  for (const o of missing().slice(0, 3)) {
+    for (const instance of new Set(o.instances)) {
+      const near = (everyProcess[instance - 1]?.events ?? []).filter(
+        (e) => e.log !== 'info' && e.at !== undefined && e.at >= o.startedAt - 1000 && e.at <= (o.endedAt ?? o.startedAt) + 40_000,
+      )
+      for (const e of near.slice(0, 12)) {
+        lines.push(
+          `    #${instance} at ${((e.at! - startedAt) / 1000).toFixed(3)} ${e.log}: ${e.message} ${JSON.stringify(e.meta ?? {}).slice(0, 200)}`,
+        )
+      }
+    }
+  }
   console.log(lines.join('\n'))
 }
 

@@ -110,10 +110,11 @@ async function wholeCall(rt: Runtime, spec: CallSpec, client: ClientSink, lease:
     delivery.delivered || !spec.format.keepsRecords
       ? false
       : await keepRecord(rt, spec, { reason: delivery.reason, status, contentType, body })
-  // Handed on, but large enough to sit unread in the sockets' buffers: a reset within the watch is kept, a later one
-  // is not seen, so its delivery stays unconfirmed.
+  // Handed on is not read: a client whose own timeout fires as the answer reaches its buffers resets without
+  // reading it, whatever its size, so every answer's connection is watched, one watch per connection. A large one
+  // can sit unread past the watch, where a reset is not seen: its delivery stays unconfirmed.
   const unconfirmed = delivery.delivered && body.length >= LATE_RESET_FROM_BYTES
-  if (unconfirmed && spec.format.keepsRecords) watchLateReset(rt, spec, client, { status, contentType, body })
+  if (delivery.delivered && spec.format.keepsRecords) watchLateReset(rt, spec, client, { status, contentType, body })
   if (journalDone) await journalDone
   const outcome: CallOutcome = { status, delivered: delivery.delivered, unconfirmed, recovered, usage: undefined, served }
   if (channels.callEnd.hasSubscribers || rt.ledger) {
@@ -125,8 +126,8 @@ async function wholeCall(rt: Runtime, spec: CallSpec, client: ClientSink, lease:
 }
 
 /**
- * Answers from this size on have their connection watched for a reset once handed on (`timeouts.lateResetMs`):
- * a smaller one reaches a reading client in one read, where a larger one can sit in its socket buffer unread.
+ * Answers from this size on are `unconfirmed` once handed on: a reading client takes a smaller one in one read, where
+ * a larger one can sit in its socket buffer unread past the late-reset watch (`timeouts.lateResetMs`).
  */
 export const LATE_RESET_FROM_BYTES = 64 * 1024
 

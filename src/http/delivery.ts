@@ -2,6 +2,13 @@ import type { ServerResponse } from 'node:http'
 import type { Socket } from 'node:net'
 import type { Deadline } from './deadlines.js'
 
+/**
+ * The late-reset watch running on each connection: one at most, since a response on a connection means its client
+ * sent another request, so it read the answer before it. Without this, a keep-alive connection taking thousands of
+ * small calls within the watch would gather their listeners.
+ */
+const watchedSockets = new WeakMap<Socket, () => void>()
+
 /** How a response ended: delivered, or interrupted with the reason a recovery record carries. */
 export type DeliveryOutcome = { delivered: true } | { delivered: false; reason: string }
 
@@ -44,9 +51,13 @@ export class DeliveryWatch {
     return { delivered: false, reason: this.writeError ? `write failed: ${this.writeError}` : 'context canceled' }
   }
 
+  /** The connection's bytes read when the response closed: a reset before the watch began is judged by them. */
+  private readAtClose = 0
+
   private settle(outcome: DeliveryOutcome): void {
     if (this.outcome) return
     this.outcome = outcome
+    this.readAtClose = this.socket?.bytesRead ?? 0
     const waiters = this.waiters
     this.waiters = []
     for (const waiter of waiters) waiter(outcome)
@@ -70,16 +81,27 @@ export class DeliveryWatch {
    */
   lateReset(deadline: Deadline): Promise<DeliveryOutcome | undefined> {
     const socket = this.socket
-    if (!socket || socket.destroyed || !this.outcome?.delivered) return Promise.resolve(undefined)
-    const readBefore = socket.bytesRead
+    if (!socket || !this.outcome?.delivered) return Promise.resolve(undefined)
+    const readBefore = this.readAtClose
+    if (socket.destroyed) {
+      // Reset while the answer was being kept (a client whose timeout fired as the answer reached its buffers).
+      const failure = socket.errored as NodeJS.ErrnoException | null
+      const lost = failure && socket.bytesRead === readBefore
+      return Promise.resolve(lost ? { delivered: false, reason: `write failed: ${failure.code ?? failure.message}` } : undefined)
+    }
+    watchedSockets.get(socket)?.()
     return new Promise((resolve) => {
       const done = (code: string | undefined) => {
         socket.off('error', onError)
         socket.off('end', onEnd)
         socket.off('close', onClose)
         disarm()
+        if (watchedSockets.get(socket) === next) watchedSockets.delete(socket)
         resolve(code !== undefined && socket.bytesRead === readBefore ? { delivered: false, reason: `write failed: ${code}` } : undefined)
       }
+      // A later response on this connection: its client read this one.
+      const next = () => done(undefined)
+      watchedSockets.set(socket, next)
       const onError = (error: NodeJS.ErrnoException) => done(error.code ?? error.message)
       const onEnd = () => done(undefined)
       const onClose = (hadError: boolean) => done(hadError ? 'ECONNRESET' : undefined)

@@ -1,4 +1,5 @@
 import diagnosticsChannel from 'node:diagnostics_channel'
+import { Client } from 'undici'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type CallEndMessage, gatewayChannels } from '../../src/observe/channels.js'
 import { chatBody } from '../support/bodies.js'
@@ -68,6 +69,40 @@ describe.each([NODE_KINDS[0]!, EXPRESS_KINDS[0]!, KOA_KINDS[0]!])('a reset after
     const record = await recordOf(fx, requestId)
     expect(record.interrupted_reason).toMatch(/^write failed: (ECONNRESET|EPIPE)$/)
     expect(record.response.response_body_size).toBeGreaterThan(bytes)
+  })
+
+  it('keeps a small answer whose client reset once it was handed on, as a client whose timeout fired then does', async () => {
+    const requestId = await readPartThenReset(fx.url, 1000, 1)
+    const record = await recordOf(fx, requestId)
+    expect(record.interrupted_reason).toMatch(/^write failed: (ECONNRESET|EPIPE)$/)
+  })
+
+  it('watches one answer at a time per connection: many calls on one keep-alive connection gather no listeners', async () => {
+    const warnings: string[] = []
+    const onWarning = (warning: Error) => warnings.push(warning.name)
+    process.on('warning', onWarning)
+    const origin = new URL(fx.url).origin
+    const client = new Client(origin, { pipelining: 1 })
+    const ids: string[] = []
+    try {
+      for (let i = 0; i < 40; i++) {
+        const res = await client.request({
+          path: `${new URL(fx.url).pathname.replace(/\/$/, '')}/v1/chat/completions`,
+          method: 'POST',
+          headers: { ...bearer(KEY_A), 'content-type': 'application/json' },
+          body: JSON.stringify(chatBody(`one connection ${i}`)),
+        })
+        expect(res.statusCode).toBe(200)
+        await res.body.text()
+        ids.push(String(res.headers['x-request-id']))
+      }
+    } finally {
+      await client.close()
+      process.off('warning', onWarning)
+    }
+    // Each answer was read before the next request: none is kept, and the connection's listeners stayed few.
+    expect(warnings).not.toContain('MaxListenersExceededWarning')
+    for (const id of ids.slice(0, 3)) expect(await hasRecord(fx, id)).toBe(false)
   })
 
   it('keeps no record for a client that read everything and closed cleanly', async () => {

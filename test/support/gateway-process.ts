@@ -20,6 +20,8 @@ export interface ProcessEvent {
   log?: 'info' | 'warn' | 'error'
   message?: string
   meta?: Record<string, unknown>
+  /** When a log line was written (ms since the epoch). */
+  at?: number
   usage?: { requestId: string; recovered: boolean; owner: string; totalTokens: number; complete: boolean }
   /** An unhandled rejection (the process then crashes). */
   unhandled?: string
