@@ -53,7 +53,7 @@ function dialectOfPath(path: string, headers: IncomingHttpHeaders, route: Route)
     const prefix = dialect.pathPrefix
     if (prefix !== undefined && under(path, prefix)) return dialect
   }
-  // A path not served that begins as only one dialect's calls do (`/model/`, `/v1/projects/`) is its clients' mistake.
+  // A path not served that begins as only one dialect's calls do (Bedrock's, Vertex AI's) is its clients' mistake.
   if (route.kind === 'not_found') {
     for (const [head, dialect] of CALL_HEADS) if (path.startsWith(head)) return dialect
   }
@@ -110,10 +110,10 @@ const SHARED_MODEL_LISTS: readonly string[] = MODEL_LISTS.filter(
 )
 
 /**
- * The literal beginnings of call paths with parameters (`/model/`, `/v1/projects/`) that only one dialect's routes
- * begin with, with its first such route's dialect: a path under one that names nothing is answered in that dialect's
- * shape. A head under a dialect's prefix goes by the prefix; one under a model list (`/v1/models/`, where Gemini's
- * `{model}:{method}` calls sit beside the list every dialect reads) by the client's headers, as the list does.
+ * The literal beginnings of call paths with parameters (the text before a route pattern's first parameter) that only
+ * one dialect's routes begin with, with its first such route's dialect: a path under one that names nothing is
+ * answered in that dialect's shape. A beginning under a dialect's prefix goes by the prefix; one under a model list
+ * (where Gemini's calls sit beside the list every dialect reads) by the client's headers, as the list does.
  */
 const CALL_HEADS: ReadonlyArray<readonly [string, Dialect]> = (() => {
   const heads = new Map<string, Dialect | undefined>()
@@ -160,7 +160,7 @@ const OWN_PREFIXES = [
       )
     }),
     ...DIALECTS.flatMap((dialect) => (dialect.pathPrefix === undefined ? [] : [dialect.pathPrefix])),
-    // Beginnings of calls the 404's list leaves out (`/v1beta1/projects`, the same calls as `/v1/projects`).
+    // Beginnings of calls the 404's list leaves out (Vertex AI's second API version, the same calls as its first).
     ...CALL_HEADS.map(([head]) => head.replace(/\/$/, '')),
   ]),
   // A route that starts with a parameter claims no prefix: it would claim every path.
