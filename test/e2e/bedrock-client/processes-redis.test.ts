@@ -9,7 +9,8 @@ import { rawClient } from '../../support/raw-client.js'
 import { type AdminClient, describeWithRedis, keysMatching, REDIS_URL, recommendedKeyv } from '../../support/redis.js'
 
 // An event stream cut on one gateway and taken up on another sharing its Redis store: the second follows the first's
-// journal, and writes it in the framing the call's own client got (AWS event-stream frames), not the default SSE.
+// journal, and writes it in the framing the call's own client got (InvokeModel's or Converse's AWS event-stream
+// frames, which share a content type), not the default SSE.
 
 /** Every key this run writes starts with this; afterAll removes exactly those. */
 const RUN = `mg-bedrock-processes-${process.pid}-${Date.now().toString(36)}`
@@ -90,6 +91,33 @@ await describeWithRedis('Bedrock event streams across gateways on one Redis', ()
     expect(events).toEqual(sseEvents(record.response.stream_raw))
     expect(events.at(-1)).toEqual({ type: 'message_stop' })
     expect(a.mock.requests.filter((r) => r.body.includes('resume invoke elsewhere'))).toHaveLength(1)
+  })
+
+  it('a ConverseStream cut on A while it runs is resumed on B in Converse frames, not InvokeModel chunks', {
+    timeout: 60_000,
+  }, async () => {
+    const marker = 'resume converse elsewhere'
+    a.mock.steer(marker, SLOW)
+    const converse = { messages: [{ role: 'user', content: [{ text: marker }] }] }
+    const client = rawClient(a.url, `/model/${MODELS.anthropic.id}/converse-stream`, converse, KEY_A)
+    const requestId = await client.requestId()
+    await client.readAtLeast(400)
+    client.socket.destroy()
+    const completed = a.mock.completedCalls
+    const resumed = await fetch(`${b.url}/v1/recoveries/${requestId}/stream`, { headers: bearer })
+    expect(a.mock.completedCalls).toBe(completed)
+    expect(resumed.headers.get('content-type')).toBe('application/vnd.amazon.eventstream')
+    const bytes = Buffer.from(await resumed.arrayBuffer())
+    const events: Array<{ type: unknown; payload: { delta?: { text?: string } } }> = []
+    for (let at = 0; at < bytes.length; at += bytes.readUInt32BE(at)) {
+      const message = codec.decode(bytes.subarray(at, at + bytes.readUInt32BE(at)))
+      events.push({ type: message.headers[':event-type']?.value, payload: JSON.parse(toUtf8(message.body)) })
+    }
+    expect(events[0]).toEqual({ type: 'messageStart', payload: { role: 'assistant' } })
+    expect(events.at(-1)?.type).toBe('metadata')
+    const deltas = events.filter((e) => e.type === 'contentBlockDelta')
+    expect(deltas.map((e) => e.payload.delta?.text ?? '').join('')).toBe(`Echo: ${marker}`)
+    expect((await recordOn(b, requestId)).request.endpoint).toBe('bedrock.converse')
   })
 
   it('a repeated Idempotency-Key on B follows the stream A runs, as event-stream frames', { timeout: 60_000 }, async () => {
