@@ -43,6 +43,7 @@ export function journalOptions(rt: Runtime, spec: CallSpec, call: { stream: bool
     store: rt.store,
     owner: spec.owner,
     requestId: spec.requestId,
+    operation: spec.operation,
     ttlMs: rt.options.timeouts.upstreamMs + CLAIM_MARGIN_MS,
     stream: call.stream,
     onCancel: call.cancel,

@@ -25,11 +25,13 @@ export function otherFormatRefusal(format: OperationFormat, inbound: Dialect, mo
     MODEL_ROUTES.filter((route) => route.format === format),
     model,
   )
+  const served = servedOperations(upstream)
   const there = named(
-    MODEL_ROUTES.filter((route) => speaksAs(route.dialect, upstream) && route.format.untranslated === what),
+    MODEL_ROUTES.filter(
+      (route) => speaksAs(route.dialect, upstream) && route.format.untranslated === what && served.has(route.format.operation),
+    ),
     model,
   )
-  const served = servedOperations(upstream)
   const serves = named(
     MODEL_ROUTES.filter((route) => served.has(route.format.operation)),
     model,

@@ -6,7 +6,7 @@ import { sendJson } from '../http/reply.js'
 import { REQUEST_ID_PATTERN } from '../http/request-id.js'
 import { ClientSink } from '../http/sink.js'
 import { noteServedAgain } from '../idempotency/served-again.js'
-import { followJournal, followLog, journalRunning, replayEventsAfter, streamHead } from '../recovery/stream/follow.js'
+import { followJournal, followLog, journalFraming, replayEventsAfter, runningJournal, streamHead } from '../recovery/stream/follow.js'
 import { JOURNAL_TICK_MS, journalNames, parseJournalHead } from '../recovery/stream/journal.js'
 import type { Runtime } from '../runtime.js'
 
@@ -58,8 +58,11 @@ export async function resumeStream(rt: Runtime, ex: Exchange, requestId: string)
       noteServedAgain(rt, owner, requestId, sink)
       return following(followLog(log, after, sink))
     }
-    if (await journalRunning(rt.store, owner, requestId)) {
-      sink.open(streamHead())
+    const journal = await runningJournal(rt.store, owner, requestId)
+    if (journal) {
+      const framing = journalFraming(journal)
+      sink.frameAs(framing)
+      sink.open(streamHead({}, framing))
       noteServedAgain(rt, owner, requestId, sink)
       return following(followJournal(rt.store, owner, requestId, after, sink))
     }

@@ -53,6 +53,10 @@ function dialectOfPath(path: string, headers: IncomingHttpHeaders, route: Route)
     const prefix = dialect.pathPrefix
     if (prefix !== undefined && under(path, prefix)) return dialect
   }
+  // A path not served that begins as only one dialect's calls do (Bedrock's, Vertex AI's) is its clients' mistake.
+  if (route.kind === 'not_found') {
+    for (const [head, dialect] of CALL_HEADS) if (path.startsWith(head)) return dialect
+  }
   // A model list only one dialect's clients ask for (`/inference-profiles`) is answered in that dialect.
   if (route.kind === 'models' || route.kind === 'model') {
     for (const [list, dialect] of OWN_MODEL_LISTS) if (under(path, list)) return dialect
@@ -105,6 +109,25 @@ const SHARED_MODEL_LISTS: readonly string[] = MODEL_LISTS.filter(
   (list) => !OWN_MODEL_LISTS.has(list) && !DIALECTS.some((dialect) => dialect.pathPrefix !== undefined && under(list, dialect.pathPrefix)),
 )
 
+/**
+ * The literal beginnings of call paths with parameters (the text before a route pattern's first parameter) that only
+ * one dialect's routes begin with, with its first such route's dialect: a path under one that names nothing is
+ * answered in that dialect's shape. A beginning under a dialect's prefix goes by the prefix; one under a model list
+ * (where Gemini's calls sit beside the list every dialect reads) by the client's headers, as the list does.
+ */
+const CALL_HEADS: ReadonlyArray<readonly [string, Dialect]> = (() => {
+  const heads = new Map<string, Dialect | undefined>()
+  for (const { pattern, route } of PATTERN_CALLS) {
+    const head = pattern.head
+    if (DIALECTS.some((dialect) => dialect.pathPrefix !== undefined && under(head, dialect.pathPrefix))) continue
+    if (MODEL_LISTS.some((list) => head.startsWith(`${list}/`))) continue
+    const known = heads.get(head)
+    if (!heads.has(head)) heads.set(head, route.dialect)
+    else if (known !== undefined && known.name !== route.dialect.name) heads.set(head, undefined)
+  }
+  return [...heads].flatMap(([head, dialect]) => (dialect === undefined ? [] : [[head, dialect] as const]))
+})()
+
 /** Every route at a mount, for a 404 that says what is served: the dialects' model calls, then the gateway's own. */
 const SERVED = [
   ...MODEL_ROUTES.flatMap((route) => (route.listed === false ? [] : [route.listed ?? `POST ${route.path}`])),
@@ -137,6 +160,8 @@ const OWN_PREFIXES = [
       )
     }),
     ...DIALECTS.flatMap((dialect) => (dialect.pathPrefix === undefined ? [] : [dialect.pathPrefix])),
+    // Beginnings of calls the 404's list leaves out (Vertex AI's second API version, the same calls as its first).
+    ...CALL_HEADS.map(([head]) => head.replace(/\/$/, '')),
   ]),
   // A route that starts with a parameter claims no prefix: it would claim every path.
 ].filter((prefix) => prefix !== '')

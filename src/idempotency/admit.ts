@@ -1,11 +1,12 @@
 import type { CallSpec } from '../call/call-spec.js'
 import { endCommitted, errorAsEvent } from '../call/committed-stream.js'
+import { clientFraming } from '../dialects/framing/index.js'
 import { GatewayError } from '../errors.js'
 import { withRequestId } from '../http/request-id.js'
 import type { ClientSink, ResponseHead } from '../http/sink.js'
 import { callStartMessage } from '../observe/call-message.js'
 import { type CallServedMessage, channels } from '../observe/channels.js'
-import { followJournal, journalRunning, streamHead } from '../recovery/stream/follow.js'
+import { followJournal, runningJournal, streamHead } from '../recovery/stream/follow.js'
 import type { Runtime } from '../runtime.js'
 import { type Fingerprint, fingerprintOf, keyDigest } from './fingerprint.js'
 import type { JoinableCall } from './joinable-calls.js'
@@ -185,7 +186,8 @@ async function claimKey(
     if (state.fingerprint !== fingerprint.id) throw keyReused()
     if (state.state === 'done') return state
     // A stream whose client left in another process is journalled there: it can be followed instead of waited for.
-    if (spec.stream && (await journalRunning(rt.store, spec.owner, state.requestId).catch(() => false))) return { follow: state.requestId }
+    if (spec.stream && (await runningJournal(rt.store, spec.owner, state.requestId).catch(() => undefined)))
+      return { follow: state.requestId }
     await pause(client, waitUntil)
   }
 }
@@ -266,7 +268,8 @@ async function joinRunning(rt: Runtime, spec: CallSpec, client: ClientSink, runn
 
 /** Follows a stream journalled by another process; a quiet spell there gets keep-alives here. */
 async function followElsewhere(rt: Runtime, spec: CallSpec, client: ClientSink, requestId: string): Promise<void> {
-  client.open(replayedHead(streamHead(withRequestId({}, spec.inbound, requestId))))
+  // The repeat asks for the same operation as the call it follows: its client's framing is that call's.
+  client.open(replayedHead(streamHead(withRequestId({}, spec.inbound, requestId), clientFraming(spec.format))))
   const release = rt.keepAlive?.hold(client)
   try {
     await followJournal(rt.store, spec.owner, requestId, 0, client)

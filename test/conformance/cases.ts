@@ -179,7 +179,10 @@ export function backgroundCases(): Case[] {
   return cases
 }
 
-/** Embeddings and token counts: passthrough to a model of their own format, refused (400) for any other. */
+/**
+ * Embeddings and token counts: passthrough to a model of their own format; embeddings refused (400) for any other,
+ * a token count translated to the other's counting method.
+ */
 export function passthroughOnlyCases(): Case[] {
   const embedBody = { content: { parts: [{ text: 'embed me' }] } }
   const batchBody = (model: string) => ({ requests: [{ model: `models/${model}`, content: { parts: [{ text: 'one' }] } }] })
@@ -209,11 +212,17 @@ export function passthroughOnlyCases(): Case[] {
     google('embedContent', embedBody, 'embed'),
     google('batchEmbedContents', batchBody(GEMINI_MODEL), 'batchEmbed'),
     google('countTokens', geminiBody('count me'), 'countTokens'),
+    {
+      name: 'countTokens translated json',
+      path: `/v1beta/models/${OPENAI_MODEL}:countTokens`,
+      headers: googleHeaders,
+      body: geminiBody('count me'),
+      expect: { kind: 'json', schema: 'countTokens' },
+    },
     ...(
       [
         ['embedContent', embedBody],
         ['batchEmbedContents', batchBody(OPENAI_MODEL)],
-        ['countTokens', geminiBody('count me')],
       ] satisfies [string, unknown][]
     ).map(
       ([method, body]): Case => ({

@@ -30,9 +30,10 @@ describeOnce('Models in both formats', (kind) => {
     expect(res.json.models[0].supportedGenerationMethods).toContain('generateContent')
   })
 
-  it('lists the methods each model serves: all five on a Gemini upstream, generate-content alone (translated) elsewhere', async () => {
+  it('lists the methods each model serves: all five on a Gemini upstream, generate-content and the count elsewhere', async () => {
     const all = ['generateContent', 'streamGenerateContent', 'embedContent', 'batchEmbedContents', 'countTokens']
-    const translated = ['generateContent', 'streamGenerateContent']
+    // Translated, and the count by the upstream's own counting method.
+    const translated = ['generateContent', 'streamGenerateContent', 'countTokens']
     const methods = { 'gpt-4o-mini': translated, renamed: translated, 'gemini-2.5-flash': all }
     for (const path of ['/v1beta/models', '/v1/models']) {
       const res = await call(`${fx.url}${path}`, { headers: goog(KEY_A) })
@@ -48,11 +49,16 @@ describeOnce('Models in both formats', (kind) => {
       const one = await call(`${fx.url}/v1beta/models/${id}`, { headers: goog(KEY_A) })
       expect(one.json.supportedGenerationMethods, id).toEqual(expected)
     }
-    // What a model lists, it serves: a model of another upstream refuses embeddings and token counts.
-    const refused = await call(`${fx.url}/v1beta/models/gpt-4o-mini:countTokens`, { headers: goog(KEY_A), body: geminiBody() })
+    // What a model lists, it serves: a model of another upstream refuses embeddings, and counts tokens its own way.
+    const refused = await call(`${fx.url}/v1beta/models/gpt-4o-mini:embedContent`, {
+      headers: goog(KEY_A),
+      body: { content: { parts: [{ text: 'x' }] } },
+    })
     expect(refused.status).toBe(400)
-    const counted = await call(`${fx.url}/v1beta/models/gemini-2.5-flash:countTokens`, { headers: goog(KEY_A), body: geminiBody() })
-    expect(counted.status).toBe(200)
+    for (const id of ['gpt-4o-mini', 'gemini-2.5-flash']) {
+      const counted = await call(`${fx.url}/v1beta/models/${id}:countTokens`, { headers: goog(KEY_A), body: geminiBody() })
+      expect(counted.status, id).toBe(200)
+    }
   })
 
   it('GET /v1beta/models/{id} answers one model, and a Google-shaped 404 for an unknown one', async () => {

@@ -265,12 +265,13 @@ describe('token counts through Vertex AI', () => {
     expect(fx.mock.requests.at(-1)!.path).toMatch(/gemini-2\.5-flash:countTokens$/)
   })
 
-  it('Gemini countTokens on the Claude model: refused as on an Anthropic upstream, naming the route that counts', async () => {
-    const before = fx.mock.requests.length
+  it('Gemini countTokens on the Claude model: counted by its count-tokens:rawPredict, as a Messages count', async () => {
     const res = await call(`${fx.url}/v1beta/models/${MODELS.claude}:countTokens`, { headers: GOOGLE_HEADERS, body: { contents } })
-    expect(res.status).toBe(400)
-    expect(res.json.error.message).toContain('POST /v1/messages/count_tokens')
-    expect(fx.mock.requests.length).toBe(before)
+    expect(res.status, res.text).toBe(200)
+    expect(res.json).toEqual({ totalTokens: Math.ceil('count these words please'.length / 4) })
+    const sent = fx.mock.requests.at(-1)!
+    expect(sent.path).toBe('/v1/projects/mock-project/locations/us-central1/publishers/anthropic/models/count-tokens:rawPredict')
+    expect(JSON.parse(sent.body)).toEqual({ anthropic_version: 'vertex-2023-10-16', model: VERTEX_CLAUDE, messages })
   })
 })
 

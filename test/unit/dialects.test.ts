@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest'
+import { azure } from '../../src/dialects/azure/index.js'
+import { bedrockAnthropic } from '../../src/dialects/bedrock/anthropic.js'
 import {
   anthropic,
   batchEmbedContents,
@@ -261,7 +263,9 @@ describe('passthrough-only operations', () => {
     expect(otherFormatRefusal(chatCompletions, openai, 'g', gemini)).toBeUndefined()
     expect(otherFormatRefusal(embeddings, openai, 'g', gemini)).toContain('call POST /v1beta/models/g:embedContent')
     expect(otherFormatRefusal(embedContent, gemini, 'o', openai)).toContain('call POST /v1/embeddings for it')
-    expect(otherFormatRefusal(countTokens, gemini, 'o', openai)).toContain('serves models of Gemini upstreams only')
+    expect(otherFormatRefusal(countTokens, gemini, 'a', azure)).toContain(
+      'serves models of Gemini and OpenAI-compatible and Anthropic and Vertex AI upstreams only; Azure OpenAI upstreams have no route for token counts',
+    )
   })
 
   it('say what a refused model is and serves, never pointing to a route that refuses it too', () => {
@@ -272,14 +276,16 @@ describe('passthrough-only operations', () => {
         'POST /v1/embeddings serves models of OpenAI-compatible upstreams only; Anthropic upstreams have no route for embeddings. ' +
         `The model '${claude}' serves POST /v1/chat/completions, POST /v1/responses, ` +
         `POST /v1beta/models/${claude}:generateContent, POST /v1beta/models/${claude}:streamGenerateContent?alt=sse, ` +
-        'POST /v1/messages, POST /v1/messages/count_tokens, ' +
+        `POST /v1beta/models/${claude}:countTokens, POST /v1/messages, POST /v1/messages/count_tokens, ` +
         `POST /v1/projects/{p}/locations/{l}/publishers/anthropic/models/${claude}:{rawPredict|streamRawPredict}, ` +
         `POST /v1/projects/{p}/locations/{l}/publishers/google/models/${claude}:{generateContent|streamGenerateContent?alt=sse}, ` +
         `POST /model/${claude}/{invoke|invoke-with-response-stream}, POST /model/${claude}/{converse|converse-stream}.`,
     )
-    const onCount = otherFormatRefusal(countTokens, gemini, claude, anthropic)
-    expect(onCount).toContain('Anthropic upstream, and token counts are not translated between formats')
-    expect(onCount).toContain('call POST /v1/messages/count_tokens for it')
+    // Claude on Bedrock counts no tokens, by Messages' route either: the refusal sends nobody there.
+    const onCount = otherFormatRefusal(countTokens, gemini, claude, bedrockAnthropic)
+    expect(onCount).toContain('Bedrock upstream, and token counts are not translated between formats')
+    expect(onCount).toContain('Bedrock upstreams have no route for token counts')
+    expect(onCount).not.toContain('count_tokens')
     expect(otherFormatRefusal(embedContent, gemini, claude, anthropic)).toContain('Anthropic upstreams have no route for embeddings')
     expect(otherFormatRefusal(messagesCountTokens, anthropic, 'o', openai)).toContain(
       'OpenAI-compatible upstreams have no route for token counts',

@@ -2,11 +2,14 @@ import { describe, expect, it } from 'vitest'
 import { MODEL_CALL_PATH_ENDINGS } from '../../src/client/model-paths.js'
 import { resolveCors } from '../../src/config/cors.js'
 import { azure } from '../../src/dialects/azure/index.js'
+import { bedrockAnthropic } from '../../src/dialects/bedrock/anthropic.js'
 import {
+  anthropic,
   CLIENT_HEADERS,
   DIALECTS,
   gemini,
   MODEL_ROUTES,
+  OPERATIONS,
   OTEL_OPERATION_NAMES,
   openai,
   REQUEST_ID_HEADERS,
@@ -64,6 +67,7 @@ describe('what derives from the dialect registry', () => {
         'bedrock.converse',
         'bedrock.invoke',
         'chat.completions',
+        'countTokens',
         'embeddings',
         'generateContent',
         'messages',
@@ -86,10 +90,13 @@ describe('what derives from the dialect registry', () => {
         'vertex.rawPredict',
       ].sort(),
     )
+    // Claude on Bedrock takes no token count: its bodies are rewritten for InvokeModel, and it has no counting method.
+    expect([...servedOperations(bedrockAnthropic)].filter((operation) => OPERATIONS.get(operation)?.countsTokens)).toEqual([])
+    expect(servedOperations(anthropic).has('countTokens')).toBe(true)
     for (const dialect of DIALECTS) {
       for (const route of MODEL_ROUTES) {
         // A count is served through the upstream's own counting method where it has one (Gemini's :countTokens,
-        // OpenAI's input_tokens).
+        // OpenAI's input_tokens, Anthropic's count_tokens).
         if (!speaksAs(route.dialect, dialect) && route.format.untranslated)
           expect(servedOperations(dialect).has(route.format.operation)).toBe(
             route.format.counting !== undefined && dialect.countingApi !== undefined,

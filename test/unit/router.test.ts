@@ -85,6 +85,8 @@ describe('matchRequest', () => {
       '/v1/health/',
       '/v1beta/no/such/path',
       '/v1beta/models/g:generate',
+      '/v1beta1/projects/p/locations/l/endpoints/e:predict',
+      '/model/m/bogus',
     ]) {
       expect(underOwnPrefix(path), path).toBe(true)
       expect(matchRequest('POST', path, false)?.route, path).toEqual({ kind: 'not_found' })
@@ -119,6 +121,16 @@ describe('matchRequest', () => {
     expect(matchRequest('GET', '/v1/models', true, claude)?.dialect).toBe(anthropic)
     expect(matchRequest('GET', '/v1/recoveries', true, claude)?.dialect).toBe(openai)
     expect(matchRequest('POST', '/v1/chat/completions', true, claude)?.dialect).toBe(openai)
+  })
+
+  it('answers an unknown path under the beginning only one dialect’s calls have in that dialect', () => {
+    for (const path of ['/v1/projects/p/locations/l/publishers/anthropic/models/m:bogus', '/v1beta1/projects/p/x'])
+      expect(matchRequest('POST', path, true)?.dialect.name, path).toBe('vertex')
+    expect(matchRequest('POST', '/model/m/bogus', true)?.dialect.name).toBe('bedrock')
+    // Gemini's calls under the model list every dialect reads go by the client's headers, as the list does.
+    expect(matchRequest('POST', '/v1/models/m:bogus', true)?.dialect).toBe(openai)
+    expect(matchRequest('POST', '/v1/models/m:bogus', true, { 'x-goog-api-key': 'k' })?.dialect).toBe(gemini)
+    expect(matchRequest('POST', '/v1/projectsx', true)?.dialect).toBe(openai)
   })
 
   it('parses the query and never percent-decodes the model segment', () => {

@@ -17,7 +17,7 @@ export function operationFraming(operation: Operation): ClientFraming {
   return clientFraming(OPERATIONS.get(operation))
 }
 
-/** The framing of streams whose operation is not at hand (a journal followed by another process): the default. */
+/** The framing of streams whose operation is not at hand (a journal head written before heads named it): the default. */
 export const DEFAULT_FRAMING: ClientFraming = sse
 
 /** The `accept` an upstream call asks with: its upstream dialect's stream framing, or JSON for a whole answer. */

@@ -1,8 +1,10 @@
-// What a Gemini client asks of a model: generate-content (translated for models of other formats), and the
-// embedding and token-counting methods, which are passthrough to models of Gemini upstreams only.
+// What a Gemini client asks of a model: generate-content (translated for models of other formats), the embedding
+// methods, which are passthrough to models of Gemini upstreams only, and token counting, passthrough there and
+// translated for an upstream with a counting method of its own.
 import { invariant } from '../../errors.js'
 import { type JsonPath, replaceStringsAt } from '../../json/rewrite.js'
 import type { CallTarget, OperationFormat } from '../dialect.js'
+import { geminiCountFormat } from './generate-content/count.js'
 import { generateContentFormat } from './generate-content/index.js'
 import { geminiRequest } from './generate-content/wire.js'
 import {
@@ -80,7 +82,11 @@ export const batchEmbedContents: OperationFormat = {
   },
 }
 
-/** `POST …/models/{model}:countTokens`: free upstream, so an answer its client left is not kept. */
+/**
+ * `POST …/models/{model}:countTokens`: free upstream, so an answer its client left is not kept. A model of another
+ * format is counted by its upstream's own counting method (Anthropic's `/v1/messages/count_tokens`, OpenAI's
+ * `/responses/input_tokens`), where it has one.
+ */
 export const countTokens: OperationFormat = {
   operation: 'countTokens',
   // The conventions name no operation for counting tokens.
@@ -94,6 +100,7 @@ export const countTokens: OperationFormat = {
   keepsRecords: false,
   countsTokens: true,
   untranslated: 'token counts',
+  counting: geminiCountFormat,
   read(fields, fromPath) {
     const target = fromPathOf(fromPath)
     validateCountTokens(fields)

@@ -1,12 +1,12 @@
 import { setTimeout as pause } from 'node:timers/promises'
 import type { ClientFraming } from '../../dialects/framing/framing.js'
-import { DEFAULT_FRAMING } from '../../dialects/framing/index.js'
+import { DEFAULT_FRAMING, operationFraming } from '../../dialects/framing/index.js'
 import type { ClientSink, ResponseHead } from '../../http/sink.js'
 import { TEXT_SLICE_CHARS } from '../../json/text-in-slices.js'
 import { EventSplitter } from '../../sse/split.js'
 import type { RecoveryStore } from '../store/recovery-store.js'
 import { hasData, splitEvents } from './events.js'
-import { JOURNAL_TICK_MS, journalNames, parseJournalHead } from './journal.js'
+import { JOURNAL_TICK_MS, type JournalHead, journalNames, parseJournalHead } from './journal.js'
 import { isAfter, type StreamLog } from './stream-log.js'
 
 /** The head of a resumed or joined stream, in `framing` (the stream's operation's, where it is known). */
@@ -111,8 +111,13 @@ export async function followJournal(
   sink.end()
 }
 
-/** Whether another process journals a stream with this request id right now (its client left). */
-export async function journalRunning(store: RecoveryStore, owner: string, requestId: string): Promise<boolean> {
+/** The head of the stream with this request id that another process journals right now (its client left), if any. */
+export async function runningJournal(store: RecoveryStore, owner: string, requestId: string): Promise<JournalHead | undefined> {
   const head = parseJournalHead(await store.getValue(owner, journalNames.head(requestId)))
-  return head?.stream === true && head.state === 'running'
+  return head?.stream === true && head.state === 'running' ? head : undefined
+}
+
+/** The framing a stream followed from a journal is written in: its call's operation's, as its own client got it. */
+export function journalFraming(head: JournalHead): ClientFraming {
+  return head.operation === undefined ? DEFAULT_FRAMING : operationFraming(head.operation)
 }

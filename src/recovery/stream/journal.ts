@@ -1,3 +1,4 @@
+import type { Operation } from '../../types.js'
 import type { RecoveryStore } from '../store/recovery-store.js'
 import type { LoggedEvent, StreamFollower } from './stream-log.js'
 
@@ -10,6 +11,11 @@ export interface JournalHead {
   stream: boolean
   /** How many event segments have been written. */
   segments: number
+  /**
+   * The call's operation, so a stream followed from another process is written in the framing its own client got
+   * (Bedrock's InvokeModel and Converse frames share one content type); absent in a head written before it was kept.
+   */
+  operation?: Operation
 }
 
 /** The store names of a call's journal: its head, its event segments, and a cancel asked for elsewhere. */
@@ -31,7 +37,10 @@ export function parseJournalHead(text: string | undefined): JournalHead | undefi
   if (text === undefined) return undefined
   try {
     const head = JSON.parse(text) as Partial<JournalHead>
-    return head.v === 1 && typeof head.segments === 'number' ? (head as JournalHead) : undefined
+    if (head.v !== 1 || typeof head.segments !== 'number') return undefined
+    // An operation this process does not know (a newer one's) is framed by default.
+    if (typeof head.operation !== 'string') delete head.operation
+    return head as JournalHead
   } catch {
     return undefined
   }
@@ -42,6 +51,8 @@ export interface JournalOptions {
   store: RecoveryStore
   owner: string
   requestId: string
+  /** The call's operation, told to followers elsewhere by the head. */
+  operation: Operation
   /** How long a running journal's values live: longer than the call can run. */
   ttlMs: number
   stream: boolean
@@ -150,7 +161,7 @@ export class Journal implements StreamFollower {
 
   #writeHead({ segments, state }: { segments: number; state: JournalHead['state'] }, ttl: number): Promise<void> {
     const { store, owner, requestId } = this.options
-    const head: JournalHead = { v: 1, state, stream: this.options.stream, segments }
+    const head: JournalHead = { v: 1, state, stream: this.options.stream, segments, operation: this.options.operation }
     return store.setValue(owner, journalNames.head(requestId), JSON.stringify(head), ttl)
   }
 }

@@ -4,7 +4,7 @@ import { genaiVertex, LOCATION, MODELS, PROJECT, startVertexClientFixture, type 
 
 // `@google/genai` with `vertexai: true` and its base URL at the gateway: generateContent, generateContentStream and
 // countTokens under `/v1beta1/projects/…` (its default) and `/v1/projects/…`, on a Gemini model of each kind of
-// upstream and on an OpenAI one (translated).
+// upstream and on an OpenAI one (translated); countTokens on Claude models too (counted by their upstream).
 
 let fx: VertexClientFixture
 beforeAll(async () => {
@@ -79,13 +79,21 @@ describe('@google/genai in Vertex mode: countTokens', () => {
     expect(lastUpstream(marker)!.path).toContain(upstreamPath)
   })
 
-  it("on an OpenAI upstream: refused as the Gemini dialect refuses it (counts are not translated), in Google's shape", async () => {
-    const error = await genaiVertex(fx.url)
-      .models.countTokens({ model: MODELS.openai, contents: 'genai count openai' })
-      .catch((caught: unknown) => caught)
-    expect((error as ApiError).status).toBe(400)
-    expect(JSON.parse((error as ApiError).message)).toMatchObject({ error: { code: 400, status: 'INVALID_ARGUMENT' } })
-    expect(lastUpstream('genai count openai')).toBeUndefined()
+  // A model of another format is counted by its upstream's own counting method, the whole request (the system
+  // instruction too) written as that upstream's request; the mock counts a token per four characters of the text.
+  it.each([
+    ['an Anthropic upstream', MODELS.anthropic, '/v1/messages/count_tokens'],
+    ['a Vertex AI Claude upstream', MODELS.vertexClaude, '/publishers/anthropic/models/count-tokens:rawPredict'],
+    ['an OpenAI upstream', MODELS.openai, '/v1/responses/input_tokens'],
+  ])('on %s: counted by its own counting method', async (_name, model, upstreamPath) => {
+    const marker = `genai count translated ${model}`
+    const system = 'Answer in one word.'
+    const res = await genaiVertex(fx.url).models.countTokens({ model, contents: marker, config: { systemInstruction: system } })
+    expect(res.totalTokens).toBe(Math.ceil((system + marker).length / 4))
+    const sent = lastUpstream(marker)!
+    expect(sent.path).toContain(upstreamPath)
+    expect(sent.body).toContain(system)
+    expect(sent.body).not.toContain('max_tokens')
   })
 })
 
