@@ -275,7 +275,8 @@ describe('passthrough-only operations', () => {
         'POST /v1/messages, POST /v1/messages/count_tokens, ' +
         `POST /v1/projects/{p}/locations/{l}/publishers/anthropic/models/${claude}:{rawPredict|streamRawPredict}, ` +
         `POST /v1/projects/{p}/locations/{l}/publishers/google/models/${claude}:{generateContent|streamGenerateContent?alt=sse}, ` +
-        `POST /model/${claude}/{invoke|invoke-with-response-stream}, POST /model/${claude}/{converse|converse-stream}.`,
+        `POST /model/${claude}/{invoke|invoke-with-response-stream}, POST /model/${claude}/{converse|converse-stream}, ` +
+        `POST /model/${claude}/count-tokens.`,
     )
     const onCount = otherFormatRefusal(countTokens, gemini, claude, anthropic)
     expect(onCount).toContain('Anthropic upstream, and token counts are not translated between formats')

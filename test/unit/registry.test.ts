@@ -47,6 +47,7 @@ describe('what derives from the dialect registry', () => {
       [
         'batchEmbedContents',
         'bedrock.converse',
+        'bedrock.countTokens',
         'bedrock.invoke',
         'chat.completions',
         'countTokens',
@@ -62,6 +63,7 @@ describe('what derives from the dialect registry', () => {
     expect([...servedOperations(openai)].sort()).toEqual(
       [
         'bedrock.converse',
+        'bedrock.countTokens',
         'bedrock.invoke',
         'chat.completions',
         'embeddings',
@@ -100,7 +102,7 @@ describe('what derives from the dialect registry', () => {
 
   it('the token counts, free upstream and never kept, are the operations that count against no limit', () => {
     const counts = MODEL_ROUTES.filter((route) => route.format.countsTokens === true).map((route) => route.format.operation)
-    expect(new Set(counts)).toEqual(new Set(['countTokens', 'messages.countTokens', 'vertex.countTokens']))
+    expect(new Set(counts)).toEqual(new Set(['countTokens', 'messages.countTokens', 'vertex.countTokens', 'bedrock.countTokens']))
     for (const route of MODEL_ROUTES) if (route.format.countsTokens) expect(route.format.keepsRecords).toBe(false)
   })
 

@@ -2,6 +2,7 @@ import type { IncomingHttpHeaders } from 'node:http'
 import type { Operation, TokenCounts } from '../../types.js'
 import type { Dialect, ListedModel, StreamUsageReader } from '../dialect.js'
 import { bearer, tokenCount, tokenCounts } from '../shared.js'
+import { messagesCountUpstreamFormat } from './messages/count.js'
 import { messagesFormat } from './messages/index.js'
 import { messages, messagesCountTokens } from './operations.js'
 import { anthropicRateLimits } from './rate-limits.js'
@@ -138,6 +139,8 @@ export const anthropic: Dialect = {
   rateLimits: anthropicRateLimits,
   upstreamFormat: messagesFormat,
   translatedOperation: 'messages',
+  // A count of another format (a Bedrock CountTokens client's) on an Anthropic model.
+  countingApi: { format: messagesCountUpstreamFormat, operation: 'messages.countTokens' },
   otelProviderName: 'anthropic',
   clientKey,
   // Every Anthropic client sends the API version it speaks.
