@@ -256,12 +256,6 @@ export function cachePlaced(hub: HubRequest, point: HubCachePoint): void {
   if (at !== -1) hub.dropped.splice(at, 1)
 }
 
-/** The breakpoints of `hub.cache`, made on first use. */
-export function cachePoints(hub: HubRequest): NonNullable<HubRequest['cache']> {
-  hub.cache ??= { system: new Map(), tools: new Map() }
-  return hub.cache
-}
-
 /** A cache breakpoint's time to live as Anthropic and Converse both spell it, or undefined for the default. */
 export const cacheTtl = (value: unknown): HubCachePoint['ttl'] => (value === '5m' || value === '1h' ? value : undefined)
 
