@@ -164,8 +164,8 @@ export class UpstreamBodies implements CallBodies {
     const { passthroughBody } = model.upstream.dialect
     if (passthroughBody !== undefined && speaksAs(inbound, model.upstream.dialect)) {
       // Its own body for that upstream (Claude on Bedrock): the model is named in the path, so no later rename applies.
-      if (format.counting) return { refusedField: 'model', message: `The model '${model.id}' does not count tokens.` }
-      return { bytes: passthroughBody(body.bytes, this.#forwarded), translation: undefined, modelInBody: false, named }
+      const bytes = passthroughBody(body.bytes, this.#forwarded, format.operation)
+      return { bytes, translation: undefined, modelInBody: false, named }
     }
     if (speaksAs(inbound, model.upstream.dialect)) {
       // Every stream is metered: usage its client did not ask for is asked for here, and taken out of its stream.

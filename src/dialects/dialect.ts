@@ -379,10 +379,17 @@ export interface Dialect {
   forModel?(upstreamModel: string): Dialect | undefined
   /**
    * A passthrough call's body as this dialect's upstream takes it, for one that `speaks` another with a body of its own
-   * (Bedrock's: no `model`/`stream`, its `anthropic_version`, the client's `anthropic-beta` as `anthropic_beta`);
-   * `forwarded`: the client's headers of that dialect's `forwardedHeaders`, flat. @default the body as it came
+   * (Bedrock's: no `model`/`stream`, its `anthropic_version`, the client's `anthropic-beta` as `anthropic_beta`; a
+   * token count wrapped as its CountTokens takes it); `forwarded`: the client's headers of that dialect's
+   * `forwardedHeaders`, flat; `operation`: the client's. @default the body as it came
    */
-  passthroughBody?(body: Buffer, forwarded: readonly string[]): Buffer
+  passthroughBody?(body: Buffer, forwarded: readonly string[], operation: Operation): Buffer
+  /**
+   * A whole 2xx answer of a call of `operation` in the shape the dialect it `speaks` gives it, for an operation its
+   * upstream answers in a shape of its own (Bedrock's CountTokens `{ inputTokens }` for a Messages token count's
+   * `{ input_tokens }`): applied before any later stage reads it. @default the answer as it is
+   */
+  upstreamAnswer?(body: Buffer, operation: Operation): Buffer
   /** How this dialect's upstreams say what went wrong in their own terms (Bedrock's `x-amzn-errortype`). @default none */
   readonly upstreamErrors?: UpstreamErrorReader
 }

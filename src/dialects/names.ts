@@ -10,7 +10,8 @@ export type DialectName = 'openai' | 'gemini' | 'anthropic' | 'azure' | 'vertex'
  * is OpenAI's Responses API (`POST /v1/responses`). `messages` is Anthropic's Messages API (`POST /v1/messages`),
  * `messages.countTokens` its token counting (`POST /v1/messages/count_tokens`). `bedrock.invoke` is Bedrock's
  * InvokeModel of an Anthropic model (`POST /model/{id}/invoke`, `…/invoke-with-response-stream`) and
- * `bedrock.converse` its Converse API (`POST /model/{id}/converse`, `…/converse-stream`); `vertex.rawPredict` is
+ * `bedrock.converse` its Converse API (`POST /model/{id}/converse`, `…/converse-stream`), `bedrock.countTokens` its
+ * CountTokens (`POST /model/{id}/count-tokens`); `vertex.rawPredict` is
  * Vertex AI's `:rawPredict` / `:streamRawPredict` of an Anthropic model and `vertex.countTokens` its
  * `count-tokens:rawPredict`.
  */
@@ -26,5 +27,6 @@ export type Operation =
   | 'messages.countTokens'
   | 'bedrock.invoke'
   | 'bedrock.converse'
+  | 'bedrock.countTokens'
   | 'vertex.rawPredict'
   | 'vertex.countTokens'

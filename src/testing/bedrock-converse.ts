@@ -11,6 +11,13 @@ import { chunkCount, controlledText, JSON_TYPE, type JsonObject, splitText, toke
 const textOf = (content: unknown): string =>
   Array.isArray(content) ? content.map((b) => (isObject(b) && typeof b.text === 'string' ? b.text : '')).join('') : ''
 
+/** The prompt's tokens as CountTokens reports them for its Converse form: the text of the system prompt and every message, counted as the Anthropic mock counts a Messages prompt. */
+export function converseTokens(body: JsonObject): number {
+  const system = Array.isArray(body.system) ? textOf(body.system) : ''
+  const messages = Array.isArray(body.messages) ? body.messages.filter(isObject) : []
+  return tokens(system.length + messages.reduce((sum, m) => sum + textOf(m.content).length, 0))
+}
+
 /** Why Bedrock refuses a Converse body, or undefined. */
 export function converseProblem(body: JsonObject): string | undefined {
   if (!Array.isArray(body.messages) || body.messages.length === 0) return 'A conversation must start with a user message.'

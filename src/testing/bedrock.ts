@@ -1,13 +1,15 @@
-// Bedrock's runtime (`/model/{id}/invoke`, `/invoke-with-response-stream`, `/converse`, `/converse-stream`):
+// Bedrock's runtime (`/model/{id}/invoke`, `/invoke-with-response-stream`, `/converse`, `/converse-stream`,
+// `/count-tokens`):
 // authentication checked for real (bedrock-auth.ts), Claude's Messages answered by the Anthropic mock and framed as
 // Bedrock frames them, Converse by bedrock-converse.ts, errors as
 // Bedrock sends them (`x-amzn-errortype`, `{ message }`), streams as AWS event streams with correct CRCs.
 import { randomUUID } from 'node:crypto'
 import type { IncomingHttpHeaders, ServerResponse } from 'node:http'
 import { isObject } from '../json/value.js'
+import { promptTokens } from './anthropic.js'
 import { answerMessages } from './anthropic-messages.js'
 import { authProblem } from './bedrock-auth.js'
-import { answerConverse, converseProblem } from './bedrock-converse.js'
+import { answerConverse, converseProblem, converseTokens } from './bedrock-converse.js'
 import { damaged, EVENT_STREAM_TYPE, eventFrame } from './bedrock-frames.js'
 import { after, type State, type StreamWriter, send, stream } from './respond.js'
 import { JSON_TYPE, type JsonObject, num } from './shared.js'
@@ -20,7 +22,7 @@ export const MOCK_AWS_CREDENTIALS: MockAwsCredentials = {
 }
 
 /** Bedrock's runtime paths: the model id (URL-encoded) and the API. */
-const BEDROCK_PATH = /^\/model\/([^/]+)\/(invoke|invoke-with-response-stream|converse|converse-stream)$/
+const BEDROCK_PATH = /^\/model\/([^/]+)\/(invoke|invoke-with-response-stream|converse|converse-stream|count-tokens)$/
 
 /** The model id and API of a Bedrock path, or undefined for another path. */
 export function bedrockCall(method: string, pathname: string): { model: string; api: string } | undefined {
@@ -85,6 +87,47 @@ function invokeProblem(body: JsonObject): string | undefined {
   return undefined
 }
 
+/** The members of CountTokens' Converse form (`ConverseTokensRequest`), and the mock's own `mock`. */
+const CONVERSE_COUNTED = new Set(['messages', 'system', 'toolConfig', 'additionalModelRequestFields', 'mock'])
+
+/**
+ * What a CountTokens body counts, decoded: `input.invokeModel.body` (the base64 of an InvokeModel body) or
+ * `input.converse`; undefined for a body of neither form.
+ */
+function counted(body: JsonObject): { invoke: JsonObject } | { converse: JsonObject } | undefined {
+  const input = isObject(body.input) ? body.input : undefined
+  if (input === undefined || Object.keys(body).length !== 1 || Object.keys(input).length !== 1) return undefined
+  if (isObject(input.converse)) return { converse: input.converse }
+  const encoded = isObject(input.invokeModel) ? input.invokeModel.body : undefined
+  if (typeof encoded !== 'string') return undefined
+  try {
+    const decoded: unknown = JSON.parse(Buffer.from(encoded, 'base64').toString('utf8'))
+    return isObject(decoded) ? { invoke: decoded } : undefined
+  } catch {
+    return undefined
+  }
+}
+
+/** Why Bedrock refuses a CountTokens body: each form checked as the call it counts would be (InvokeModel's needs `max_tokens`). */
+function countProblem(model: string, body: JsonObject): string | undefined {
+  const what = counted(body)
+  if (what === undefined) return "input: exactly one of 'invokeModel' (a base64 body) and 'converse' is required"
+  if ('converse' in what) {
+    for (const key of Object.keys(what.converse)) if (!CONVERSE_COUNTED.has(key)) return `extraneous key [${key}] is not permitted`
+    return converseProblem(what.converse)
+  }
+  if (!model.includes('anthropic.')) return `The provided model identifier is invalid for InvokeModel in the mock: ${model}`
+  if (typeof what.invoke.max_tokens !== 'number') return 'max_tokens: field required'
+  return invokeProblem(what.invoke) ?? (Array.isArray(what.invoke.messages) ? undefined : 'messages: field required')
+}
+
+/** Answers a CountTokens call: `{ inputTokens }`, the count a call with the same prompt reports. */
+function answerCount(body: JsonObject, res: ServerResponse, st: State): void {
+  const what = counted(body) as { invoke: JsonObject } | { converse: JsonObject }
+  const inputTokens = 'converse' in what ? converseTokens(what.converse) : promptTokens(what.invoke as JsonObject & { messages: unknown[] })
+  send(res, st, 200, JSON_TYPE, JSON.stringify({ inputTokens }))
+}
+
 /** The error a call is answered with: the one its controls ask for, or Bedrock's refusal of its body. */
 function refusalOf(
   call: { model: string; api: string },
@@ -97,6 +140,10 @@ function refusalOf(
     return { status, type, message: `Mock ${type} (status ${status}).` }
   }
   const invalid = (message: string) => ({ status: 400, type: 'ValidationException', message })
+  if (call.api === 'count-tokens') {
+    const problem = countProblem(call.model, body)
+    return problem === undefined ? undefined : invalid(problem)
+  }
   if (call.api === 'converse' || call.api === 'converse-stream') {
     const problem = converseProblem(body)
     return problem === undefined ? undefined : invalid(problem)
@@ -150,7 +197,10 @@ function answerAuthorized(
     sendBedrockError(res, st, 400, 'ValidationException', 'Malformed input request, please reformat your input and try again.')
     return
   }
-  const ctl = context.controls(text, body)
+  // A count's controls are in the body it counts.
+  const inner = call.api === 'count-tokens' ? counted(body) : undefined
+  const innerBody = inner === undefined ? body : 'invoke' in inner ? inner.invoke : inner.converse
+  const ctl = context.controls(inner === undefined ? text : JSON.stringify(innerBody), innerBody)
   if (isObject(ctl.headers)) st.headers = { ...st.headers, ...ctl.headers }
   st.stream = call.api.endsWith('stream')
   if (ctl.hang === true) return
@@ -163,6 +213,10 @@ function answerAuthorized(
     const refused = refusalOf(call, body, ctl)
     if (refused) {
       sendBedrockError(res, st, refused.status, refused.type, refused.message)
+      return
+    }
+    if (call.api === 'count-tokens') {
+      answerCount(body, res, st)
       return
     }
     if (call.api.startsWith('converse')) {

@@ -26,8 +26,18 @@ export interface HubReasoningPart {
   redacted: boolean
 }
 
-/** One piece of a message. */
-export type HubPart =
+/**
+ * A prompt-cache breakpoint the client set after one piece of its prompt (Anthropic's `cache_control`, Converse's
+ * `cachePoint`): the prefix up to it is cached, for `ttl` where said. `path` is the client's field: the reader names
+ * it as dropped, and a writer whose format has breakpoints places it and takes the name back (`cachePlaced`).
+ */
+export interface HubCachePoint {
+  path: string
+  ttl: '5m' | '1h' | undefined
+}
+
+/** One piece of a message; `cache`: a prompt-cache breakpoint after it. */
+export type HubPart = (
   | { type: 'text'; text: string }
   /** The model declined; a format without a refusal channel renders it as text. */
   | { type: 'refusal'; text: string }
@@ -37,6 +47,7 @@ export type HubPart =
   /** Tool results live in user turns, next to any text the user adds; `error`: the tool failed and says why. */
   | { type: 'tool_result'; id: string; name: string; output: HubToolOutput; error: boolean }
   | HubReasoningPart
+) & { cache?: HubCachePoint }
 
 /** One turn of the conversation; a `system` turn is an instruction given mid-conversation (text parts only). */
 export interface HubMessage {
@@ -121,6 +132,8 @@ export interface HubRequest {
   showReasoning: true | undefined
   /** The client asked for the usage in its stream (OpenAI's `stream_options.include_usage`; Gemini always sends it). */
   includeUsage: boolean
+  /** Prompt-cache breakpoints after a system entry and after a tool, by their index. @default none */
+  cache?: { system: Map<number, HubCachePoint>; tools: Map<number, HubCachePoint> }
   /** The client's own field path of each optional member it set, for the refusal of a writer whose format lacks it. */
   fields: Partial<Record<HubOptional, string>>
   /**
@@ -236,6 +249,15 @@ export function dropOrRefuse(hub: HubRequest, strict: boolean, member: HubOption
   if (strict) lacking(hub, member, what)
   hub.dropped.push(hub.fields[member] ?? member)
 }
+
+/** A cache breakpoint the writer placed: no longer named as dropped. */
+export function cachePlaced(hub: HubRequest, point: HubCachePoint): void {
+  const at = hub.dropped.indexOf(point.path)
+  if (at !== -1) hub.dropped.splice(at, 1)
+}
+
+/** A cache breakpoint's time to live as Anthropic and Converse both spell it, or undefined for the default. */
+export const cacheTtl = (value: unknown): HubCachePoint['ttl'] => (value === '5m' || value === '1h' ? value : undefined)
 
 /** Names a value the writer lowered to `value`, by the client's own path for it. */
 export function clamp(hub: HubRequest, member: HubOptional, value: number): void {

@@ -32,7 +32,9 @@
  *   call answers as `x-model-gateway-clamped`.
  * - Hint fields are never refused and never dropped in silence: a member that only hints the provider (a cache key,
  *   metadata, a storage flag, a cache breakpoint, context management, a web search offered to the model) is left
- *   out and named by its path in `HubRequest.dropped`, which the call answers as `x-model-gateway-dropped`.
+ *   out and named by its path in `HubRequest.dropped`, which the call answers as `x-model-gateway-dropped`. A cache
+ *   breakpoint is also held as a `HubCachePoint`: a writer whose format has them (Messages, Converse) places it and
+ *   takes its name back.
  * - Nothing else is dropped, except what changes nothing the model says: Gemini's thought signatures toward a chat
  *   or Messages upstream, `additionalProperties: false` toward Gemini's schema subset (Gemini never adds undeclared
  *   properties), a `json_schema` name (a label; Gemini and Messages have no field for it), another model's

@@ -141,9 +141,14 @@ class WholeAnswer extends AnswerHandler {
   constructor(
     private readonly limit: number,
     private readonly decodeBudget: ByteBudget,
-    ...handler: ConstructorParameters<typeof AnswerHandler>
+    served: ServedBy,
+    resolve: (response: UpstreamResponse) => void,
+    reject: (error: unknown) => void,
+    hook: AbortHook | undefined,
+    /** Reads a 2xx answer in the upstream's own shape as its spoken dialect's (`Dialect.upstreamAnswer`). */
+    private readonly rewrite: ((body: Buffer) => Buffer) | undefined,
   ) {
-    super(...handler)
+    super(served, resolve, reject, hook)
   }
 
   onHeaders(statusCode: number, rawHeaders: Buffer[]): boolean {
@@ -175,7 +180,8 @@ class WholeAnswer extends AnswerHandler {
     const headers = util.parseHeaders(this.rawHeaders) as IncomingHttpHeaders
     const errors = this.statusCode >= 300 ? this.served.model.upstream.dialect.upstreamErrors : undefined
     const statusCode = errors ? errors.status(this.statusCode, headers) : this.statusCode
-    const read = (body: Buffer) => (errors ? errors.body(statusCode, headers, body) : body)
+    const answered = this.statusCode < 300 ? this.rewrite : undefined
+    const read = (body: Buffer) => (errors ? errors.body(statusCode, headers, body) : answered ? answered(body) : body)
     if (headers['content-encoding'] === undefined) {
       this.resolve({ statusCode, headers, body: read(raw), served: this.served })
       return
@@ -319,6 +325,9 @@ export function createSend(dispatcher: Dispatcher, decodeBudget: ByteBudget): Se
       body,
     }
     const limit = request.wholeBodyLimit
+    // A whole answer in a shape of the upstream's own (Bedrock's token counts), read as its spoken dialect's.
+    const answer = upstream.dialect.upstreamAnswer
+    const rewrite = answer === undefined ? undefined : (bytes: Buffer) => answer(bytes, request.operation)
     const framing = request.stream ? upstream.dialect.upstreamFraming?.(request.operation, upstream.dialectOptions) : undefined
     // An upstream with a dispatcher of its own (a proxy for that one) takes it; the rest share the gateway's.
     const through = upstream.dispatcher ?? dispatcher
@@ -326,7 +335,7 @@ export function createSend(dispatcher: Dispatcher, decodeBudget: ByteBudget): Se
       const handler =
         limit === undefined
           ? new StreamedAnswer(served, resolve, reject, request.abortHook, framing)
-          : new WholeAnswer(limit, decodeBudget, served, resolve, reject, request.abortHook)
+          : new WholeAnswer(limit, decodeBudget, served, resolve, reject, request.abortHook, rewrite)
       through.dispatch(options, handler)
     }
     const { authorizer } = upstream

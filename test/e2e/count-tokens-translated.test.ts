@@ -10,11 +10,12 @@ import { NODE_KINDS } from '../support/servers.js'
 
 // A Gemini client's `:countTokens` (`@google/genai`'s `models.countTokens`) on a Claude model is counted by the
 // Anthropic upstream's own `POST /v1/messages/count_tokens`, the request written as the Messages request it stands
-// for; on a model whose upstream has no counting method (Claude on Bedrock) it is a 400 in Google's shape that says
-// which upstreams count. The mock counts a token per four characters of the text.
+// for; Claude on Bedrock is counted by Bedrock's CountTokens; on a model whose upstream has no counting method (Azure
+// OpenAI) it is a 400 in Google's shape that says which upstreams count. The mock counts a token per four characters.
 
 const CLAUDE = 'claude-haiku-4-5'
 const ON_BEDROCK = 'claude-on-bedrock'
+const ON_AZURE = 'gpt-on-azure'
 const usage: UsageEvent[] = []
 let fx: Fixture
 
@@ -24,11 +25,13 @@ beforeAll(async () => {
       ...fixtureUpstreams(mockUrl),
       claude: { type: 'anthropic', baseUrl: mockUrl, apiKey: UPSTREAM_KEY },
       aws: { type: 'bedrock', baseUrl: mockUrl, region: 'us-east-1', credentials: MOCK_AWS_CREDENTIALS },
+      az: { type: 'azure', baseUrl: `${mockUrl}/openai/v1`, apiKey: UPSTREAM_KEY },
     },
     models: [
       { id: 'gemini-2.5-flash', upstream: 'gem' },
       { id: CLAUDE, upstream: 'claude', upstreamModel: 'claude-haiku-4-5-20251001' },
       { id: ON_BEDROCK, upstream: 'aws', upstreamModel: BEDROCK_CLAUDE },
+      { id: ON_AZURE, upstream: 'az' },
     ],
     onUsage: (event) => usage.push(event),
   }))
@@ -104,18 +107,31 @@ describe('Gemini countTokens on a Claude model', () => {
   })
 })
 
-describe('Gemini countTokens on a model whose upstream has no counting method', () => {
-  it('Claude on Bedrock: a 400 in Google’s shape naming the upstreams that count; nothing goes upstream', async () => {
+describe('Gemini countTokens on Claude on Bedrock', () => {
+  it('is counted by Bedrock CountTokens, signed, with the prompt written as the InvokeModel body it stands for', async () => {
     const marker = 'count on bedrock'
+    const counted = await genai().models.countTokens({ model: ON_BEDROCK, contents: marker })
+    expect(counted.totalTokens).toBe(tokens(marker))
+    // The InvokeModel body rides base64 inside CountTokens' own body.
+    const sent = fx.mock.requests.filter((r) => r.path.endsWith('/count-tokens'))
+    const bodies = sent.map((r) => Buffer.from(JSON.parse(r.body).input.invokeModel.body, 'base64').toString('utf8'))
+    expect(bodies.filter((b) => b.includes(marker))).toHaveLength(1)
+    expect(sent.at(-1)?.path).toBe(`/model/${encodeURIComponent(BEDROCK_CLAUDE)}/count-tokens`)
+  })
+})
+
+describe('Gemini countTokens on a model whose upstream has no counting method', () => {
+  it('Azure OpenAI: a 400 in Google’s shape naming the upstreams that count; nothing goes upstream', async () => {
+    const marker = 'count on azure'
     const error = await genai()
-      .models.countTokens({ model: ON_BEDROCK, contents: marker })
+      .models.countTokens({ model: ON_AZURE, contents: marker })
       .catch((caught: unknown) => caught as { status?: number; message: string })
     expect(error).toMatchObject({ status: 400 })
     const body = JSON.parse((error as { message: string }).message) as { error: { code: number; status: string; message: string } }
     expect(body.error).toMatchObject({ code: 400, status: 'INVALID_ARGUMENT' })
-    expect(body.error.message).toContain(`The model '${ON_BEDROCK}' is served by a Bedrock upstream`)
-    expect(body.error.message).toMatch(/serves models of Gemini and .*Anthropic.* upstreams only; Bedrock upstreams have no route/)
-    // Nor is it sent where a Messages count would be refused as well.
+    expect(body.error.message).toContain(`The model '${ON_AZURE}' is served by an Azure OpenAI upstream`)
+    expect(body.error.message).toMatch(/serves models of Gemini and .*Bedrock upstreams only; Azure OpenAI upstreams have no route/)
+    // Nor is it sent to another count, which would be refused as well.
     expect(body.error.message).not.toContain('count_tokens')
     expect(upstream(marker)).toHaveLength(0)
   })

@@ -258,6 +258,18 @@ describe('token counts through Vertex AI', () => {
     } else expect(sent.path).toMatch(/publishers\/google\/models\/gemini-2\.5-flash:countTokens$/)
   })
 
+  it("Bedrock CountTokens on the Claude model: Vertex AI's count-tokens:rawPredict, answered as Bedrock's", async () => {
+    const res = await call(`${fx.url}/model/${MODELS.claude}/count-tokens`, {
+      headers: bearer(KEY_A),
+      body: { input: { converse: { messages: [{ role: 'user', content: [{ text: 'count these words please' }] }] } } },
+    })
+    expect(res.status, res.text).toBe(200)
+    expect(res.json.inputTokens).toBeGreaterThan(0)
+    const sent = fx.mock.requests.at(-1)!
+    expect(sent.path).toBe('/v1/projects/mock-project/locations/us-central1/publishers/anthropic/models/count-tokens:rawPredict')
+    expect(JSON.parse(sent.body)).toEqual({ anthropic_version: 'vertex-2023-10-16', model: VERTEX_CLAUDE, messages })
+  })
+
   it('Gemini countTokens on the Gemini model: its :countTokens method', async () => {
     const res = await call(`${fx.url}/v1beta/models/${MODELS.gemini}:countTokens`, { headers: GOOGLE_HEADERS, body: { contents } })
     expect(res.status, res.text).toBe(200)

@@ -264,7 +264,7 @@ describe('passthrough-only operations', () => {
     expect(otherFormatRefusal(embeddings, openai, 'g', gemini)).toContain('call POST /v1beta/models/g:embedContent')
     expect(otherFormatRefusal(embedContent, gemini, 'o', openai)).toContain('call POST /v1/embeddings for it')
     expect(otherFormatRefusal(countTokens, gemini, 'a', azure)).toContain(
-      'serves models of Gemini and OpenAI-compatible and Anthropic and Vertex AI upstreams only; Azure OpenAI upstreams have no route for token counts',
+      'serves models of Gemini and OpenAI-compatible and Anthropic and Vertex AI and Bedrock upstreams only; Azure OpenAI upstreams have no route for token counts',
     )
   })
 
@@ -279,13 +279,14 @@ describe('passthrough-only operations', () => {
         `POST /v1beta/models/${claude}:countTokens, POST /v1/messages, POST /v1/messages/count_tokens, ` +
         `POST /v1/projects/{p}/locations/{l}/publishers/anthropic/models/${claude}:{rawPredict|streamRawPredict}, ` +
         `POST /v1/projects/{p}/locations/{l}/publishers/google/models/${claude}:{generateContent|streamGenerateContent?alt=sse}, ` +
-        `POST /model/${claude}/{invoke|invoke-with-response-stream}, POST /model/${claude}/{converse|converse-stream}.`,
+        `POST /model/${claude}/{invoke|invoke-with-response-stream}, POST /model/${claude}/{converse|converse-stream}, ` +
+        `POST /model/${claude}/count-tokens.`,
     )
-    // Claude on Bedrock counts no tokens, by Messages' route either: the refusal sends nobody there.
-    const onCount = otherFormatRefusal(countTokens, gemini, claude, bedrockAnthropic)
-    expect(onCount).toContain('Bedrock upstream, and token counts are not translated between formats')
-    expect(onCount).toContain('Bedrock upstreams have no route for token counts')
+    // Azure counts no tokens, by any route: the refusal sends nobody to another count.
+    const onCount = otherFormatRefusal(countTokens, gemini, 'a', azure)
+    expect(onCount).toContain('Azure OpenAI upstream, and token counts are not translated between formats')
     expect(onCount).not.toContain('count_tokens')
+    expect(onCount).not.toContain('count-tokens')
     expect(otherFormatRefusal(embedContent, gemini, claude, anthropic)).toContain('Anthropic upstreams have no route for embeddings')
     expect(otherFormatRefusal(messagesCountTokens, anthropic, 'o', openai)).toContain(
       'OpenAI-compatible upstreams have no route for token counts',

@@ -6,8 +6,10 @@ import { DIALECTS, MODEL_ROUTES } from '../../src/dialects/index.js'
 describe('stream framings', () => {
   it('frames every operation of the registry as SSE but the Bedrock formats’ (AWS event streams, no keep-alive), SSE with the comment every SSE parser skips as keep-alive', () => {
     for (const route of MODEL_ROUTES) {
-      // Bedrock's client formats stream AWS event-stream frames, with no keep-alive (no reader skips a frame).
-      const expected = route.format.operation.startsWith('bedrock.') ? 'aws-event-stream' : 'sse'
+      // Bedrock's client formats stream AWS event-stream frames, with no keep-alive (no reader skips a frame); its
+      // token count never streams, and keeps the default.
+      const streamsBedrock = route.format.operation.startsWith('bedrock.') && route.format.countsTokens !== true
+      const expected = streamsBedrock ? 'aws-event-stream' : 'sse'
       expect(clientFraming(route.format).name).toBe(expected)
       expect(operationFraming(route.format.operation).name).toBe(expected)
       if (expected === 'sse') expect(clientFraming(route.format)).toBe(sse)

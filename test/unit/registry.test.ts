@@ -50,6 +50,7 @@ describe('what derives from the dialect registry', () => {
       [
         'batchEmbedContents',
         'bedrock.converse',
+        'bedrock.countTokens',
         'bedrock.invoke',
         'chat.completions',
         'countTokens',
@@ -65,6 +66,7 @@ describe('what derives from the dialect registry', () => {
     expect([...servedOperations(openai)].sort()).toEqual(
       [
         'bedrock.converse',
+        'bedrock.countTokens',
         'bedrock.invoke',
         'chat.completions',
         'countTokens',
@@ -90,8 +92,10 @@ describe('what derives from the dialect registry', () => {
         'vertex.rawPredict',
       ].sort(),
     )
-    // Claude on Bedrock takes no token count: its bodies are rewritten for InvokeModel, and it has no counting method.
-    expect([...servedOperations(bedrockAnthropic)].filter((operation) => OPERATIONS.get(operation)?.countsTokens)).toEqual([])
+    // Claude on Bedrock counts through Bedrock's CountTokens, whatever the client's count: its counting method.
+    expect([...servedOperations(bedrockAnthropic)].filter((operation) => OPERATIONS.get(operation)?.countsTokens).sort()).toEqual(
+      ['bedrock.countTokens', 'countTokens', 'messages.countTokens', 'vertex.countTokens'].sort(),
+    )
     expect(servedOperations(anthropic).has('countTokens')).toBe(true)
     for (const dialect of DIALECTS) {
       for (const route of MODEL_ROUTES) {
@@ -107,7 +111,7 @@ describe('what derives from the dialect registry', () => {
 
   it('the token counts, free upstream and never kept, are the operations that count against no limit', () => {
     const counts = MODEL_ROUTES.filter((route) => route.format.countsTokens === true).map((route) => route.format.operation)
-    expect(new Set(counts)).toEqual(new Set(['countTokens', 'messages.countTokens', 'vertex.countTokens']))
+    expect(new Set(counts)).toEqual(new Set(['countTokens', 'messages.countTokens', 'vertex.countTokens', 'bedrock.countTokens']))
     for (const route of MODEL_ROUTES) if (route.format.countsTokens) expect(route.format.keepsRecords).toBe(false)
   })
 

@@ -139,7 +139,7 @@ export const anthropic: Dialect = {
   rateLimits: anthropicRateLimits,
   upstreamFormat: messagesFormat,
   translatedOperation: 'messages',
-  // A Gemini client's `:countTokens` on a Claude model is counted by `/v1/messages/count_tokens`.
+  // A count of another format (a Gemini `:countTokens`, a Bedrock CountTokens client's) on an Anthropic model.
   countingApi: { format: messagesCountUpstreamFormat, operation: 'messages.countTokens' },
   otelProviderName: 'anthropic',
   clientKey,

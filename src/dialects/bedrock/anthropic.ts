@@ -1,14 +1,19 @@
 // Claude on Bedrock: Anthropic's Messages through InvokeModel / InvokeModelWithResponseStream. The body is the
 // Messages body without `model` and `stream` (the path says both) and with `anthropic_version`; the client's
 // `anthropic-beta` header goes in as `anthropic_beta`. Answers are Anthropic's own, streams too once their frames
-// are read, so an Anthropic client's call is passthrough and every other dialect is translated as for Anthropic.
+// are read, so an Anthropic client's call is passthrough and every other dialect is translated as for Anthropic. Token
+// counts go to CountTokens with that body in its InvokeModel form; its `{ inputTokens }` is read back as Anthropic's.
 
+import type { UpstreamFormat } from '../../translate/format.js'
+import { parseJson } from '../../translate/readers.js'
+import type { Operation } from '../../types.js'
 import type { UpstreamErrorReader } from '../../upstream/authorize.js'
 import { anthropic, anthropicErrorType } from '../anthropic/index.js'
 import { messagesFormat } from '../anthropic/messages/index.js'
 import { messagesRequestFromHub } from '../anthropic/messages/request.js'
 import type { Dialect } from '../dialect.js'
 import { bedrockCommon } from './common.js'
+import { countedTokens, invokeCountBody, isCount } from './count.js'
 import { errorMessage, errorType, headerType, refusalCause, statusOfType } from './errors.js'
 import { type EventFrame, eventStreamFraming } from './event-stream.js'
 
@@ -31,6 +36,17 @@ function betasOf(forwarded: readonly string[]): string[] {
     for (const beta of (forwarded[i + 1] as string).split(',')) if (beta.trim() !== '') betas.push(beta.trim())
   }
   return betas
+}
+
+/** A token count of Anthropic's format (its clients', Vertex clients'): passthrough, answered in Anthropic's shape. */
+const anthropicCount = (operation: Operation) => operation === 'messages.countTokens' || operation === 'vertex.countTokens'
+
+/** Token counting on Claude on Bedrock: the whole request, as InvokeModel would take it, counted by CountTokens. */
+const invokeCountFormat: UpstreamFormat = {
+  requestFromHub: (hub, plan) => invokeCountBody(bedrockBody(messagesRequestFromHub(hub, { ...plan, stream: false }), [])),
+  responseToHub: countedTokens,
+  errorToHub: messagesFormat.errorToHub,
+  streamDecoder: messagesFormat.streamDecoder,
 }
 
 /** Anthropic's error body for a Bedrock error: what Anthropic's clients and the Messages reader understand. */
@@ -67,19 +83,25 @@ export const bedrockAnthropic: Dialect = {
   ...bedrockCommon,
   routes: [],
   forwardedHeaders: undefined,
-  countingApi: undefined,
+  // A count of another format (a Bedrock CountTokens client's, a Converse one) in CountTokens' InvokeModel form.
+  countingApi: { format: invokeCountFormat, operation: 'bedrock.countTokens' },
   speaks: anthropic,
-  passthroughBody: (body, forwarded) => {
+  passthroughBody: (body, forwarded, operation) => {
     const parsed = JSON.parse(body.toString('utf8')) as Record<string, unknown>
-    return Buffer.from(JSON.stringify(bedrockBody(parsed, betasOf(forwarded))))
+    const invoke = bedrockBody(parsed, betasOf(forwarded))
+    return Buffer.from(JSON.stringify(isCount(operation) ? invokeCountBody(invoke) : invoke))
   },
+  upstreamAnswer: (body, operation) =>
+    anthropicCount(operation)
+      ? Buffer.from(JSON.stringify({ input_tokens: countedTokens(parseJson(body.toString('utf8'))).usage?.input ?? 0 }))
+      : body,
   upstreamFormat: {
     ...messagesFormat,
     requestFromHub: (hub, plan) => bedrockBody(messagesRequestFromHub(hub, plan), []),
   },
   translatedOperation: 'messages',
-  upstreamPath: (basePath, upstreamModel, _operation, stream) =>
-    `${basePath}/model/${encodeURIComponent(upstreamModel)}/${stream ? 'invoke-with-response-stream' : 'invoke'}`,
+  upstreamPath: (basePath, upstreamModel, operation, stream) =>
+    `${basePath}/model/${encodeURIComponent(upstreamModel)}/${isCount(operation) ? 'count-tokens' : stream ? 'invoke-with-response-stream' : 'invoke'}`,
   upstreamFraming: (_operation, options) => eventStreamFraming(writeFrame, options),
   upstreamErrors: errors,
 }

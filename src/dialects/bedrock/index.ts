@@ -28,6 +28,7 @@ const upstreamSide: Dialect = {
   routes: [],
   speaks: undefined,
   passthroughBody: undefined,
+  upstreamAnswer: undefined,
   forModel: (upstreamModel) => (isAnthropicModel(upstreamModel) ? bedrockAnthropic : undefined),
 }
 

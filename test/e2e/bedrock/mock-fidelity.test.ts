@@ -1,6 +1,7 @@
 import AnthropicBedrock from '@anthropic-ai/bedrock-sdk'
 import {
   BedrockRuntimeClient,
+  CountTokensCommand,
   InvokeModelCommand,
   InvokeModelWithResponseStreamCommand,
   type ResponseStream,
@@ -39,6 +40,25 @@ describe('@aws-sdk/client-bedrock-runtime against the mock', () => {
     const message = JSON.parse(Buffer.from(answer.body).toString('utf8'))
     expect(message).toMatchObject({ type: 'message', role: 'assistant', content: [{ type: 'text', text: 'Echo: hello' }] })
     expect(mock.requests.at(-1)?.path).toBe(`/model/${encodeURIComponent(MODEL)}/invoke`)
+  })
+
+  it('CountTokens in both forms: signed, the model in the path, `inputTokens` back; a body InvokeModel refuses is refused', async () => {
+    const invoked = await aws().send(
+      new CountTokensCommand({ modelId: MODEL, input: { invokeModel: { body: new TextEncoder().encode(invokeBody('count me')) } } }),
+    )
+    expect(invoked.inputTokens).toBeGreaterThan(0)
+    expect(mock.requests.at(-1)?.path).toBe(`/model/${encodeURIComponent(MODEL)}/count-tokens`)
+    const conversed = await aws().send(
+      new CountTokensCommand({
+        modelId: 'us.amazon.nova-pro-v1:0',
+        input: { converse: { messages: [{ role: 'user', content: [{ text: 'count me' }] }] } },
+      }),
+    )
+    expect(conversed.inputTokens).toBe(invoked.inputTokens)
+    const noLimit = new TextEncoder().encode(JSON.stringify({ anthropic_version: 'bedrock-2023-05-31', messages: [] }))
+    await expect(aws().send(new CountTokensCommand({ modelId: MODEL, input: { invokeModel: { body: noLimit } } }))).rejects.toMatchObject({
+      name: 'ValidationException',
+    })
   })
 
   it('InvokeModelWithResponseStream: every Anthropic event, framed and checked by the SDK', async () => {

@@ -204,11 +204,13 @@ export function describeHubContract(name: DialectName, options: HubContractOptio
 
         if (client === wire) {
           it('reads the request into the hub and writes it back as sent', () => {
-            const { body } = direct()
+            const { body, plan } = direct()
             expect(body).toEqual(edited(transcript.body, transcript.request))
-            // The same hub, but for the hints the first reading dropped (and named): they are not written back.
+            // The same hub, but for the hints the first reading dropped (and named): they are not written back. A
+            // cache breakpoint is named by the reader until a writer places it: those placed are read back so again.
             const hub = client.format.requestToHub(transcript.body)
-            expect(client.format.requestToHub(body as Record<string, unknown>)).toEqual({ ...hub, dropped: [] })
+            const placed = hub.dropped.filter((path) => !(plan.dropped ?? []).includes(path))
+            expect(client.format.requestToHub(body as Record<string, unknown>)).toEqual({ ...hub, dropped: placed })
           })
         } else {
           it('reads the request into the hub', () => {

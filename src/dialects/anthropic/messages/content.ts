@@ -1,7 +1,17 @@
-// Messages content blocks ⇄ hub parts.
+// Messages content blocks ⇄ hub parts; a block's `cache_control` ⇄ the hub's cache breakpoint after its part.
 
 import { carried } from '../../../translate/carry.js'
-import { type HubMessage, type HubPart, imageTypeOfUrl, mediaClass, toolOutputText } from '../../../translate/hub.js'
+import {
+  cachePlaced,
+  cacheTtl,
+  type HubCachePoint,
+  type HubMessage,
+  type HubPart,
+  type HubRequest,
+  imageTypeOfUrl,
+  mediaClass,
+  toolOutputText,
+} from '../../../translate/hub.js'
 import { field, hintField, optionalField, payload } from '../../../translate/payload.js'
 import {
   absent,
@@ -16,7 +26,13 @@ import {
   string,
   unchecked,
 } from '../../../translate/readers.js'
-import { type MessagesBlockParam, type MessagesMessageParam, type MessagesSource, messagesTextBlock } from './wire.js'
+import {
+  type MessagesBlockParam,
+  type MessagesCacheControl,
+  type MessagesMessageParam,
+  type MessagesSource,
+  messagesTextBlock,
+} from './wire.js'
 
 const SOURCE = payload({ type: field(string), media_type: optionalField(string), data: optionalField(string), url: optionalField(string) })
 const IMAGE = payload({ type: field(string), source: field(object), cache_control: hintField() })
@@ -49,6 +65,8 @@ export interface ReadState {
   callNames: Map<string, string>
   /** The signature a packed thinking block carried for the tool call after it (see `carry.ts`). */
   signature: string | undefined
+  /** Cache breakpoints after a system entry or a tool, by index. */
+  cache: NonNullable<HubRequest['cache']>
 }
 
 /** The text of a text block, its hints dropped. */
@@ -141,10 +159,32 @@ function block(value: unknown, path: string, role: HubMessage['role'], state: Re
   return inexpressible(at(path, 'type'), `is '${String(type)}', a block this gateway cannot translate in a ${role} message`)
 }
 
+/**
+ * A block's `cache_control` as the hub's breakpoint (named as dropped by the block's reader until a writer places it),
+ * or undefined.
+ */
+export function cacheOf(block: JsonObject, path: string): HubCachePoint | undefined {
+  const control = block.cache_control
+  if (typeof control !== 'object' || control === null || (control as JsonObject).type !== 'ephemeral') return undefined
+  return { path: at(path, 'cache_control'), ttl: cacheTtl((control as JsonObject).ttl) }
+}
+
 /** The parts of a message's content: a string is one text part (none when empty), blocks are read one by one. */
 export function contentParts(value: unknown, path: string, role: HubMessage['role'], state: ReadState): HubPart[] {
   if (typeof value === 'string') return value === '' ? [] : [{ type: 'text', text: value }]
-  return array(value, path).flatMap((item, i) => block(item, at(path, i), role, state))
+  return array(value, path).flatMap((item, i) => {
+    const parts = block(item, at(path, i), role, state)
+    const cache = cacheOf(item as JsonObject, at(path, i))
+    const last = parts.at(-1)
+    if (cache !== undefined && last !== undefined) last.cache = cache
+    return parts
+  })
+}
+
+/** A hub breakpoint as `cache_control`, placed: no longer named as dropped. */
+export function cacheControl(hub: HubRequest, point: HubCachePoint): MessagesCacheControl {
+  cachePlaced(hub, point)
+  return point.ttl === undefined ? { type: 'ephemeral' } : { type: 'ephemeral', ttl: point.ttl }
 }
 
 function source(media: HubPart & { type: 'media' }): MessagesSource {
@@ -189,11 +229,19 @@ function blockOf(part: HubPart): MessagesBlockParam {
  * Anthropic refuses an empty text block, and tool results after other content, so empty text (a Gemini part that
  * only carried a signature) is left out and results go first.
  */
-export function messageOf(message: HubMessage): MessagesMessageParam {
+export function messageOf(message: HubMessage, hub: HubRequest): MessagesMessageParam {
   const parts = message.parts.filter((part) => part.type !== 'text' || part.text !== '')
   const only = parts[0]
-  if (parts.length === 1 && only?.type === 'text') return { role: message.role, content: only.text }
+  if (parts.length === 1 && only?.type === 'text' && only.cache === undefined) return { role: message.role, content: only.text }
   const results = parts.filter((part) => part.type === 'tool_result')
   const ordered = results.length === 0 ? parts : [...results, ...parts.filter((part) => part.type !== 'tool_result')]
-  return { role: message.role, content: ordered.map(blockOf) }
+  return {
+    role: message.role,
+    content: ordered.map((part) => {
+      const out = blockOf(part)
+      // Anthropic takes no breakpoint on a thinking block: one there stays named as dropped.
+      if (part.cache !== undefined && part.type !== 'reasoning') out.cache_control = cacheControl(hub, part.cache)
+      return out
+    }),
+  }
 }

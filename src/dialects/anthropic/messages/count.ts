@@ -1,7 +1,8 @@
-// `POST /v1/messages/count_tokens` on both sides of a translated token count: the body is a Messages request without
-// `max_tokens`, the answer `{ input_tokens }`.
-import type { CallPlan, ClientFormat, UpstreamFormat } from '../../../translate/format.js'
-import type { HubRequest } from '../../../translate/hub.js'
+// `POST /v1/messages/count_tokens` both ways. As the client's side of a translated token count: the body is a
+// Messages request without `max_tokens`, the answer `{ input_tokens }`. As the upstream's side, for a count of another
+// format (a Gemini `:countTokens`, a Bedrock CountTokens client's) on an Anthropic model: the request written as the Messages request it counts,
+// with only the fields the counting endpoint takes.
+import type { ClientFormat, UpstreamFormat } from '../../../translate/format.js'
 import { countedHubResponse } from '../../shared.js'
 import { messagesFormat } from './index.js'
 import { messagesRequestFromHub, messagesRequestToHub } from './request.js'
@@ -20,17 +21,14 @@ export const messagesCountFormat: ClientFormat = {
 }
 
 /**
- * The Messages request fields the counting endpoint takes: the others (`max_tokens`, `stream`, sampling, stop
- * sequences) change no input token, and it refuses them as extra inputs.
+ * The Messages request fields the counting endpoint takes and that change what is counted: the others (`max_tokens`,
+ * `stream`, sampling, `stop_sequences`) it refuses as extra inputs.
  */
-const COUNTED_FIELDS = ['model', 'messages', 'system', 'tools', 'tool_choice', 'thinking'] as const
+const COUNTED_FIELDS = ['model', 'messages', 'system', 'tools', 'tool_choice', 'thinking', 'output_config'] as const
 
-/**
- * Token counting on an Anthropic upstream, for a client of another format (a Gemini `:countTokens`): the request
- * written as the Messages request it counts, system and tools included, and `input_tokens` read as the hub's input.
- */
+/** Token counting on an Anthropic upstream: the whole request (system prompt and tools too) counted as Anthropic counts it. */
 export const messagesCountUpstreamFormat: UpstreamFormat = {
-  requestFromHub: (hub: HubRequest, plan: CallPlan) => {
+  requestFromHub(hub, plan) {
     const whole = messagesRequestFromHub(hub, { ...plan, stream: false }) as unknown as Record<string, unknown>
     const body: Record<string, unknown> = {}
     for (const field of COUNTED_FIELDS) if (whole[field] !== undefined) body[field] = whole[field]

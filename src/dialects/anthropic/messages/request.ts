@@ -5,7 +5,7 @@ import type { HubEffort, HubFunction, HubMessage, HubOptional, HubReasoning, Hub
 import { dropOrRefuse, lacking } from '../../../translate/hub.js'
 import { field, hintField, optionalField, payload } from '../../../translate/payload.js'
 import { absent, at, boolean, inexpressible, type JsonObject, object, onlyKnown, put, refuse, string } from '../../../translate/readers.js'
-import { contentParts, messageOf, type ReadState, textBlock } from './content.js'
+import { cacheControl, cacheOf, contentParts, messageOf, type ReadState, textBlock } from './content.js'
 import {
   type MessagesRequest,
   type MessagesTool,
@@ -46,6 +46,8 @@ function system(value: string | unknown[] | undefined, state: ReadState): string
   return value.map((item, i) => {
     const block = object(item, `system[${i}]`)
     if (block.type !== 'text') inexpressible(`system[${i}].type`, `is '${String(block.type)}'`)
+    const cache = cacheOf(block, `system[${i}]`)
+    if (cache !== undefined) state.cache.system.set(i, cache)
     return textBlock(block, `system[${i}]`, state)
   })
 }
@@ -93,6 +95,8 @@ function tools(list: unknown[] | undefined, state: ReadState): { tools: HubFunct
     onlyKnown(tool, TOOL.known, path)
     state.dropped.push(...TOOL.hinted(tool, path))
     const schema = TOOL.read(tool, 'input_schema', path)
+    const cache = cacheOf(tool, path)
+    if (cache !== undefined) state.cache.tools.set(read.length, cache)
     read.push({
       name: TOOL.read(tool, 'name', path),
       description: TOOL.read(tool, 'description', path),
@@ -171,7 +175,12 @@ function output(body: JsonObject): HubRequest['output'] {
 /** Reads a Messages request into the hub; refuses what the hub cannot hold, by field, and names the hints it drops. */
 export function messagesRequestToHub(body: JsonObject): HubRequest {
   onlyKnown(body, messagesRequest.known, '')
-  const state: ReadState = { dropped: messagesRequest.hinted(body), callNames: new Map(), signature: undefined }
+  const state: ReadState = {
+    dropped: messagesRequest.hinted(body),
+    callNames: new Map(),
+    signature: undefined,
+    cache: { system: new Map(), tools: new Map() },
+  }
   const choice = messagesRequest.read(body, 'tool_choice')
   const disabled = choice && messagesToolChoice.read(choice, 'disable_parallel_tool_use', 'tool_choice')
   const fields: HubRequest['fields'] = {}
@@ -210,6 +219,7 @@ export function messagesRequestToHub(body: JsonObject): HubRequest {
     fields,
     dropped: state.dropped,
     clamped: [],
+    cache: state.cache.system.size + state.cache.tools.size > 0 ? state.cache : undefined,
   }
 }
 
@@ -292,11 +302,29 @@ export function messagesRequestFromHub(hub: HubRequest, plan: CallPlan): Message
   for (const [member, key, what] of LACKING) if (hub[key] !== undefined) lacking(hub, member, what)
   if (hub.output?.type === 'json') lacking(hub, 'output', 'asks for JSON without a schema')
   const maxTokens = hub.maxOutputTokens ?? plan.maxOutputTokens ?? DEFAULT_MAX_TOKENS
-  const body: MessagesRequest = { model: plan.upstreamModel, max_tokens: maxTokens, messages: hub.messages.map(messageOf) }
+  const body: MessagesRequest = {
+    model: plan.upstreamModel,
+    max_tokens: maxTokens,
+    messages: hub.messages.map((message) => messageOf(message, hub)),
+  }
   if (plan.stream) body.stream = true
   const [first] = hub.system
-  if (first !== undefined) body.system = hub.system.length === 1 ? first : hub.system.map((text) => ({ type: 'text', text }))
-  if (hub.tools.length > 0) body.tools = hub.tools.map((tool) => toolOf(tool, hub.strictTools))
+  const cache = hub.cache
+  if (first !== undefined)
+    body.system =
+      hub.system.length === 1 && !cache?.system.size
+        ? first
+        : hub.system.map((text, i) => {
+            const point = cache?.system.get(i)
+            return point === undefined ? { type: 'text', text } : { type: 'text', text, cache_control: cacheControl(hub, point) }
+          })
+  if (hub.tools.length > 0)
+    body.tools = hub.tools.map((tool, i) => {
+      const out = toolOf(tool, hub.strictTools)
+      const point = cache?.tools.get(i)
+      if (point !== undefined) out.cache_control = cacheControl(hub, point)
+      return out
+    })
   const choice = choiceOf(hub)
   if (choice) body.tool_choice = choice
   const config: JsonObject = {}

@@ -64,8 +64,14 @@ export const messagesTextBlock = payload({
 /** Where an image's or a document's bytes are: inline (base64), or at a URL. */
 export type MessagesSource = { type: 'base64'; media_type: string; data: string } | { type: 'url'; url: string }
 
+/** A prompt-cache breakpoint: the prefix up to the block it is on is cached, for `ttl` where said. */
+export interface MessagesCacheControl {
+  type: 'ephemeral'
+  ttl?: '5m' | '1h'
+}
+
 /** A content block of a request's message. */
-export type MessagesBlockParam =
+export type MessagesBlockParam = (
   | { type: 'text'; text: string }
   | { type: 'image'; source: MessagesSource }
   | { type: 'document'; source: MessagesSource; title?: string }
@@ -73,6 +79,7 @@ export type MessagesBlockParam =
   | { type: 'tool_result'; tool_use_id: string; content: string; is_error?: boolean }
   | { type: 'thinking'; thinking: string; signature: string }
   | { type: 'redacted_thinking'; data: string }
+) & { cache_control?: MessagesCacheControl }
 
 /** A message of a request; `system` is an instruction given mid-conversation. */
 export interface MessagesMessageParam {
@@ -86,6 +93,7 @@ export interface MessagesTool {
   description?: string
   input_schema: Record<string, unknown>
   strict?: boolean
+  cache_control?: MessagesCacheControl
 }
 
 /** `tool_choice`, as written. */

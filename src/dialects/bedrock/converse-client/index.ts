@@ -2,13 +2,15 @@
 // BedrockRuntimeClient (ConverseCommand, ConverseStreamCommand) pointed at the gateway. Its route's dialect is a
 // variant that speaks the Bedrock dialect's Converse formats: passthrough to a Bedrock model that takes Converse,
 // translated through the hub for every other (Claude on Bedrock, OpenAI, Gemini, Anthropic). The model is in the
-// path only, never in the body; streams go out as AWS event-stream frames; errors in Bedrock's shape.
+// path only, never in the body; streams go out as AWS event-stream frames; errors in Bedrock's shape. CountTokens
+// (`POST /model/{model}/count-tokens`, ../count.ts) is served by the same variant.
 import type { IncomingHttpHeaders } from 'node:http'
 import { invalidField } from '../../../errors.js'
 import { isObject } from '../../../json/value.js'
 import type { CallTarget, Dialect, ModelRoute, OperationFormat } from '../../dialect.js'
 import { bearer } from '../../shared.js'
 import { bedrockErrorBody, bedrockErrorHeaders } from '../client-errors.js'
+import { bedrockCountTokens } from '../count.js'
 import { eventStreamClientFraming } from '../event-frame.js'
 import { converseClientFormat } from './format.js'
 import { CONVERSE_FIELDS } from './request.js'
@@ -92,5 +94,7 @@ export function converseClientRoutes(base: Dialect, speaks: () => Dialect): Mode
       listed: 'POST /model/{model}/{converse|converse-stream}',
     },
     { path: '/model/{model}/converse-stream', format: converse, streams: true, dialect, listed: false },
+    // CountTokens speaks Bedrock's own format whichever form it counts: served by the same variant.
+    { path: '/model/{model}/count-tokens', format: bedrockCountTokens, streams: false, dialect },
   ]
 }

@@ -1,8 +1,18 @@
 // A Converse request (what the AWS SDK's ConverseCommand sends to `/model/{id}/converse`) read into the hub: the
-// inverse of ../converse/request.ts, with its image table. Members that only hint Bedrock (cache points, guardrails,
-// request metadata, prompt variables, latency tiers) are left out and named; anything else unknown is refused.
+// inverse of ../converse/request.ts, with its image table. Cache points become the hub's breakpoints (placed by a
+// target that has them, else named as dropped); members that only hint Bedrock (guardrails, request metadata, prompt
+// variables, latency tiers) are left out and named; anything else unknown is refused.
 import { isObject } from '../../../json/value.js'
-import type { HubMessage, HubPart, HubReasoning, HubRequest, HubToolChoice, HubToolOutput } from '../../../translate/hub.js'
+import {
+  cacheTtl,
+  type HubCachePoint,
+  type HubMessage,
+  type HubPart,
+  type HubReasoning,
+  type HubRequest,
+  type HubToolChoice,
+  type HubToolOutput,
+} from '../../../translate/hub.js'
 import {
   absent,
   array,
@@ -49,10 +59,28 @@ const IMAGE_TYPES: Readonly<Record<string, string>> = Object.fromEntries(
   Object.entries(IMAGE_FORMATS).map(([type, format]) => [format, type]),
 )
 
-/** What reading one request keeps across its messages: the hints left out, each tool call's name by its id. */
+/** What reading one request keeps across its messages: the hints left out, each tool call's name by its id, the cache breakpoints. */
 interface ReadState {
   dropped: string[]
   names: Map<string, string>
+  cache: NonNullable<HubRequest['cache']>
+}
+
+/** A `cachePoint` block as the hub's breakpoint: named as dropped until a writer places it. */
+function cachePointAt(block: JsonObject, path: string, state: ReadState): HubCachePoint {
+  state.dropped.push(path)
+  return { path, ttl: cacheTtl((block.cachePoint as JsonObject).ttl) }
+}
+
+/**
+ * Whether `block` is a `cachePoint`: a breakpoint after the part before it (`last`), or, with none before it in its
+ * message, nothing to cache and named as dropped.
+ */
+function marksCache(block: JsonObject, path: string, state: ReadState, last: HubPart | undefined): boolean {
+  if (!isObject(block.cachePoint)) return false
+  if (last === undefined) state.dropped.push(path)
+  else last.cache = cachePointAt(block, path, state)
+  return true
 }
 
 /** A tool result's content: one JSON object as JSON, anything else as its texts joined. */
@@ -108,7 +136,7 @@ function partOf(block: JsonObject, path: string, state: ReadState): HubPart | un
     const signature = typeof text.signature === 'string' ? text.signature : ''
     return { type: 'reasoning', text: typeof text.text === 'string' ? text.text : '', signature, redacted: false }
   }
-  if (!absent(block.cachePoint) || !absent(block.guardContent)) {
+  if (!absent(block.guardContent)) {
     state.dropped.push(path)
     return undefined
   }
@@ -122,19 +150,30 @@ function messagesOf(value: unknown, state: ReadState): HubMessage[] {
     const role = string(message.role, at(path, 'role'))
     if (role !== 'user' && role !== 'assistant') refuse(at(path, 'role'), `'${at(path, 'role')}' must be 'user' or 'assistant'.`)
     const content = array(message.content, at(path, 'content'))
-    const parts = content.flatMap((block, j) => partOf(object(block, at(at(path, 'content'), j)), at(at(path, 'content'), j), state) ?? [])
+    const parts: HubPart[] = []
+    content.forEach((raw, j) => {
+      const where = at(at(path, 'content'), j)
+      const block = object(raw, where)
+      if (!marksCache(block, where, state, parts.at(-1))) {
+        const part = partOf(block, where, state)
+        if (part !== undefined) parts.push(part)
+      }
+    })
     return { role, parts }
   })
 }
 
 function systemOf(value: unknown, state: ReadState): string[] {
   if (absent(value)) return []
-  return array(value, 'system').flatMap((raw, i) => {
+  const texts: string[] = []
+  array(value, 'system').forEach((raw, i) => {
     const block = object(raw, at('system', i))
-    if (typeof block.text === 'string') return [block.text]
-    state.dropped.push(at('system', i))
-    return []
+    if (typeof block.text === 'string') texts.push(block.text)
+    else if (isObject(block.cachePoint) && texts.length > 0)
+      state.cache.system.set(texts.length - 1, cachePointAt(block, at('system', i), state))
+    else state.dropped.push(at('system', i))
   })
+  return texts
 }
 
 function toolChoiceOf(config: JsonObject): HubToolChoice | undefined {
@@ -150,17 +189,20 @@ function toolChoiceOf(config: JsonObject): HubToolChoice | undefined {
 function toolsOf(value: unknown, state: ReadState): Pick<HubRequest, 'tools' | 'toolChoice'> {
   if (absent(value)) return { tools: [], toolChoice: undefined }
   const config = object(value, 'toolConfig')
-  const tools = array(config.tools, 'toolConfig.tools').flatMap((raw, i) => {
+  const tools: HubRequest['tools'] = []
+  array(config.tools, 'toolConfig.tools').forEach((raw, i) => {
     const path = at('toolConfig.tools', i)
     const entry = object(raw, path)
     if (!isObject(entry.toolSpec)) {
-      state.dropped.push(path)
-      return []
+      // A cache point after the tools before it (Bedrock caches the tool list up to it).
+      if (isObject(entry.cachePoint) && tools.length > 0) state.cache.tools.set(tools.length - 1, cachePointAt(entry, path, state))
+      else state.dropped.push(path)
+      return
     }
     const spec = entry.toolSpec
     const schema = isObject(spec.inputSchema) && isObject(spec.inputSchema.json) ? spec.inputSchema.json : undefined
     const description = typeof spec.description === 'string' ? spec.description : undefined
-    return [{ name: string(spec.name, at(at(path, 'toolSpec'), 'name')), description, parameters: schema }]
+    tools.push({ name: string(spec.name, at(at(path, 'toolSpec'), 'name')), description, parameters: schema })
   })
   return { tools, toolChoice: toolChoiceOf(config) }
 }
@@ -184,7 +226,11 @@ function extraOf(value: unknown, state: ReadState): { topK: number | undefined; 
 /** A Converse request in the hub. */
 export function converseRequestToHub(body: JsonObject): HubRequest {
   onlyKnown(body, CONVERSE_FIELDS, '')
-  const state: ReadState = { dropped: HINTS.filter((key) => !absent(body[key])), names: new Map() }
+  const state: ReadState = {
+    dropped: HINTS.filter((key) => !absent(body[key])),
+    names: new Map(),
+    cache: { system: new Map(), tools: new Map() },
+  }
   const inference = absent(body.inferenceConfig) ? {} : object(body.inferenceConfig, 'inferenceConfig')
   onlyKnown(inference, new Set(['maxTokens', 'temperature', 'topP', 'stopSequences']), 'inferenceConfig')
   const messages = messagesOf(body.messages, state)
@@ -222,5 +268,6 @@ export function converseRequestToHub(body: JsonObject): HubRequest {
     fields,
     dropped: state.dropped,
     clamped: [],
+    cache: state.cache.system.size + state.cache.tools.size > 0 ? state.cache : undefined,
   }
 }

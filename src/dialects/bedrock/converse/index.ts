@@ -2,8 +2,10 @@
 // Nova, Llama, Mistral, DeepSeek, gpt-oss… Calls of every client dialect are translated to it through the hub.
 import { isObject } from '../../../json/value.js'
 import { tokenCounts } from '../../../translate/hub.js'
+import type { Operation } from '../../../types.js'
 import type { UpstreamErrorReader } from '../../../upstream/authorize.js'
 import type { Dialect, StreamUsageReader } from '../../dialect.js'
+import { converseCountFormat, isCount } from '../count.js'
 import { errorMessage, errorType, headerType, refusalCause, statusOfType } from '../errors.js'
 import { type EventFrame, eventStreamFraming } from '../event-stream.js'
 import { converseRequestFromHub } from './request.js'
@@ -66,8 +68,10 @@ export const converseMembers = {
     const finish = finishOf(stop)
     if (finish?.native !== undefined && finish.native.length <= 64) reasons[0] = finish.native
   },
-  upstreamPath: (basePath: string, upstreamModel: string, _operation: unknown, stream: boolean) =>
-    `${basePath}/model/${encodeURIComponent(upstreamModel)}/${stream ? 'converse-stream' : 'converse'}`,
+  // A count of another format (an Anthropic client's) in CountTokens' Converse form.
+  countingApi: { format: converseCountFormat, operation: 'bedrock.countTokens' },
+  upstreamPath: (basePath: string, upstreamModel: string, operation: Operation, stream: boolean) =>
+    `${basePath}/model/${encodeURIComponent(upstreamModel)}/${isCount(operation) ? 'count-tokens' : stream ? 'converse-stream' : 'converse'}`,
   upstreamFraming: (_operation: unknown, options: Readonly<Record<string, string>>) => eventStreamFraming(writeFrame, options),
   upstreamErrors: errors,
 } satisfies Partial<Dialect>

@@ -1,7 +1,17 @@
 // A hub request written as a Converse request (`POST /model/{id}/converse`): messages of content blocks, `system`,
-// `inferenceConfig`, `toolConfig`; thinking goes in `additionalModelRequestFields` as the model family takes it.
+// `inferenceConfig`, `toolConfig`; thinking goes in `additionalModelRequestFields` as the model family takes it; the
+// hub's cache breakpoints as `cachePoint` blocks after what they follow (in messages, `system` and the tools).
 import type { CallPlan } from '../../../translate/format.js'
-import { dropOrRefuse, type HubMessage, type HubPart, type HubRequest, lacking, toolOutputText } from '../../../translate/hub.js'
+import {
+  cachePlaced,
+  dropOrRefuse,
+  type HubCachePoint,
+  type HubMessage,
+  type HubPart,
+  type HubRequest,
+  lacking,
+  toolOutputText,
+} from '../../../translate/hub.js'
 import { inexpressible, type JsonObject } from '../../../translate/readers.js'
 
 /** Converse's image formats, by MIME type. */
@@ -43,8 +53,20 @@ function blockOf(part: HubPart, path: string): JsonObject | undefined {
   }
 }
 
-function messageOf(message: HubMessage, index: number): JsonObject {
-  const content = message.parts.flatMap((part, i) => blockOf(part, `messages[${index}].content[${i}]`) ?? [])
+/** A hub breakpoint as a `cachePoint` block, placed: no longer named as dropped. */
+function cachePoint(hub: HubRequest, point: HubCachePoint): JsonObject {
+  cachePlaced(hub, point)
+  return { cachePoint: point.ttl === undefined ? { type: 'default' } : { type: 'default', ttl: point.ttl } }
+}
+
+function messageOf(hub: HubRequest, message: HubMessage, index: number): JsonObject {
+  const content: JsonObject[] = []
+  message.parts.forEach((part, i) => {
+    const block = blockOf(part, `messages[${index}].content[${i}]`)
+    if (block !== undefined) content.push(block)
+    // After the block it follows; none before it in the message: nothing to cache, and it stays named as dropped.
+    if (part.cache !== undefined && content.length > 0) content.push(cachePoint(hub, part.cache))
+  })
   return { role: message.role === 'assistant' ? 'assistant' : 'user', content: content.length > 0 ? content : [{ text: ' ' }] }
 }
 
@@ -67,8 +89,14 @@ export function converseRequestFromHub(hub: HubRequest, plan: CallPlan): JsonObj
   for (const member of ['seed', 'presencePenalty', 'frequencyPenalty'] as const) {
     if (hub[member] !== undefined) dropOrRefuse(hub, strict, member, 'has no Converse field')
   }
-  const body: JsonObject = { messages: hub.messages.filter((m) => m.role !== 'system').map((m, i) => messageOf(m, i)) }
-  if (hub.system.length > 0) body.system = hub.system.map((text) => ({ text }))
+  const body: JsonObject = { messages: hub.messages.filter((m) => m.role !== 'system').map((m, i) => messageOf(hub, m, i)) }
+  const cache = hub.cache
+  if (hub.system.length > 0) {
+    body.system = hub.system.flatMap((text, i) => {
+      const point = cache?.system.get(i)
+      return point === undefined ? [{ text }] : [{ text }, cachePoint(hub, point)]
+    })
+  }
   const inference: JsonObject = {}
   const maxTokens = hub.maxOutputTokens ?? plan.maxOutputTokens
   if (maxTokens !== undefined) inference.maxTokens = maxTokens
@@ -77,13 +105,17 @@ export function converseRequestFromHub(hub: HubRequest, plan: CallPlan): JsonObj
   if (hub.stop !== undefined) inference.stopSequences = hub.stop
   if (Object.keys(inference).length > 0) body.inferenceConfig = inference
   if (hub.tools.length > 0) {
-    const tools = hub.tools.map((tool) => ({
-      toolSpec: {
-        name: tool.name,
-        ...(tool.description === undefined ? {} : { description: tool.description }),
-        inputSchema: { json: tool.parameters ?? { type: 'object', properties: {} } },
-      },
-    }))
+    const tools = hub.tools.flatMap((tool, i) => {
+      const spec = {
+        toolSpec: {
+          name: tool.name,
+          ...(tool.description === undefined ? {} : { description: tool.description }),
+          inputSchema: { json: tool.parameters ?? { type: 'object', properties: {} } },
+        },
+      }
+      const point = cache?.tools.get(i)
+      return point === undefined ? [spec] : [spec, cachePoint(hub, point)]
+    })
     const toolChoice = toolChoiceOf(hub)
     body.toolConfig = toolChoice === undefined ? { tools } : { tools, toolChoice }
   }
