@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest'
 import { azure } from '../../src/dialects/azure/index.js'
-import { bedrockAnthropic } from '../../src/dialects/bedrock/anthropic.js'
 import {
   anthropic,
   batchEmbedContents,
