@@ -71,7 +71,7 @@ export async function createInBackground(
   if (request.stream === true) {
     return streamEvents(rt, ex.res, eventsHead(ex, ex.requestId, {}), (sink) => followHere(run, -1, sink))
   }
-  sendObject(ex, ex.requestId, run.object, {})
+  sendObject(ex, ex.requestId, run.objectText ?? run.object, {})
 }
 
 /**
@@ -86,7 +86,8 @@ export async function startBackgroundRun(
   format: BackgroundFormat,
   request: Record<string, unknown>,
 ): Promise<RunLog> {
-  const id = format.idOf(ex.requestId)
+  const { owner, requestId } = ex
+  const id = format.idOf(requestId)
   const { ttlMs } = rt.options.recovery
   const release = rt.background.claim(ex.owner, rt.options.background)
   let entry: LedgerEntry | undefined
@@ -95,14 +96,15 @@ export async function startBackgroundRun(
     entry = rt.ledger ? await admitUpstream(rt, spec) : undefined
     run = new RunLog(
       {
-        owner: ex.owner,
-        requestId: ex.requestId,
+        owner,
+        requestId,
         id,
         format,
         store: rt.store,
+        // Names the request by its id alone: the run outlives its exchange, whose request holds the body it came with.
         onError: (error) =>
           rt.options.logger.warn('model-gateway: the state of a background response could not be written', {
-            requestId: ex.requestId,
+            requestId,
             error: String(error),
           }),
       },
@@ -135,11 +137,12 @@ function eventsHead(ex: Exchange, requestId: string, extra: Record<string, strin
   return streamHead(withRequestId({ ...extra }, ex.match.dialect, requestId))
 }
 
+/** Answers with a call's object, or with its JSON text when that is at hand (written as it is: no copy to bytes). */
 function sendObject(ex: Exchange, requestId: string, object: unknown, extra: Record<string, string>): void {
-  const bytes = Buffer.from(JSON.stringify(object))
-  const headers = { 'content-type': 'application/json', 'content-length': bytes.length, ...extra }
+  const body = typeof object === 'string' ? object : Buffer.from(JSON.stringify(object))
+  const headers = { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), ...extra }
   ex.res.writeHead(200, withRequestId(headers, ex.match.dialect, requestId))
-  ex.res.end(bytes)
+  ex.res.end(body)
 }
 
 /**
@@ -152,7 +155,7 @@ async function answerEarlier(rt: Runtime, ex: Exchange, format: BackgroundFormat
   if (!here && !head) return false
   if (!stream) {
     const object = here
-      ? here.object
+      ? (here.objectText ?? here.object)
       : await shownObject(rt.store, format, ex.owner, requestId, head as BackgroundHead, lapseClock(rt.options))
     if (!object) return false
     sendObject(ex, requestId, object, REPLAYED)

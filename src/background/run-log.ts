@@ -36,6 +36,22 @@ export function keptEvent(data: Record<string, unknown>, seq: number): string {
   return sseEvent(JSON.stringify({ type, sequence_number: seq, ...rest }), typeof type === 'string' ? type : undefined)
 }
 
+/** Put in an event's data in place of its object, to find where the event's text holds that object's JSON. */
+const OBJECT_MARK = '\u0000object'
+
+/**
+ * Where `sse`, the text of `keptEvent(data, seq)`, holds the JSON of `object` (a member of `data`): found from the
+ * same event written with a mark in the object's place, so the object's text is a slice of the event's, not a copy.
+ */
+export function objectSpan(sse: string, data: Record<string, unknown>, object: unknown, seq: number): [number, number] | undefined {
+  const key = Object.keys(data).find((name) => name !== 'type' && data[name] === object)
+  if (key === undefined) return undefined
+  const marked = keptEvent({ ...data, [key]: OBJECT_MARK }, seq)
+  const mark = JSON.stringify(OBJECT_MARK)
+  const at = marked.indexOf(mark)
+  return at < 0 ? undefined : [at, sse.length - (marked.length - at - mark.length)]
+}
+
 /** Someone reading a running call's events here: told each new one, and the end. */
 export interface RunReader {
   event(sse: string): void
@@ -78,6 +94,8 @@ export class RunLog {
   #object: Record<string, unknown>
   /** The object as created: what readers show a call given up from (with the status last written). */
   readonly #created: Record<string, unknown>
+  /** Where the created event's text holds the created object's JSON. */
+  readonly #createdAt: [number, number] | undefined
   #statusWritten: BackgroundStatus = 'queued'
   /** Readers gave the call up while its lease had passed (lapse.ts): nothing more is written. */
   #givenUp = false
@@ -119,7 +137,9 @@ export class RunLog {
     this.#object = pending
     this.#created = pending
     this.#ended = new Promise((resolve) => (this.#settle = resolve))
-    this.append(who.format.createdEvent(pending))
+    const created = who.format.createdEvent(pending)
+    this.append(created)
+    this.#createdAt = objectSpan(this.events[0] as string, created, pending, 0)
     this.#timer = setInterval(() => this.#tick(), BACKGROUND_TICK_MS)
     this.#timer.unref()
   }
@@ -141,6 +161,16 @@ export class RunLog {
   /** The call's object as a retrieve shows it. */
   get object(): Record<string, unknown> {
     return this.status === 'in_progress' ? this.who.format.started(this.#object) : this.#object
+  }
+
+  /**
+   * The JSON text of `object` while it is the object as created (the call still queued): a slice of the created
+   * event's text, which holds it, so a create's answer costs no copy of the megabytes it echoes. Else undefined.
+   */
+  get objectText(): string | undefined {
+    const at = this.#createdAt
+    if (this.status !== 'queued' || this.#object !== this.#created || at === undefined) return undefined
+    return (this.events[0] as string).slice(at[0], at[1])
   }
 
   /** Resolves once the call ended and its last state is written. */

@@ -41,3 +41,13 @@ it('memory in use while the events of a create with 10 MB of instructions flow s
   // measures under 1 MiB on an idle machine and has measured up to 40 MiB on a loaded one, garbage collected late.
   expect(peak).toBeLessThan(60 * MiB)
 }, 60_000)
+
+it('a create answers with the object its created event carries, to the byte', async () => {
+  const body = JSON.stringify({ model: 'gpt-4o-mini', input: 'bg same object', background: true, instructions: 'é\n"'.repeat(400_000) })
+  const res = await call(`${chain.server.url}/v1/responses`, { headers: { ...bearer(KEY_A), 'content-type': 'application/json' }, body })
+  expect(res.status).toBe(200)
+  const id = (res.json as { id: string }).id
+  const events = await call(`${chain.server.url}/v1/responses/${id}?stream=true`, { headers: bearer(KEY_A) })
+  const created = /^event: response\.created\ndata: (.*)\n\n/.exec(events.text)?.[1]
+  expect(created).toBe(`{"type":"response.created","sequence_number":0,"response":${res.text}}`)
+}, 60_000)
