@@ -6,11 +6,10 @@ import { admitUpstream, settleUpstream } from '../call/metering.js'
 import type { BackgroundFormat } from '../dialects/index.js'
 import { GatewayError } from '../errors.js'
 import type { CallRoute, Exchange } from '../http/dispatch.js'
-import { decodeInSlices, SliceTurns } from '../http/join-chunks.js'
 import type { RequestBody } from '../http/read-body.js'
 import { withRequestId } from '../http/request-id.js'
-import type { ResponseHead } from '../http/sink.js'
-import { parseJsonInSlices } from '../json/parse-in-slices.js'
+import { ClientSink, type ResponseHead } from '../http/sink.js'
+import { parseJsonBytesInSlices } from '../json/parse-in-slices.js'
 import { jsonBytesInSlices } from '../json/text-in-slices.js'
 import type { LedgerEntry } from '../ledger/ledger.js'
 import { streamHead } from '../recovery/stream/follow.js'
@@ -31,8 +30,7 @@ export const NO_REPEAT = { key: undefined, sdkRetryCount: undefined }
  */
 async function wholeRequest(body: RequestBody): Promise<Record<string, unknown>> {
   if (body.value) return body.value
-  const { text } = await decodeInSlices(body.bytes, 0, body.bytes.length, new SliceTurns())
-  const value = await parseJsonInSlices(text)
+  const value = await parseJsonBytesInSlices(body.bytes)
   if (typeof value !== 'object' || value === null || Array.isArray(value))
     throw new GatewayError('invalid_request', 'The body must be a JSON object.')
   return value as Record<string, unknown>
@@ -71,7 +69,7 @@ export async function createInBackground(
   if (request.stream === true) {
     return streamEvents(rt, ex.res, eventsHead(ex, ex.requestId, {}), (sink) => followHere(run, -1, sink))
   }
-  sendObject(ex, ex.requestId, run.objectText ?? run.object, {})
+  sendObject(rt, ex, ex.requestId, run.objectText ?? run.object, {})
 }
 
 /**
@@ -137,12 +135,15 @@ function eventsHead(ex: Exchange, requestId: string, extra: Record<string, strin
   return streamHead(withRequestId({ ...extra }, ex.match.dialect, requestId))
 }
 
-/** Answers with a call's object, or with its JSON text when that is at hand (written as it is: no copy to bytes). */
-function sendObject(ex: Exchange, requestId: string, object: unknown, extra: Record<string, string>): void {
-  const body = typeof object === 'string' ? object : Buffer.from(JSON.stringify(object))
-  const headers = { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), ...extra }
-  ex.res.writeHead(200, withRequestId(headers, ex.match.dialect, requestId))
-  ex.res.end(body)
+/**
+ * Answers with a call's object, or with its JSON text when that is at hand (the created event's slice): written a
+ * slice at a time, each as the client takes it, so a create echoing megabytes copies none of them whole.
+ */
+function sendObject(rt: Runtime, ex: Exchange, requestId: string, object: unknown, extra: Record<string, string>): void {
+  const headers = withRequestId({ 'content-type': 'application/json', ...extra }, ex.match.dialect, requestId)
+  const sink = new ClientSink(ex.res, rt.clientDeadlines.write)
+  if (typeof object === 'string') sink.completeText({ status: 200, headers }, object)
+  else sink.complete({ status: 200, headers }, Buffer.from(JSON.stringify(object)))
 }
 
 /**
@@ -158,7 +159,7 @@ async function answerEarlier(rt: Runtime, ex: Exchange, format: BackgroundFormat
       ? (here.objectText ?? here.object)
       : await shownObject(rt.store, format, ex.owner, requestId, head as BackgroundHead, lapseClock(rt.options))
     if (!object) return false
-    sendObject(ex, requestId, object, REPLAYED)
+    sendObject(rt, ex, requestId, object, REPLAYED)
     return true
   }
   await streamEvents(rt, ex.res, eventsHead(ex, requestId, REPLAYED), (sink) =>
