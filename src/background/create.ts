@@ -36,9 +36,18 @@ async function wholeRequest(body: RequestBody): Promise<Record<string, unknown>>
   return value as Record<string, unknown>
 }
 
-/** The body sent upstream: a large one written a slice at a time, as it was parsed. */
-export async function runBodyOf(sent: Record<string, unknown>, large: boolean): Promise<RequestBody> {
-  const bytes = large ? ((await jsonBytesInSlices(sent)) as Buffer) : Buffer.from(JSON.stringify(sent), 'utf8')
+/** Room for what a run's body may have that its create's had not: `"stream":true` in place of `"background":true`. */
+const RUN_BODY_SLACK = 64
+
+/**
+ * The body sent upstream: a large one written a slice at a time, as it was parsed, into a buffer the size of the
+ * body it came from (`large`: that size), which it nearly is (its `background` member out, `stream` in).
+ */
+export async function runBodyOf(sent: Record<string, unknown>, large: number | undefined): Promise<RequestBody> {
+  const bytes =
+    large !== undefined
+      ? ((await jsonBytesInSlices(sent, '', '', undefined, large + RUN_BODY_SLACK)) as Buffer)
+      : Buffer.from(JSON.stringify(sent), 'utf8')
   return { bytes, fields: sent, value: sent, spans: undefined }
 }
 
@@ -57,7 +66,7 @@ export async function createInBackground(
 ): Promise<void> {
   const request = await wholeRequest(body)
   const sent = format.runRequest(request)
-  const runBody = await runBodyOf(sent, body.value === undefined)
+  const runBody = await runBodyOf(sent, body.value === undefined ? body.bytes.length : undefined)
   const spec = buildCallSpec(rt, ex, call, runBody, NO_REPEAT)
   // A create sent again with its Idempotency-Key (a client's failover) gets the call the first one started.
   if (key !== undefined) {

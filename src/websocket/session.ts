@@ -259,7 +259,7 @@ export class ResponsesSocket {
     const request = format.withInput(create.request, input)
     const sent = background.runRequest(request)
     const ex = { req, requestId, match, owner, path: call.route.path, startedAt: performance.now() }
-    const spec = buildCallSpec(rt, ex, call, await runBodyOf(sent, false), NO_REPEAT)
+    const spec = buildCallSpec(rt, ex, call, await runBodyOf(sent, undefined), NO_REPEAT)
     return { run: await startBackgroundRun(rt, ex, spec, background, request), spec }
   }
 

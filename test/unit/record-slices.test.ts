@@ -65,6 +65,17 @@ describe('jsonTextInSlices', () => {
     expect(await jsonBytesInSlices(undefined)).toBeUndefined()
   })
 
+  it('writes the same bytes into one buffer of an expected size, grown when it was too small', async () => {
+    const value = { a: TRICKY, big: `${'é😀"'.repeat(40_000)}` }
+    const expected = Buffer.from(`{"value":${JSON.stringify(value)},"expires":1}`)
+    for (const expectedBytes of [0, 1000, expected.length - 1, expected.length, 2 * expected.length]) {
+      for (const sliceChars of [3, 1024]) {
+        const bytes = await jsonBytesInSlices(value, '{"value":', ',"expires":1}', sliceChars, expectedBytes)
+        expect(bytes?.equals(expected)).toBe(true)
+      }
+    }
+  })
+
   it('rejects what JSON.stringify throws on', async () => {
     const cycle: Record<string, unknown> = { a: 1 }
     cycle.self = { back: cycle }
