@@ -5,8 +5,8 @@ import type { BackgroundFormat, BackgroundStatus } from '../dialects/index.js'
 import { isStoreClosed } from '../recovery/store/guard.js'
 import { isOverQuota } from '../recovery/store/memory-catalog.js'
 import type { RecoveryStore } from '../recovery/store/recovery-store.js'
-import { sseEvent } from '../sse/write.js'
 import { type AbortHook, abortWith } from '../upstream/send.js'
+import { keptEvent, objectSpan } from './kept-event.js'
 import { resume } from './lapse.js'
 import { type BackgroundHead, backgroundNames, DELETE_MARK, hasEnded, removeCall, STOPPED_MESSAGE } from './state.js'
 
@@ -30,27 +30,8 @@ const MAX_RETRY_WAIT_MS = 2_000
 const GIVEN_UP_ERROR =
   'other processes gave this background response up while this process could not reach the store for longer than its lease; it stops and writes nothing more'
 
-/** One kept event as readers get it: its data numbered `seq` (`type` and `sequence_number` first, as OpenAI writes them). */
-export function keptEvent(data: Record<string, unknown>, seq: number): string {
-  const { type, ...rest } = data
-  return sseEvent(JSON.stringify({ type, sequence_number: seq, ...rest }), typeof type === 'string' ? type : undefined)
-}
-
-/** Put in an event's data in place of its object, to find where the event's text holds that object's JSON. */
-const OBJECT_MARK = '\u0000object'
-
-/**
- * Where `sse`, the text of `keptEvent(data, seq)`, holds the JSON of `object` (a member of `data`): found from the
- * same event written with a mark in the object's place, so the object's text is a slice of the event's, not a copy.
- */
-export function objectSpan(sse: string, data: Record<string, unknown>, object: unknown, seq: number): [number, number] | undefined {
-  const key = Object.keys(data).find((name) => name !== 'type' && data[name] === object)
-  if (key === undefined) return undefined
-  const marked = keptEvent({ ...data, [key]: OBJECT_MARK }, seq)
-  const mark = JSON.stringify(OBJECT_MARK)
-  const at = marked.indexOf(mark)
-  return at < 0 ? undefined : [at, sse.length - (marked.length - at - mark.length)]
-}
+/** What the created event's place in `events` holds once it was let go (`RunLog.event`): no kept event is empty. */
+const LET_GO = ''
 
 /** Someone reading a running call's events here: told each new one, and the end. */
 export interface RunReader {
@@ -169,8 +150,19 @@ export class RunLog {
    */
   get objectText(): string | undefined {
     const at = this.#createdAt
-    if (this.status !== 'queued' || this.#object !== this.#created || at === undefined) return undefined
-    return (this.events[0] as string).slice(at[0], at[1])
+    const sse = this.events[0] as string
+    if (this.status !== 'queued' || this.#object !== this.#created || at === undefined || sse === LET_GO) return undefined
+    return sse.slice(at[0], at[1])
+  }
+
+  /**
+   * Event `seq` as readers get it. The created event, which echoes the request (megabytes of instructions), is let
+   * go once a store outside this process holds it (`#write`): a reader here gets it written again from the object it
+   * was written from, the same text to the byte.
+   */
+  event(seq: number): string {
+    const sse = this.events[seq] as string
+    return seq === 0 && sse === LET_GO ? keptEvent(this.who.format.createdEvent(this.#created), 0) : sse
   }
 
   /** Resolves once the call ended and its last state is written. */
@@ -245,7 +237,7 @@ export class RunLog {
 
   /** Reads the events after `after` and those to come; returns a function that stops reading. */
   follow(after: number, reader: RunReader): () => void {
-    for (let seq = after + 1; seq < this.events.length; seq++) reader.event(this.events[seq] as string)
+    for (let seq = after + 1; seq < this.events.length; seq++) reader.event(this.event(seq))
     if (hasEnded(this.status)) {
       reader.end()
       return () => {}
@@ -261,6 +253,10 @@ export class RunLog {
   }
 
   #tick(): void {
+    // A store outside this process holds the created event since the first write, and the create, which answers in
+    // the same turn as that write took, has answered with its object (a slice of it): kept here too, it was a second
+    // copy of the request for the call's life. The in-memory store keeps this very string, so it stays.
+    if (this.#written > 0 && this.events[0] !== LET_GO && this.who.store.shared) this.events[0] = LET_GO
     // Deleted: nothing more is written, and what was is removed once it stopped.
     if (this.#deleted || this.#givenUp) return
     const now = Date.now()

@@ -215,7 +215,7 @@ export class ResponsesSocket {
     // state's write to the store (a round trip to Redis) or the frames' reaching the connection is known.
     const cut = (): CutResponse => ({
       frame: { bytes: data, value: frame as Record<string, unknown> },
-      events: run.events,
+      events: run.events.map((_, seq) => run.event(seq)),
       frameOf: (event) => format.frameOf(event, create),
       object: format.shown(run.object, create),
       reason: this.#cutReason ?? 'context canceled',
@@ -278,7 +278,7 @@ export class ResponsesSocket {
       }
       const flush = () => {
         while (next < run.events.length && ws.readyState === ws.OPEN) {
-          for (const data of eventData(run.events[next++] as string)) this.#send(this.place.format.frameOf(data, create))
+          for (const data of eventData(run.event(next++))) this.#send(this.place.format.frameOf(data, create))
         }
         if (ws.readyState !== ws.OPEN || (hasEnded(run.status) && next >= run.events.length)) finish()
       }
