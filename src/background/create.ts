@@ -6,11 +6,10 @@ import { admitUpstream, settleUpstream } from '../call/metering.js'
 import type { BackgroundFormat } from '../dialects/index.js'
 import { GatewayError } from '../errors.js'
 import type { CallRoute, Exchange } from '../http/dispatch.js'
-import { decodeInSlices, SliceTurns } from '../http/join-chunks.js'
 import type { RequestBody } from '../http/read-body.js'
 import { withRequestId } from '../http/request-id.js'
-import type { ResponseHead } from '../http/sink.js'
-import { parseJsonInSlices } from '../json/parse-in-slices.js'
+import { ClientSink, type ResponseHead } from '../http/sink.js'
+import { parseJsonBytesInSlices } from '../json/parse-in-slices.js'
 import { jsonBytesInSlices } from '../json/text-in-slices.js'
 import type { LedgerEntry } from '../ledger/ledger.js'
 import { streamHead } from '../recovery/stream/follow.js'
@@ -31,16 +30,24 @@ export const NO_REPEAT = { key: undefined, sdkRetryCount: undefined }
  */
 async function wholeRequest(body: RequestBody): Promise<Record<string, unknown>> {
   if (body.value) return body.value
-  const { text } = await decodeInSlices(body.bytes, 0, body.bytes.length, new SliceTurns())
-  const value = await parseJsonInSlices(text)
+  const value = await parseJsonBytesInSlices(body.bytes)
   if (typeof value !== 'object' || value === null || Array.isArray(value))
     throw new GatewayError('invalid_request', 'The body must be a JSON object.')
   return value as Record<string, unknown>
 }
 
-/** The body sent upstream: a large one written a slice at a time, as it was parsed. */
-export async function runBodyOf(sent: Record<string, unknown>, large: boolean): Promise<RequestBody> {
-  const bytes = large ? ((await jsonBytesInSlices(sent)) as Buffer) : Buffer.from(JSON.stringify(sent), 'utf8')
+/** Room for what a run's body may have that its create's had not: `"stream":true` in place of `"background":true`. */
+const RUN_BODY_SLACK = 64
+
+/**
+ * The body sent upstream: a large one written a slice at a time, as it was parsed, into a buffer the size of the
+ * body it came from (`large`: that size), which it nearly is (its `background` member out, `stream` in).
+ */
+export async function runBodyOf(sent: Record<string, unknown>, large: number | undefined): Promise<RequestBody> {
+  const bytes =
+    large !== undefined
+      ? ((await jsonBytesInSlices(sent, '', '', undefined, large + RUN_BODY_SLACK)) as Buffer)
+      : Buffer.from(JSON.stringify(sent), 'utf8')
   return { bytes, fields: sent, value: sent, spans: undefined }
 }
 
@@ -59,7 +66,7 @@ export async function createInBackground(
 ): Promise<void> {
   const request = await wholeRequest(body)
   const sent = format.runRequest(request)
-  const runBody = await runBodyOf(sent, body.value === undefined)
+  const runBody = await runBodyOf(sent, body.value === undefined ? body.bytes.length : undefined)
   const spec = buildCallSpec(rt, ex, call, runBody, NO_REPEAT)
   // A create sent again with its Idempotency-Key (a client's failover) gets the call the first one started.
   if (key !== undefined) {
@@ -71,7 +78,7 @@ export async function createInBackground(
   if (request.stream === true) {
     return streamEvents(rt, ex.res, eventsHead(ex, ex.requestId, {}), (sink) => followHere(run, -1, sink))
   }
-  sendObject(ex, ex.requestId, run.object, {})
+  sendObject(rt, ex, ex.requestId, run.objectText ?? run.object, {})
 }
 
 /**
@@ -86,7 +93,8 @@ export async function startBackgroundRun(
   format: BackgroundFormat,
   request: Record<string, unknown>,
 ): Promise<RunLog> {
-  const id = format.idOf(ex.requestId)
+  const { owner, requestId } = ex
+  const id = format.idOf(requestId)
   const { ttlMs } = rt.options.recovery
   const release = rt.background.claim(ex.owner, rt.options.background)
   let entry: LedgerEntry | undefined
@@ -95,14 +103,15 @@ export async function startBackgroundRun(
     entry = rt.ledger ? await admitUpstream(rt, spec) : undefined
     run = new RunLog(
       {
-        owner: ex.owner,
-        requestId: ex.requestId,
+        owner,
+        requestId,
         id,
         format,
         store: rt.store,
+        // Names the request by its id alone: the run outlives its exchange, whose request holds the body it came with.
         onError: (error) =>
           rt.options.logger.warn('model-gateway: the state of a background response could not be written', {
-            requestId: ex.requestId,
+            requestId,
             error: String(error),
           }),
       },
@@ -135,11 +144,15 @@ function eventsHead(ex: Exchange, requestId: string, extra: Record<string, strin
   return streamHead(withRequestId({ ...extra }, ex.match.dialect, requestId))
 }
 
-function sendObject(ex: Exchange, requestId: string, object: unknown, extra: Record<string, string>): void {
-  const bytes = Buffer.from(JSON.stringify(object))
-  const headers = { 'content-type': 'application/json', 'content-length': bytes.length, ...extra }
-  ex.res.writeHead(200, withRequestId(headers, ex.match.dialect, requestId))
-  ex.res.end(bytes)
+/**
+ * Answers with a call's object, or with its JSON text when that is at hand (the created event's slice): written a
+ * slice at a time, each as the client takes it, so a create echoing megabytes copies none of them whole.
+ */
+function sendObject(rt: Runtime, ex: Exchange, requestId: string, object: unknown, extra: Record<string, string>): void {
+  const headers = withRequestId({ 'content-type': 'application/json', ...extra }, ex.match.dialect, requestId)
+  const sink = new ClientSink(ex.res, rt.clientDeadlines.write)
+  if (typeof object === 'string') sink.completeText({ status: 200, headers }, object)
+  else sink.complete({ status: 200, headers }, Buffer.from(JSON.stringify(object)))
 }
 
 /**
@@ -152,10 +165,10 @@ async function answerEarlier(rt: Runtime, ex: Exchange, format: BackgroundFormat
   if (!here && !head) return false
   if (!stream) {
     const object = here
-      ? here.object
+      ? (here.objectText ?? here.object)
       : await shownObject(rt.store, format, ex.owner, requestId, head as BackgroundHead, lapseClock(rt.options))
     if (!object) return false
-    sendObject(ex, requestId, object, REPLAYED)
+    sendObject(rt, ex, requestId, object, REPLAYED)
     return true
   }
   await streamEvents(rt, ex.res, eventsHead(ex, requestId, REPLAYED), (sink) =>

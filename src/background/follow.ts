@@ -7,8 +7,9 @@ import { isGatewayError } from '../errors.js'
 import { ClientSink, type ResponseHead } from '../http/sink.js'
 import type { RecoveryStore } from '../recovery/store/recovery-store.js'
 import type { Runtime } from '../runtime.js'
+import { keptEvent } from './kept-event.js'
 import { givenUp, type LapseClock } from './lapse.js'
-import { BACKGROUND_TICK_MS, keptEvent, type RunLog } from './run-log.js'
+import { BACKGROUND_TICK_MS, type RunLog } from './run-log.js'
 import { type BackgroundHead, hasEnded, readHead, readObject, readSegment, STOPPED_MESSAGE } from './state.js'
 
 /** Whether a running call's process has not renewed its lease in time: suspected, not yet given up (lapse.ts). */
@@ -109,7 +110,7 @@ export async function followHere(run: RunLog, after: number, sink: ClientSink): 
   try {
     while (!sink.watch.clientGone) {
       while (next < run.events.length && !sink.watch.clientGone) {
-        await writeEvent(sink, run.events[next++] as string)
+        await writeEvent(sink, run.event(next++))
       }
       // Checked in the same turn as the wait below is set up: an event or end after it wakes the wait.
       if (sink.watch.clientGone || (hasEnded(run.status) && next >= run.events.length)) break

@@ -5,8 +5,8 @@ import type { BackgroundFormat, BackgroundStatus } from '../dialects/index.js'
 import { isStoreClosed } from '../recovery/store/guard.js'
 import { isOverQuota } from '../recovery/store/memory-catalog.js'
 import type { RecoveryStore } from '../recovery/store/recovery-store.js'
-import { sseEvent } from '../sse/write.js'
 import { type AbortHook, abortWith } from '../upstream/send.js'
+import { keptEvent, objectSpan } from './kept-event.js'
 import { resume } from './lapse.js'
 import { type BackgroundHead, backgroundNames, DELETE_MARK, hasEnded, removeCall, STOPPED_MESSAGE } from './state.js'
 
@@ -30,11 +30,8 @@ const MAX_RETRY_WAIT_MS = 2_000
 const GIVEN_UP_ERROR =
   'other processes gave this background response up while this process could not reach the store for longer than its lease; it stops and writes nothing more'
 
-/** One kept event as readers get it: its data numbered `seq` (`type` and `sequence_number` first, as OpenAI writes them). */
-export function keptEvent(data: Record<string, unknown>, seq: number): string {
-  const { type, ...rest } = data
-  return sseEvent(JSON.stringify({ type, sequence_number: seq, ...rest }), typeof type === 'string' ? type : undefined)
-}
+/** What the created event's place in `events` holds once it was let go (`RunLog.event`): no kept event is empty. */
+const LET_GO = ''
 
 /** Someone reading a running call's events here: told each new one, and the end. */
 export interface RunReader {
@@ -78,6 +75,8 @@ export class RunLog {
   #object: Record<string, unknown>
   /** The object as created: what readers show a call given up from (with the status last written). */
   readonly #created: Record<string, unknown>
+  /** Where the created event's text holds the created object's JSON. */
+  readonly #createdAt: [number, number] | undefined
   #statusWritten: BackgroundStatus = 'queued'
   /** Readers gave the call up while its lease had passed (lapse.ts): nothing more is written. */
   #givenUp = false
@@ -119,7 +118,9 @@ export class RunLog {
     this.#object = pending
     this.#created = pending
     this.#ended = new Promise((resolve) => (this.#settle = resolve))
-    this.append(who.format.createdEvent(pending))
+    const created = who.format.createdEvent(pending)
+    this.append(created)
+    this.#createdAt = objectSpan(this.events[0] as string, created, pending, 0)
     this.#timer = setInterval(() => this.#tick(), BACKGROUND_TICK_MS)
     this.#timer.unref()
   }
@@ -141,6 +142,27 @@ export class RunLog {
   /** The call's object as a retrieve shows it. */
   get object(): Record<string, unknown> {
     return this.status === 'in_progress' ? this.who.format.started(this.#object) : this.#object
+  }
+
+  /**
+   * The JSON text of `object` while it is the object as created (the call still queued): a slice of the created
+   * event's text, which holds it, so a create's answer costs no copy of the megabytes it echoes. Else undefined.
+   */
+  get objectText(): string | undefined {
+    const at = this.#createdAt
+    const sse = this.events[0] as string
+    if (this.status !== 'queued' || this.#object !== this.#created || at === undefined || sse === LET_GO) return undefined
+    return sse.slice(at[0], at[1])
+  }
+
+  /**
+   * Event `seq` as readers get it. The created event, which echoes the request (megabytes of instructions), is let
+   * go once a store outside this process holds it (`#write`): a reader here gets it written again from the object it
+   * was written from, the same text to the byte.
+   */
+  event(seq: number): string {
+    const sse = this.events[seq] as string
+    return seq === 0 && sse === LET_GO ? keptEvent(this.who.format.createdEvent(this.#created), 0) : sse
   }
 
   /** Resolves once the call ended and its last state is written. */
@@ -215,7 +237,7 @@ export class RunLog {
 
   /** Reads the events after `after` and those to come; returns a function that stops reading. */
   follow(after: number, reader: RunReader): () => void {
-    for (let seq = after + 1; seq < this.events.length; seq++) reader.event(this.events[seq] as string)
+    for (let seq = after + 1; seq < this.events.length; seq++) reader.event(this.event(seq))
     if (hasEnded(this.status)) {
       reader.end()
       return () => {}
@@ -231,6 +253,10 @@ export class RunLog {
   }
 
   #tick(): void {
+    // A store outside this process holds the created event since the first write, and the create, which answers in
+    // the same turn as that write took, has answered with its object (a slice of it): kept here too, it was a second
+    // copy of the request for the call's life. The in-memory store keeps this very string, so it stays.
+    if (this.#written > 0 && this.events[0] !== LET_GO && this.who.store.shared) this.events[0] = LET_GO
     // Deleted: nothing more is written, and what was is removed once it stopped.
     if (this.#deleted || this.#givenUp) return
     const now = Date.now()

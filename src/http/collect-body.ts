@@ -51,7 +51,28 @@ export function collectBody(stream: Readable, options: CollectOptions): Promise<
   const declared = expected !== undefined && Number.isSafeInteger(expected) && expected > 0 && expected <= limit ? expected : 0
   const target = declared <= PREALLOCATE_BYTES ? declared : 0
   const errorAtClose = options.errorAtClose === true
-  return new Promise((resolve, reject) => {
+  return new Promise((resolvePromise, rejectPromise) => {
+    // The listeners stay on the stream after its end (see `cleanup`), and with them this scope: what settles the
+    // promise is let go once it did, or a request object kept for a call's life (a background one runs on for
+    // minutes) would keep its whole body, through the settled promise, and its chunks.
+    let settle: { resolve: (body: Buffer) => void; reject: (error: unknown) => void } | undefined = {
+      resolve: resolvePromise,
+      reject: rejectPromise,
+    }
+    const resolve = (body: Buffer) => {
+      const done = settle
+      settle = undefined
+      chunks = []
+      whole = undefined
+      done?.resolve(body)
+    }
+    const reject = (error: unknown) => {
+      const done = settle
+      settle = undefined
+      chunks = []
+      whole = undefined
+      done?.reject(error)
+    }
     let chunks: Buffer[] = []
     // The buffer of a declared length, made at the first chunk: a body that comes whole in one chunk is kept as is.
     let whole: Buffer | undefined
@@ -128,7 +149,11 @@ export function collectBody(stream: Readable, options: CollectOptions): Promise<
       if (whole) return resolve(size === whole.length ? whole : whole.subarray(0, size))
       const joined = joinedNow(chunks, size)
       if (joined) resolve(joined)
-      else joinInSlices(chunks, size).then(resolve, reject)
+      else {
+        const taken = chunks
+        chunks = []
+        joinInSlices(taken, size).then(resolve, reject)
+      }
     }
     // Settled first: a request emits `close` after every `end`, and an error object costs its stack trace.
     const onError = (error: unknown) => settled || fail(options.broken(error), false)

@@ -215,7 +215,7 @@ export class ResponsesSocket {
     // state's write to the store (a round trip to Redis) or the frames' reaching the connection is known.
     const cut = (): CutResponse => ({
       frame: { bytes: data, value: frame as Record<string, unknown> },
-      events: run.events,
+      events: run.events.map((_, seq) => run.event(seq)),
       frameOf: (event) => format.frameOf(event, create),
       object: format.shown(run.object, create),
       reason: this.#cutReason ?? 'context canceled',
@@ -259,7 +259,7 @@ export class ResponsesSocket {
     const request = format.withInput(create.request, input)
     const sent = background.runRequest(request)
     const ex = { req, requestId, match, owner, path: call.route.path, startedAt: performance.now() }
-    const spec = buildCallSpec(rt, ex, call, await runBodyOf(sent, false), NO_REPEAT)
+    const spec = buildCallSpec(rt, ex, call, await runBodyOf(sent, undefined), NO_REPEAT)
     return { run: await startBackgroundRun(rt, ex, spec, background, request), spec }
   }
 
@@ -278,7 +278,7 @@ export class ResponsesSocket {
       }
       const flush = () => {
         while (next < run.events.length && ws.readyState === ws.OPEN) {
-          for (const data of eventData(run.events[next++] as string)) this.#send(this.place.format.frameOf(data, create))
+          for (const data of eventData(run.event(next++))) this.#send(this.place.format.frameOf(data, create))
         }
         if (ws.readyState !== ws.OPEN || (hasEnded(run.status) && next >= run.events.length)) finish()
       }

@@ -26,15 +26,24 @@ function collect(): void {
 }
 
 /**
+ * A full collection, then another after a pause: V8 frees array buffers (and sweeps) on other threads after a
+ * collection returns, so one read right after it counted megabytes already let go.
+ */
+async function settled(): Promise<NodeJS.MemoryUsage> {
+  collect()
+  await new Promise((resolve) => setTimeout(resolve, 50))
+  collect()
+  return process.memoryUsage()
+}
+
+/**
  * The memory `work` leaves held once it resolved, above what was held before it, garbage collected both times: what
  * it keeps (a copy queued per reader), not what it passed through.
  */
 export async function heldGrowth<T>(work: () => Promise<T>): Promise<{ result: T; arrayBuffers: number; heap: number; rss: number }> {
-  collect()
-  const base = process.memoryUsage()
+  const base = await settled()
   const result = await work()
-  collect()
-  const now = process.memoryUsage()
+  const now = await settled()
   return { result, arrayBuffers: now.arrayBuffers - base.arrayBuffers, heap: now.heapUsed - base.heapUsed, rss: now.rss - base.rss }
 }
 

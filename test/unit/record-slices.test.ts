@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { assembledAnswer, assembledAnswerInSlices } from '../../src/dialects/index.js'
 import { textInSlices } from '../../src/http/join-chunks.js'
-import { keyvStringInSlices, parseJsonInSlices } from '../../src/json/parse-in-slices.js'
+import { keyvStringInSlices, parseJsonBytesInSlices, parseJsonInSlices } from '../../src/json/parse-in-slices.js'
 import { jsonBytesInSlices, jsonTextInSlices } from '../../src/json/text-in-slices.js'
 import { eventData, eventDataInSlices } from '../../src/sse/parse.js'
 import type { CallPlan } from '../../src/translate/index.js'
@@ -63,6 +63,17 @@ describe('jsonTextInSlices', () => {
       }
     }
     expect(await jsonBytesInSlices(undefined)).toBeUndefined()
+  })
+
+  it('writes the same bytes into one buffer of an expected size, grown when it was too small', async () => {
+    const value = { a: TRICKY, big: `${'é😀"'.repeat(40_000)}` }
+    const expected = Buffer.from(`{"value":${JSON.stringify(value)},"expires":1}`)
+    for (const expectedBytes of [0, 1000, expected.length - 1, expected.length, 2 * expected.length]) {
+      for (const sliceChars of [3, 1024]) {
+        const bytes = await jsonBytesInSlices(value, '{"value":', ',"expires":1}', sliceChars, expectedBytes)
+        expect(bytes?.equals(expected)).toBe(true)
+      }
+    }
   })
 
   it('rejects what JSON.stringify throws on', async () => {
@@ -139,6 +150,41 @@ describe('parseJsonInSlices', () => {
   it('parses a 20 MiB event with a turn of the event loop after each MiB', async () => {
     const text = JSON.stringify({ type: 'response.completed', response: { output: [{ text: `é"\\${'x'.repeat(20 * MiB)}` }] } })
     const { result, turns } = await turnsDuring(() => parseJsonInSlices(text))
+    expect(result).toEqual(JSON.parse(text))
+    expect(turns).toBeGreaterThanOrEqual(15)
+  })
+})
+
+describe('parseJsonBytesInSlices', () => {
+  it('parses UTF-8 bytes as JSON.parse parses their text, whatever falls at the edges of its slices', async () => {
+    const texts = [
+      ...TRICKY.map((s) => JSON.stringify({ model: 'm', instructions: s, input: [s, { s }], background: true })),
+      '{"a":"\\/\\u0041\\u00e9\\ud83d\\ude00\\\\\\"","k":["\\u005c\\u0022"]}',
+      `{"${'long key '.repeat(10)}":"${'v'.repeat(50)}"}`,
+      ` { "a" : "${'é😀中'.repeat(30)}" , "b" : 1 , "c" : {"x" : "${'t'.repeat(30)}"} } `,
+    ]
+    for (const text of texts) {
+      for (const sliceBytes of [2, 5, 6, 7, 11, 1024])
+        expect(await parseJsonBytesInSlices(Buffer.from(text), sliceBytes)).toEqual(JSON.parse(text))
+    }
+  })
+
+  it('gives undefined for bytes that are not JSON, as parseJsonInSlices does', async () => {
+    const bad = [
+      `{"a":"${'x'.repeat(30)}\\q"}`,
+      `{"a":"${'x'.repeat(30)}\n"}`,
+      `{"a":"${'x'.repeat(30)}\u0001x"}`,
+      `{"a":"${'x'.repeat(30)}`,
+      `{"a":"${'x'.repeat(30)}"} trailing`,
+      `{"a":"${'x'.repeat(30)}",}`,
+      `{"a":"${'x'.repeat(30)}\\u12G4"}`,
+    ]
+    for (const text of bad) expect(await parseJsonBytesInSlices(Buffer.from(text), 8)).toBeUndefined()
+  })
+
+  it('parses a 20 MiB request with a turn of the event loop after each MiB', async () => {
+    const text = JSON.stringify({ model: 'm', instructions: `é"\\\n${'x'.repeat(20 * MiB)}`, input: 'Hello' })
+    const { result, turns } = await turnsDuring(() => parseJsonBytesInSlices(Buffer.from(text)))
     expect(result).toEqual(JSON.parse(text))
     expect(turns).toBeGreaterThanOrEqual(15)
   })
