@@ -269,6 +269,8 @@ export function createGateway(options: GatewayOptions): Gateway {
         rt.repeats.recent.clear()
         // Records held while the store was down are written now if it takes them, else logged as lost.
         await rt.pendingWrites.close()
+        // Answers served but not yet cached are written while the store is still open.
+        await cache?.flush()
         await rt.store.close()
         if (!aborted) await agent?.close()
       })()

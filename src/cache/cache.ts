@@ -47,6 +47,8 @@ export class ResponseCache {
   readonly #logger: GatewayLogger
   /** The calls running now for a key, which identical misses wait for: each resolves the answer it kept, if any. */
   readonly #running = new Map<string, Promise<CachedAnswer | undefined>>()
+  /** The store writes of answers already served, which `flush` waits for. */
+  readonly #writing = new Set<Promise<void>>()
 
   /** With a Redis `store`, the cache lives there (every process shares it); else in this process, within `maxBytes`. */
   constructor(options: ResolvedCacheOptions, store: Keyv | undefined, logger: GatewayLogger) {
@@ -61,6 +63,11 @@ export class ResponseCache {
   /** Removes the cached answers of an owner, a model, both, or (no filter) every one; resolves how many went. */
   delete(filter: CacheFilter = {}): Promise<number> {
     return this.#store.delete(filter)
+  }
+
+  /** Resolves once every answer served so far is written to the store (or failed to be): `close()` waits for it. */
+  async flush(): Promise<void> {
+    while (this.#writing.size > 0) await Promise.all(this.#writing)
   }
 
   /** Runs a model call through the cache (the wrapper `serveModelCall` takes). */
@@ -136,12 +143,15 @@ export class ResponseCache {
       owner: key.owner,
       model: key.model,
     }
-    try {
-      await this.#store.set(key.id, answer, this.#options.ttlMs)
-      publish(rt, spec, 'stored')
-    } catch (error) {
-      this.#logger.warn('model-gateway: an answer could not be cached', { requestId: spec.requestId, error: String(error) })
-    }
+    // The client has its answer and calls waiting on this one get it now: the write is nobody's wait (`flush` ends it).
+    const writing = this.#store.set(key.id, answer, this.#options.ttlMs).then(
+      () => publish(rt, spec, 'stored'),
+      (error: unknown) => {
+        this.#logger.warn('model-gateway: an answer could not be cached', { requestId: spec.requestId, error: String(error) })
+      },
+    )
+    this.#writing.add(writing)
+    void writing.finally(() => this.#writing.delete(writing))
     return answer
   }
 

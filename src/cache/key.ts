@@ -1,9 +1,9 @@
 // What makes two calls the same call for the cache: every field of the body, whatever its order or spacing, save
 // the ones that only pick the framing of the answer; what the client asked for and of which upstream target; and,
 // unless the cache is shared, who asked.
-import { createHash } from 'node:crypto'
+import { hash } from 'node:crypto'
 import type { CallSpec } from '../call/call-spec.js'
-import { requestBodyHash } from '../json/hash.js'
+import { requestBodyHash, requestBodyHashes } from '../json/hash.js'
 
 /**
  * Top-level body fields that choose how the answer is framed, not what it says: a streamed call and a whole one of
@@ -49,8 +49,15 @@ export async function cacheKey(spec: KeyedCall, shared: boolean): Promise<CacheK
   const { value, fields } = spec.body
   let bodyHash: string
   let framing = ''
-  if (value !== undefined && hasFraming(value)) bodyHash = requestBodyHash(withoutFraming(value))
-  else {
+  if (value !== undefined && hasFraming(value)) {
+    // The call's own hash comes from the same canonical form when nothing asked for it yet: a body canonicalised once.
+    const { requestHash } = spec
+    if (requestHash.seed && !requestHash.asked?.()) {
+      const hashes = requestBodyHashes(value, FRAMING_FIELDS)
+      requestHash.seed(hashes.all)
+      bodyHash = hashes.without
+    } else bodyHash = requestBodyHash(withoutFraming(value))
+  } else {
     bodyHash = await spec.requestHash()
     if (value === undefined && hasFraming(fields)) framing = spec.stream ? 'stream' : 'whole'
   }
@@ -65,6 +72,7 @@ export async function cacheKey(spec: KeyedCall, shared: boolean): Promise<CacheK
     bodyHash,
     framing,
   ]
-  const id = createHash('sha256').update(parts.join('\u0000')).digest('base64url').slice(0, 32)
+  // One-shot: a Hash object costs more than hashing these few bytes.
+  const id = hash('sha256', parts.join('\u0000'), 'base64url').slice(0, 32)
   return { id, owner: spec.owner, model: model.id }
 }

@@ -3,6 +3,7 @@ import type { Dialect, OperationFormat } from '../dialects/index.js'
 import type { RequestBody } from '../http/read-body.js'
 import type { ResponseSink } from '../http/sink.js'
 import type { TraceHeaders } from '../observe/channels.js'
+import type { RequestHash } from '../recovery/body-hash.js'
 import type { CallPlan, Translator } from '../translate/index.js'
 import type { Operation } from '../types.js'
 import type { BodyRefusal, ServedBy } from '../upstream/send.js'
@@ -48,7 +49,7 @@ export interface CallSpec {
   /** The client's session (`X-Claude-Code-Session-Id`), for usage events and spans; undefined when it sent none. */
   sessionId?: string
   /** The body's `request_body_hash`, computed once for the call on first ask (a large body's off the event loop). */
-  requestHash: () => Promise<string>
+  requestHash: RequestHash
   /**
    * The owner's rate-limit headers as the ledger's check saw them, in the names the client's dialect reads; set by
    * that check, undefined for an owner without limits. They stand in for the upstream's own on every answer.

@@ -305,33 +305,55 @@ export function canonicalHashing({ createHash, hash: hashOnce }: HashFunctions) 
    * consumes them one by one, so the large members of a body are never copied into one string.
    */
   function canonicalPieces(value: unknown): string[] {
-    if (typeof value !== 'object' || value === null || isArray(value)) return [canonicalValue(value)]
+    return membersPieces(value, null)[0]
+  }
+
+  /**
+   * The pieces of the whole value and, from the same pass, of the value without the top-level members named in
+   * `omit` (which then must be a plain object): two hashes of one body for the price of one canonical form.
+   */
+  function canonicalPiecesWithout(value: unknown, omit: readonly string[]): [all: string[], without: string[]] {
+    return membersPieces(value, omit) as [string[], string[]]
+  }
+
+  function membersPieces(value: unknown, omit: readonly string[] | null): [string[], string[] | undefined] {
+    if (typeof value !== 'object' || value === null || isArray(value)) return [[canonicalValue(value)], undefined]
     const proto: unknown = protoOf(value)
-    if (proto !== objectProto && proto !== null) return [walk(value)]
+    if (proto !== objectProto && proto !== null) return [[walk(value)], undefined]
     // A request body is an object whose top-level keys (model, stream, tools...) rarely recur
     // below; serializing each member with its own key list keeps JSON.stringify's lists short.
     const record = value as Record<string, unknown>
     const keys = keysOf(record)
     sortKeys(keys)
     const pieces: string[] = []
+    const kept: string[] | undefined = omit === null ? undefined : []
     let out = '{'
-    let first = true
+    let keptOut = '{'
     for (let i = 0; i < keys.length; i++) {
       const key = keys[i] as string
       const member = record[key]
       if (isSkipped(member)) continue
-      out += `${(first ? '' : ',') + stringify(key)}:`
-      first = false
+      const head = `${stringify(key)}:`
       const text = canonicalValue(member)
+      const keep = kept !== undefined && !(omit as readonly string[]).includes(key)
+      // `out` is '{' only before its first member; a large member goes alone (never copied into a longer string).
+      out += out === '{' ? head : `,${head}`
+      if (keep) keptOut += keptOut === '{' ? head : `,${head}`
       if (text.length < HASH_CHUNK) {
         out += text
+        if (keep) keptOut += text
       } else {
         pieces.push(out, text)
         out = ''
+        if (keep) {
+          kept.push(keptOut, text)
+          keptOut = ''
+        }
       }
     }
     pieces.push(`${out}}`)
-    return pieces
+    kept?.push(`${keptOut}}`)
+    return [pieces, kept]
   }
 
   /** RFC 8785-style canonical JSON of a parsed value; the hash rule of SPEC 4.3 is defined over it. */
@@ -362,5 +384,5 @@ export function canonicalHashing({ createHash, hash: hashOnce }: HashFunctions) 
     return hash.digest('hex').slice(0, 16)
   }
 
-  return { canonicalJson, canonicalPieces, hashPieces }
+  return { canonicalJson, canonicalPieces, canonicalPiecesWithout, hashPieces }
 }

@@ -26,3 +26,12 @@ export function requestBodyHash(body: string | Uint8Array | object): string {
   }
   return hashing.hashPieces(hashing.canonicalPieces(value))
 }
+
+/**
+ * The request_body_hash of a parsed body and, from the same canonical form, the same hash of the body without the
+ * top-level `omit` members: what the response cache keys a call by, beside the hash its records carry.
+ */
+export function requestBodyHashes(body: Record<string, unknown>, omit: readonly string[]): { all: string; without: string } {
+  const [all, without] = hashing.canonicalPiecesWithout(body, omit)
+  return { all: hashing.hashPieces(all), without: hashing.hashPieces(without) }
+}

@@ -2,19 +2,35 @@ import { requestBodyHash } from '../json/hash.js'
 import { requestBodyHashOffLoop } from '../json/hash-worker.js'
 
 /**
+ * A call's request_body_hash, computed once on first ask. `seed`, where there is one, hands it a hash worked out from
+ * the same canonical form by a caller that canonicalised the body anyway (the response cache's key); `asked` says
+ * whether it is still worth doing so.
+ */
+export interface RequestHash {
+  (): Promise<string>
+  asked?: () => boolean
+  seed?: (hash: string) => void
+}
+
+/**
  * The request_body_hash of a body, computed on the first call and shared by every later one: a call's fingerprint,
  * its record, and the start of hashing once its client left all ask for the same hash. A failure is held for
  * whoever awaits it, never left unheard when nobody does.
  */
-export function hashOnce(body: { bytes: Buffer; value: Record<string, unknown> | undefined }, owner: string): () => Promise<string> {
+export function hashOnce(body: { bytes: Buffer; value: Record<string, unknown> | undefined }, owner: string): RequestHash {
   let hashing: Promise<string> | undefined
-  return () => {
+  const requestHash: RequestHash = () => {
     if (hashing === undefined) {
       hashing = bodyHash(body, owner)
       hashing.catch(() => {})
     }
     return hashing
   }
+  requestHash.asked = () => hashing !== undefined
+  requestHash.seed = (hash) => {
+    hashing ??= Promise.resolve(hash)
+  }
+  return requestHash
 }
 
 /**

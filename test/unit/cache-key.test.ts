@@ -4,7 +4,8 @@ import { messagesRequest } from '../../src/dialects/anthropic/messages/wire.js'
 import { geminiRequest } from '../../src/dialects/gemini/generate-content/wire.js'
 import { chatRequest } from '../../src/dialects/openai/chat-completions/wire.js'
 import { responsesRequest } from '../../src/dialects/openai/responses/wire.js'
-import { canonicalJson, requestBodyHash } from '../../src/json/hash.js'
+import { canonicalJson, requestBodyHash, requestBodyHashes } from '../../src/json/hash.js'
+import { hashOnce } from '../../src/recovery/body-hash.js'
 import type { Operation } from '../../src/types.js'
 
 // A property test of the key: over every member of each dialect's request schema, two bodies that differ in that
@@ -131,5 +132,40 @@ describe('the cache key', () => {
     expect((await cacheKey({ ...base, model: { ...base.model, upstreamModel: 'other' } }, false)).id).not.toBe(key)
     expect((await cacheKey({ ...base, model: { ...base.model, upstream: { name: 'other' } } }, false)).id).not.toBe(key)
     expect((await cacheKey(callOf(body, 'chat.completions', 'owner-b'), true)).id).toBe((await cacheKey(base, true)).id)
+  })
+
+  it("a streamed body's canonical form is made once: its own request_body_hash comes with the key", async () => {
+    const body = { stream: true, model: 'm', stream_options: { include_usage: true }, messages: [{ role: 'user', content: 'once' }] }
+    let hashed = 0
+    const requestHash = hashOnce({ bytes: Buffer.from(JSON.stringify(body)), value: body }, 'owner-a')
+    const counted = Object.assign(
+      () => {
+        hashed++
+        return requestHash()
+      },
+      { asked: requestHash.asked, seed: requestHash.seed },
+    )
+    const key = await cacheKey({ ...callOf(body, 'chat.completions'), requestHash: counted }, false)
+    // Nothing asked the call's hash to be computed, yet it is known, and is the hash of the whole body.
+    expect(hashed).toBe(0)
+    expect(requestHash.asked?.()).toBe(true)
+    expect(await requestHash()).toBe(requestBodyHash(body))
+    expect(key.id).toBe((await cacheKey(callOf(body, 'chat.completions'), false)).id)
+  })
+
+  it('the hashes of one canonical pass are those of the body and of the body without its framing members', () => {
+    const large = 'x'.repeat(70_000)
+    for (const body of [
+      { stream: true, model: 'm' },
+      { model: 'm', stream: false, stream_options: {}, z: 1 },
+      { a: large, stream: true, b: large, messages: [large] },
+      { stream: true },
+      { m: 1 },
+    ]) {
+      const { all, without } = requestBodyHashes(body, FRAMING_FIELDS)
+      const rest = Object.fromEntries(Object.entries(body).filter(([name]) => !FRAMING_FIELDS.includes(name)))
+      expect(all).toBe(requestBodyHash(body))
+      expect(without).toBe(requestBodyHash(rest))
+    }
   })
 })
