@@ -42,7 +42,9 @@ export function buildCallSpec(
     body: spoken?.body ?? body,
     model,
     stream: target.stream,
-    clientHeaders: spoken ? { ...ex.req.headers, ...spoken.headers } : ex.req.headers,
+    // Not merged into a copy of the client's headers: only the few a dialect forwards are ever read.
+    clientHeaders: ex.req.headers,
+    spokenHeaders: spoken?.headers,
     strict: rt.options.translation.strict,
   })
   const upstreamBody = bodies.for(model)

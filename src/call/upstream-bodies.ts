@@ -14,6 +14,8 @@ import type { CallBodies, CallSpec, Refused, Translation } from './call-spec.js'
 type BodySource = Pick<CallSpec, 'requestId' | 'format' | 'inbound' | 'body' | 'model' | 'stream'> & {
   /** The client's request headers, of which those its dialect forwards go to an upstream of the same dialect. */
   clientHeaders: IncomingHttpHeaders
+  /** Headers that stand in for the client's own of those names (a spoken body's, `SpokenBody.headers`). @default none */
+  spokenHeaders?: Readonly<Record<string, string>>
   /** `translation.strict`: refuse what a target lacks or refuses rather than drop and name it. @default false */
   strict?: boolean
 }
@@ -23,12 +25,19 @@ const NONE: readonly string[] = []
 /** The names of a flat `[name, value, …]` header list. */
 const namesIn = (headers: readonly string[]) => headers.filter((_, i) => i % 2 === 0)
 
-/** The headers of `names` the client sent, as a flat `[name, value, …]` list (repeated ones as Node joined them). */
-function sentHeaders(headers: IncomingHttpHeaders, names: readonly string[]): readonly string[] {
+/**
+ * The headers of `names` the client sent, as a flat `[name, value, …]` list (repeated ones as Node joined them),
+ * those of `spoken` in place of the client's own.
+ */
+function sentHeaders(
+  headers: IncomingHttpHeaders,
+  names: readonly string[],
+  spoken: Readonly<Record<string, string>> | undefined,
+): readonly string[] {
   if (names.length === 0) return NONE
   const sent: string[] = []
   for (const name of names) {
-    const value = headers[name]
+    const value = (spoken !== undefined && Object.hasOwn(spoken, name) ? spoken[name] : undefined) ?? headers[name]
     if (typeof value === 'string') sent.push(name, value)
   }
   return sent.length === 0 ? NONE : sent
@@ -84,7 +93,7 @@ export class UpstreamBodies implements CallBodies {
 
   constructor(source: BodySource) {
     this.#source = source
-    this.#forwarded = sentHeaders(source.clientHeaders, source.inbound.forwardedHeaders ?? NONE)
+    this.#forwarded = sentHeaders(source.clientHeaders, source.inbound.forwardedHeaders ?? NONE, source.spokenHeaders)
   }
 
   /** The bytes for `model`, or the refusal of a field its format cannot express. */

@@ -93,6 +93,18 @@ for (const route of MODEL_ROUTES) {
   else PATTERN_CALLS.push({ pattern, route })
 }
 
+/**
+ * The pattern calls in runs of consecutive ones with the same literal head (`/v1beta/models/`, `/model/`): a path is
+ * tried against a run's patterns only if it starts with the run's head, one test for up to six patterns. Still tried
+ * in the registry's order, so the first pattern that matches wins as before.
+ */
+const PATTERN_RUNS: Array<{ head: string; calls: PatternCall[] }> = []
+for (const call of PATTERN_CALLS) {
+  const last = PATTERN_RUNS.at(-1)
+  if (last?.head === call.pattern.head) last.calls.push(call)
+  else PATTERN_RUNS.push({ head: call.pattern.head, calls: [call] })
+}
+
 /** Where each dialect's clients list the models (`GET {path}`) and read one (`GET {path}/{id}`), each path once. */
 const MODEL_LISTS: readonly string[] = [...new Set(DIALECTS.flatMap((dialect) => dialect.modelListPaths ?? []))]
 
@@ -221,11 +233,14 @@ function notAllowed(call: Route): Route {
  * percent-decoded): the model only ever selects a configured model, so `..`, `%2F` or `%3A` simply name none.
  */
 function patternCall(path: string): Route | undefined {
-  for (const { pattern, route } of PATTERN_CALLS) {
-    const params = pattern.match(path)
-    if (params === undefined) continue
-    const model = params.model
-    return { kind: 'call', route, target: model === undefined ? undefined : { model, stream: route.streams === true }, params }
+  for (const run of PATTERN_RUNS) {
+    if (!path.startsWith(run.head)) continue
+    for (const { pattern, route } of run.calls) {
+      const params = pattern.match(path)
+      if (params === undefined) continue
+      const model = params.model
+      return { kind: 'call', route, target: model === undefined ? undefined : { model, stream: route.streams === true }, params }
+    }
   }
   return undefined
 }

@@ -54,14 +54,16 @@ const STRING_PIECES = [
   'ключ',
 ]
 
-function ws(g: Gen): string {
+/** Whitespace between tokens: mostly none, else a few of JSON's four kinds. */
+export function ws(g: Gen): string {
   if (g.chance(0.7)) return ''
   let s = ''
   for (let k = 1 + g.int(3); k > 0; k--) s += g.pick([' ', '\t', '\n', '\r', '  '])
   return s
 }
 
-function stringText(g: Gen, long = false): string {
+/** A JSON string literal of random pieces, escapes among them; `long` makes it tens of pieces. */
+export function stringText(g: Gen, long = false): string {
   let s = '"'
   const pieces = long ? 20 + g.int(60) : g.int(6)
   for (let k = 0; k < pieces; k++) {
@@ -97,7 +99,8 @@ export function numberText(g: Gen): string {
 
 const KEYS = ['a', 'b', 'role', 'content', 'model', '__proto__', 'é', '', 'k\\u0041', 'x y', 'parts', 'text']
 
-function valueText(g: Gen, depth: number): string {
+/** Any JSON value as text, nested below `depth` (objects in it may repeat a key). */
+export function valueText(g: Gen, depth: number): string {
   const kind = depth > 5 ? 4 + g.int(6) : g.int(10)
   switch (kind) {
     case 0:

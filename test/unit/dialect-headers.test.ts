@@ -110,6 +110,23 @@ describe('the dialect headers of each attempt', () => {
     ])
   })
 
+  it("forwards a spoken body's headers in place of the client's own of those names (InvokeModel's betas)", () => {
+    const model = options.models.get(claude.id)!
+    const bytes = Buffer.from(JSON.stringify({ model: claude.id, max_tokens: 8, messages: [] }))
+    const body = { bytes, fields: JSON.parse(bytes.toString()), value: undefined, spans: undefined }
+    const bodies = new UpstreamBodies({
+      requestId: 'r',
+      format: messages,
+      inbound: anthropic,
+      body,
+      model,
+      stream: false,
+      clientHeaders: { 'anthropic-beta': 'client-beta', 'anthropic-version': '2026-10-21' },
+      spokenHeaders: { 'anthropic-beta': `client-beta,${BETAS}` },
+    })
+    expect(bodies.headersFor(claude)).toEqual(['anthropic-version', '2026-10-21', 'anthropic-beta', `client-beta,${BETAS}`])
+  })
+
   it('sends a translated call the configured version and no beta, and a fallback across dialects its own', () => {
     const fromOpenAI = bodiesOf(options, { inbound: openai, format: chatCompletions, id: gpt.id }, { 'anthropic-beta': BETAS })
     expect(fromOpenAI.headersFor(gpt)).toEqual([])

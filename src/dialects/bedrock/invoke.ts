@@ -9,9 +9,11 @@ import { sseEvent } from '../../sse/write.js'
 import { anthropicErrorType } from '../anthropic/index.js'
 import { messagesFormat } from '../anthropic/messages/index.js'
 import { messagesRequest } from '../anthropic/messages/wire.js'
-import { validateMessages } from '../anthropic/validate.js'
+import { validateMessagesMembers } from '../anthropic/validate.js'
+import { requiredModel } from '../checks.js'
 import type { CallTarget, ErrorFacts, OperationFormat, RequestBytes, SpokenBody } from '../dialect.js'
 import type { SseFields } from '../framing/writer.js'
+import { memberValue, splicedBody } from '../spoken-body.js'
 import { eventStreamClientFraming, type FrameKind } from './event-frame.js'
 
 /**
@@ -58,6 +60,7 @@ export const invokeFraming = eventStreamClientFraming(frameOf)
 
 /** A model id from the path: SDKs percent-encode it (`…-v1%3A0`); it only ever selects a configured model. */
 function pathModel(raw: string): string {
+  if (!raw.includes('%')) return raw
   try {
     return decodeURIComponent(raw)
   } catch {
@@ -67,39 +70,40 @@ function pathModel(raw: string): string {
 }
 
 /** The betas of the body's `anthropic_beta`, checked. */
-function bodyBetas(value: unknown): string[] {
-  if (value === undefined) return []
+function bodyBetas(value: unknown): readonly string[] {
+  if (value === undefined) return NO_BETAS
   if (!Array.isArray(value) || !value.every((beta) => typeof beta === 'string'))
     invalidField('anthropic_beta', "'anthropic_beta' must be an array of strings.")
   return value as string[]
 }
 
+const NO_BETAS: readonly string[] = []
+
 /** The client's `anthropic-beta` header and the body's betas, each once, in the order they came. */
 function mergedBetas(header: string | string[] | undefined, betas: readonly string[]): string {
+  // The usual call: one beta in the body (Claude Code's), none in a header.
+  if ((header === undefined || header === '') && betas.length === 1) return (betas[0] as string).trim()
   const all = [...(Array.isArray(header) ? header.join(',') : (header ?? '')).split(','), ...betas].map((beta) => beta.trim())
   return [...new Set(all.filter((beta) => beta !== ''))].join(',')
 }
 
+/** The members of InvokeModel's body that are Bedrock's own, not the Messages API's. */
+const TRANSPORT_MEMBERS = ['anthropic_version', 'anthropic_beta']
+
+const NO_HEADERS: Readonly<Record<string, string>> = {}
+
 /**
  * The Messages body of an InvokeModel body: the path's model and stream flag in, `anthropic_version` and
- * `anthropic_beta` out (the betas go as the `anthropic-beta` header, joined with the client's own). A large body
- * came scanned only: it is parsed here once, bounded by the body limit it was read under, as its members to take
- * out are not all strings the scanner can splice.
+ * `anthropic_beta` out (the betas go as the `anthropic-beta` header, joined with the client's own), every other
+ * member's bytes as sent. Spliced, never parsed or re-serialised whole: it is on every call's path. A large body
+ * came scanned only: its betas are parsed from their own bytes.
  */
 function spokenBody(body: RequestBytes, target: CallTarget, headers: IncomingHttpHeaders): SpokenBody {
-  const value = body.value ?? (JSON.parse(body.bytes.toString('utf8')) as Record<string, unknown>)
-  const { anthropic_version: _version, anthropic_beta: betas, ...rest } = value
-  const spoken = { model: target.model, ...rest, stream: target.stream }
-  const { anthropic_version: _v, anthropic_beta: _b, ...fields } = body.fields
+  const betas = body.value === undefined ? memberValue(body.bytes, 'anthropic_beta') : body.value.anthropic_beta
   const beta = mergedBetas(headers['anthropic-beta'], bodyBetas(betas))
   return {
-    body: {
-      bytes: Buffer.from(JSON.stringify(spoken)),
-      fields: { ...fields, model: target.model, stream: target.stream },
-      value: spoken,
-      spans: undefined,
-    },
-    headers: beta === '' ? {} : { 'anthropic-beta': beta },
+    body: splicedBody(body, TRANSPORT_MEMBERS, { model: target.model, stream: target.stream }),
+    headers: beta === '' ? NO_HEADERS : { 'anthropic-beta': beta },
   }
 }
 
@@ -128,7 +132,9 @@ export const bedrockInvoke: OperationFormat = {
       invalidField('anthropic_version', "'anthropic_version' must be a string.")
     bodyBetas(fields.anthropic_beta)
     const target = { model: pathModel(fromPath?.model ?? ''), stream: fromPath?.stream === true }
-    validateMessages({ ...fields, ...target })
+    // The body's members are checked as they are: a copy with the path's model and stream in would cost a copy.
+    requiredModel(target)
+    validateMessagesMembers(fields)
     return target
   },
   streamErrorEvent,

@@ -8,7 +8,7 @@ import { anthropic, messages, messagesCountTokens } from '../anthropic/index.js'
 import type { CallTarget, Dialect, ModelRoute, OperationFormat, RequestBytes, SpokenBody } from '../dialect.js'
 import { countTokens, gemini, generateContent } from '../gemini/index.js'
 import { bearer } from '../shared.js'
-import { splicedBody } from './spoken-body.js'
+import { splicedBody } from '../spoken-body.js'
 
 /** `x-api-key` (Claude Code's `ANTHROPIC_CUSTOM_HEADERS`), then `x-goog-api-key`, then `Authorization: Bearer`. */
 function clientKey(headers: IncomingHttpHeaders): string | undefined {
