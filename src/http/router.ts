@@ -94,7 +94,7 @@ for (const route of MODEL_ROUTES) {
 }
 
 /**
- * The pattern calls in runs of consecutive ones with the same literal head (`/v1beta/models/`, `/model/`): a path is
+ * The pattern calls in runs of consecutive ones with the same literal head (a dialect's model path prefix): a path is
  * tried against a run's patterns only if it starts with the run's head, one test for up to six patterns. Still tried
  * in the registry's order, so the first pattern that matches wins as before.
  */
