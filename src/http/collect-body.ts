@@ -59,20 +59,16 @@ export function collectBody(stream: Readable, options: CollectOptions): Promise<
       resolve: resolvePromise,
       reject: rejectPromise,
     }
-    const resolve = (body: Buffer) => {
+    /** What settles the promise, once: the body's buffers go with it. */
+    const release = () => {
       const done = settle
       settle = undefined
       chunks = []
       whole = undefined
-      done?.resolve(body)
+      return done
     }
-    const reject = (error: unknown) => {
-      const done = settle
-      settle = undefined
-      chunks = []
-      whole = undefined
-      done?.reject(error)
-    }
+    const resolve = (body: Buffer) => release()?.resolve(body)
+    const reject = (error: unknown) => release()?.reject(error)
     let chunks: Buffer[] = []
     // The buffer of a declared length, made at the first chunk: a body that comes whole in one chunk is kept as is.
     let whole: Buffer | undefined

@@ -29,21 +29,6 @@ import {
 } from '../../../translate/readers.js'
 import { IMAGE_FORMATS } from '../converse/request.js'
 
-/** The top-level members a Converse request may have. */
-export const CONVERSE_FIELDS: ReadonlySet<string> = new Set([
-  'messages',
-  'system',
-  'inferenceConfig',
-  'toolConfig',
-  'additionalModelRequestFields',
-  'additionalModelResponseFieldPaths',
-  'guardrailConfig',
-  'promptVariables',
-  'requestMetadata',
-  'performanceConfig',
-  'serviceTier',
-])
-
 /** Members that only hint Bedrock: left out toward another format, and named. */
 const HINTS = [
   'additionalModelResponseFieldPaths',
@@ -53,6 +38,16 @@ const HINTS = [
   'performanceConfig',
   'serviceTier',
 ]
+
+/** The top-level members a Converse request may have: those read, and the hints. */
+export const CONVERSE_FIELDS: ReadonlySet<string> = new Set([
+  'messages',
+  'system',
+  'inferenceConfig',
+  'toolConfig',
+  'additionalModelRequestFields',
+  ...HINTS,
+])
 
 /** The MIME type of each Converse image format. */
 const IMAGE_TYPES: Readonly<Record<string, string>> = Object.fromEntries(
