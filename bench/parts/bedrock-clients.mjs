@@ -4,41 +4,13 @@
 // client sees on an InvokeModelWithResponseStream stream against those of the same Messages stream as SSE (p99), and
 // the writer's own time per event in the process. In-process: gateway, mock and load share one event loop.
 import http from 'node:http'
-import { fileURLToPath, pathToFileURL } from 'node:url'
 import { Pool } from 'undici'
+import { loadDist, loadSource, timedPost } from '../lib/dist.mjs'
 import { num, section, table } from '../lib/report.mjs'
 import { percentile } from '../lib/stats.mjs'
 
-const dist = new URL('../../dist/', import.meta.url)
-const load = (name) => import(pathToFileURL(fileURLToPath(new URL(name, dist))).href)
-
 const KEY = 'sk-bench-bedrock-clients'
 const PROMPT = 'Summarise the plot of a long novel in one line. '.repeat(20)
-
-/** The InvokeModel framing, which no entry exports: bundled from its source by esbuild into dist/, as bedrock.mjs does. */
-async function sourceFraming() {
-  const { build } = await import('esbuild')
-  const outfile = fileURLToPath(new URL('bench-invoke-framing.mjs', dist))
-  await build({
-    entryPoints: [fileURLToPath(new URL('../../src/dialects/bedrock/invoke.ts', import.meta.url))],
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    packages: 'external',
-    outfile,
-    logLevel: 'error',
-  })
-  return import(pathToFileURL(outfile).href)
-}
-
-/** One whole call's time in ms. */
-async function timed(pool, options) {
-  const started = process.hrtime.bigint()
-  const res = await pool.request({ method: 'POST', ...options })
-  await res.body.text()
-  if (res.statusCode !== 200) throw new Error(`bench call answered ${res.statusCode}`)
-  return Number(process.hrtime.bigint() - started) / 1e6
-}
 
 /** The gaps in ms between the chunks of one streamed answer, as its client reads them. */
 async function gaps(pool, options) {
@@ -73,10 +45,11 @@ function writerMicros(framing, events) {
 /** @param {{ cfg: { quick?: boolean }, log: (line: string) => void }} ctx */
 export async function bedrockClientsPart(ctx) {
   const [{ createGateway }, { nodeHandler }, { startMockUpstream }, { invokeFraming }] = await Promise.all([
-    load('index.js'),
-    load('node.js'),
-    load('testing.js'),
-    sourceFraming(),
+    loadDist('index.js'),
+    loadDist('node.js'),
+    loadDist('testing.js'),
+    // The InvokeModel framing, which no entry exports.
+    loadSource('bench-invoke-framing.mjs', { invokeFraming: 'src/dialects/bedrock/invoke.ts' }),
   ])
   const mock = await startMockUpstream({ record: false })
   const gateway = createGateway({
@@ -113,7 +86,7 @@ export async function bedrockClientsPart(ctx) {
     const n = ctx.cfg?.quick ? 300 : 1500
     for (let i = 0; i < n + 100; i++) {
       for (const [kind, options] of Object.entries(kinds)) {
-        const ms = await timed(kind === 'direct' ? direct : viaGateway, options)
+        const ms = await timedPost(kind === 'direct' ? direct : viaGateway, options)
         if (i >= 100) times[kind].push(ms)
       }
     }

@@ -3,33 +3,22 @@
 // so the mock does the same work), and translated to an Anthropic upstream (against the Messages call sent straight
 // to the mock); interleaved call by call, the Messages passthrough through the gateway as the yardstick. In-process.
 import http from 'node:http'
-import { fileURLToPath, pathToFileURL } from 'node:url'
 import { Pool } from 'undici'
+import { loadDist, timedPost } from '../lib/dist.mjs'
 import { num, section, table } from '../lib/report.mjs'
 import { percentile } from '../lib/stats.mjs'
-
-const dist = new URL('../../dist/', import.meta.url)
-const load = (name) => import(pathToFileURL(fileURLToPath(new URL(name, dist))).href)
 
 const NOVA = 'us.amazon.nova-pro-v1:0'
 const CLAUDE = 'claude-sonnet-4-5'
 const KEY = 'sk-bench-converse'
 const PROMPT = 'Summarise the plot of a long novel in one line. '.repeat(20)
 
-async function timed(pool, options) {
-  const started = process.hrtime.bigint()
-  const res = await pool.request({ method: 'POST', ...options })
-  await res.body.text()
-  if (res.statusCode !== 200) throw new Error(`bench call answered ${res.statusCode}`)
-  return Number(process.hrtime.bigint() - started) / 1e6
-}
-
 /** @param {{ cfg: { quick?: boolean }, log: (line: string) => void }} ctx */
 export async function bedrockConversePart(ctx) {
   const [{ createGateway }, { nodeHandler }, { startMockUpstream }] = await Promise.all([
-    load('index.js'),
-    load('node.js'),
-    load('testing.js'),
+    loadDist('index.js'),
+    loadDist('node.js'),
+    loadDist('testing.js'),
   ])
   const mock = await startMockUpstream({ record: false, bedrock: { apiKeys: ['bedrock-bench-key'] } })
   const gateway = createGateway({
@@ -72,7 +61,7 @@ export async function bedrockConversePart(ctx) {
     const n = ctx.cfg?.quick ? 300 : 1500
     for (let i = 0; i < n + 100; i++) {
       for (const [kind, options] of Object.entries(kinds)) {
-        const ms = await timed(kind.endsWith('Direct') ? direct : viaGateway, options)
+        const ms = await timedPost(kind.endsWith('Direct') ? direct : viaGateway, options)
         if (i >= 100) times[kind].push(ms)
       }
     }

@@ -7,61 +7,14 @@
 // Bedrock (an AWS event stream, decoded by the gateway with @smithy/eventstream-codec) against an SSE upstream. In-process: gateway, mock and load share one event loop.
 import http from 'node:http'
 import { Readable } from 'node:stream'
-import { fileURLToPath, pathToFileURL } from 'node:url'
 import { Pool } from 'undici'
+import { loadDist, loadSource, timedPost } from '../lib/dist.mjs'
 import { num, section, spread, table } from '../lib/report.mjs'
 import { median, percentile, summary } from '../lib/stats.mjs'
-
-const dist = new URL('../../dist/', import.meta.url)
-const load = (name) => import(pathToFileURL(fileURLToPath(new URL(name, dist))).href)
 
 const MODEL = 'us.anthropic.claude-sonnet-4-5-20250929-v1:0'
 const KEY = 'sk-bench-bedrock'
 const PROMPT = 'Summarise the plot of a long novel in one line. '.repeat(20)
-
-/**
- * The gateway's SigV4 authorizer, which no entry exports: bundled from its source by esbuild into dist/ (its packages
- * left to node_modules), so the row times the gateway's own code.
- */
-async function sourceAuthorizer() {
-  const { build } = await import('esbuild')
-  const outfile = fileURLToPath(new URL('bench-sigv4.mjs', dist))
-  await build({
-    entryPoints: [fileURLToPath(new URL('../../src/dialects/bedrock/sigv4.ts', import.meta.url))],
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    packages: 'external',
-    outfile,
-    logLevel: 'error',
-  })
-  return import(pathToFileURL(outfile).href)
-}
-
-/**
- * The gateway's reader of Claude-on-Bedrock streams and its event-stream frame writer, bundled from source as the
- * authorizer is: the per-frame row times the gateway's own decoding.
- */
-async function sourceFraming() {
-  const { build } = await import('esbuild')
-  const outfile = fileURLToPath(new URL('bench-bedrock-framing.mjs', dist))
-  await build({
-    stdin: {
-      contents:
-        "export { bedrockAnthropic } from './src/dialects/bedrock/anthropic.ts'\n" +
-        "export { eventFrame } from './src/dialects/bedrock/event-frame.ts'\n",
-      resolveDir: fileURLToPath(new URL('../../', import.meta.url)),
-      loader: 'ts',
-    },
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    packages: 'external',
-    outfile,
-    logLevel: 'error',
-  })
-  return import(pathToFileURL(outfile).href)
-}
 
 /**
  * µs of the gateway's own work per frame of a Claude-on-Bedrock stream: each frame (an Anthropic delta event, as
@@ -145,15 +98,6 @@ async function libraryMicros(credentials, calls) {
   return median(rounds)
 }
 
-/** One call's time in ms. */
-async function timed(pool, options) {
-  const started = process.hrtime.bigint()
-  const res = await pool.request({ method: 'POST', ...options })
-  await res.body.text()
-  if (res.statusCode !== 200) throw new Error(`bench call answered ${res.statusCode}`)
-  return Number(process.hrtime.bigint() - started) / 1e6
-}
-
 /** Frames of the streams the inter-frame rows read: 64 deltas, one every 2 ms, as the SSE relay part paces them. */
 const STREAM_CHUNKS = 64
 const STREAM_GAP_MS = 2
@@ -180,12 +124,17 @@ async function streamGaps(pool, request) {
 /** @param {{ cfg: { quick?: boolean }, log: (line: string) => void }} ctx */
 export async function bedrockPart(ctx) {
   const [{ createGateway }, { nodeHandler }, { startMockUpstream, MOCK_AWS_CREDENTIALS }, dialects] = await Promise.all([
-    load('index.js'),
-    load('node.js'),
-    load('testing.js'),
-    sourceAuthorizer(),
+    loadDist('index.js'),
+    loadDist('node.js'),
+    loadDist('testing.js'),
+    // The gateway's SigV4 authorizer, which no entry exports: the row times the gateway's own code.
+    loadSource('bench-sigv4.mjs', { sigv4Authorizer: 'src/dialects/bedrock/sigv4.ts' }),
   ])
-  const framing = await sourceFraming()
+  // Its reader of Claude-on-Bedrock streams and its event-stream frame writer: the per-frame row times its decoding.
+  const framing = await loadSource('bench-bedrock-framing.mjs', {
+    bedrockAnthropic: 'src/dialects/bedrock/anthropic.ts',
+    eventFrame: 'src/dialects/bedrock/event-frame.ts',
+  })
   const calls = ctx.cfg?.quick ? 2000 : 10_000
   const mock = await startMockUpstream({ record: false, bedrock: { apiKeys: ['bedrock-bench-key'] } })
   const gateway = createGateway({
@@ -229,7 +178,7 @@ export async function bedrockPart(ctx) {
     const n = ctx.cfg?.quick ? 300 : 1500
     for (let i = 0; i < n + 100; i++) {
       for (const [kind, options] of Object.entries(kinds)) {
-        const ms = await timed(kind.endsWith('Direct') ? direct : viaGateway, options)
+        const ms = await timedPost(kind.endsWith('Direct') ? direct : viaGateway, options)
         if (i >= 100) times[kind].push(ms)
       }
     }
