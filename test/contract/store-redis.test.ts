@@ -1,12 +1,14 @@
 import { setTimeout as sleep } from 'node:timers/promises'
-import KeyvRedis, { createClient, createKeyv, Keyv } from '@keyv/redis'
+import KeyvRedis, { createKeyv, Keyv } from '@keyv/redis'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { freePort } from '../../bench/lib/free-port.mjs'
 import { isGatewayError } from '../../src/errors.js'
 import { createRecoveryStore, type RecoveryStore } from '../../src/recovery/store/recovery-store.js'
 import {
   type AdminClient,
+  connectAdmin,
   describeWithRedis,
+  dropKeys,
   keysMatching,
   killAllOwnRedis,
   killOwnRedis,
@@ -40,13 +42,11 @@ await describeWithRedis('Redis store suite', () => {
   let admin: AdminClient
 
   beforeAll(async () => {
-    admin = createClient({ url: REDIS_URL })
-    await admin.connect()
+    admin = await connectAdmin()
   })
 
   afterAll(async () => {
-    const keys = await keysMatching(admin, `${RUN}*`)
-    if (keys.length > 0) await admin.unlink(keys)
+    await dropKeys(admin, `${RUN}*`)
     admin.destroy()
   })
 

@@ -145,11 +145,13 @@ await describeWithRedis('A Redis outage longer than a background lease', () => {
     return { object: onA.object, replay: replayA }
   }
 
-  it('a holder cut off past its lease comes back and keeps the call: readers never give it up, the answer is kept', async () => {
+  /**
+   * A background call created on A and followed live on B, then Redis killed for OUTAGE_MS with A cut off from it
+   * (behind its relay, still down when Redis is back); `steer` is the upstream's pace.
+   */
+  async function outageOverCall(input: string, steer: { chunks: number; chunk_delay_ms: number }) {
     const { a, b, relay } = await twoProcesses()
-    const input = 'bg lease outlived, holder back'
-    // About 2 s of events: the upstream finishes while Redis is down.
-    mock.steer(input, { chunks: 40, chunk_delay_ms: 50 })
+    mock.steer(input, steer)
     const id = await create(a, input)
     const live = stream(b, id)
     await sleep(500)
@@ -157,6 +159,13 @@ await describeWithRedis('A Redis outage longer than a background lease', () => {
     await killOwnRedis(redis)
     await sleep(OUTAGE_MS)
     redis = await startRedis()
+    return { a, b, relay, id, live }
+  }
+
+  it('a holder cut off past its lease comes back and keeps the call: readers never give it up, the answer is kept', async () => {
+    const input = 'bg lease outlived, holder back'
+    // About 2 s of events: the upstream finishes while Redis is down.
+    const { a, b, relay, id, live } = await outageOverCall(input, { chunks: 40, chunk_delay_ms: 50 })
     // B is back at once and finds the lease passed; A stays cut off a while longer, within the lease readers wait.
     const released = sleep(1000)
     const statuses = watch(
@@ -185,17 +194,9 @@ await describeWithRedis('A Redis outage longer than a background lease', () => {
   }, 60_000)
 
   it('a holder cut off for a lease after readers saw its lease passed is given up: it stops and writes nothing more', async () => {
-    const { a, b, relay } = await twoProcesses()
     const input = 'bg lease outlived, holder late'
     // Still running when A comes back, however slow the machine: about 60 s of events, cut short by A's stop.
-    mock.steer(input, { chunks: 1200, chunk_delay_ms: 50 })
-    const id = await create(a, input)
-    const live = stream(b, id)
-    await sleep(500)
-    relay.down()
-    await killOwnRedis(redis)
-    await sleep(OUTAGE_MS)
-    redis = await startRedis()
+    const { a, b, relay, id, live } = await outageOverCall(input, { chunks: 1200, chunk_delay_ms: 50 })
     // A stays cut off past the lease readers wait after B first saw it passed: B gives the call up.
     const failed = await eventually(async () => {
       const { object } = await retrieve(b, id)

@@ -1,11 +1,10 @@
-import { createClient } from '@keyv/redis'
 import OpenAI from 'openai'
 import { afterAll, beforeAll, expect, it } from 'vitest'
 import { ownerId } from '../../src/index.js'
 import { type MockUpstream, startMockUpstream } from '../../src/testing/index.js'
 import { KEY_A, UPSTREAM_KEY } from '../support/fixture.js'
 import { type LedgerChain, startLedgerChain } from '../support/ledger.js'
-import { type AdminClient, describeWithRedis, keysMatching, REDIS_URL, recommendedKeyv } from '../support/redis.js'
+import { type AdminClient, connectAdmin, describeWithRedis, dropKeys, keysMatching, recommendedKeyv } from '../support/redis.js'
 
 // Two gateways on one Redis share the cache: what one stored, the other serves, in any framing; the answers live
 // under the store's prefix with their TTL, and a delete through either removes them for both.
@@ -20,14 +19,12 @@ await describeWithRedis('the response cache on Redis', () => {
     mock = await startMockUpstream({ apiKey: UPSTREAM_KEY })
     a = await startLedgerChain({ store: recommendedKeyv(RUN), cache: { ttlMs: 60_000 } }, mock)
     b = await startLedgerChain({ store: recommendedKeyv(RUN), cache: { ttlMs: 60_000 } }, mock)
-    admin = createClient({ url: REDIS_URL })
-    await admin.connect()
+    admin = await connectAdmin()
   })
   afterAll(async () => {
     await a.close()
     await b.close()
-    const keys = await keysMatching(admin, `${RUN}*`)
-    if (keys.length > 0) await admin.del(keys)
+    await dropKeys(admin, `${RUN}*`)
     admin.destroy()
     await mock.close()
   })

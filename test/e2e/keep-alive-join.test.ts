@@ -1,7 +1,6 @@
 // Keep-alive for the streams a client waits on behind another call: a retry or a repeated key that joins a running
 // call, and the events of a background response.
 
-import { createClient } from '@keyv/redis'
 import OpenAI from 'openai'
 import { Pool } from 'undici'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -9,7 +8,7 @@ import { type CuttingProxy, scheduled, startCuttingProxy } from '../support/cutt
 import { bearer, KEY_A } from '../support/fixture.js'
 import { call, eventually } from '../support/http.js'
 import { type Chain, chatBody, KEEP_ALIVE, SLOW, spyingFetch, startChain, useChain } from '../support/keep-alive-chain.js'
-import { type AdminClient, describeWithRedis, keysMatching, REDIS_URL, recommendedKeyv } from '../support/redis.js'
+import { type AdminClient, connectAdmin, describeWithRedis, dropKeys, REDIS_URL, recommendedKeyv } from '../support/redis.js'
 import { cutAfterEvents } from '../support/sse-client.js'
 
 const CHAT = '/v1/chat/completions'
@@ -235,13 +234,10 @@ await describeWithRedis('keep-alive for a keyed stream followed from another pro
       startChain({ ...options, store: recommendedKeyv(RUN, REDIS_URL) }),
       startChain({ ...options, store: recommendedKeyv(RUN, REDIS_URL) }),
     ])
-    admin = createClient({ url: REDIS_URL })
-    admin.on('error', () => {})
-    await admin.connect()
+    admin = await connectAdmin()
   })
   afterAll(async () => {
-    const keys = await keysMatching(admin, `${RUN}*`)
-    if (keys.length > 0) await admin.del(keys)
+    await dropKeys(admin, `${RUN}*`)
     await admin.quit()
     await Promise.all([a.close(), b.close()])
   })

@@ -1,4 +1,3 @@
-import { createClient } from '@keyv/redis'
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest'
 import { freePort } from '../../bench/lib/free-port.mjs'
 import { startMockUpstream } from '../../src/testing/index.js'
@@ -8,7 +7,9 @@ import { ensureBuilt, startGatewayProcess, stopAllGatewayProcesses } from '../su
 import { call, eventually, type TestResponse } from '../support/http.js'
 import {
   type AdminClient,
+  connectAdmin,
   describeWithRedis,
+  dropKeys,
   keysMatching,
   killAllOwnRedis,
   killOwnRedis,
@@ -50,9 +51,7 @@ await describeWithRedis('Redis end to end (gateway processes)', () => {
 
   beforeAll(async () => {
     await ensureBuilt()
-    admin = createClient({ url: REDIS_URL })
-    admin.on('error', () => {})
-    await admin.connect()
+    admin = await connectAdmin()
     mock = await startMockUpstream({ record: false })
   }, 240_000)
 
@@ -65,8 +64,7 @@ await describeWithRedis('Redis end to end (gateway processes)', () => {
     await stopAllGatewayProcesses()
     await killAllOwnRedis()
     if (admin?.isOpen) {
-      const keys = await keysMatching(admin, `${RUN}*`)
-      if (keys.length > 0) await admin.unlink(keys)
+      await dropKeys(admin, `${RUN}*`)
       admin.destroy()
     }
     await mock?.close()

@@ -110,6 +110,20 @@ export async function keysMatching(admin: AdminClient, pattern: string): Promise
   return found
 }
 
+/** A test's own connection to the Redis at `url`, connected; its errors surface through the commands that fail. */
+export async function connectAdmin(url = REDIS_URL): Promise<AdminClient> {
+  const admin: AdminClient = createClient({ url })
+  admin.on('error', () => {})
+  await admin.connect()
+  return admin
+}
+
+/** Deletes every key matching a SCAN pattern (a test run's namespace, when it ends). */
+export async function dropKeys(admin: AdminClient, pattern: string): Promise<void> {
+  const keys = await keysMatching(admin, pattern)
+  if (keys.length > 0) await admin.unlink(keys)
+}
+
 const ownServers = new Set<ChildProcess>()
 
 // A failing or interrupted run must not leave private servers behind.

@@ -1,4 +1,3 @@
-import { createClient } from '@keyv/redis'
 import { EventStreamCodec } from '@smithy/eventstream-codec'
 import { fromUtf8, toUtf8 } from '@smithy/util-utf8'
 import { afterAll, beforeAll, expect, it } from 'vitest'
@@ -6,7 +5,7 @@ import { type BedrockClientFixture, MODELS, startBedrockClientFixture } from '..
 import { KEY_A } from '../../support/fixture.js'
 import { call, eventually } from '../../support/http.js'
 import { rawClient } from '../../support/raw-client.js'
-import { type AdminClient, describeWithRedis, keysMatching, REDIS_URL, recommendedKeyv } from '../../support/redis.js'
+import { type AdminClient, connectAdmin, describeWithRedis, dropKeys, REDIS_URL, recommendedKeyv } from '../../support/redis.js'
 
 // An event stream cut on one gateway and taken up on another sharing its Redis store: the second follows the first's
 // journal, and writes it in the framing the call's own client got (InvokeModel's or Converse's AWS event-stream
@@ -48,13 +47,10 @@ await describeWithRedis('Bedrock event streams across gateways on one Redis', ()
       startBedrockClientFixture({ ...options, store: recommendedKeyv(RUN, REDIS_URL) }),
       startBedrockClientFixture({ ...options, store: recommendedKeyv(RUN, REDIS_URL) }),
     ])
-    admin = createClient({ url: REDIS_URL })
-    admin.on('error', () => {})
-    await admin.connect()
+    admin = await connectAdmin()
   })
   afterAll(async () => {
-    const keys = await keysMatching(admin, `${RUN}*`)
-    if (keys.length > 0) await admin.del(keys)
+    await dropKeys(admin, `${RUN}*`)
     await admin.quit()
     await Promise.all([a.close(), b.close()])
   })
