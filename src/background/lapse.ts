@@ -82,3 +82,18 @@ export async function resume(keys: LapseKeys, leaseUntil: number, clock: LapseCl
   }
   return undefined
 }
+
+/**
+ * `resume` for every lease readers may have seen: the last one the store confirmed, and any of a head write whose
+ * answer was lost but which may have landed. Resumed only when no reader gave up any of them; the lease held is the
+ * shortest granted.
+ */
+export async function resumeEvery(keys: LapseKeys, leases: Iterable<number>, clock: LapseClock): Promise<number | undefined> {
+  let held: number | undefined
+  for (const lease of leases) {
+    const until = await resume(keys, lease, clock)
+    if (until === undefined) return undefined
+    held = held === undefined ? until : Math.min(held, until)
+  }
+  return held
+}

@@ -7,7 +7,7 @@ import { isOverQuota } from '../recovery/store/memory-catalog.js'
 import type { RecoveryStore } from '../recovery/store/recovery-store.js'
 import { type AbortHook, abortWith } from '../upstream/send.js'
 import { keptEvent, objectSpan } from './kept-event.js'
-import { resume } from './lapse.js'
+import { resumeEvery } from './lapse.js'
 import { type BackgroundHead, backgroundNames, DELETE_MARK, hasEnded, removeCall, STOPPED_MESSAGE } from './state.js'
 
 /** How often a running call writes the events that came since its last write (readers elsewhere poll as often). */
@@ -99,6 +99,11 @@ export class RunLog {
   #pending: string[] = []
   #segments = 0
   #leaseUntil = 0
+  /**
+   * The leases of head writes since the last confirmed one whose answer was lost: such a write may have landed, and
+   * a reader may then judge the call by its lease, not by `#leaseUntil`.
+   */
+  readonly #leasesUnconfirmed = new Set<number>()
   #cancelCheckedAt = Date.now()
   #deleted = false
   #errorTold = false
@@ -313,11 +318,13 @@ export class RunLog {
    */
   async #mayWrite(): Promise<boolean> {
     if (this.#givenUp) return false
-    if (this.#leaseUntil === 0 || Date.now() <= this.#leaseUntil - this.limits.leaseMs / 3) return true
+    const leases = this.#leaseUntil === 0 ? [...this.#leasesUnconfirmed] : [this.#leaseUntil, ...this.#leasesUnconfirmed]
+    if (leases.length === 0 || Date.now() <= Math.min(...leases) - this.limits.leaseMs / 3) return true
     const { store, owner, requestId } = this.who
-    const held = await resume({ store, owner, requestId }, this.#leaseUntil, this.limits)
+    const held = await resumeEvery({ store, owner, requestId }, leases, this.limits)
     if (held !== undefined) {
       this.#leaseUntil = held
+      this.#leasesUnconfirmed.clear()
       return true
     }
     this.#givenUp = true
@@ -377,7 +384,9 @@ export class RunLog {
       leaseUntil,
     }
     if (objectSeq !== undefined) head.objectAt = { seq: objectSeq, segment: this.#segmentOf(objectSeq) }
+    this.#leasesUnconfirmed.add(leaseUntil)
     await store.setValue(owner, backgroundNames.head(requestId), JSON.stringify(head), ttl, COUNTED)
+    this.#leasesUnconfirmed.clear()
     this.#leaseUntil = leaseUntil
     this.#statusWritten = status
   }

@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises'
 import { describe, expect, it } from 'vitest'
-import { givenUp, resume } from '../../src/background/lapse.js'
+import { givenUp, resume, resumeEvery } from '../../src/background/lapse.js'
 import { createRecoveryStore } from '../../src/recovery/store/recovery-store.js'
 
 // The settling of a background lease that passed, on the in-memory store (one set-if-absent per passed lease): the
@@ -55,5 +55,29 @@ describe('background lease lapses', () => {
     await sleep(clock.leaseMs + 20)
     expect(await givenUp(k, lease, clock)).toBe(true)
     expect(await resume(k, held, clock)).toBeUndefined()
+  })
+
+  it('a holder whose last head write landed unseen is given up by readers who judged its lease by that head', async () => {
+    const k = keys()
+    // The store confirmed a head with lease `confirmed`; a later head, with `unseen`, landed but its answer was lost.
+    const confirmed = Date.now() - 300
+    const unseen = Date.now() - 1
+    expect(await givenUp(k, unseen, clock)).toBe(false)
+    await sleep(clock.leaseMs + 20)
+    expect(await givenUp(k, unseen, clock)).toBe(true)
+    // By the confirmed lease alone the holder would take the call back, against what every reader saw.
+    expect(await resumeEvery(k, [confirmed, unseen], clock)).toBeUndefined()
+    expect(await givenUp(k, unseen, clock)).toBe(true)
+  })
+
+  it('a holder back in time resumes on every lease readers may have seen: readers judging by either follow it to its new lease', async () => {
+    const k = keys()
+    const confirmed = Date.now() - 300
+    const unseen = Date.now() - 1
+    const held = await resumeEvery(k, [confirmed, unseen], clock)
+    expect(held).toBeGreaterThan(Date.now())
+    await sleep(clock.leaseMs + 20)
+    expect(await givenUp(k, confirmed, clock)).toBe(false)
+    expect(await givenUp(k, unseen, clock)).toBe(false)
   })
 })
