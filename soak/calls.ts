@@ -48,23 +48,19 @@ export class CutError extends Error {
 }
 
 /**
- * Runs one attempt, cut after `cutAfterMs`. A cut is a cut even when the SDK hid it: the OpenAI SDK ends a stream
- * it was iterating without an error when its signal aborts, which would read as a stream the gateway ended early.
+ * Runs one attempt, cut after `cutAfterMs`. `run` resolves only with the whole answer in hand (each checks its end:
+ * a message, a stop or finish reason), so a cut that came after that took nothing from the client; one that came
+ * before is a cut whatever the SDK made of it (the OpenAI SDK ends a stream it was iterating without an error when
+ * its signal aborts: `chatCall` throws then).
  */
 export function withCut<T>(cutAfterMs: number | undefined, run: (signal: AbortSignal) => Promise<T>): Promise<T> {
   const controller = new AbortController()
   const timer = cutAfterMs === undefined ? undefined : setTimeout(() => controller.abort(), cutAfterMs)
   return run(controller.signal)
-    .then(
-      (value) => {
-        if (controller.signal.aborted) throw new CutError(`cut after ${cutAfterMs} ms`)
-        return value
-      },
-      (error: unknown) => {
-        if (controller.signal.aborted && !isCut(error)) throw new CutError(`cut after ${cutAfterMs} ms`)
-        throw error
-      },
-    )
+    .catch((error: unknown) => {
+      if (controller.signal.aborted && !isCut(error)) throw new CutError(`cut after ${cutAfterMs} ms`)
+      throw error
+    })
     .finally(() => clearTimeout(timer))
 }
 
@@ -83,7 +79,7 @@ export function chatCall(target: Target, marker: string, stream: boolean, header
     const events = await client.chat.completions.create({ model: 'gpt-4o-mini', messages, stream: true }, { signal, headers })
     let finished = false
     for await (const event of events) if (event.choices[0]?.finish_reason) finished = true
-    if (!finished && !signal.aborted) throw new Error('stream ended without a finish reason')
+    if (!finished) throw signal.aborted ? new CutError('cut before the stream finished') : new Error('stream ended without a finish reason')
   })
 }
 

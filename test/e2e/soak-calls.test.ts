@@ -1,6 +1,6 @@
 // The soak's client calls (soak/calls.ts) tell a cut from a failure: the soak's invariants rest on it.
 import { afterAll, beforeAll, expect, it } from 'vitest'
-import { chatCall, isCut } from '../../soak/calls.js'
+import { chatCall, isCut, withCut } from '../../soak/calls.js'
 import { type MockUpstream, startMockUpstream } from '../../src/testing/index.js'
 
 let mock: MockUpstream
@@ -26,4 +26,14 @@ it('counts a streamed chat call cut while its events are read as a cut, not as a
 it('still reports a stream read to its end as answered', async () => {
   mock.steer('soak-whole-stream', { chunks: 3 })
   await expect(chatCall({ url: mock.url, key: 'sk-test', cutAfterMs: undefined }, 'soak-whole-stream', true)).resolves.toBeUndefined()
+})
+
+it('counts an attempt that got its whole answer though its cut fired meanwhile as answered, not as a lost answer', async () => {
+  // The answer reached the app as the timer fired, before the SDK looked at its signal: the cut took nothing.
+  const answer = await withCut(1, async (signal) => {
+    await new Promise((resolve) => setTimeout(resolve, 30))
+    expect(signal.aborted).toBe(true)
+    return 'whole answer'
+  })
+  expect(answer).toBe('whole answer')
 })
