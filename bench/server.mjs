@@ -181,6 +181,28 @@ async function build() {
       app.use(createProxyMiddleware({ target: upstream, agent: new http.Agent({ keepAlive: true, maxSockets: Infinity }) }))
       return http.createServer(app)
     }
+    case 'fixed-node': {
+      // A node:http server that does no work per call: it reads the request and answers the bytes the mock answered
+      // the small chat body once, at start. What no gateway work costs: the most any cache hit can reach here.
+      const { SMALL_BODY } = await import('./lib/bodies.mjs')
+      const answer = Buffer.from(
+        await (
+          await fetch(`${upstream}/v1/chat/completions`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json', authorization: `Bearer ${KEY}` },
+            body: SMALL_BODY,
+          })
+        ).arrayBuffer(),
+      )
+      const headers = { 'content-type': 'application/json', 'content-length': answer.length }
+      return http.createServer((req, res) => {
+        req.resume()
+        req.on('end', () => {
+          res.writeHead(200, headers)
+          res.end(answer)
+        })
+      })
+    }
     case 'gw-node': {
       const node = await distModule('node')
       const gateway = await createBenchGateway()

@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs'
 import { createClient } from '@redis/client'
 import { SMALL_BODY } from '../lib/bodies.mjs'
 import { latencySamples, saturate } from '../lib/load.mjs'
-import { startChild } from '../lib/proc.mjs'
+import { cpuSecondsOf, startChild } from '../lib/proc.mjs'
 import { num, ratio, section, table } from '../lib/report.mjs'
 import { median, percentile } from '../lib/stats.mjs'
 
@@ -46,9 +46,33 @@ async function rawEvalsha(count, namespace) {
   }
 }
 
-async function measure(ctx, targets) {
+/** The Redis server's pid, when it runs on this machine (its CPU per call is then part of what limits cost here). */
+async function redisPid() {
+  const client = createClient({ url: REDIS_URL, socket: { connectTimeout: 2000, reconnectStrategy: false } })
+  client.on('error', () => {})
+  try {
+    await client.connect()
+    const pid = Number(/process_id:(\d+)/.exec(await client.info('server'))?.[1])
+    return Number.isFinite(cpuSecondsOf(pid)) ? pid : undefined
+  } catch {
+    return undefined
+  } finally {
+    client.destroy()
+  }
+}
+
+/** A saturating run, with the CPU microseconds per answered call its server and the Redis server spent meanwhile. */
+async function saturateWithCpu(target, pids, seconds) {
+  const before = pids.map((pid) => (pid === undefined ? Number.NaN : cpuSecondsOf(pid)))
+  const { rps } = await saturate(target, SMALL_BODY, 32, seconds)
+  const calls = rps * seconds
+  const [server, redis] = pids.map((pid, i) => (pid === undefined ? Number.NaN : ((cpuSecondsOf(pid) - before[i]) * 1e6) / calls))
+  return { rps, server, redis }
+}
+
+async function measure(ctx, targets, pids) {
   const { cfg } = ctx
-  const got = Object.fromEntries(KINDS.map((kind) => [kind, { p50: [], rps: [] }]))
+  const got = Object.fromEntries(KINDS.map((kind) => [kind, { p50: [], rps: [], serverCpu: [], redisCpu: [] }]))
   for (const kind of KINDS) {
     await latencySamples(targets[kind], SMALL_BODY, cfg.latencyWarmup)
     await saturate(targets[kind], SMALL_BODY, 32, cfg.throughputWarmupS)
@@ -56,7 +80,12 @@ async function measure(ctx, targets) {
   for (let r = 0; r < cfg.rounds; r++) {
     const order = r % 2 === 0 ? KINDS : [...KINDS].reverse()
     for (const kind of order) got[kind].p50.push(percentile(await latencySamples(targets[kind], SMALL_BODY, cfg.latencyCount), 50))
-    for (const kind of order) got[kind].rps.push((await saturate(targets[kind], SMALL_BODY, 32, cfg.throughputS)).rps)
+    for (const kind of order) {
+      const run = await saturateWithCpu(targets[kind], pids[kind], cfg.throughputS)
+      got[kind].rps.push(run.rps)
+      got[kind].serverCpu.push(run.server)
+      got[kind].redisCpu.push(run.redis)
+    }
   }
   return got
 }
@@ -85,10 +114,15 @@ export async function limitsPart(ctx) {
     } catch (error) {
       return { text: `### 16. Per-owner limits\n\nSkipped: Redis not reachable at ${REDIS_URL} (${error?.message ?? error})\n` }
     }
-    const got = await measure(ctx, Object.fromEntries(KINDS.map((kind) => [kind, targetFor('gw-node', servers[kind].ready.port)])))
+    const redis = await redisPid()
+    const pids = Object.fromEntries(KINDS.map((kind) => [kind, [servers[kind].child.pid, redis]]))
+    const got = await measure(ctx, Object.fromEntries(KINDS.map((kind) => [kind, targetFor('gw-node', servers[kind].ready.port)])), pids)
     log('limits: done')
     const p50 = Object.fromEntries(KINDS.map((kind) => [kind, median(got[kind].p50)]))
     const rps = Object.fromEntries(KINDS.map((kind) => [kind, median(got[kind].rps)]))
+    const serverCpu = Object.fromEntries(KINDS.map((kind) => [kind, median(got[kind].serverCpu)]))
+    const redisCpu = Object.fromEntries(KINDS.map((kind) => [kind, median(got[kind].redisCpu)]))
+    const cpu = (kind) => `${num(serverCpu[kind], 1)} / ${num(redisCpu[kind], 1)}`
     const addedMemory = p50.memory - p50.off
     const addedRedis = p50.redis - p50.off
     const text = section(
@@ -96,17 +130,19 @@ export async function limitsPart(ctx) {
       [
         'Every call pays a check before it goes upstream and a charge of its tokens and cost when it ends; the limits are set so that none is reached.',
         `Target: a check in memory adds at most ${MEMORY_TARGET_MS} ms to p50. On Redis a check is one round trip (one EVALSHA of the ledger's script); its added p50 is set against that round trip sent raw with @redis/client (${num(raw, 3)} ms p50 here).`,
+        `CPU µs per call: the gateway's process, and the Redis server's (every kind's, as Redis runs on this machine and shares its cores; the off and in-memory kinds send it nothing), over the saturating runs. Where Redis shares the gateway's cores, the req/s ratio on Redis can be at most about the gateway's CPU per call off ÷ (its CPU per call on Redis + Redis's): ${ratio(serverCpu.off / (serverCpu.redis + redisCpu.redis - redisCpu.off))} here.`,
       ],
       table(
-        ['limits', 'p50 ms c=1', 'added p50 ms', 'req/s c=32', 'req/s ÷ off'],
+        ['limits', 'p50 ms c=1', 'added p50 ms', 'req/s c=32', 'req/s ÷ off', 'CPU µs per call: gateway / Redis'],
         [
-          ['off', num(p50.off, 3), '', num(rps.off, 0), ''],
+          ['off', num(p50.off, 3), '', num(rps.off, 0), '', cpu('off')],
           [
             'in memory',
             num(p50.memory, 3),
             `${num(addedMemory, 3)} ${addedMemory <= MEMORY_TARGET_MS ? '(target met)' : '(target missed)'}`,
             num(rps.memory, 0),
             ratio(rps.memory / rps.off),
+            cpu('memory'),
           ],
           [
             'on Redis',
@@ -114,6 +150,7 @@ export async function limitsPart(ctx) {
             `${num(addedRedis, 3)} (raw EVALSHA ${num(raw, 3)}; ${ratio(addedRedis / raw)})`,
             num(rps.redis, 0),
             ratio(rps.redis / rps.off),
+            cpu('redis'),
           ],
         ],
       ),
