@@ -160,7 +160,7 @@ export interface TimeoutOptions {
    */
   clientWriteMs?: number
   /**
-   * How long the connection of a whole answer of 64 KiB or more is watched once the answer was handed on: a reset in
+   * How long the connection of a whole answer, or of a resumable stream, is watched once it was handed on: a reset in
    * that time, before the client sent anything more, means it lost the rest, and the answer is kept as interrupted.
    * @default 3000
    */

@@ -24,6 +24,7 @@ import {
 import { factsOfBody, NO_USAGE } from './answer-facts.js'
 import type { CallSpec } from './call-spec.js'
 import { keepRecord } from './keep-record.js'
+import { LATE_RESET_FROM_BYTES } from './late-reset.js'
 import { admitUpstream, settleUpstream } from './metering.js'
 import { journalOptions, streamCall } from './stream-call.js'
 
@@ -124,12 +125,6 @@ async function wholeCall(rt: Runtime, spec: CallSpec, client: ClientSink, lease:
   }
   return outcome
 }
-
-/**
- * Answers from this size on are `unconfirmed` once handed on: a reading client takes a smaller one in one read, where
- * a larger one can sit in its socket buffer unread past the late-reset watch (`timeouts.lateResetMs`).
- */
-export const LATE_RESET_FROM_BYTES = 64 * 1024
 
 /**
  * Keeps a whole answer that looked delivered when its client resets the connection soon after, before sending

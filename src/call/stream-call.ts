@@ -30,6 +30,7 @@ import { NO_USAGE } from './answer-facts.js'
 import type { CallSpec } from './call-spec.js'
 import { endCommitted, errorAsEvent } from './committed-stream.js'
 import { keepStream } from './keep-record.js'
+import { LATE_RESET_FROM_BYTES, watchStreamEnd } from './late-reset.js'
 import { relay } from './relay.js'
 import { buildStreamSinks } from './sink-stack.js'
 import { boundedStreamLog, reportUnkeepable } from './stream-bounds.js'
@@ -70,11 +71,15 @@ function streamHeaders(spec: CallSpec, type: string): Record<string, string | nu
   return spec.limitHeaders ? Object.assign(headers, spec.limitHeaders) : headers
 }
 
-/** The parts of a resumable stream: its log and its entry among the live calls; the journal once its client left. */
+/**
+ * The parts of a resumable stream: its log and its entry among the live calls; the journal once its client left;
+ * whether the late-reset watch took its log over (it then releases it).
+ */
 interface Resumable {
   log: StreamLog
   live: FollowableCall
   journal: Journal | undefined
+  watched: boolean
 }
 
 /**
@@ -98,7 +103,7 @@ export async function streamCall(rt: Runtime, spec: CallSpec, client: ClientSink
     lease?.shared.replayFrom(log)
     const live = followableCall(spec.owner, spec.requestId, log, () => abortWith(stop, cancelledError()), spec.operation)
     rt.followable.add(live)
-    resumable = { log, live, journal: undefined }
+    resumable = { log, live, journal: undefined, watched: false }
   }
   // Held from before the upstream call: a model that thinks for minutes keeps its client's connection open.
   let release: (() => void) | undefined
@@ -136,7 +141,7 @@ export async function streamCall(rt: Runtime, spec: CallSpec, client: ClientSink
     stopWatching()
     if (resumable) {
       rt.followable.remove(resumable.live)
-      resumable.log.release()
+      if (!resumable.watched) resumable.log.release()
     }
   }
 }
@@ -216,7 +221,9 @@ async function relayStream(
   }
   await lease?.end(broken ? { kind: 'nothing' } : { kind: 'stream', status, contentType: type, requestId: spec.requestId })
   const delivery = await client.watch.settled()
-  const outcome: CallOutcome = { status, delivered: delivery.delivered, recovered: false, usage: undefined, served }
+  // Handed on is not read, for a stream's last frames as for a whole answer (see `LATE_RESET_FROM_BYTES`).
+  const unconfirmed = delivery.delivered && !broken && client.sent >= LATE_RESET_FROM_BYTES
+  const outcome: CallOutcome = { status, delivered: delivery.delivered, unconfirmed, recovered: false, usage: undefined, served }
   if (tail) {
     const facts = tail.read(served.model.upstream.dialect)
     outcome.usage = facts.usage ?? NO_USAGE
@@ -237,6 +244,10 @@ async function relayStream(
       reason: cancelled || delivery.delivered ? CANCELLED : delivery.reason,
       status,
     })
+  }
+  // Its events are still here: a reset before the client sends anything more keeps it as a cut stream is kept.
+  if (resumable && !broken && delivery.delivered && resumable.log.kept) {
+    resumable.watched = watchStreamEnd(rt, spec, client, resumable.log, { plan: translation?.plan, status })
   }
   await resumable?.journal?.finish('done')
   return outcome

@@ -53,6 +53,8 @@ export class ClientSink implements ResponseSink, QuietStream {
   readonly #writes: ClientWrites | undefined
   /** Frames the stream's SSE events for a framing other than SSE; made when the stream opens. */
   #writer: FramingWriter | undefined
+  /** `sent`. */
+  #sent = 0
 
   /**
    * `writeDeadline`: how long the client may take none of the bytes waiting for it (`timeouts.clientWriteMs`);
@@ -168,6 +170,7 @@ export class ClientSink implements ResponseSink, QuietStream {
     else if (this.#writer) return true
     // A client that left no longer sets the pace: a stream others joined goes on for them.
     if (this.watch.clientGone) return true
+    this.#sent += chunk.length
     if (this.res.write(chunk)) return true
     this.#writes?.waiting()
     return false
@@ -176,8 +179,10 @@ export class ClientSink implements ResponseSink, QuietStream {
   end(): void {
     this.#wrote = true
     const rest = this.#writer?.end()
-    if (rest !== undefined && rest.length > 0 && !this.watch.clientGone) this.res.end(rest)
-    else this.res.end()
+    if (rest !== undefined && rest.length > 0 && !this.watch.clientGone) {
+      this.#sent += rest.length
+      this.res.end(rest)
+    } else this.res.end()
   }
 
   abort(): void {
@@ -214,6 +219,11 @@ export class ClientSink implements ResponseSink, QuietStream {
     this.quietSweeps = 0
     this.#last = keepAlive
     if (!this.res.write(keepAlive)) this.#writes?.waiting()
+  }
+
+  /** The bytes of a stream's events handed to the response so far (its keep-alives and head aside). */
+  get sent(): number {
+    return this.#sent
   }
 
   /** The bytes written that the client has not taken yet. */

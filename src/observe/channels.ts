@@ -92,9 +92,9 @@ export interface CallEndMessage extends CallStartMessage {
   /** Whether the whole response was handed on to the client's connection (Node's `finish`, no write failed). */
   delivered: boolean
   /**
-   * What is known of the delivery: `'delivered'`; `'unconfirmed'` for a whole answer of 64 KiB or more handed on,
-   * which can sit unread in the sockets' buffers (a reset within `timeouts.lateResetMs` keeps it as a record, a later
-   * one is not seen); `'undelivered'` when `delivered` is false.
+   * What is known of the delivery: `'delivered'`; `'unconfirmed'` for a whole answer, or a stream's events, of 64 KiB
+   * or more handed on, which can sit unread in the sockets' buffers (a reset within `timeouts.lateResetMs` keeps it as
+   * a record, a later one is not seen); `'undelivered'` when `delivered` is false.
    */
   delivery: 'delivered' | 'unconfirmed' | 'undelivered'
   /** Whether an undelivered response was kept as a recovery record. */
