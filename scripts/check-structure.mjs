@@ -12,19 +12,26 @@ import ts from 'typescript'
 const root = fileURLToPath(new URL('..', import.meta.url))
 const MAX_LINES = 400
 
-/** The dialect names, read from the `DialectName` union in src/dialects/names.ts by TypeScript's parser. */
+/**
+ * The dialect names: the `DialectName` of src/dialects/names.ts as TypeScript's checker resolves it (it is made of
+ * what each dialect folder declares in its `types.ts`).
+ */
 function dialectNames() {
   const file = path.join(root, 'src', 'dialects', 'names.ts')
-  const source = ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.Latest, true)
+  const program = ts.createProgram([file], {
+    strict: true,
+    noEmit: true,
+    module: ts.ModuleKind.NodeNext,
+    moduleResolution: ts.ModuleResolutionKind.NodeNext,
+  })
+  const checker = program.getTypeChecker()
   const names = []
-  const visit = (node) => {
-    if (ts.isTypeAliasDeclaration(node) && node.name.text === 'DialectName') {
-      const members = ts.isUnionTypeNode(node.type) ? node.type.types : [node.type]
-      for (const member of members) if (ts.isLiteralTypeNode(member) && ts.isStringLiteral(member.literal)) names.push(member.literal.text)
-    }
-    ts.forEachChild(node, visit)
-  }
-  visit(source)
+  const source = program.getSourceFile(file)
+  source?.forEachChild((node) => {
+    if (!ts.isTypeAliasDeclaration(node) || node.name.text !== 'DialectName') return
+    const type = checker.getTypeAtLocation(node)
+    for (const member of type.isUnion() ? type.types : [type]) if (member.isStringLiteral()) names.push(member.value)
+  })
   if (names.length === 0) throw new Error('src/dialects/names.ts: no DialectName union of string literals found')
   return names
 }

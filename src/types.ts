@@ -15,12 +15,16 @@ import type {
   RecoveryOptions,
   TimeoutOptions,
 } from './option-sections.js'
-import type { BedrockUpstreamOptions, UpstreamOptions, VertexUpstreamOptions } from './upstream-options.js'
+import type { UpstreamOptions } from './upstream-options.js'
 
 export type { CacheableCall, CacheFilter, CacheOptions } from './cache/types.js'
 export type { ConsoleOptions } from './console/options.js'
+export type { AnthropicOptionFields } from './dialects/anthropic/types.js'
+export type { AzureOptionFields } from './dialects/azure/types.js'
 export type { AwsCredentialIdentity, BedrockCredentials, BedrockOptionFields } from './dialects/bedrock/types.js'
-export type { DialectName, Operation } from './dialects/names.js'
+export type { GeminiOptionFields } from './dialects/gemini/types.js'
+export type { DialectName, DialectOptionFields, Operation } from './dialects/names.js'
+export type { OpenAIOptionFields } from './dialects/openai/types.js'
 export type { VertexCredentials, VertexOptionFields, VertexToken } from './dialects/vertex/types.js'
 export type { ModelPrice, OwnerLimits, OwnerUsage } from './ledger/types.js'
 export type {
@@ -34,9 +38,11 @@ export type {
 } from './option-sections.js'
 export type {
   BedrockUpstreamOptions,
+  CommonUpstreamOptions,
   KeySelection,
   UpstreamKeyOptions,
   UpstreamOptions,
+  UpstreamOptionsOf,
   VertexUpstreamOptions,
 } from './upstream-options.js'
 
@@ -161,7 +167,7 @@ export interface TranslationOptions {
 /** Options of `createGateway`. Unknown keys are rejected with the nearest valid name. */
 export interface GatewayOptions {
   /** Upstream APIs by name. */
-  upstreams: Record<string, UpstreamOptions | VertexUpstreamOptions | BedrockUpstreamOptions>
+  upstreams: Record<string, UpstreamOptions>
   /** The models offered; each names an upstream. */
   models: readonly ModelOptions[]
   /** Client authentication. */

@@ -1,19 +1,15 @@
-// The public types of the upstreams an operator configures (`GatewayOptions.upstreams`), re-exported by types.ts.
+// The public types of the upstreams an operator configures (`GatewayOptions.upstreams`), re-exported by types.ts: the
+// options every upstream takes, and those each dialect declares for its own (`<dialect>/types.ts`), keyed by `type`.
 import type { Dispatcher } from 'undici'
 import type { BedrockOptionFields } from './dialects/bedrock/types.js'
-import type { DialectName } from './dialects/names.js'
+import type { DialectName, DialectOptionFields } from './dialects/names.js'
 import type { VertexOptionFields } from './dialects/vertex/types.js'
 
 /** How a pool of upstream keys picks the key of each call. */
 export type KeySelection = 'round-robin' | 'least-in-flight'
 
-/** One upstream API the gateway forwards to. */
-export interface UpstreamOptions {
-  /**
-   * `openai`: any OpenAI-compatible chat-completions API; `gemini`: the Gemini API; `anthropic`: Anthropic's Messages
-   * API; `azure`: Azure OpenAI.
-   */
-  type: DialectName
+/** The options every upstream takes, whatever its `type`. */
+export interface CommonUpstreamOptions {
   /**
    * Base URL, e.g. `https://api.openai.com/v1`, `https://generativelanguage.googleapis.com` or
    * `https://{resource}.openai.azure.com/openai/v1`. Required, but for a type that builds it from other options
@@ -39,42 +35,10 @@ export interface UpstreamOptions {
   /** Extra headers sent with every upstream request (one a dialect forwards, such as `anthropic-beta`, replaces the client's). @default {} */
   headers?: Record<string, string>
   /**
-   * `type: 'anthropic'` only: the `anthropic-version` of calls translated from another dialect, and of Anthropic
-   * clients' calls that carry none (a client's own `anthropic-version` and `anthropic-beta` go upstream as they came).
-   * A date, `YYYY-MM-DD`. @default '2023-06-01'
-   */
-  anthropicVersion?: string
-  /**
-   * `type: 'openai'` only: the API calls translated from another dialect (Gemini, Anthropic clients) take.
-   * `'responses'` sends them to `POST {baseUrl}/responses` (for models only the Responses API serves, such as
-   * `gpt-5-codex`), with `store: false`; chat-completions and Responses clients' own calls stay passthrough.
-   * @default 'chat'
-   */
-  api?: 'chat' | 'responses'
-  /**
    * After `failures` failed calls in a row (unreachable, or 429/5xx) calls fail at once for `cooldownMs`, then one
    * probe decides. @default { failures: 5, cooldownMs: 30000 }
    */
   circuit?: { failures?: number; cooldownMs?: number }
-  /**
-   * `type: 'azure'` only: the Azure OpenAI resource, instead of `baseUrl`: calls go to
-   * `https://{resource}.openai.azure.com/openai/v1`. @default undefined
-   */
-  resource?: string
-  /**
-   * `type: 'azure'` only, instead of `apiKey`: returns a Microsoft Entra ID access token (such as `@azure/identity`'s
-   * `getBearerTokenProvider(credential, 'https://cognitiveservices.azure.com/.default')`), sent as the bearer token
-   * of the `authorization` header. It is asked once and again 5 minutes before the token's `exp` (a token that is no JWT is
-   * asked again after 5 minutes), never per call; a failure is the client's 502 `upstream_auth_failed`.
-   * @default undefined
-   */
-  tokenProvider?: () => Promise<string>
-  /**
-   * `type: 'azure'` only: an Azure API version (`2024-10-21`, `2025-04-01-preview`): calls then take the deployments
-   * API, `/openai/deployments/{upstreamModel}/chat/completions?api-version=…`. @default undefined (the v1 API, the
-   * model in the body)
-   */
-  apiVersion?: string
   /**
    * An undici `Dispatcher` (an `Agent`, `Pool`, `ProxyAgent`…) this upstream's calls are sent through instead of the
    * gateway's: a proxy for one upstream only. The gateway's `interceptors` still wrap it; it is yours to close.
@@ -83,13 +47,23 @@ export interface UpstreamOptions {
   dispatcher?: Dispatcher
 }
 
+// A flat object type of an intersection: its members keep their docs, and the docs' reader walks it as one object.
+type Flat<T> = { [Key in keyof T]: T[Key] }
+
+/** The common options with a dialect's own `Fields` (which may say more of one of them, as Vertex AI's of `baseUrl`). */
+type WithCommon<Fields> = Flat<Omit<CommonUpstreamOptions, keyof Fields> & Fields>
+
+/** The options of an upstream of the dialect `Name`: the common ones, and those the dialect declares (`<dialect>/types.ts`). */
+export type UpstreamOptionsOf<Name extends DialectName> = WithCommon<DialectOptionFields<Name>>
+
+/** One upstream API the gateway forwards to: the common options and those of its `type`'s dialect. */
+export type UpstreamOptions = { [Name in DialectName]: UpstreamOptionsOf<Name> }[DialectName]
+
 /** A Vertex AI upstream: Gemini and Claude models with an OAuth token (see docs/guides/vertex.md). */
-export interface VertexUpstreamOptions extends Omit<UpstreamOptions, 'type' | 'baseUrl' | 'anthropicVersion' | 'api'>, VertexOptionFields {}
+export type VertexUpstreamOptions = WithCommon<VertexOptionFields>
 
 /** An AWS Bedrock upstream: Claude by InvokeModel, other models by Converse (see docs/guides/bedrock.md). */
-export interface BedrockUpstreamOptions
-  extends Omit<UpstreamOptions, 'type' | 'baseUrl' | 'anthropicVersion' | 'api'>,
-    BedrockOptionFields {}
+export type BedrockUpstreamOptions = WithCommon<BedrockOptionFields>
 
 /** One key of an upstream's pool. */
 export interface UpstreamKeyOptions {

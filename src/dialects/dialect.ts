@@ -218,9 +218,9 @@ export interface ModelRoute {
   readonly dialect?: Dialect
 }
 
-/** Everything that differs between two wire formats. Nothing outside `src/dialects/` compares dialect names. */
-export interface Dialect {
-  readonly name: DialectName
+/** Everything that differs between two wire formats (named `Name`). Nothing outside `src/dialects/` compares dialect names. */
+export interface Dialect<Name extends DialectName = DialectName> {
+  readonly name: Name
   /**
    * The dialect whose wire formats this one's upstreams speak, for an upstream-only dialect that differs from it in
    * transport alone (Azure OpenAI: OpenAI's formats on Azure's paths and credentials): that dialect's clients reach

@@ -8,6 +8,7 @@ import {
   bothSpellings,
   field,
   GEMINI_JSON_TYPE,
+  type GeminiRoute,
   geminiText,
   REQUEST_FIELDS,
   sendGoogleError,
@@ -38,7 +39,7 @@ const TASK_TYPES = new Set([
 ])
 
 /** The model a path names, percent-decoded as Google reads it. */
-function pathModel(route: RegExpExecArray): string {
+function pathModel(route: GeminiRoute): string {
   const model = route[1] ?? ''
   try {
     return decodeURIComponent(model)
@@ -84,9 +85,9 @@ function embeddingFor(request: JsonObject): { values: number[] } {
 
 /**
  * Answer `:embedContent` (`{ embedding }`) or `:batchEmbedContents` (`{ embeddings }`, one per request, in order).
- * Neither carries usage, as Google's do not. `route` is a match of `GEMINI_PATH`.
+ * Neither carries usage, as Google's do not. `route` is the call's path, model and method.
  */
-export function answerEmbed(route: RegExpExecArray, body: JsonObject, res: ServerResponse, st: State): void {
+export function answerEmbed(route: GeminiRoute, body: JsonObject, res: ServerResponse, st: State): void {
   const model = pathModel(route)
   if (route[2] === 'embedContent') {
     const refused = badRequestBody(embedViolations(body, model, undefined, false))
@@ -115,9 +116,9 @@ export function answerEmbed(route: RegExpExecArray, body: JsonObject, res: Serve
 
 /**
  * Answer `:countTokens`: `contents`, or a whole `generateContentRequest` naming the path's model (never both), counted
- * as generate-content would count its prompt (system instruction included). `route` is a match of `GEMINI_PATH`.
+ * as generate-content would count its prompt (system instruction included). `route` is the call's path, model and method.
  */
-export function answerCountTokens(route: RegExpExecArray, body: JsonObject, res: ServerResponse, st: State): void {
+export function answerCountTokens(route: GeminiRoute, body: JsonObject, res: ServerResponse, st: State): void {
   const model = pathModel(route)
   const unknown = badRequestBody(unknownNames(body, COUNT_FIELDS))
   if (unknown !== undefined) {

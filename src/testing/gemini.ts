@@ -12,9 +12,8 @@ const SSE_TYPE_GEMINI = 'text/event-stream'
 /** Content type Google sends its JSON answers (errors included) with. */
 export const GEMINI_JSON_TYPE = 'application/json; charset=UTF-8'
 
-/** A Gemini method on a model; captures the model and the method. */
-export const GEMINI_PATH =
-  /^\/v1beta\/models\/([^/:]+):(generateContent|streamGenerateContent|embedContent|batchEmbedContents|countTokens)$/
+/** A Gemini call as the mock routed it: its path, its model as the path has it (undecoded) and its method. */
+export type GeminiRoute = readonly [path: string, model: string, method: string]
 
 /** One violation of a request's fields, as Google's `BadRequest` details list them. */
 export interface Violation {
@@ -167,11 +166,11 @@ const isGenerateRequest = (body: JsonObject): body is GenerateRequest => Array.i
 
 /**
  * Answer a generate-content request: 400 for a field Google does not know or without `contents`, else the reply,
- * whole or streamed. `route` is a match of `GEMINI_PATH`, `params` the query; `nextSeq` numbers ids uniquely per
+ * whole or streamed. `route` is the call's path, model and method, `params` the query; `nextSeq` numbers ids uniquely per
  * server and is called only for a reply.
  */
 export function answerGenerate(
-  route: RegExpExecArray,
+  route: GeminiRoute,
   params: URLSearchParams | null,
   body: JsonObject,
   ctl: JsonObject,

@@ -1,5 +1,6 @@
-// The mock upstream's server: it routes, authenticates, records and applies the per-request controls (the `mock`
-// body field, see MockControls); the wire formats live in openai.ts, responses.ts, gemini.ts, gemini-methods.ts,
+// The mock upstream's server: it routes (model calls by the registry's route patterns, routes.ts, each answered as
+// operations.ts says), authenticates, records and applies the per-request controls (the `mock` body field, see
+// MockControls); the wire formats live in openai.ts, responses.ts, gemini.ts, gemini-methods.ts,
 // anthropic.ts and anthropic-messages.ts beside it, Bedrock's in bedrock*.ts (which alone use the @smithy packages,
 // for SigV4 and event streams). Node built-ins otherwise; no logging on the hot path.
 
@@ -7,7 +8,6 @@ import http, { type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo, Socket } from 'node:net'
 import { isObject } from '../json/value.js'
 import {
-  answerCountTokens as answerAnthropicCount,
   answerModels as answerAnthropicModels,
   anthropicHeaders,
   isModelsPath,
@@ -15,22 +15,13 @@ import {
   sendAnthropicError,
   versionProblem,
 } from './anthropic.js'
-import { answerMessages } from './anthropic-messages.js'
 import { type AzureRoute, answerContentFilter, azureRoute } from './azure.js'
-import { answerBedrock, type BedrockContext, bedrockCall } from './bedrock.js'
-import {
-  answerGenerate,
-  GEMINI_JSON_TYPE,
-  GEMINI_PATH,
-  GOOGLE_BAD_JSON,
-  GOOGLE_BAD_KEY,
-  GOOGLE_MISSING_KEY,
-  sendGoogleError,
-} from './gemini.js'
-import { answerCountTokens, answerEmbed } from './gemini-methods.js'
-import { answerChat, answerEmbeddings, MODELS_BODY, OPENAI_AUTH_ERROR, OPENAI_BAD_JSON, sendOpenaiError } from './openai.js'
+import { answerBedrock, type BedrockContext } from './bedrock.js'
+import { GEMINI_JSON_TYPE, GOOGLE_BAD_JSON, GOOGLE_BAD_KEY, GOOGLE_MISSING_KEY, sendGoogleError } from './gemini.js'
+import { MODELS_BODY, OPENAI_AUTH_ERROR, OPENAI_BAD_JSON, sendOpenaiError } from './openai.js'
+import { MOCK_OPERATIONS, type MockFamily } from './operations.js'
 import { after, type State, send, sendGzipBomb } from './respond.js'
-import { answerInputTokens, answerResponses } from './responses.js'
+import { mockCall } from './routes.js'
 import { JSON_TYPE, type JsonObject, num } from './shared.js'
 import type { MockControls, MockUpstream, MockUpstreamOptions, RecordedRequest } from './types.js'
 import { createVertexMock } from './vertex.js'
@@ -110,26 +101,25 @@ export function startMockUpstream(options: MockUpstreamOptions = {}): Promise<Mo
       pathname = route.path
     }
 
-    const bedrock = bedrockCall(method, pathname)
-    if (bedrock !== undefined) {
-      answerBedrock(bedrock, { method, target, headers: req.headers, body: buf }, res, st, bedrockContext)
+    // Model calls by the registry's route patterns (routes.ts); what no client route names is explicit here.
+    const call = mockCall(method, pathname)
+    if (call?.answer.family === 'bedrock') {
+      answerBedrock(
+        { model: decodeURIComponent(call.params.model ?? ''), api: call.verb },
+        { method, target, headers: req.headers, body: buf },
+        res,
+        st,
+        bedrockContext,
+      )
       return
     }
-
-    let family: 'openai' | 'gemini' | 'anthropic'
-    const gm = method === 'POST' ? GEMINI_PATH.exec(pathname) : null
-    const embeddings = pathname === '/v1/embeddings' && method === 'POST'
-    const responsesApi = pathname === '/v1/responses' && method === 'POST'
-    const inputTokens = pathname === '/v1/responses/input_tokens' && method === 'POST'
-    const countTokens = pathname === '/v1/messages/count_tokens' && method === 'POST'
-    const messagesApi = (pathname === '/v1/messages' && method === 'POST') || countTokens
+    const answer = call?.answer
     // Every Anthropic client names the API version it speaks: its model list and its errors are Anthropic's.
     const version = req.headers['anthropic-version']
     const anthropicModels = version !== undefined && method === 'GET' && isModelsPath(pathname)
-    if (messagesApi || anthropicModels) {
-      family = 'anthropic'
-      st.headers = anthropicHeaders(`req_mock_${++requests}`)
-    } else if ((pathname === '/v1/chat/completions' && method === 'POST') || embeddings || responsesApi || inputTokens) family = 'openai'
+    let family: MockFamily
+    if (answer !== undefined) family = answer.family
+    else if (anthropicModels) family = 'anthropic'
     else if (pathname === '/v1/models' && method === 'GET') {
       if (bearer !== undefined && req.headers.authorization !== bearer) {
         send(res, st, 401, JSON_TYPE, OPENAI_AUTH_ERROR)
@@ -137,8 +127,7 @@ export function startMockUpstream(options: MockUpstreamOptions = {}): Promise<Mo
       }
       send(res, st, 200, JSON_TYPE, MODELS_BODY)
       return
-    } else if (gm !== null) family = 'gemini'
-    else {
+    } else {
       if (version !== undefined) {
         st.headers = anthropicHeaders(`req_mock_${++requests}`)
         sendAnthropicError(res, st, 404, `Route ${method} ${pathname} not found.`)
@@ -149,6 +138,7 @@ export function startMockUpstream(options: MockUpstreamOptions = {}): Promise<Mo
       }
       return
     }
+    if (family === 'anthropic') st.headers = anthropicHeaders(`req_mock_${++requests}`)
 
     const params = query === '' ? null : new URLSearchParams(query)
 
@@ -194,8 +184,7 @@ export function startMockUpstream(options: MockUpstreamOptions = {}): Promise<Mo
     let ctl: JsonObject = isObject(body.mock) ? body.mock : {}
     for (const [marker, controls] of steering) if (text.includes(marker)) ctl = { ...controls, ...ctl }
     if (isObject(ctl.headers)) st.headers = { ...st.headers, ...ctl.headers }
-    if (family === 'anthropic') st.stream = body.stream === true && !countTokens
-    else st.stream = family === 'openai' ? body.stream === true && !embeddings : gm?.[2] === 'streamGenerateContent'
+    st.stream = call !== undefined && answer?.streams?.(body, call) === true
 
     if (ctl.hang === true) return // never answer
 
@@ -205,7 +194,7 @@ export function startMockUpstream(options: MockUpstreamOptions = {}): Promise<Mo
         req.socket.destroy()
         return
       }
-      if (azure !== undefined && answerContentFilter(body, ctl, res, st, nextSeq, pathname === '/v1/chat/completions')) return
+      if (azure !== undefined && answerContentFilter(body, ctl, res, st, nextSeq, answer === MOCK_OPERATIONS['chat.completions'])) return
       const bomb = num(ctl.gzip_bomb_bytes)
       if (bomb !== undefined) return sendGzipBomb(res, st, bomb)
       const status = num(ctl.status)
@@ -223,16 +212,7 @@ export function startMockUpstream(options: MockUpstreamOptions = {}): Promise<Mo
         }
         return
       }
-      if (countTokens) answerAnthropicCount(body, version, res, st)
-      else if (messagesApi) answerMessages(body, ctl, version, res, st, nextSeq)
-      else if (embeddings) answerEmbeddings(body, ctl, res, st)
-      else if (responsesApi) answerResponses(body, ctl, res, st, nextSeq)
-      else if (inputTokens) answerInputTokens(body, res, st)
-      // Past the two above, a route without a Gemini match is chat completions.
-      else if (gm === null) answerChat(body, ctl, res, st, nextSeq)
-      else if (gm[2] === 'embedContent' || gm[2] === 'batchEmbedContents') answerEmbed(gm, body, res, st)
-      else if (gm[2] === 'countTokens') answerCountTokens(gm, body, res, st)
-      else answerGenerate(gm, params, body, ctl, res, st, nextSeq)
+      if (call !== undefined) answer?.answer({ call, pathname, body, ctl, params, version, res, st, nextSeq })
     })
   }
 

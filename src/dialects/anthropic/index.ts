@@ -120,7 +120,7 @@ const UPSTREAM_PATHS: Partial<Record<Operation, string>> = {
 }
 
 /** The Anthropic wire format: Messages, `x-api-key`, `{ type: 'error', error: { type, message }, request_id }`. */
-export const anthropic: Dialect = {
+export const anthropic: Dialect<'anthropic'> = {
   name: 'anthropic',
   upstreamsCalled: 'Anthropic',
   routes: [

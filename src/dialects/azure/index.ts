@@ -54,7 +54,7 @@ function checkOptions(name: string, raw: Readonly<Record<string, unknown>>): voi
  * Azure OpenAI (`type: 'azure'`): OpenAI's formats, `api-key` or an Entra ID token, the v1 API or, with `apiVersion`,
  * the deployments API.
  */
-export const azure: Dialect = {
+export const azure: Dialect<'azure'> = {
   // The OpenAI dialect's readers of answers, usage, finish reasons and errors: the wire is OpenAI's.
   ...openai,
   name: 'azure',

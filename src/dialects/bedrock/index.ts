@@ -21,10 +21,11 @@ export const isAnthropicModel = (upstreamModel: string): boolean => upstreamMode
 const INVOKE_LISTED = 'POST /model/{model}/{invoke|invoke-with-response-stream}'
 
 /** The Bedrock upstream type's own members: Converse for every model but Claude, whose variant takes InvokeModel. */
-const upstreamSide: Dialect = {
+const upstreamSide: Dialect<'bedrock'> = {
   ...bedrockAnthropic,
   ...converseMembers,
   ...bedrockClientMembers,
+  name: 'bedrock',
   routes: [],
   speaks: undefined,
   passthroughBody: undefined,
@@ -37,7 +38,7 @@ const upstreamSide: Dialect = {
  * variant takes Anthropic's Messages through InvokeModel). Its client paths are served by variants: InvokeModel's
  * (`client.ts`) speaks Anthropic's formats, Converse's (`converse-client/`) this dialect.
  */
-export const bedrock: Dialect = {
+export const bedrock: Dialect<'bedrock'> = {
   ...upstreamSide,
   routes: [
     // Listed as one entry, as the 404's list of what is served stays short.

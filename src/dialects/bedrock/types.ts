@@ -1,4 +1,17 @@
-// The public types of a Bedrock upstream's options (imported by the package's option types; imports nothing).
+// The public types of the Bedrock dialect: its name, its operations' names and its upstreams' own options (imported by
+// the package's names and option types; imports nothing).
+
+/** What the package's public types take of the Bedrock dialect (see `DialectDeclarations` in ../names.ts). */
+export interface BedrockDeclaration {
+  name: 'bedrock'
+  /**
+   * `bedrock.invoke`: InvokeModel of an Anthropic model (`POST /model/{id}/invoke`, `…/invoke-with-response-stream`);
+   * `bedrock.converse`: the Converse API (`POST /model/{id}/converse`, `…/converse-stream`); `bedrock.countTokens`:
+   * CountTokens (`POST /model/{id}/count-tokens`).
+   */
+  operation: 'bedrock.invoke' | 'bedrock.converse' | 'bedrock.countTokens'
+  options: BedrockOptionFields
+}
 
 /** AWS credentials as a provider gives them: with an expiry when they are temporary. */
 export interface AwsCredentialIdentity {
@@ -20,6 +33,7 @@ export type BedrockCredentials =
 
 /** The options only a Bedrock upstream (`type: 'bedrock'`) takes, besides the common ones. */
 export interface BedrockOptionFields {
+  /** AWS Bedrock: Claude by InvokeModel, other models by Converse (see docs/guides/bedrock.md). */
   type: 'bedrock'
   /** The AWS region (`us-east-1`): the base URL is `https://bedrock-runtime.{region}.amazonaws.com`, calls are signed for it. */
   region?: string

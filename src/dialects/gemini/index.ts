@@ -77,7 +77,7 @@ const ROUTES: ModelRoute[] = ['/v1beta', '/v1'].flatMap((version) =>
 )
 
 /** The Gemini wire format: generate-content, `x-goog-api-key`, `{ error: { code, message, status } }`. */
-export const gemini: Dialect = {
+export const gemini: Dialect<'gemini'> = {
   name: 'gemini',
   upstreamsCalled: 'Gemini',
   routes: ROUTES,

@@ -55,7 +55,7 @@ const UPSTREAM_APIS: Readonly<Record<string, UpstreamApi>> = {
 }
 
 /** The OpenAI wire format: chat completions and Responses, Bearer keys, `{ error: { message, type, param, code } }`. */
-export const openai: Dialect = {
+export const openai: Dialect<'openai'> = {
   name: 'openai',
   upstreamsCalled: 'OpenAI-compatible',
   routes: [

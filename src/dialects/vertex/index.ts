@@ -89,7 +89,7 @@ const vertexAnthropic: Dialect = {
  * (ids starting `claude`) Anthropic's, every other Gemini's. Its clients' side is Vertex AI's paths (client.ts), served
  * by variants that speak Anthropic's and Gemini's formats.
  */
-export const vertex: Dialect = {
+export const vertex: Dialect<'vertex'> = {
   ...vertexGemini,
   speaks: undefined,
   name: 'vertex',

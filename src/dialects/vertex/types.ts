@@ -1,4 +1,13 @@
-// The public types of a Vertex AI upstream's options (imported by the package's option types; imports nothing).
+// The public types of the Vertex AI dialect: its name, its operations' names and its upstreams' own options (imported
+// by the package's names and option types; imports nothing).
+
+/** What the package's public types take of the Vertex AI dialect (see `DialectDeclarations` in ../names.ts). */
+export interface VertexDeclaration {
+  name: 'vertex'
+  /** `vertex.rawPredict`: `:rawPredict` / `:streamRawPredict` of an Anthropic model; `vertex.countTokens`: its `count-tokens:rawPredict`. */
+  operation: 'vertex.rawPredict' | 'vertex.countTokens'
+  options: VertexOptionFields
+}
 
 /** A token function's answer: the access token alone (the function keeps its own cache), or with its expiry (epoch ms). */
 export type VertexToken = string | { token: string; expiresAt: number }
@@ -23,6 +32,7 @@ export type VertexCredentials = VertexServiceAccount | string | (() => Promise<V
 
 /** The options only a Vertex AI upstream (`type: 'vertex'`) takes, besides the common ones. */
 export interface VertexOptionFields {
+  /** Vertex AI: Gemini and Claude models with an OAuth token (see docs/guides/vertex.md). */
   type: 'vertex'
   /** The Google Cloud project id; @default the service-account key's `project_id`. Not needed in express mode (`apiKey`). */
   project?: string

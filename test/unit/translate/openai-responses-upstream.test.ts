@@ -3,7 +3,16 @@
 import { describe, expect, it } from 'vitest'
 import { UpstreamBodies } from '../../../src/call/upstream-bodies.js'
 import { resolveOptions } from '../../../src/config/resolve.js'
-import { anthropic, chatCompletions, gemini, messages, openai, translatorFor, upstreamApi } from '../../../src/dialects/index.js'
+import {
+  anthropic,
+  chatCompletions,
+  type Dialect,
+  gemini,
+  messages,
+  openai,
+  translatorFor,
+  upstreamApi,
+} from '../../../src/dialects/index.js'
 import { ResponsesStreamDecoder } from '../../../src/dialects/openai/responses/upstream-stream.js'
 import { isGatewayError } from '../../../src/errors.js'
 import { sseEvent } from '../../../src/sse/write.js'
@@ -59,7 +68,7 @@ describe('the api option of an upstream', () => {
 
   it('sends translated calls to the Responses operation, and keeps chat clients passthrough', () => {
     const model = resolved({ api: 'responses' }).models.get('gpt-5-codex')!
-    const bodies = (inbound: typeof openai, format: typeof messages) => {
+    const bodies = (inbound: Dialect, format: typeof messages) => {
       const bytes = Buffer.from(JSON.stringify(claude({ model: 'gpt-5-codex' })))
       const body = { bytes, fields: JSON.parse(bytes.toString()), value: undefined, spans: undefined }
       return new UpstreamBodies({ requestId: 'r', format, inbound, body, model, stream: false, clientHeaders: {} })
