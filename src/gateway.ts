@@ -26,9 +26,9 @@ import { TokenCountCheck } from './ledger/tokens.js'
 import { channels, type RecordsTrimMessage } from './observe/channels.js'
 import { subscribeUsage } from './observe/usage.js'
 import { PendingWrites } from './recovery/pending.js'
-import { createRecoveryStore } from './recovery/store/recovery-store.js'
 import { FollowableCalls } from './recovery/stream/followable-calls.js'
 import type { Runtime } from './runtime.js'
+import { createGatewayStore } from './store/gateway-store.js'
 import type { Gateway, GatewayLogger, GatewayOptions, HandleOptions } from './types.js'
 import { createUpstreamAgent } from './upstream/agent.js'
 import { attemptEvents } from './upstream/interceptors/attempt-events.js'
@@ -125,7 +125,7 @@ export function createGateway(options: GatewayOptions): Gateway {
       [fallbacks(resolved.logger), circuits.interceptor, keyPool(), attemptLog(resolved.logger), attemptEvents(id)],
       createSend(dispatcher, new ByteBudget(resolved.limits.maxDecodingBytes)),
     ),
-    store: createRecoveryStore({
+    store: createGatewayStore({
       keyv: resolved.store,
       maxMemoryBytes: resolved.recovery.maxMemoryBytes,
       ownerLimits: { maxRecords: resolved.recovery.maxRecordsPerOwner, maxBytes: resolved.recovery.maxBytesPerOwner },

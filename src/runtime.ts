@@ -12,8 +12,8 @@ import type { Ledger } from './ledger/ledger.js'
 import type { NanoPrices } from './ledger/pricing.js'
 import type { TokenCountCheck } from './ledger/tokens.js'
 import type { PendingWrites } from './recovery/pending.js'
-import type { RecoveryStore } from './recovery/store/recovery-store.js'
 import type { FollowableCalls } from './recovery/stream/followable-calls.js'
+import type { GatewayStore } from './store/gateway-store.js'
 import type { KeyRedaction } from './upstream/redact.js'
 import type { Send } from './upstream/send.js'
 
@@ -24,7 +24,7 @@ export interface Runtime {
   readonly options: ResolvedOptions
   /** Sends one upstream request through the gateway's interceptors. */
   readonly send: Send
-  readonly store: RecoveryStore
+  readonly store: GatewayStore
   /** Writes the store refused while down (records, keys' outcomes), held to be made when it is back. */
   readonly pendingWrites: PendingWrites
   /** Takes the gateway's own upstream keys out of whatever an upstream sends back. */

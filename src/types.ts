@@ -291,7 +291,7 @@ export interface HandleOptions {
 export interface GatewayStatus {
   /** `degraded` when the store is unavailable or the gateway is closing. */
   status: 'ok' | 'degraded'
-  /** Whether the recovery store answered a cheap check within a second. */
+  /** Whether the gateway's store answered a cheap check within a second. */
   store: 'ok' | 'unavailable'
   /**
    * Each upstream's circuit by name (`open`: its calls fail at once; see `circuit`). Only `gateway.status()` has it:

@@ -5,8 +5,8 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import type { BackgroundFormat } from '../dialects/index.js'
 import { isGatewayError } from '../errors.js'
 import { ClientSink, type ResponseHead } from '../http/sink.js'
-import type { RecoveryStore } from '../recovery/store/recovery-store.js'
 import type { Runtime } from '../runtime.js'
+import type { GatewayStore } from '../store/gateway-store.js'
 import { keptEvent } from './kept-event.js'
 import { givenUp, type LapseClock } from './lapse.js'
 import { BACKGROUND_TICK_MS, type RunLog } from './run-log.js'
@@ -20,7 +20,7 @@ export const leaseLapsed = (head: BackgroundHead) => !hasEnded(head.status) && h
  * lease (lapse.ts). A call that ended, or whose lease holds, is never given up.
  */
 export function isGivenUp(
-  store: RecoveryStore,
+  store: GatewayStore,
   owner: string,
   requestId: string,
   head: BackgroundHead,
@@ -32,7 +32,7 @@ export function isGivenUp(
 
 /** A call's object as a retrieve shows it: a call given up is `failed`, saying so; undefined when gone. */
 export async function shownObject(
-  store: RecoveryStore,
+  store: GatewayStore,
   format: BackgroundFormat,
   owner: string,
   requestId: string,
@@ -131,7 +131,7 @@ export async function followHere(run: RunLog, after: number, sink: ClientSink): 
 
 /** Where a call another process runs is read from. */
 export interface StoredCall {
-  store: RecoveryStore
+  store: GatewayStore
   format: BackgroundFormat
   owner: string
   requestId: string

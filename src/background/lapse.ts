@@ -4,7 +4,7 @@
 // of two things happens and every reader sees the same: the holder comes back and keeps the call (it writes on, as
 // the only writer it always was), or readers give it up after a further lease, and a holder that comes back later
 // finds that and stops without writing anything more. Nobody takes the call over: it is never run twice.
-import type { RecoveryStore } from '../recovery/store/recovery-store.js'
+import type { GatewayStore } from '../store/gateway-store.js'
 import { backgroundNames } from './state.js'
 
 /** The verdict readers write when they give a call up. */
@@ -29,7 +29,7 @@ export function lapseClock(options: { background: { leaseMs: number }; recovery:
 
 /** Where a call's lapse keys are: its owner and request id. */
 export interface LapseKeys {
-  store: RecoveryStore
+  store: GatewayStore
   owner: string
   requestId: string
 }

@@ -2,9 +2,9 @@
 // readers anywhere), its status, and the lease that tells other processes it is still being run.
 import { setTimeout as sleep } from 'node:timers/promises'
 import type { BackgroundFormat, BackgroundStatus } from '../dialects/index.js'
-import { isStoreClosed } from '../recovery/store/guard.js'
-import { isOverQuota } from '../recovery/store/memory-catalog.js'
-import type { RecoveryStore } from '../recovery/store/recovery-store.js'
+import type { GatewayStore } from '../store/gateway-store.js'
+import { isStoreClosed } from '../store/guard.js'
+import { isOverQuota } from '../store/memory-catalog.js'
 import { type AbortHook, abortWith } from '../upstream/send.js'
 import { keptEvent, objectSpan } from './kept-event.js'
 import { resumeEvery } from './lapse.js'
@@ -56,7 +56,7 @@ export interface RunIdentity {
   /** Its public id. */
   id: string
   format: BackgroundFormat
-  store: RecoveryStore
+  store: GatewayStore
   onError: (error: unknown) => void
 }
 

@@ -4,8 +4,8 @@
 // request (instructions, tools, metadata: megabytes) and is written when it changes (created, ended), never with the
 // head, which is written every tick and read by every follower as often.
 import type { BackgroundFormat, BackgroundStatus } from '../dialects/index.js'
-import type { RecoveryStore } from '../recovery/store/recovery-store.js'
 import { eventData } from '../sse/parse.js'
+import type { GatewayStore } from '../store/gateway-store.js'
 
 /** The head of a background call in the store. */
 export interface BackgroundHead {
@@ -69,7 +69,7 @@ export function parseHead(text: string | undefined): BackgroundHead | undefined 
 }
 
 /** A call's head as the store has it now, or undefined when the owner has no such call. */
-export async function readHead(store: RecoveryStore, owner: string, requestId: string): Promise<BackgroundHead | undefined> {
+export async function readHead(store: GatewayStore, owner: string, requestId: string): Promise<BackgroundHead | undefined> {
   return parseHead(await store.getValue(owner, backgroundNames.head(requestId)))
 }
 
@@ -78,7 +78,7 @@ export async function readHead(store: RecoveryStore, owner: string, requestId: s
  * ended; `in_progress` in between is the head's); undefined when it is gone.
  */
 export async function readObject(
-  store: RecoveryStore,
+  store: GatewayStore,
   format: BackgroundFormat,
   owner: string,
   requestId: string,
@@ -125,7 +125,7 @@ function eventObject(sse: string): Record<string, unknown> | undefined {
  * A segment is its events' text one after the other (each ends with a blank line, which no event holds inside), so
  * each event is a slice of the text as kept, not a copy: readers of one call in the memory store share its text.
  */
-export async function readSegment(store: RecoveryStore, owner: string, requestId: string, n: number): Promise<string[] | undefined> {
+export async function readSegment(store: GatewayStore, owner: string, requestId: string, n: number): Promise<string[] | undefined> {
   const text = await store.getValue(owner, backgroundNames.segment(requestId, n))
   if (text === undefined) return undefined
   // A segment written before segments were plain text: a JSON array of the events.
@@ -149,7 +149,7 @@ export async function readSegment(store: RecoveryStore, owner: string, requestId
 
 /** Removes a call's head, segments and (unless `keepMark`, for the process still running it) its cancel mark. */
 export async function removeCall(
-  store: RecoveryStore,
+  store: GatewayStore,
   owner: string,
   requestId: string,
   segments: number,

@@ -2,8 +2,8 @@
 // their own prefix (`cache:`), each with its TTL; small sets index them by owner and by model for `cache.delete`,
 // since listing by SCAN would walk the whole keyspace.
 import type Keyv from 'keyv'
-import { guarded } from '../recovery/store/guard.js'
-import { RedisLink } from '../recovery/store/redis-link.js'
+import { guarded } from '../store/guard.js'
+import { RedisLink } from '../store/redis-link.js'
 import type { TokenCounts } from '../types.js'
 import type { AnswerStore, CachedAnswer } from './store.js'
 import type { CacheFilter } from './types.js'

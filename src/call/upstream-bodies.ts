@@ -100,6 +100,14 @@ export class UpstreamBodies implements CallBodies {
   for(model: ResolvedModel): Buffer | Refused {
     const entry = this.#prepared(model)
     if (isRefused(entry)) return entry
+    const bytes = this.#named(entry, model)
+    // A passthrough body of a cloud's own (Claude on Vertex AI or Bedrock), made from the bytes naming the model.
+    const own = entry.translation === undefined ? model.upstream.dialect.passthroughBody : undefined
+    return own === undefined ? bytes : own(bytes, this.#forwarded, this.#source.format.operation)
+  }
+
+  /** The prepared bytes, naming `model` as its upstream knows it where they name a model. */
+  #named(entry: Prepared, model: ResolvedModel): Buffer {
     if (!entry.modelInBody || entry.named === model.upstreamModel) return entry.bytes
     if (entry.translation || entry.usageAsked)
       return Buffer.from(replaceTopLevelString(entry.bytes.toString('utf8'), 'model', model.upstreamModel))
@@ -170,12 +178,6 @@ export class UpstreamBodies implements CallBodies {
     const modelId = this.#source.model.id
     const modelInBody = format.modelInBody || format.renameInBody !== undefined
     const named = model.upstreamModel
-    const { passthroughBody } = model.upstream.dialect
-    if (passthroughBody !== undefined && speaksAs(inbound, model.upstream.dialect)) {
-      // Its own body for that upstream (Claude on Bedrock): the model is named in the path, so no later rename applies.
-      const bytes = passthroughBody(body.bytes, this.#forwarded, format.operation)
-      return { bytes, translation: undefined, modelInBody: false, named }
-    }
     if (speaksAs(inbound, model.upstream.dialect)) {
       // Every stream is metered: usage its client did not ask for is asked for here, and taken out of its stream.
       const asked = stream ? format.askedUsage?.ask(body) : undefined

@@ -3,8 +3,8 @@
 // hash per owner changed by HINCRBY (atomic across processes), and one hash of the owners seen, for the admin view.
 import type Keyv from 'keyv'
 import { DAY_MS } from '../ledger/counters.js'
-import { guarded } from '../recovery/store/guard.js'
-import { isRedisKeyv, RedisLink } from '../recovery/store/redis-link.js'
+import { guarded } from '../store/guard.js'
+import { isRedisKeyv, RedisLink } from '../store/redis-link.js'
 
 /** One owner's totals of one UTC day. */
 export interface DayTotals {

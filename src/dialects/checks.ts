@@ -1,22 +1,17 @@
 // The checks of a request body's fields that more than one dialect's validators make, written once: the same field
-// refused alike, with the same message, whichever API the client speaks.
+// refused alike, with the same message, whichever API the client speaks. A member's type and range are its payload's
+// (each field's reader in the dialect's wire.ts, which translation reads it with too): checked here by that reader.
 import { invalidField as invalid } from '../errors.js'
+import type { Payload } from '../translate/payload.js'
+import { Refusal } from '../translate/readers.js'
 
-/** Refuses `body[field]` unless it is absent, null, or a finite number from `min` to `max`. */
-export function numberIn(body: Record<string, unknown>, field: string, min: number, max: number): void {
-  const value = body[field]
-  if (value === undefined || value === null) return
-  if (typeof value !== 'number' || !Number.isFinite(value) || value < min || value > max) {
-    invalid(field, `'${field}' must be a number from ${min} to ${max}.`)
-  }
-}
-
-/** Refuses `body[field]` unless it is absent, null, or an integer of at least 1. */
-export function positiveInteger(body: Record<string, unknown>, field: string): void {
-  const value = body[field]
-  if (value === undefined || value === null) return
-  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1) {
-    invalid(field, `'${field}' must be an integer of at least 1.`)
+/** Checks members `keys` of a client's body, in order, with their readers in `payload`: a refusal is the client's 400. */
+export function checkMembers<V>(payload: Payload<V>, body: Record<string, unknown>, keys: readonly (keyof V & string)[]): void {
+  try {
+    for (const key of keys) payload.read(body, key)
+  } catch (error) {
+    if (error instanceof Refusal) invalid(error.field, error.message)
+    throw error
   }
 }
 

@@ -339,12 +339,6 @@ export interface Dialect<Name extends DialectName = DialectName> {
   /** The headers that carry the gateway's own upstream key. */
   upstreamAuthHeaders(apiKey: string): Record<string, string>
   /**
-   * The body of one upstream call as this dialect's upstream takes it, made from the body in the wire format it
-   * `speaks` (Vertex's Claude models take `anthropic_version` in the body and the model in the path only): applied to
-   * the exact bytes just before they are authorized and sent. @default the body as it is
-   */
-  upstreamBody?(body: Buffer, operation: Operation): Buffer
-  /**
    * Options an upstream of this dialect takes besides the common ones and `upstreamOptions` (Bedrock's `region` and
    * `credentials`): checked by `upstreamAuthorizer` and `baseUrlFrom`, which read them. @default none
    */
@@ -379,8 +373,10 @@ export interface Dialect<Name extends DialectName = DialectName> {
   forModel?(upstreamModel: string): Dialect | undefined
   /**
    * A passthrough call's body as this dialect's upstream takes it, for one that `speaks` another with a body of its own
-   * (Bedrock's: no `model`/`stream`, its `anthropic_version`, the client's `anthropic-beta` as `anthropic_beta`; a
-   * token count wrapped as its CountTokens takes it); `forwarded`: the client's headers of that dialect's
+   * (Vertex AI's Claude: its `anthropic_version`, the model in the path only; Bedrock's: no `model`/`stream`, its
+   * `anthropic_version`, the client's `anthropic-beta` as `anthropic_beta`, a token count wrapped as its CountTokens
+   * takes it), made from the client's bytes once the model is renamed. A translated call's body is written so by
+   * `upstreamFormat` (and `countingApi`) instead. `forwarded`: the client's headers of its dialect's
    * `forwardedHeaders`, flat; `operation`: the client's. @default the body as it came
    */
   passthroughBody?(body: Buffer, forwarded: readonly string[], operation: Operation): Buffer

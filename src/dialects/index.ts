@@ -44,14 +44,13 @@ export const MODEL_ROUTES: readonly RegisteredRoute[] = DIALECTS.flatMap((dialec
 
 /**
  * The operations a model whose upstream speaks `upstream` serves, whatever the client's dialect: every operation
- * of that dialect (a token count only where its bodies go as sent: Claude on Bedrock's are rewritten, and it has no
- * counting method), and the other dialects' operations that are translated for it (never embeddings; token counts
+ * of that dialect, and the other dialects' operations that are translated for it (never embeddings; token counts
  * only through the upstream's own counting method).
  */
 export function servedOperations(upstream: Dialect): ReadonlySet<Operation> {
   const served = MODEL_ROUTES.filter(
     ({ dialect, format }) =>
-      (speaksAs(dialect, upstream) && !(format.countsTokens && upstream.passthroughBody !== undefined)) ||
+      speaksAs(dialect, upstream) ||
       (format.counting
         ? upstream.countingApi !== undefined
         : format.untranslated === undefined && translatorFor(dialect, upstream, format.operation) !== undefined),

@@ -2,7 +2,7 @@
 import type Keyv from 'keyv'
 import { RATE_LIMIT_FAMILIES, type RateLimitFigures } from '../dialects/index.js'
 import { GatewayError } from '../errors.js'
-import { isRedisKeyv } from '../recovery/store/redis-link.js'
+import { isRedisKeyv } from '../store/redis-link.js'
 import type { GatewayLogger, OwnerUsage } from '../types.js'
 import { type CheckResult, type CounterLimits, type Counters, MemoryCounters, NO_RESERVATION, type Reservation } from './counters.js'
 import { DownFastCounters } from './down-fast.js'

@@ -4,8 +4,8 @@
 // differ still agree on them.
 import { createHash } from 'node:crypto'
 import type Keyv from 'keyv'
-import { guarded } from '../recovery/store/guard.js'
-import { RedisLink } from '../recovery/store/redis-link.js'
+import { guarded } from '../store/guard.js'
+import { RedisLink } from '../store/redis-link.js'
 import type { OwnerUsage } from '../types.js'
 import { type CheckResult, type CounterLimits, type Counters, type LimitName, NO_RESERVATION, type Reservation } from './counters.js'
 

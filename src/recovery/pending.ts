@@ -1,6 +1,6 @@
+import type { GatewayStore } from '../store/gateway-store.js'
+import { approxBytes } from '../store/lru-adapter.js'
 import type { GatewayLogger, RecoveryRecord } from '../types.js'
-import { approxBytes } from './store/lru-adapter.js'
-import type { RecoveryStore } from './store/recovery-store.js'
 
 /** How often the oldest held write is tried again while the store does not take it. */
 const RETRY_MS = 500
@@ -21,7 +21,7 @@ interface Held {
   /** When the value's time runs out: it is written with what is left of its ttl, or dropped once none is. */
   expiresAt: number
   bytes: number
-  write(store: RecoveryStore, ttlMs: number): Promise<void>
+  write(store: GatewayStore, ttlMs: number): Promise<void>
   onStored: () => void
 }
 
@@ -35,7 +35,7 @@ const RECORD = 'recovery record'
  */
 export class PendingWrites {
   readonly #queue: Held[] = []
-  readonly #store: () => RecoveryStore
+  readonly #store: () => GatewayStore
   readonly #limits: PendingLimits
   readonly #logger: GatewayLogger
   #bytes = 0
@@ -44,7 +44,7 @@ export class PendingWrites {
   #closed = false
 
   /** `store`: the store written to (asked each time, so it can be made after this). */
-  constructor(store: () => RecoveryStore, limits: PendingLimits, logger: GatewayLogger) {
+  constructor(store: () => GatewayStore, limits: PendingLimits, logger: GatewayLogger) {
     this.#store = store
     this.#limits = limits
     this.#logger = logger

@@ -1,7 +1,7 @@
+import type { GatewayStore } from '../store/gateway-store.js'
+import { outcomeUnknown } from '../store/guard.js'
 import type { GatewayLogger, RecoveryRecord } from '../types.js'
 import type { PendingWrites } from './pending.js'
-import { outcomeUnknown } from './store/guard.js'
-import type { RecoveryStore } from './store/recovery-store.js'
 
 const RETRY_DELAYS_MS = [100, 400, 1600]
 
@@ -24,7 +24,7 @@ export interface WriteOptions {
  * again later and logged as what really happened.
  */
 export async function writeRecord(
-  store: RecoveryStore,
+  store: GatewayStore,
   owner: string,
   record: RecoveryRecord,
   ttlMs: number,
@@ -66,7 +66,7 @@ export async function writeRecord(
 }
 
 /** One more write of a record, resolving whether it was stored. */
-function putOnce(store: RecoveryStore, owner: string, record: RecoveryRecord, ttlMs: number): Promise<boolean> {
+function putOnce(store: GatewayStore, owner: string, record: RecoveryRecord, ttlMs: number): Promise<boolean> {
   return store.put(owner, record, ttlMs).then(
     () => true,
     () => false,
@@ -74,7 +74,7 @@ function putOnce(store: RecoveryStore, owner: string, record: RecoveryRecord, tt
 }
 
 /** Looks for a record once more after `ms` and logs whether it landed after all. */
-function verifyLater(store: RecoveryStore, owner: string, requestId: string, logger: GatewayLogger, ms: number): void {
+function verifyLater(store: GatewayStore, owner: string, requestId: string, logger: GatewayLogger, ms: number): void {
   const timer = setTimeout(async () => {
     try {
       if (await store.get(owner, requestId)) logger.warn('model-gateway: recovery record stored after all', { requestId })

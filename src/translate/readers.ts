@@ -81,6 +81,24 @@ export function integer(value: unknown, path: string): number {
   return value
 }
 
+/** A reader of a finite number from `min` to `max`: one of another type is refused as `number` refuses it. */
+export function numberFrom(min: number, max: number): (value: unknown, path: string) => number {
+  return (value, path) => {
+    const found = number(value, path)
+    if (found < min || found > max) refuse(path, `'${path}' must be a number from ${min} to ${max}.`)
+    return found
+  }
+}
+
+/** A reader of an integer of at least `least`: one of another type is refused as `integer` refuses it. */
+export function integerFrom(least: number): (value: unknown, path: string) => number {
+  return (value, path) => {
+    const found = integer(value, path)
+    if (found < least) refuse(path, `'${path}' must be an integer of at least ${least}.`)
+    return found
+  }
+}
+
 /** The boolean at `path`, or a refusal. */
 export function boolean(value: unknown, path: string): boolean {
   if (typeof value !== 'boolean') refuse(path, `'${path}' must be a boolean.`)

@@ -305,12 +305,10 @@ function errorBody(body: Readable, rewrite: (bytes: Buffer) => Buffer): Readable
  */
 export function createSend(dispatcher: Dispatcher, decodeBudget: ByteBudget): Send {
   return (request) => {
-    const { model } = request
+    const { model, body } = request
     const { upstream } = model
     const key = request.key ?? upstream.keys[0]
     const served: ServedBy = { model, keyAlias: key?.alias }
-    // A cloud variant's body tweaks (Vertex's `anthropic_version`), made before the bytes are signed or sent.
-    const body = upstream.dialect.upstreamBody?.(request.body, request.operation) ?? request.body
     const options: Dispatcher.DispatchOptions & { headers: string[]; path: string; body: Buffer } = {
       origin: upstream.origin,
       path: upstream.dialect.upstreamPath(

@@ -1,14 +1,14 @@
 import type KeyvRedis from '@keyv/redis'
 import type Keyv from 'keyv'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createRecoveryStore, type RecoveryStore } from '../../src/recovery/store/recovery-store.js'
+import { createGatewayStore, type GatewayStore } from '../../src/store/gateway-store.js'
 import { describeWithPrograms, killAllOwnRedis, refuseSetsInTransactions } from '../support/redis.js'
 import { clusterKeyv, type OwnCluster, onNode, startOwnCluster } from '../support/redis-cluster.js'
 import { describeStoreContract, makeRecord, newOwner } from './store-contract.js'
 
 const NS = 'cluster'
 
-async function release(store: RecoveryStore, keyv: Keyv): Promise<void> {
+async function release(store: GatewayStore, keyv: Keyv): Promise<void> {
   await store.close()
   await (keyv.store as KeyvRedis<unknown>).disconnect(true)
 }
@@ -31,7 +31,7 @@ describeWithPrograms(
 
     describeStoreContract('Redis Cluster', async (options) => {
       const keyv = clusterKeyv(cluster, NS)
-      const store = createRecoveryStore({ keyv, ...options })
+      const store = createGatewayStore({ keyv, ...options })
       return {
         store,
         cleanup: () => release(store, keyv),
@@ -42,7 +42,7 @@ describeWithPrograms(
     describe('Redis Cluster layout', () => {
       it('keeps every key of one owner on one node, and spreads owners over the masters', async () => {
         const keyv = clusterKeyv(cluster, `${NS}-layout`)
-        const store = createRecoveryStore({ keyv })
+        const store = createGatewayStore({ keyv })
         const owners = Array.from({ length: 12 }, () => newOwner())
         for (const owner of owners) await store.put(owner, makeRecord(), 60_000)
         const nodesOf = new Map<string, Set<number>>()

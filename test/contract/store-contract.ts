@@ -2,13 +2,13 @@ import { randomBytes } from 'node:crypto'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { InvariantError, isGatewayError } from '../../src/errors.js'
-import type { Eviction } from '../../src/recovery/store/memory-catalog.js'
-import type { RecoveryStore, RecoveryStoreOptions } from '../../src/recovery/store/recovery-store.js'
+import type { GatewayStore, GatewayStoreOptions } from '../../src/store/gateway-store.js'
+import type { Eviction } from '../../src/store/memory-catalog.js'
 import { OMITTED_TOO_LARGE, type RecoveryRecord } from '../../src/types.js'
 
 /** What a backend under test provides; `failWrites` makes later writes fail, where the backend can. */
 export interface StoreHarness {
-  store: RecoveryStore
+  store: GatewayStore
   cleanup: () => Promise<void>
   failWrites?: () => void
 }
@@ -76,19 +76,19 @@ async function expectStoreUnavailable(promise: Promise<unknown>): Promise<void> 
   expect(isGatewayError(error) && error.code).toBe('store_unavailable')
 }
 
-/** The behaviour every RecoveryStore backend must share (like @keyv/test-suite). */
+/** The behaviour every GatewayStore backend must share (like @keyv/test-suite). */
 /**
  * Runs the contract on one backend. The write-failure case is registered only for backends that can
  * inject a failure (`failWrites`), so no backend reports a skipped test.
  */
 export function describeStoreContract(
   name: string,
-  makeStore: (options: Pick<RecoveryStoreOptions, 'ownerLimits' | 'onEvict'>) => Promise<StoreHarness>,
+  makeStore: (options: Pick<GatewayStoreOptions, 'ownerLimits' | 'onEvict'>) => Promise<StoreHarness>,
   features: { failWrites: boolean } = { failWrites: true },
 ): void {
-  describe(`RecoveryStore contract: ${name}`, () => {
+  describe(`GatewayStore contract: ${name}`, () => {
     let harness: StoreHarness
-    let store: RecoveryStore
+    let store: GatewayStore
     const ttl = 60_000
 
     // Above the 50 records the concurrency case puts for one owner.

@@ -2,15 +2,15 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import Keyv from 'keyv'
 import { describe, expect, it } from 'vitest'
 import { isGatewayError } from '../../src/errors.js'
-import { approxBytes, createMemoryKeyv, LruStoreAdapter } from '../../src/recovery/store/lru-adapter.js'
-import type { Eviction } from '../../src/recovery/store/memory-catalog.js'
-import { createRecoveryStore } from '../../src/recovery/store/recovery-store.js'
+import { createGatewayStore } from '../../src/store/gateway-store.js'
+import { approxBytes, createMemoryKeyv, LruStoreAdapter } from '../../src/store/lru-adapter.js'
+import type { Eviction } from '../../src/store/memory-catalog.js'
 import { describeStoreContract, evictedRecords, makeRecord, newOwner, requestIdAt } from './store-contract.js'
 
 describeStoreContract(
   'default in-memory store',
   async (options) => {
-    const store = createRecoveryStore({ ...options })
+    const store = createGatewayStore({ ...options })
     return { store, cleanup: () => store.close() }
     // Nothing can reach the private LRU to make it fail; the oversize test below covers a rejected write.
   },
@@ -20,7 +20,7 @@ describeStoreContract(
 describeStoreContract('user-supplied new Keyv() (Map store, JSON serialiser)', async (options) => {
   const keyv = new Keyv()
   const map = keyv.store as Map<string, unknown>
-  const store = createRecoveryStore({ keyv, ...options })
+  const store = createGatewayStore({ keyv, ...options })
   return {
     store,
     cleanup: () => store.close(),
@@ -34,7 +34,7 @@ describeStoreContract('user-supplied new Keyv() (Map store, JSON serialiser)', a
 
 describe('in-memory store', () => {
   it('evicts the oldest records under its byte bound, and list stops showing them', async () => {
-    const store = createRecoveryStore({ maxMemoryBytes: 2 * 1024 * 1024 })
+    const store = createGatewayStore({ maxMemoryBytes: 2 * 1024 * 1024 })
     const owner = newOwner()
     // Each record weighs ~400 KB by the size estimate (two bytes per UTF-16 unit).
     const records = Array.from({ length: 12 }, (_, i) =>
@@ -55,7 +55,7 @@ describe('in-memory store', () => {
 
   it('holds each owner to its byte quota: one owner’s burst evicts its own oldest, never another owner’s records', async () => {
     const evictions: Eviction[] = []
-    const store = createRecoveryStore({
+    const store = createGatewayStore({
       maxMemoryBytes: 8 << 20,
       ownerLimits: { maxRecords: 10_000, maxBytes: 1 << 20 },
       onEvict: (e) => evictions.push(e),
@@ -86,7 +86,7 @@ describe('in-memory store', () => {
   it('makes room from the owners over their fair share: three heavy owners filling the store never evict a light one', async () => {
     const evictions: Eviction[] = []
     // The per-owner quota at its default ratio, half the store: three owners at their quota would hold 150 % of it.
-    const store = createRecoveryStore({
+    const store = createGatewayStore({
       maxMemoryBytes: 4 << 20,
       ownerLimits: { maxRecords: 10_000, maxBytes: 2 << 20 },
       onEvict: (e) => evictions.push(e),
@@ -118,7 +118,7 @@ describe('in-memory store', () => {
 
   it('reports every record the whole store’s byte bound pushes out', async () => {
     const evictions: Eviction[] = []
-    const store = createRecoveryStore({ maxMemoryBytes: 2 << 20, onEvict: (e) => evictions.push(e) })
+    const store = createGatewayStore({ maxMemoryBytes: 2 << 20, onEvict: (e) => evictions.push(e) })
     const owners = [newOwner(), newOwner()]
     const records = Array.from({ length: 12 }, (_, i) =>
       makeRecord({ id: requestIdAt(Date.now() - 60_000 + i * 1000), requestBody: 'q'.repeat(150_000), responseBody: 'r'.repeat(50_000) }),
@@ -138,7 +138,7 @@ describe('in-memory store', () => {
 
   it('keeps 12 000 captures of one owner at the 10 000 cap, adding each in constant time', async () => {
     const evictions: Eviction[] = []
-    const store = createRecoveryStore({ onEvict: (e) => evictions.push(e) })
+    const store = createGatewayStore({ onEvict: (e) => evictions.push(e) })
     const owner = newOwner()
     const records = Array.from({ length: 12_000 }, (_, i) => makeRecord({ id: requestIdAt(Date.now() - 1_000_000 + i) }))
     for (const r of records) await store.put(owner, r, 60_000)
@@ -150,7 +150,7 @@ describe('in-memory store', () => {
   })
 
   it('rejects a record above the per-entry bound instead of losing it silently', async () => {
-    const store = createRecoveryStore({ maxMemoryBytes: 1024 * 1024 })
+    const store = createGatewayStore({ maxMemoryBytes: 1024 * 1024 })
     const owner = newOwner()
     const error = await store.put(owner, makeRecord({ requestBody: 'x'.repeat(400_000) }), 60_000).then(
       () => undefined,
@@ -165,7 +165,7 @@ describe('in-memory store', () => {
     const keyv = new Keyv()
     const map = keyv.store as Map<string, unknown>
     const errors: unknown[] = []
-    const store = createRecoveryStore({ keyv, onError: (e) => errors.push(e) })
+    const store = createGatewayStore({ keyv, onError: (e) => errors.push(e) })
     map.set = () => {
       throw new Error('disk full')
     }
@@ -178,7 +178,7 @@ describe('in-memory store', () => {
   it('does not disconnect or clear a Keyv it was given', async () => {
     const keyv = new Keyv()
     await keyv.set('someone-else', 'value')
-    const store = createRecoveryStore({ keyv })
+    const store = createGatewayStore({ keyv })
     await store.put(newOwner(), makeRecord(), 60_000)
     await store.close()
     expect(await keyv.get('someone-else')).toBe('value')

@@ -5,9 +5,9 @@ import type Keyv from 'keyv'
 import { afterAll, beforeAll, expect, it } from 'vitest'
 import { freePort } from '../../bench/lib/free-port.mjs'
 import { isGatewayError } from '../../src/errors.js'
-import { outcomeUnknown } from '../../src/recovery/store/guard.js'
-import { newestFirst, splitRecord } from '../../src/recovery/store/layout.js'
-import { createRecoveryStore, type RecoveryStore } from '../../src/recovery/store/recovery-store.js'
+import { createGatewayStore, type GatewayStore } from '../../src/store/gateway-store.js'
+import { outcomeUnknown } from '../../src/store/guard.js'
+import { newestFirst, splitRecord } from '../../src/store/layout.js'
 import {
   type AdminClient,
   commandCalls,
@@ -28,7 +28,7 @@ const NS = 'large'
 await describeWithRedis('Redis store with one very large owner', () => {
   let admin: AdminClient
   let keyv: Keyv
-  let store: RecoveryStore
+  let store: GatewayStore
   let redis: ChildProcess
   const owner = newOwner()
   const live: string[] = []
@@ -42,7 +42,7 @@ await describeWithRedis('Redis store with one very large owner', () => {
     admin = createClient({ url })
     await admin.connect()
     keyv = recommendedKeyv(NS, url)
-    store = createRecoveryStore({ keyv, ownerLimits: { maxRecords: 1_000_000, maxBytes: 1 << 30 } })
+    store = createGatewayStore({ keyv, ownerLimits: { maxRecords: 1_000_000, maxBytes: 1 << 30 } })
     const index = `${NS}::idx:{${owner}}`
     const ttl = 10 * 60_000
     const expires = Date.now() + ttl
@@ -125,7 +125,7 @@ await describeWithRedis('Redis store with one very large owner', () => {
   })
 
   it('still fails a walk when Redis stops answering, the deadline holding for each page', async () => {
-    const impatient = createRecoveryStore({ keyv, timeoutMs: 1000 })
+    const impatient = createGatewayStore({ keyv, timeoutMs: 1000 })
     redis.kill('SIGSTOP')
     try {
       const error = await impatient.list(owner).then(

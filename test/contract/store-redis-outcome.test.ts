@@ -1,8 +1,8 @@
 import type KeyvRedis from '@keyv/redis'
 import { afterAll, describe, expect, it } from 'vitest'
 import { freePort } from '../../bench/lib/free-port.mjs'
-import { createRecoveryStore } from '../../src/recovery/store/recovery-store.js'
 import { writeRecord } from '../../src/recovery/writer.js'
+import { createGatewayStore } from '../../src/store/gateway-store.js'
 import type { GatewayLogger } from '../../src/types.js'
 import { eventually } from '../support/http.js'
 import { describeWithRedis, killAllOwnRedis, recommendedKeyv, startOwnRedis } from '../support/redis.js'
@@ -26,7 +26,7 @@ await describeWithRedis('recovery writes when Redis misbehaves', () => {
       const port = await freePort()
       const redis = await startOwnRedis(port)
       const keyv = recommendedKeyv('outcome', `redis://127.0.0.1:${port}`)
-      const store = createRecoveryStore({ keyv, timeoutMs: 300, onError: () => {} })
+      const store = createGatewayStore({ keyv, timeoutMs: 300, onError: () => {} })
       const owner = newOwner()
       await store.put(owner, makeRecord(), 60_000)
       const { logger, lines } = recordingLogger()
@@ -50,7 +50,7 @@ await describeWithRedis('recovery writes when Redis misbehaves', () => {
     it('waits for the first connection through the retries and stores the record', async () => {
       const port = await freePort()
       const keyv = recommendedKeyv('outcome', `redis://127.0.0.1:${port}`)
-      const store = createRecoveryStore({ keyv, onError: () => {} })
+      const store = createGatewayStore({ keyv, onError: () => {} })
       const { logger, lines } = recordingLogger()
       const owner = newOwner()
       const record = makeRecord()

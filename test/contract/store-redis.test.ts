@@ -3,7 +3,7 @@ import KeyvRedis, { createKeyv, Keyv } from '@keyv/redis'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { freePort } from '../../bench/lib/free-port.mjs'
 import { isGatewayError } from '../../src/errors.js'
-import { createRecoveryStore, type RecoveryStore } from '../../src/recovery/store/recovery-store.js'
+import { createGatewayStore, type GatewayStore } from '../../src/store/gateway-store.js'
 import {
   type AdminClient,
   connectAdmin,
@@ -23,7 +23,7 @@ import { describeStoreContract, makeRecord, newOwner, requestIdAt } from './stor
 const RUN = `mg-test-${process.pid}-${Date.now().toString(36)}`
 
 /** Closes the store (which disconnects the Keyv) and destroys whatever connection is still open. */
-async function release(store: RecoveryStore, keyv: Keyv): Promise<void> {
+async function release(store: GatewayStore, keyv: Keyv): Promise<void> {
   await store.close()
   await (keyv.store as KeyvRedis<unknown>).disconnect(true)
 }
@@ -52,7 +52,7 @@ await describeWithRedis('Redis store suite', () => {
 
   describeStoreContract('Redis (createKeyv)', async (options) => {
     const keyv = makeKeyv(RUN)
-    const store = createRecoveryStore({ keyv, ...options })
+    const store = createGatewayStore({ keyv, ...options })
     return {
       store,
       cleanup: () => release(store, keyv),
@@ -65,7 +65,7 @@ await describeWithRedis('Redis store suite', () => {
   describe('Redis store', () => {
     it('puts every key under the namespace, the index in a hash and its order in a sorted set, each with a TTL', async () => {
       const keyv = makeKeyv(RUN)
-      const store = createRecoveryStore({ keyv })
+      const store = createGatewayStore({ keyv })
       const owner = newOwner()
       const record = makeRecord()
       await store.put(owner, record, 60_000)
@@ -95,7 +95,7 @@ await describeWithRedis('Redis store suite', () => {
 
     it('writes values that Keyv itself reads back, with Keyv’s expiry', async () => {
       const keyv = makeKeyv(RUN)
-      const store = createRecoveryStore({ keyv })
+      const store = createGatewayStore({ keyv })
       const owner = newOwner()
       // A leading ':' is what Keyv's serialiser escapes; ':base64:' is what it would turn into a Buffer.
       const record = makeRecord({ requestBody: ':base64:AAAA', responseBody: ':colon first' })
@@ -114,8 +114,8 @@ await describeWithRedis('Redis store suite', () => {
     it('lists exactly 200 records written concurrently by two processes’ stores', async () => {
       const keyvA = makeKeyv(RUN)
       const keyvB = makeKeyv(RUN)
-      const storeA = createRecoveryStore({ keyv: keyvA })
-      const storeB = createRecoveryStore({ keyv: keyvB })
+      const storeA = createGatewayStore({ keyv: keyvA })
+      const storeB = createGatewayStore({ keyv: keyvB })
       const owner = newOwner()
       const records = Array.from({ length: 200 }, () => makeRecord())
       await Promise.all(records.map((r, i) => (i % 2 === 0 ? storeA : storeB).put(owner, r, 60_000)))
@@ -133,8 +133,8 @@ await describeWithRedis('Redis store suite', () => {
     it('keeps two namespaces apart on one Redis', async () => {
       const keyvA = makeKeyv(`${RUN}-a`)
       const keyvB = makeKeyv(`${RUN}-b`)
-      const storeA = createRecoveryStore({ keyv: keyvA })
-      const storeB = createRecoveryStore({ keyv: keyvB })
+      const storeA = createGatewayStore({ keyv: keyvA })
+      const storeB = createGatewayStore({ keyv: keyvB })
       const owner = newOwner()
       const record = makeRecord()
       await storeA.put(owner, record, 60_000)
@@ -149,7 +149,7 @@ await describeWithRedis('Redis store suite', () => {
     it('follows the key prefixes of new Keyv(new KeyvRedis(url), { namespace })', async () => {
       const namespace = `${RUN}-dbl`
       const keyv = new Keyv(new KeyvRedis(REDIS_URL, { connectionTimeout: 2000 }), { namespace })
-      const store = createRecoveryStore({ keyv })
+      const store = createGatewayStore({ keyv })
       const owner = newOwner()
       const record = makeRecord()
       await store.put(owner, record, 60_000)
@@ -163,7 +163,7 @@ await describeWithRedis('Redis store suite', () => {
 
     it('drops index entries whose detail key is gone', async () => {
       const keyv = makeKeyv(RUN)
-      const store = createRecoveryStore({ keyv })
+      const store = createGatewayStore({ keyv })
       const owner = newOwner()
       const kept = makeRecord()
       const lost = makeRecord()
@@ -178,7 +178,7 @@ await describeWithRedis('Redis store suite', () => {
 
     it('indexes a catalog written without its order set on its first page, dropping a malformed entry, and pages it', async () => {
       const keyv = makeKeyv(RUN)
-      const store = createRecoveryStore({ keyv })
+      const store = createGatewayStore({ keyv })
       const owner = newOwner()
       const base = Date.now() - 60_000
       const records = [0, 1, 2].map((i) =>
@@ -201,7 +201,7 @@ await describeWithRedis('Redis store suite', () => {
 
     it('drops an order member whose entry is gone, and lists around it', async () => {
       const keyv = makeKeyv(RUN)
-      const store = createRecoveryStore({ keyv })
+      const store = createGatewayStore({ keyv })
       const owner = newOwner()
       const [older, newer] = [makeRecord({ createdAt: 1_700_000_000 }), makeRecord({ createdAt: 1_700_000_100 })]
       await store.put(owner, older, 60_000)
@@ -214,7 +214,7 @@ await describeWithRedis('Redis store suite', () => {
 
     it('keeps the index hash alive as long as its longest-lived entry', async () => {
       const keyv = makeKeyv(RUN)
-      const store = createRecoveryStore({ keyv })
+      const store = createGatewayStore({ keyv })
       const owner = newOwner()
       const long = makeRecord()
       await store.put(owner, long, 60_000)
@@ -227,7 +227,7 @@ await describeWithRedis('Redis store suite', () => {
 
     it('does not mistake a failed read for an absent record', async () => {
       const keyv = makeKeyv(RUN)
-      const store = createRecoveryStore({ keyv, onError: () => {} })
+      const store = createGatewayStore({ keyv, onError: () => {} })
       const owner = newOwner()
       const record = makeRecord()
       await store.put(owner, record, 60_000)
@@ -249,7 +249,7 @@ await describeWithRedis('Redis store suite', () => {
         const port = await freePort()
         await startOwnRedis(port, { args: ['--maxmemory', '4mb', '--maxmemory-policy', 'noeviction'] })
         const keyv = makeKeyv(RUN, `redis://127.0.0.1:${port}`)
-        const store = createRecoveryStore({ keyv, onError: () => {} })
+        const store = createGatewayStore({ keyv, onError: () => {} })
         const owner = newOwner()
         const kept: string[] = []
         let refused: unknown
@@ -282,7 +282,7 @@ await describeWithRedis('Redis store suite', () => {
           const port = await freePort()
           const child = await startOwnRedis(port)
           const keyv = build(RUN, `redis://127.0.0.1:${port}`)
-          const store = createRecoveryStore({ keyv, onError: () => {} })
+          const store = createGatewayStore({ keyv, onError: () => {} })
           const owner = newOwner()
           const record = makeRecord()
           await store.put(owner, record, 60_000)
@@ -314,7 +314,7 @@ await describeWithRedis('Redis store suite', () => {
         it(`rejects with store_unavailable within seconds when Redis was never up, then recovers: ${label}`, async () => {
           const port = await freePort()
           const keyv = build(RUN, `redis://127.0.0.1:${port}`)
-          const store = createRecoveryStore({ keyv, onError: () => {} })
+          const store = createGatewayStore({ keyv, onError: () => {} })
           // Until Redis has been up once, each call waits for the first connection (2 s at most), so a slow cold
           // start within the writer's retries loses nothing; then it fails.
           await expectFastStoreUnavailable(() => store.put(newOwner(), makeRecord(), 60_000), 6000)
@@ -341,7 +341,7 @@ await describeWithRedis('Redis store suite', () => {
           const port = await freePort()
           const child = await startOwnRedis(port)
           const keyv = build(RUN, `redis://127.0.0.1:${port}`)
-          const store = createRecoveryStore({ keyv, onError: () => {} })
+          const store = createGatewayStore({ keyv, onError: () => {} })
           await store.put(newOwner(), makeRecord(), 60_000)
           await killOwnRedis(child)
           await sleep(200)

@@ -2,11 +2,11 @@ import type KeyvRedis from '@keyv/redis'
 import type Keyv from 'keyv'
 import { afterAll, beforeAll } from 'vitest'
 import { freePort } from '../../bench/lib/free-port.mjs'
-import { createRecoveryStore, type RecoveryStore } from '../../src/recovery/store/recovery-store.js'
+import { createGatewayStore, type GatewayStore } from '../../src/store/gateway-store.js'
 import { describeWithPrograms, killAllOwnRedis, recommendedKeyv, refuseSetsInTransactions, startOwnRedis } from '../support/redis.js'
 import { describeStoreContract } from './store-contract.js'
 
-async function release(store: RecoveryStore, keyv: Keyv): Promise<void> {
+async function release(store: GatewayStore, keyv: Keyv): Promise<void> {
   await store.close()
   await (keyv.store as KeyvRedis<unknown>).disconnect(true)
 }
@@ -24,7 +24,7 @@ describeWithPrograms('Valkey store (a valkey-server started by the test)', ['val
 
   describeStoreContract('Valkey', async (options) => {
     const keyv = recommendedKeyv('valkey', url)
-    const store = createRecoveryStore({ keyv, ...options })
+    const store = createGatewayStore({ keyv, ...options })
     return {
       store,
       cleanup: () => release(store, keyv),

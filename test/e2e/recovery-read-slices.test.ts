@@ -5,8 +5,8 @@ import type Keyv from 'keyv'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { nodeHandler } from '../../adapters/node.js'
 import { ownerOfKey } from '../../src/http/auth.js'
-import { createRecoveryStore } from '../../src/recovery/store/recovery-store.js'
-import { RedisLink } from '../../src/recovery/store/redis-link.js'
+import { createGatewayStore } from '../../src/store/gateway-store.js'
+import { RedisLink } from '../../src/store/redis-link.js'
 import { type MockUpstream, startMockUpstream } from '../../src/testing/index.js'
 import type { RecoveryRecord } from '../../src/types.js'
 import { makeRecord } from '../contract/store-contract.js'
@@ -270,7 +270,7 @@ await describeWithRedis('Redis: a 30 MB record read back a slice at a time', () 
   it('GET /v1/recoveries/{id} parses the stored value and writes the answer over many turns, the same bytes', async () => {
     const seeding = createKeyv(REDIS_URL, { namespace })
     keyvs.push(seeding)
-    const seeder = createRecoveryStore({ keyv: seeding })
+    const seeder = createGatewayStore({ keyv: seeding })
     const chunk = '{"text":"plain \\"quoted\\" back\\\\slash 证明 😀 :colon"}'
     const record = makeRecord({ responseBody: chunk.repeat(Math.ceil((30 * MB) / chunk.length)) })
     await seeder.put(ownerOfKey(KEY_A), record, 600_000)

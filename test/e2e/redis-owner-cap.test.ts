@@ -6,7 +6,7 @@ import { nodeHandler } from '../../adapters/node.js'
 import { freePort } from '../../bench/lib/free-port.mjs'
 import type { Gateway } from '../../src/gateway.js'
 import { ownerOfKey } from '../../src/http/auth.js'
-import { createRecoveryStore, type RecoveryStore } from '../../src/recovery/store/recovery-store.js'
+import { createGatewayStore, type GatewayStore } from '../../src/store/gateway-store.js'
 import { startMockUpstream } from '../../src/testing/index.js'
 import { makeRecord, requestIdAt } from '../contract/store-contract.js'
 import { chatBody } from '../support/bodies.js'
@@ -144,7 +144,7 @@ await describeWithRedis('Redis: an owner at its record cap, and one with 20 000 
     let mostAtOnce = 0
     const evicted: string[] = []
     const stores = ['a', 'b'].map((name) =>
-      createRecoveryStore({
+      createGatewayStore({
         keyv: recommendedKeyv('two-stores', url),
         ownerLimits: { maxRecords: CAP, maxBytes: 1 << 30 },
         onEvict: (e) => evicted.push(...e.requestIds),
@@ -159,14 +159,14 @@ await describeWithRedis('Redis: an owner at its record cap, and one with 20 000 
     const records = Array.from({ length: 250 }, (_, i) => makeRecord({ id: requestIdAt(base + i) }))
     try {
       for (let first = 0; first < records.length; first += 50)
-        await Promise.all(records.slice(first, first + 50).map((r, i) => (stores[i % 2] as RecoveryStore).put(owner, r, 60_000)))
+        await Promise.all(records.slice(first, first + 50).map((r, i) => (stores[i % 2] as GatewayStore).put(owner, r, 60_000)))
       // A write that found the other store trimming left the rest to it: one more write once both are idle settles it.
       await eventually(() => running.length === 0)
-      await (stores[0] as RecoveryStore).put(owner, makeRecord({ id: requestIdAt(base + 1000) }), 60_000)
+      await (stores[0] as GatewayStore).put(owner, makeRecord({ id: requestIdAt(base + 1000) }), 60_000)
       await eventually(() => running.length === 0)
       expect(mostAtOnce).toBe(1)
       expect(new Set(evicted).size).toBe(evicted.length)
-      expect(await (stores[1] as RecoveryStore).list(owner)).toHaveLength(CAP)
+      expect(await (stores[1] as GatewayStore).list(owner)).toHaveLength(CAP)
       expect(await admin.exists(`two-stores::lock:{${owner}}:trim`)).toBe(0)
     } finally {
       await Promise.all(stores.map((s) => s.close()))
@@ -179,7 +179,7 @@ await describeWithRedis('Redis: an owner at its record cap, and one with 20 000 
     const owner = ownerOfKey(KEY_A)
     const namespace = 'big'
     const seeding = recommendedKeyv(namespace, url)
-    const seeder = createRecoveryStore({ keyv: seeding, ownerLimits: { maxRecords: 1_000_000, maxBytes: 1 << 30 } })
+    const seeder = createGatewayStore({ keyv: seeding, ownerLimits: { maxRecords: 1_000_000, maxBytes: 1 << 30 } })
     const total = 20_000
     const base = Date.now() - total * 10
     const ids = Array.from({ length: total }, (_, i) => requestIdAt(base + i * 10))

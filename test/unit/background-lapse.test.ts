@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises'
 import { describe, expect, it } from 'vitest'
 import { givenUp, resume, resumeEvery } from '../../src/background/lapse.js'
-import { createRecoveryStore } from '../../src/recovery/store/recovery-store.js'
+import { createGatewayStore } from '../../src/store/gateway-store.js'
 
 // The settling of a background lease that passed, on the in-memory store (one set-if-absent per passed lease): the
 // holder that comes back first keeps the call, readers give it up only a lease after the first of them saw it passed,
@@ -12,7 +12,7 @@ const REQUEST = '01M8JEXCYV00PZ3NVS0Q5X19JW'
 const clock = { leaseMs: 200, ttlMs: 60_000 }
 
 function keys() {
-  return { store: createRecoveryStore(), owner: OWNER, requestId: REQUEST }
+  return { store: createGatewayStore(), owner: OWNER, requestId: REQUEST }
 }
 
 describe('background lease lapses', () => {

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest'
 import { PendingWrites } from '../../src/recovery/pending.js'
 import { buildRecord } from '../../src/recovery/record.js'
-import { StoreDeadline, storeUnavailable } from '../../src/recovery/store/guard.js'
-import type { RecoveryStore } from '../../src/recovery/store/recovery-store.js'
 import { writeRecord } from '../../src/recovery/writer.js'
+import type { GatewayStore } from '../../src/store/gateway-store.js'
+import { StoreDeadline, storeUnavailable } from '../../src/store/guard.js'
 import type { RecoveryRecord } from '../../src/types.js'
 
 const record = buildRecord(
@@ -33,7 +33,7 @@ function storeThat(failures: number, healthy: () => boolean) {
       stored.push(value)
     },
     healthy: async () => healthy(),
-  } as unknown as RecoveryStore
+  } as unknown as GatewayStore
   return { store, stored, puts: () => puts }
 }
 
@@ -83,7 +83,7 @@ describe('writing a recovery record past a store outage', () => {
         stored.push(value)
       },
       healthy: async () => true,
-    } as unknown as RecoveryStore
+    } as unknown as GatewayStore
     const log = logger()
     const pending = new PendingWrites(() => store, { maxRecords: 10, maxBytes: 1 << 20 }, log.logger)
     expect(await writeRecord(store, 'owner', record, 60_000, log.logger, { pending })).toBe(false)

@@ -1,7 +1,11 @@
 import { invalidField as invalid } from '../../errors.js'
 import { isObject } from '../../json/value.js'
-import { numberIn, requiredModel, streamFlag } from '../checks.js'
+import { checkMembers, requiredModel, streamFlag } from '../checks.js'
 import type { CallTarget } from '../dialect.js'
+import { messagesRequest } from './messages/wire.js'
+
+/** The members of a Messages body whose ranges the gateway checks before any upstream sees them. */
+const MESSAGES_RANGES = ['max_tokens', 'temperature', 'top_p'] as const
 
 /** The `messages` every Messages body carries, checked alike for a call and a token count. */
 function checkMessages(body: Record<string, unknown>): void {
@@ -19,13 +23,7 @@ function checkMessages(body: Record<string, unknown>): void {
  */
 export function validateMessagesMembers(body: Record<string, unknown>): void {
   checkMessages(body)
-  const maxTokens = body.max_tokens
-  // 0 is allowed, as the API allows it: a call that only warms the prompt cache generates nothing.
-  if (typeof maxTokens !== 'number' || !Number.isSafeInteger(maxTokens) || maxTokens < 0) {
-    invalid('max_tokens', "'max_tokens' is required and must be an integer of at least 0.")
-  }
-  numberIn(body, 'temperature', 0, 1)
-  numberIn(body, 'top_p', 0, 1)
+  checkMembers(messagesRequest, body, MESSAGES_RANGES)
 }
 
 /** Checks a Messages body (`POST /v1/messages`); unknown fields are left alone and pass through. */

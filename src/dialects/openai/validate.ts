@@ -1,7 +1,14 @@
 import { invalidField as invalid } from '../../errors.js'
 import { isObject } from '../../json/value.js'
-import { numberIn, positiveInteger, requiredModel, streamFlag } from '../checks.js'
+import { checkMembers, requiredModel, streamFlag } from '../checks.js'
 import type { CallTarget } from '../dialect.js'
+import { chatRequest } from './chat-completions/wire.js'
+import { responsesRequest } from './responses/wire.js'
+
+/** The members of a chat-completions body whose ranges the gateway checks before any upstream sees them. */
+const CHAT_RANGES = ['temperature', 'top_p', 'presence_penalty', 'frequency_penalty', 'n', 'max_completion_tokens', 'max_tokens'] as const
+/** The same of a Responses body. */
+const RESPONSES_RANGES = ['temperature', 'top_p', 'max_output_tokens'] as const
 
 /** Checks a chat-completions body; unknown fields are left alone and pass through. */
 export function validateChat(body: Record<string, unknown>): CallTarget {
@@ -20,13 +27,7 @@ export function validateChat(body: Record<string, unknown>): CallTarget {
     checked = message
   }
   const stream = streamFlag(body)
-  numberIn(body, 'temperature', 0, 2)
-  numberIn(body, 'top_p', 0, 1)
-  numberIn(body, 'presence_penalty', -2, 2)
-  numberIn(body, 'frequency_penalty', -2, 2)
-  positiveInteger(body, 'n')
-  positiveInteger(body, 'max_completion_tokens')
-  positiveInteger(body, 'max_tokens')
+  checkMembers(chatRequest, body, CHAT_RANGES)
   return { model, stream }
 }
 
@@ -57,8 +58,6 @@ export function validateResponses(body: Record<string, unknown>): CallTarget {
     }
   }
   const stream = streamFlag(body)
-  numberIn(body, 'temperature', 0, 2)
-  numberIn(body, 'top_p', 0, 1)
-  positiveInteger(body, 'max_output_tokens')
+  checkMembers(responsesRequest, body, RESPONSES_RANGES)
   return { model, stream }
 }

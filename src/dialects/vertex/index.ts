@@ -1,7 +1,8 @@
 // Google Vertex AI as an upstream (`type: 'vertex'`): Gemini models in the Gemini format and Claude models in an
 // Anthropic Messages variant, both under `/v1/projects/{project}/locations/{location}/publishers/…`, with an OAuth
 // access token (or an express-mode API key). The formats are the gemini and anthropic dialects' own: the variants
-// here change only paths, auth and a body field.
+// here change only paths, auth and a body field (in a client's body and in a translated one alike).
+import type { UpstreamFormat } from '../../translate/format.js'
 import type { Operation } from '../../types.js'
 import { anthropic } from '../anthropic/index.js'
 import type { Dialect } from '../dialect.js'
@@ -50,9 +51,16 @@ const vertexGemini: Dialect = {
 }
 
 /**
- * A Messages body as Vertex AI takes it: `anthropic_version` first (a client's own is kept), the model named only in
- * the path (a token count keeps it: its path names no model). The body was checked as JSON on the way in.
+ * A Messages request as Vertex AI takes it: `anthropic_version` first (a client's own is kept), the model named only
+ * in the path (a token count, whose path names no model, keeps it).
  */
+function vertexMessages(request: object, count: boolean): object {
+  const { model, anthropic_version: version, ...rest } = request as Record<string, unknown>
+  const named = count && model !== undefined ? { model } : {}
+  return { anthropic_version: version ?? VERTEX_ANTHROPIC_VERSION, ...named, ...rest }
+}
+
+/** A client's Messages body as Vertex AI takes it (see `vertexMessages`). The body was checked as JSON on the way in. */
 export function vertexAnthropicBody(body: Buffer, operation: Operation): Buffer {
   let value: unknown
   try {
@@ -61,9 +69,12 @@ export function vertexAnthropicBody(body: Buffer, operation: Operation): Buffer 
     return body
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return body
-  const { model, anthropic_version: version, ...rest } = value as Record<string, unknown>
-  const named = counts(operation) && model !== undefined ? { model } : {}
-  return Buffer.from(JSON.stringify({ anthropic_version: version ?? VERTEX_ANTHROPIC_VERSION, ...named, ...rest }))
+  return Buffer.from(JSON.stringify(vertexMessages(value, counts(operation))))
+}
+
+/** An upstream format whose requests are `format`'s, as Vertex AI takes them. */
+function onVertex(format: UpstreamFormat, count: boolean): UpstreamFormat {
+  return { ...format, requestFromHub: (hub, plan) => vertexMessages(format.requestFromHub(hub, plan), count) }
 }
 
 /** Claude models on Vertex AI: Anthropic's Messages at `publishers/anthropic/models/{m}:rawPredict` / `:streamRawPredict`. */
@@ -81,7 +92,10 @@ const vertexAnthropic: Dialect = {
     counts(operation)
       ? `${base}/publishers/anthropic/models/count-tokens:rawPredict`
       : `${base}/publishers/anthropic/models/${segment(model)}:${stream ? 'streamRawPredict' : 'rawPredict'}`,
-  upstreamBody: vertexAnthropicBody,
+  passthroughBody: (body, _forwarded, operation) => vertexAnthropicBody(body, operation),
+  // A translated call's body is written as Vertex AI takes it, as a client's is made so above.
+  upstreamFormat: onVertex(anthropic.upstreamFormat, false),
+  countingApi: anthropic.countingApi && { ...anthropic.countingApi, format: onVertex(anthropic.countingApi.format, true) },
 }
 
 /**

@@ -4,7 +4,7 @@ import { DEFAULT_FRAMING, operationFraming } from '../../dialects/framing/index.
 import type { ClientSink, ResponseHead } from '../../http/sink.js'
 import { TEXT_SLICE_CHARS } from '../../json/text-in-slices.js'
 import { EventSplitter } from '../../sse/split.js'
-import type { RecoveryStore } from '../store/recovery-store.js'
+import type { GatewayStore } from '../../store/gateway-store.js'
 import { hasData, splitEvents } from './events.js'
 import { JOURNAL_TICK_MS, type JournalHead, journalNames, parseJournalHead } from './journal.js'
 import { isAfter, type StreamLog } from './stream-log.js'
@@ -84,13 +84,7 @@ export function followLog(log: StreamLog, after: number, sink: ClientSink): Prom
  * Follows a stream running in another process through its journal in the store, until it ends or the client
  * leaves; a journal gone between two reads means the call ended, and its record (if kept) has the rest.
  */
-export async function followJournal(
-  store: RecoveryStore,
-  owner: string,
-  requestId: string,
-  after: number,
-  sink: ClientSink,
-): Promise<void> {
+export async function followJournal(store: GatewayStore, owner: string, requestId: string, after: number, sink: ClientSink): Promise<void> {
   const counted = { seen: 0 }
   let segment = 0
   while (!sink.watch.clientGone) {
@@ -112,7 +106,7 @@ export async function followJournal(
 }
 
 /** The head of the stream with this request id that another process journals right now (its client left), if any. */
-export async function runningJournal(store: RecoveryStore, owner: string, requestId: string): Promise<JournalHead | undefined> {
+export async function runningJournal(store: GatewayStore, owner: string, requestId: string): Promise<JournalHead | undefined> {
   const head = parseJournalHead(await store.getValue(owner, journalNames.head(requestId)))
   return head?.stream === true && head.state === 'running' ? head : undefined
 }

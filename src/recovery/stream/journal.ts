@@ -1,5 +1,5 @@
+import type { GatewayStore } from '../../store/gateway-store.js'
 import type { Operation } from '../../types.js'
-import type { RecoveryStore } from '../store/recovery-store.js'
 import type { LoggedEvent, StreamFollower } from './stream-log.js'
 
 /** What another process learns of a call whose client left, from the store. */
@@ -48,7 +48,7 @@ export function parseJournalHead(text: string | undefined): JournalHead | undefi
 
 /** Where a journal writes and what it is told. */
 export interface JournalOptions {
-  store: RecoveryStore
+  store: GatewayStore
   owner: string
   requestId: string
   /** The call's operation, told to followers elsewhere by the head. */

@@ -1,6 +1,6 @@
 // The subset of Anthropic's Messages wire format this module reads and writes.
 import { field, hintField, optionalField, type PayloadType, payload } from '../../../translate/payload.js'
-import { array, boolean, integer, number, object, string, strings, unchecked } from '../../../translate/readers.js'
+import { array, boolean, integer, numberFrom, object, refuse, string, strings, unchecked } from '../../../translate/readers.js'
 
 /** `system`: text, or a list of text blocks. */
 const systemPrompt = (value: unknown, path: string): string | unknown[] => (typeof value === 'string' ? value : array(value, path))
@@ -23,6 +23,14 @@ export const messagesToolChoice = payload({
   disable_parallel_tool_use: optionalField(boolean),
 })
 
+/** `max_tokens`, required: 0 is allowed, as the API allows it (a call that only warms the prompt cache generates nothing). */
+function maxTokens(value: unknown, path: string): number {
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0) {
+    refuse(path, `'${path}' is required and must be an integer of at least 0.`)
+  }
+  return value
+}
+
 /**
  * A Messages request body: every member translation accepts (any other is refused by name), those the gateway reads
  * before any translation, and those that only hint the provider (dropped and named). Members read deeper
@@ -31,13 +39,13 @@ export const messagesToolChoice = payload({
 export const messagesRequest = payload({
   model: field(string, { gatewayReads: true }),
   messages: field(array, { gatewayReads: true }),
-  max_tokens: field(integer, { gatewayReads: true }),
+  max_tokens: field(maxTokens, { gatewayReads: true }),
   stream: optionalField(boolean, { gatewayReads: true }),
   system: optionalField(systemPrompt),
   tools: optionalField(array),
   tool_choice: optionalField(messagesToolChoice.object),
-  temperature: optionalField(number, { gatewayReads: true }),
-  top_p: optionalField(number, { gatewayReads: true }),
+  temperature: optionalField(numberFrom(0, 1), { gatewayReads: true }),
+  top_p: optionalField(numberFrom(0, 1), { gatewayReads: true }),
   top_k: optionalField(integer),
   stop_sequences: optionalField(strings),
   thinking: optionalField(messagesThinking.object),

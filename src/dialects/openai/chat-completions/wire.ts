@@ -1,6 +1,6 @@
 // The subset of the chat-completions wire format this module reads and writes.
 import { field, hintField, optionalField, type PayloadType, payload } from '../../../translate/payload.js'
-import { array, boolean, integer, number, object, string, strings, unchecked } from '../../../translate/readers.js'
+import { array, boolean, integer, integerFrom, numberFrom, object, string, strings, unchecked } from '../../../translate/readers.js'
 
 /** A content part of a chat message. */
 export type ChatContentPart =
@@ -64,15 +64,15 @@ export const chatRequest = payload({
   tool_choice: optionalField(unchecked),
   parallel_tool_calls: optionalField(boolean),
   response_format: optionalField(object),
-  temperature: optionalField(number, { gatewayReads: true }),
-  top_p: optionalField(number, { gatewayReads: true }),
-  max_completion_tokens: optionalField(integer, { gatewayReads: true }),
-  max_tokens: optionalField(integer, { gatewayReads: true }),
+  temperature: optionalField(numberFrom(0, 2), { gatewayReads: true }),
+  top_p: optionalField(numberFrom(0, 1), { gatewayReads: true }),
+  max_completion_tokens: optionalField(integerFrom(1), { gatewayReads: true }),
+  max_tokens: optionalField(integerFrom(1), { gatewayReads: true }),
   stop: optionalField(stopSequences),
-  n: optionalField(integer, { gatewayReads: true }),
+  n: optionalField(integerFrom(1), { gatewayReads: true }),
   seed: optionalField(integer),
-  presence_penalty: optionalField(number, { gatewayReads: true }),
-  frequency_penalty: optionalField(number, { gatewayReads: true }),
+  presence_penalty: optionalField(numberFrom(-2, 2), { gatewayReads: true }),
+  frequency_penalty: optionalField(numberFrom(-2, 2), { gatewayReads: true }),
   reasoning_effort: optionalField(string),
   logprobs: optionalField(boolean),
   modalities: optionalField(strings),

@@ -1,6 +1,6 @@
 // The subset of OpenAI's Responses wire format this module reads and writes, as a client's format and an upstream's.
 import { field, hintField, optionalField, type PayloadType, payload } from '../../../translate/payload.js'
-import { array, boolean, integer, number, object, string, unchecked } from '../../../translate/readers.js'
+import { array, boolean, integer, integerFrom, numberFrom, object, string, unchecked } from '../../../translate/readers.js'
 
 /** `input`: text (one user turn) or a list of items. */
 const input = (value: unknown, path: string): string | unknown[] => (typeof value === 'string' ? value : array(value, path))
@@ -32,9 +32,9 @@ export const responsesRequest = payload({
   tool_choice: optionalField(unchecked),
   parallel_tool_calls: optionalField(boolean),
   text: optionalField(responsesText.object),
-  temperature: optionalField(number, { gatewayReads: true }),
-  top_p: optionalField(number, { gatewayReads: true }),
-  max_output_tokens: optionalField(integer, { gatewayReads: true }),
+  temperature: optionalField(numberFrom(0, 2), { gatewayReads: true }),
+  top_p: optionalField(numberFrom(0, 1), { gatewayReads: true }),
+  max_output_tokens: optionalField(integerFrom(1), { gatewayReads: true }),
   reasoning: optionalField(responsesReasoning.object),
   include: optionalField(array),
   metadata: hintField(),

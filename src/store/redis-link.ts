@@ -1,7 +1,7 @@
 import type Keyv from 'keyv'
-import { decodeInSlices, SliceTurns } from '../../http/join-chunks.js'
-import { keyvStringInSlices, parseJsonInSlices } from '../../json/parse-in-slices.js'
-import { jsonBytesInSlices, TEXT_SLICE_CHARS } from '../../json/text-in-slices.js'
+import { decodeInSlices, SliceTurns } from '../http/join-chunks.js'
+import { keyvStringInSlices, parseJsonInSlices } from '../json/parse-in-slices.js'
+import { jsonBytesInSlices, TEXT_SLICE_CHARS } from '../json/text-in-slices.js'
 import { storeUnavailable } from './guard.js'
 
 /** The part of a node-redis v5 MULTI (a single client's or a cluster's) the Redis catalog uses. */

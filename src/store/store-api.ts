@@ -1,12 +1,16 @@
-// What the recovery store offers and how it is built: the contract every handler relies on, apart from the Keyv
-// implementation in recovery-store.ts.
+// What the gateway's store offers and how it is built: the contract every user relies on (records, and the owners'
+// single values that background calls, idempotency keys and stream journals keep), apart from the Keyv
+// implementation in gateway-store.ts.
 import type Keyv from 'keyv'
-import type { RecoveryRecord, RecoverySummary } from '../../types.js'
+import type { RecoveryRecord, RecoverySummary } from '../types.js'
 import type { Eviction, OwnerLimits } from './memory-catalog.js'
 import type { Trim } from './redis-order.js'
 
-/** Storage of recovery records, private per owner. All methods reject with GatewayError('store_unavailable') when the backing store fails. */
-export interface RecoveryStore {
+/**
+ * The gateway's key-value store, private per owner: recovery records, and single values (background calls' heads and
+ * segments, idempotency claims, stream journals). All methods reject with GatewayError('store_unavailable') when the backing store fails.
+ */
+export interface GatewayStore {
   /** Rejects when the write did not take (Keyv's `set` returned false or threw, or the value did not stay). */
   put(owner: string, record: RecoveryRecord, ttlMs: number): Promise<void>
   /** Live records, newest first (created_at, then request_id, descending). */
@@ -54,8 +58,8 @@ export interface RecoveryStore {
   close(): Promise<void>
 }
 
-/** How the recovery store is built. */
-export interface RecoveryStoreOptions {
+/** How the gateway's store is built. */
+export interface GatewayStoreOptions {
   /**
    * Where records live. A Keyv on @keyv/redis (any copy) is recognised by its client and gets a
    * race-free Redis hash catalog. Create it with `createKeyv(url, { namespace, connectionTimeout })`

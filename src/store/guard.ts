@@ -1,4 +1,4 @@
-import { GatewayError, InvariantError, isGatewayError } from '../../errors.js'
+import { GatewayError, InvariantError, isGatewayError } from '../errors.js'
 
 /** The error every store failure surfaces as (503 on the recoveries endpoints). */
 export function storeUnavailable(message: string, cause?: unknown): GatewayError {

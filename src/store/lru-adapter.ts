@@ -35,7 +35,7 @@ type Stored = NonNullable<unknown>
  *   (so Keyv's `set` returns false and the write is lost). This adapter translates.
  * - `set` resolves false when lru-cache refused the value (above `maxEntrySize`), so Keyv's `set` does too.
  * - Reads use `peek`: reading never changes the eviction order, which stays the order of writes. The
- *   recovery store writes a record's detail, then its bodies, so a record's detail is evicted before its bodies
+ *   gateway store writes a record's detail, then its bodies, so a record's detail is evicted before its bodies
  *   (the catalog, held beside the cache, is told of every evicted detail through `onEvict`, and a surviving
  *   detail means its bodies survived too).
  * - `clear()` only removes keys of its own namespace.

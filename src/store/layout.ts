@@ -1,5 +1,5 @@
-import { invariant } from '../../errors.js'
-import type { RecoveryRecord, RecoverySummary } from '../../types.js'
+import { invariant } from '../errors.js'
+import type { RecoveryRecord, RecoverySummary } from '../types.js'
 import { storeUnavailable } from './guard.js'
 
 /*

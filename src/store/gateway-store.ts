@@ -1,6 +1,6 @@
 import type Keyv from 'keyv'
-import { invariant } from '../../errors.js'
-import type { RecoveryRecord, RecoverySummary } from '../../types.js'
+import { invariant } from '../errors.js'
+import type { RecoveryRecord, RecoverySummary } from '../types.js'
 import type { OwnerCatalog } from './catalog.js'
 import { guarded, guardedSteps, storeClosed, storeUnavailable } from './guard.js'
 import { type KeyedValues, KeyvValues, RedisValues } from './keyed-values.js'
@@ -21,9 +21,9 @@ import { approxBytes, createMemoryKeyv, type LruStoreAdapter } from './lru-adapt
 import { MemoryCatalog, type OwnerLimits } from './memory-catalog.js'
 import { RedisCatalog } from './redis-catalog.js'
 import { isRedisKeyv } from './redis-link.js'
-import type { RecoveryStore, RecoveryStoreOptions } from './store-api.js'
+import type { GatewayStore, GatewayStoreOptions } from './store-api.js'
 
-export type { RecoveryStore, RecoveryStoreOptions }
+export type { GatewayStore, GatewayStoreOptions }
 
 const DEFAULT_TIMEOUT_MS = 5000
 const DEFAULT_OWNER_LIMITS: OwnerLimits = { maxRecords: 10_000, maxBytes: 128 * 1024 * 1024 }
@@ -38,12 +38,12 @@ const HEALTH_KEY = 'health'
 /** How long a call waits for a Redis connection still being opened (a lost one fails at once). */
 const MAX_CONNECT_WAIT_MS = 2000
 
-/** Creates the recovery store over the given Keyv, or over a private byte-bounded in-memory one. */
-export function createRecoveryStore(options: RecoveryStoreOptions = {}): RecoveryStore {
-  return new KeyvRecoveryStore(options)
+/** Creates the gateway's store over the given Keyv, or over a private byte-bounded in-memory one. */
+export function createGatewayStore(options: GatewayStoreOptions = {}): GatewayStore {
+  return new KeyvGatewayStore(options)
 }
 
-class KeyvRecoveryStore implements RecoveryStore {
+class KeyvGatewayStore implements GatewayStore {
   readonly #keyv: Keyv
   readonly #owned: LruStoreAdapter | undefined
   readonly #catalog: OwnerCatalog
@@ -58,7 +58,7 @@ class KeyvRecoveryStore implements RecoveryStore {
     return this.#owned === undefined
   }
 
-  constructor(options: RecoveryStoreOptions) {
+  constructor(options: GatewayStoreOptions) {
     const report = options.onError
     this.#onError = (error) => {
       try {
