@@ -137,18 +137,27 @@ function watchLateReset(
   client: ClientSink,
   answer: { status: number; contentType: string; body: Buffer },
 ): void {
-  client.watch
-    .lateReset(rt.clientDeadlines.lateReset)
-    .then((late) => {
-      if (!late || late.delivered) return
-      rt.options.logger.info?.('model-gateway: client reset the connection after the answer was handed on; it will be kept', {
-        requestId: spec.requestId,
-      })
-      return keepRecord(rt, spec, { reason: late.reason, ...answer })
+  // A listener rather than a promise: every whole answer is watched, and almost none is reset.
+  client.watch.onLateReset(rt.clientDeadlines.lateReset, (late) => {
+    if (late && !late.delivered) void keepLateAnswer(rt, spec, late.reason, answer)
+  })
+}
+
+/** Keeps a whole answer lost to a late reset, as `watchLateReset` says. Never rejects. */
+async function keepLateAnswer(
+  rt: Runtime,
+  spec: CallSpec,
+  reason: string,
+  answer: { status: number; contentType: string; body: Buffer },
+): Promise<void> {
+  try {
+    rt.options.logger.info?.('model-gateway: client reset the connection after the answer was handed on; it will be kept', {
+      requestId: spec.requestId,
     })
-    .catch((error: unknown) =>
-      rt.options.logger.error('model-gateway: recovery record could not be stored', { requestId: spec.requestId, error: String(error) }),
-    )
+    await keepRecord(rt, spec, { reason, ...answer })
+  } catch (error) {
+    rt.options.logger.error('model-gateway: recovery record could not be stored', { requestId: spec.requestId, error: String(error) })
+  }
 }
 
 /** The `call:end` message of a call: its start message grown with how it ended. */

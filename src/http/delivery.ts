@@ -2,12 +2,51 @@ import type { ServerResponse } from 'node:http'
 import type { Socket } from 'node:net'
 import type { Deadline } from './deadlines.js'
 
+/** What a late-reset watch tells: an interrupted outcome when the answer was lost, else undefined. */
+export type LateResetListener = (outcome: DeliveryOutcome | undefined) => void
+
 /**
- * The late-reset watch running on each connection: one at most, since a response on a connection means its client
- * sent another request, so it read the answer before it. Without this, a keep-alive connection taking thousands of
- * small calls within the watch would gather their listeners.
+ * The late-reset watch of one connection, made at its first watched answer: its three socket listeners stay for the
+ * connection's life and serve every answer on it, rather than three added and removed per answer. It watches one
+ * answer at a time, since a response on a connection means its client sent another request, so it read the answer
+ * before it; a keep-alive connection taking thousands of small calls within the watch gathers nothing.
  */
-const watchedSockets = new WeakMap<Socket, () => void>()
+class ConnectionWatch {
+  private listener: LateResetListener | undefined
+  private readBefore = 0
+  private disarm: (() => void) | undefined
+  /** Made once per connection: a deadline only ever fires for the answer watched, as each watch disarms its own. */
+  private readonly expire = () => this.end(undefined)
+
+  constructor(private readonly socket: Socket) {
+    socket.on('error', (error: NodeJS.ErrnoException) => this.end(error.code ?? error.message))
+    socket.on('end', () => this.end(undefined))
+    socket.on('close', (hadError: boolean) => this.end(hadError ? 'ECONNRESET' : undefined))
+  }
+
+  /** Watches the answer whose response closed with `readBefore` bytes read; ends the watch of the one before it. */
+  watch(readBefore: number, deadline: Deadline, listener: LateResetListener): void {
+    // A later response on this connection: its client read the answer before it.
+    this.end(undefined)
+    this.listener = listener
+    this.readBefore = readBefore
+    this.disarm = deadline.arm(this.expire)
+  }
+
+  /** Ends the watch, if one runs: `code` names a reset, lost when the client sent nothing after the answer. */
+  private end(code: string | undefined): void {
+    const listener = this.listener
+    if (!listener) return
+    this.listener = undefined
+    this.disarm?.()
+    this.disarm = undefined
+    const lost = code !== undefined && this.socket.bytesRead === this.readBefore
+    listener(lost ? { delivered: false, reason: `write failed: ${code}` } : undefined)
+  }
+}
+
+/** The late-reset watch of each connection that had a watched answer. */
+const connectionWatches = new WeakMap<Socket, ConnectionWatch>()
 
 /** How a response ended: delivered, or interrupted with the reason a recovery record carries. */
 export type DeliveryOutcome = { delivered: true } | { delivered: false; reason: string }
@@ -80,36 +119,33 @@ export class DeliveryWatch {
    * next request says it read this answer); undefined on a clean end, a next request, or the deadline.
    */
   lateReset(deadline: Deadline): Promise<DeliveryOutcome | undefined> {
+    return new Promise((resolve) => this.onLateReset(deadline, resolve))
+  }
+
+  /**
+   * `lateReset` with a listener called once instead of a promise: a whole answer's watch costs no promise turns.
+   * The listener is called at once when there is nothing to watch; it must not throw (a socket event calls it).
+   */
+  onLateReset(deadline: Deadline, listener: LateResetListener): void {
     const socket = this.socket
-    if (!socket || !this.outcome?.delivered) return Promise.resolve(undefined)
+    if (!socket || !this.outcome?.delivered) {
+      listener(undefined)
+      return
+    }
     const readBefore = this.readAtClose
     if (socket.destroyed) {
       // Reset while the answer was being kept (a client whose timeout fired as the answer reached its buffers).
       const failure = socket.errored as NodeJS.ErrnoException | null
       const lost = failure && socket.bytesRead === readBefore
-      return Promise.resolve(lost ? { delivered: false, reason: `write failed: ${failure.code ?? failure.message}` } : undefined)
+      listener(lost ? { delivered: false, reason: `write failed: ${failure.code ?? failure.message}` } : undefined)
+      return
     }
-    watchedSockets.get(socket)?.()
-    return new Promise((resolve) => {
-      const done = (code: string | undefined) => {
-        socket.off('error', onError)
-        socket.off('end', onEnd)
-        socket.off('close', onClose)
-        disarm()
-        if (watchedSockets.get(socket) === next) watchedSockets.delete(socket)
-        resolve(code !== undefined && socket.bytesRead === readBefore ? { delivered: false, reason: `write failed: ${code}` } : undefined)
-      }
-      // A later response on this connection: its client read this one.
-      const next = () => done(undefined)
-      watchedSockets.set(socket, next)
-      const onError = (error: NodeJS.ErrnoException) => done(error.code ?? error.message)
-      const onEnd = () => done(undefined)
-      const onClose = (hadError: boolean) => done(hadError ? 'ECONNRESET' : undefined)
-      socket.on('error', onError)
-      socket.on('end', onEnd)
-      socket.on('close', onClose)
-      const disarm = deadline.arm(() => done(undefined))
-    })
+    let watch = connectionWatches.get(socket)
+    if (!watch) {
+      watch = new ConnectionWatch(socket)
+      connectionWatches.set(socket, watch)
+    }
+    watch.watch(readBefore, deadline, listener)
   }
 
   /** Resolves when the response has finished or the connection closed. */
