@@ -1,29 +1,13 @@
-import diagnosticsChannel from 'node:diagnostics_channel'
 import { Client } from 'undici'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { type CallEndMessage, gatewayChannels } from '../../src/observe/channels.js'
 import { chatBody } from '../support/bodies.js'
 import { bearer, type Fixture, KEY_A, startFixture } from '../support/fixture.js'
-import { call, eventually } from '../support/http.js'
+import { call } from '../support/http.js'
+import { callEnd, hasRecord, recordOf } from '../support/late-reset.js'
 import { rawClient } from '../support/raw-client.js'
 import { EXPRESS_KINDS, KOA_KINDS, NODE_KINDS } from '../support/servers.js'
 
 const MB = 1000 * 1000
-
-/** Every `call:end` seen, by request id: a small answer's call can end before its client reads the head. */
-const ended = new Map<string, CallEndMessage>()
-diagnosticsChannel.subscribe(gatewayChannels.callEnd, (message) => {
-  ended.set((message as CallEndMessage).requestId, message as CallEndMessage)
-})
-
-/** Resolves with the `call:end` message of `requestId` once the gateway published it (a turn of the loop per look). */
-async function callEnd(requestId: string): Promise<CallEndMessage> {
-  for (;;) {
-    const message = ended.get(requestId)
-    if (message) return message
-    await new Promise(setImmediate)
-  }
-}
 
 /**
  * A client that sends a chat call for an answer of `bytes`, reads at least `readBytes` of it, then resets the
@@ -40,16 +24,6 @@ async function readPartThenReset(url: string, bytes: number, readBytes: number, 
   await client.closed
   return id
 }
-
-/** The record of `requestId` once it exists. */
-const recordOf = (fx: Fixture, requestId: string) =>
-  eventually(async () => {
-    const res = await call(`${fx.url}/v1/recoveries/${requestId}`, { headers: bearer(KEY_A) })
-    return res.status === 200 ? res.json : undefined
-  }, 20_000)
-
-const hasRecord = async (fx: Fixture, requestId: string) =>
-  (await call(`${fx.url}/v1/recoveries/${requestId}`, { headers: bearer(KEY_A) })).status === 200
 
 describe.each([NODE_KINDS[0]!, EXPRESS_KINDS[0]!, KOA_KINDS[0]!])('a reset after the answer was handed on, $name', (kind) => {
   let fx: Fixture

@@ -1,27 +1,11 @@
-import diagnosticsChannel from 'node:diagnostics_channel'
 import { Client } from 'undici'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { type CallEndMessage, gatewayChannels } from '../../src/observe/channels.js'
 import { chatBody } from '../support/bodies.js'
 import { bearer, type Fixture, KEY_A, startFixture } from '../support/fixture.js'
-import { call, eventually } from '../support/http.js'
+import { call } from '../support/http.js'
+import { callEnd, hasRecord, recordOf } from '../support/late-reset.js'
 import { type RawClient, rawClient } from '../support/raw-client.js'
 import { EXPRESS_KINDS, KOA_KINDS, NODE_KINDS } from '../support/servers.js'
-
-/** Every `call:end` seen, by request id: a short stream's call can end before its client reads the head. */
-const ended = new Map<string, CallEndMessage>()
-diagnosticsChannel.subscribe(gatewayChannels.callEnd, (message) => {
-  ended.set((message as CallEndMessage).requestId, message as CallEndMessage)
-})
-
-/** Resolves with the `call:end` message of `requestId` once the gateway published it (a turn of the loop per look). */
-async function callEnd(requestId: string): Promise<CallEndMessage> {
-  for (;;) {
-    const message = ended.get(requestId)
-    if (message) return message
-    await new Promise(setImmediate)
-  }
-}
 
 /** The text a raw client read, as it grows. */
 function readText(client: RawClient): () => string {
@@ -57,16 +41,6 @@ async function resetAtStreamEnd(url: string, content: string, headers: Record<st
   await client.closed
   return id
 }
-
-/** The record of `requestId` once it exists. */
-const recordOf = (fx: Fixture, requestId: string) =>
-  eventually(async () => {
-    const res = await call(`${fx.url}/v1/recoveries/${requestId}`, { headers: bearer(KEY_A) })
-    return res.status === 200 ? res.json : undefined
-  }, 20_000)
-
-const hasRecord = async (fx: Fixture, requestId: string) =>
-  (await call(`${fx.url}/v1/recoveries/${requestId}`, { headers: bearer(KEY_A) })).status === 200
 
 const LOG_LINE = 'model-gateway: client reset the connection after the stream was handed on; it will be kept'
 

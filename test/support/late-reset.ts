@@ -1,0 +1,31 @@
+// What the late-reset tests (a whole answer's, a stream's) share: every `call:end` seen, and a record looked up by id.
+import diagnosticsChannel from 'node:diagnostics_channel'
+import { type CallEndMessage, gatewayChannels } from '../../src/observe/channels.js'
+import { bearer, type Fixture, KEY_A } from './fixture.js'
+import { call, eventually } from './http.js'
+
+/** Every `call:end` seen, by request id: a short answer's call can end before its client reads the head. */
+const ended = new Map<string, CallEndMessage>()
+diagnosticsChannel.subscribe(gatewayChannels.callEnd, (message) => {
+  ended.set((message as CallEndMessage).requestId, message as CallEndMessage)
+})
+
+/** Resolves with the `call:end` message of `requestId` once the gateway published it (a turn of the loop per look). */
+export async function callEnd(requestId: string): Promise<CallEndMessage> {
+  for (;;) {
+    const message = ended.get(requestId)
+    if (message) return message
+    await new Promise(setImmediate)
+  }
+}
+
+/** The record of `requestId` (KEY_A's) once it exists. */
+export const recordOf = (fx: Fixture, requestId: string) =>
+  eventually(async () => {
+    const res = await call(`${fx.url}/v1/recoveries/${requestId}`, { headers: bearer(KEY_A) })
+    return res.status === 200 ? res.json : undefined
+  }, 20_000)
+
+/** Whether KEY_A's record of `requestId` exists now. */
+export const hasRecord = async (fx: Fixture, requestId: string) =>
+  (await call(`${fx.url}/v1/recoveries/${requestId}`, { headers: bearer(KEY_A) })).status === 200
