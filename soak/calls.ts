@@ -30,6 +30,8 @@ export interface Outcome {
   /** When it started and ended (ms since the epoch). */
   startedAt: number
   endedAt?: number
+  /** When each of its cuts fired (ms since the epoch, to the microsecond: `preciseNow`). */
+  cutsAt: number[]
 }
 
 /** Where and how one attempt is sent. */
@@ -38,7 +40,15 @@ export interface Target {
   key: string
   /** Abort after this many ms (a cut), or never. */
   cutAfterMs: number | undefined
+  /** Told when the cut fires, with `preciseNow()`. */
+  onCut?: (at: number) => void
 }
+
+/** Ms since the epoch to the microsecond: the soak's processes share the machine's clock. */
+export const preciseNow = () => performance.timeOrigin + performance.now()
+
+/** The header each call carries its marker in: a gateway process reports what became of the answer it sent. */
+export const MARKER_HEADER = 'x-soak-marker'
 
 const prompt = (marker: string) => `Say something about ${marker}.`
 
@@ -53,9 +63,13 @@ export class CutError extends Error {
  * before is a cut whatever the SDK made of it (the OpenAI SDK ends a stream it was iterating without an error when
  * its signal aborts: `chatCall` throws then).
  */
-export function withCut<T>(cutAfterMs: number | undefined, run: (signal: AbortSignal) => Promise<T>): Promise<T> {
+export function withCut<T>({ cutAfterMs, onCut }: Target, run: (signal: AbortSignal) => Promise<T>): Promise<T> {
   const controller = new AbortController()
-  const timer = cutAfterMs === undefined ? undefined : setTimeout(() => controller.abort(), cutAfterMs)
+  const cut = () => {
+    onCut?.(preciseNow())
+    controller.abort()
+  }
+  const timer = cutAfterMs === undefined ? undefined : setTimeout(cut, cutAfterMs)
   return run(controller.signal)
     .catch((error: unknown) => {
       if (controller.signal.aborted && !isCut(error)) throw new CutError(`cut after ${cutAfterMs} ms`)
@@ -67,9 +81,10 @@ export function withCut<T>(cutAfterMs: number | undefined, run: (signal: AbortSi
 const openai = (target: Target) => new OpenAI({ apiKey: target.key, baseURL: `${target.url}/v1`, maxRetries: 0, timeout: 60_000 })
 
 /** One OpenAI chat call, whole or streamed and read to its end; `headers` adds a key or a retry count. */
-export function chatCall(target: Target, marker: string, stream: boolean, headers: Record<string, string> = {}): Promise<void> {
-  return withCut(target.cutAfterMs, async (signal) => {
+export function chatCall(target: Target, marker: string, stream: boolean, extra: Record<string, string> = {}): Promise<void> {
+  return withCut(target, async (signal) => {
     const client = openai(target)
+    const headers = { ...extra, [MARKER_HEADER]: marker }
     const messages = [{ role: 'user' as const, content: prompt(marker) }]
     if (!stream) {
       const done = await client.chat.completions.create({ model: 'gpt-4o-mini', messages }, { signal, headers })
@@ -85,15 +100,16 @@ export function chatCall(target: Target, marker: string, stream: boolean, header
 
 /** One Anthropic Messages call (translated to the OpenAI upstream), whole or streamed. */
 export function anthropicCall(target: Target, marker: string, stream: boolean): Promise<void> {
-  return withCut(target.cutAfterMs, async (signal) => {
+  return withCut(target, async (signal) => {
     const client = new Anthropic({ apiKey: target.key, baseURL: target.url, maxRetries: 0, timeout: 60_000 })
+    const headers = { [MARKER_HEADER]: marker }
     const params = { model: 'gpt-4o-mini', max_tokens: 256, messages: [{ role: 'user' as const, content: prompt(marker) }] }
     if (!stream) {
-      const done = await client.messages.create(params, { signal })
+      const done = await client.messages.create(params, { signal, headers })
       if (!done.stop_reason) throw new Error('no stop reason')
       return
     }
-    const events = client.messages.stream(params, { signal })
+    const events = client.messages.stream(params, { signal, headers })
     const done = await events.finalMessage()
     if (!done.stop_reason) throw new Error('no stop reason')
   })
@@ -101,8 +117,8 @@ export function anthropicCall(target: Target, marker: string, stream: boolean): 
 
 /** One Gemini generate-content call through the Google GenAI SDK. */
 export function geminiCall(target: Target, marker: string): Promise<void> {
-  return withCut(target.cutAfterMs, async (signal) => {
-    const client = new GoogleGenAI({ apiKey: target.key, httpOptions: { baseUrl: target.url } })
+  return withCut(target, async (signal) => {
+    const client = new GoogleGenAI({ apiKey: target.key, httpOptions: { baseUrl: target.url, headers: { [MARKER_HEADER]: marker } } })
     const done = await client.models.generateContent({
       model: 'gemini-2.5-flash',
       contents: prompt(marker),

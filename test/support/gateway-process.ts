@@ -26,6 +26,11 @@ export interface ProcessEvent {
   /** An unhandled rejection (the process then crashes). */
   unhandled?: string
   closed?: boolean
+  /**
+   * An answer to a call marked `x-soak-marker` that was handed on (its response finished, at `at`: ms since the epoch
+   * to the microsecond) and whose client then closed the connection cleanly without sending another byte.
+   */
+  handedOn?: { marker: string; at: number }
 }
 
 /** What a gateway process answers to `{ type: 'memory' }`: its memory, and its longest loop delay since the last ask. */
