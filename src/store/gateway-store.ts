@@ -311,7 +311,7 @@ class KeyvGatewayStore implements GatewayStore {
 
   /** Like #run, for a walk over a catalog: the deadline holds for each page, so an owner of any size can be walked. */
   #runSteps<T>(what: string, operation: (step: () => void) => Promise<T>): Promise<T> {
-    if (this.#closed) return Promise.reject(storeClosed('The recovery store is closed.'))
+    if (this.#closed) return Promise.reject(storeClosed("The gateway's store is closed."))
     return guardedSteps(what, this.#timeoutMs, operation)
   }
 

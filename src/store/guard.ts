@@ -49,7 +49,7 @@ export async function guardedSteps<T>(what: string, timeoutMs: number, operation
   const work = Promise.resolve().then(() => operation(step))
   const deadline = new Promise<never>((_, reject) => {
     timer = setTimeout(() => {
-      const message = `The recovery store did not answer within ${timeoutMs} ms (${what}).`
+      const message = `The gateway's store did not answer within ${timeoutMs} ms (${what}).`
       reject(storeUnavailable(message, new StoreDeadline(message)))
     }, timeoutMs)
     timer.unref()
@@ -59,7 +59,7 @@ export async function guardedSteps<T>(what: string, timeoutMs: number, operation
   } catch (error) {
     work.catch(() => {})
     if (isGatewayError(error) || error instanceof InvariantError) throw error
-    throw storeUnavailable(`The recovery store failed (${what}).`, error)
+    throw storeUnavailable(`The gateway's store failed (${what}).`, error)
   } finally {
     clearTimeout(timer)
   }

@@ -38,7 +38,7 @@ export class KeyvValues implements KeyedValues {
 
   async set(key: string, value: string, ttlMs: number): Promise<void> {
     const ok: unknown = await this.keyv.set(key, value, Math.ceil(ttlMs))
-    if (ok === false) throw storeUnavailable('The recovery store did not take a write.')
+    if (ok === false) throw storeUnavailable("The gateway's store did not take a write.")
   }
 
   async get(key: string): Promise<string | undefined> {
@@ -64,7 +64,7 @@ export class RedisValues implements KeyedValues {
       const existing = asText(await this.link.client.get(physical))
       if (existing !== undefined) return existing
     }
-    throw storeUnavailable('The recovery store could not claim a key.')
+    throw storeUnavailable("The gateway's store could not claim a key.")
   }
 
   async set(key: string, value: string, ttlMs: number): Promise<void> {

@@ -30,10 +30,10 @@ const REQUEST_ID_PATTERN = /^[0-9A-HJKMNP-TV-Z]{26}$/
  * owner digests and request ids they checked, so a failure here is a bug, not a client's bad input.
  */
 export function assertKeyParts(owner: string, requestId?: string): void {
-  invariant(typeof owner === 'string' && OWNER_PATTERN.test(owner), 'invalid owner id for the recovery store')
+  invariant(typeof owner === 'string' && OWNER_PATTERN.test(owner), "invalid owner id for the gateway's store")
   invariant(
     requestId === undefined || (typeof requestId === 'string' && REQUEST_ID_PATTERN.test(requestId)),
-    'invalid request id for the recovery store',
+    "invalid request id for the gateway's store",
   )
 }
 
@@ -64,7 +64,7 @@ const VALUE_NAME_PATTERN = /^[a-z]+:(?:[0-9a-f]{16,64}|[0-9A-HJKMNP-TV-Z]{26}(?:
 /** The key of one of an owner's single values, e.g. `val:{<owner>}:key:<digest>`. */
 export function valueKey(owner: string, name: string): string {
   assertKeyParts(owner)
-  invariant(VALUE_NAME_PATTERN.test(name), 'invalid value name for the recovery store')
+  invariant(VALUE_NAME_PATTERN.test(name), "invalid value name for the gateway's store")
   return `val:{${owner}}:${name}`
 }
 
@@ -82,7 +82,7 @@ export async function setRecordValues(
 ): Promise<void> {
   for (const { key, value } of values) {
     const ok: unknown = await keyv.set(key, value, ttlMs)
-    if (ok === false) throw storeUnavailable('The recovery store did not take a write.')
+    if (ok === false) throw storeUnavailable("The gateway's store did not take a write.")
   }
 }
 

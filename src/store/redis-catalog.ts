@@ -109,7 +109,7 @@ export class RedisCatalog implements OwnerCatalog {
     }
     if (!replies.slice(0, values.length).every((reply) => String(reply) === 'OK')) {
       this.#withdraw(owner, entry.request_id, member)
-      throw storeUnavailable('The recovery store did not take a write.')
+      throw storeUnavailable("The gateway's store did not take a write.")
     }
     // Trimmed once a hundredth of the cap past it, by one trim per owner at a time (see redis-order.ts).
     const [listed, ordered] = replies.slice(-2).map(Number) as [number, number]

@@ -146,7 +146,7 @@ export class RedisLink {
       if (bytes) return bytes
     }
     const serialized: unknown = await this.#keyv.serializeData({ value, expires })
-    if (typeof serialized !== 'string') throw storeUnavailable('The recovery store needs a Keyv that serialises values to strings.')
+    if (typeof serialized !== 'string') throw storeUnavailable("The gateway's store needs a Keyv that serialises values to strings.")
     return serialized
   }
 
