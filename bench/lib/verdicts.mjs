@@ -163,9 +163,11 @@ function issueTargets(results) {
         measured: `${fmt(rps, 2, '×')}${ceiling}`,
         ok: judge([rps], () => rps >= 2),
       })
+      // On Redis, beside it the raw GET a miss waits for: where that alone is over the target, no miss can meet it.
+      const floor = kind === 'redis' && cache.rawGet !== undefined ? ` (a raw GET ${fmt(cache.rawGet, 3, ' ms')})` : ''
       v.push({
         target: `cache miss ${label}: p50 ≤ cache off + 0.02 ms`,
-        measured: fmt(miss, 3, ' ms'),
+        measured: `${fmt(miss, 3, ' ms')}${floor}`,
         ok: judge([miss], () => miss <= 0.02),
       })
     }

@@ -20,7 +20,7 @@ import { isRedisKeyv } from '../store/redis-link.js'
 import type { GatewayLogger } from '../types.js'
 import { AnswerTaking } from './capture.js'
 import { checkAnswer } from './complete.js'
-import { type CacheKey, cacheKey } from './key.js'
+import { type CacheKey, cacheKey, KeyMemo } from './key.js'
 import type { ResolvedCacheOptions } from './options.js'
 import { RedisAnswers } from './redis-answers.js'
 import { type AnswerStore, type CachedAnswer, MemoryAnswers } from './store.js'
@@ -40,6 +40,9 @@ function directiveOf(headers: IncomingHttpHeaders): 'no-store' | 'no-cache' | un
   return undefined
 }
 
+/** The share of `cache.maxBytes` the keys of recent calls may hold beside the answers (in this process, whatever the store). */
+export const KEY_MEMO_SHARE = 1 / 16
+
 /** One gateway's response cache. */
 export class ResponseCache {
   readonly #options: ResolvedCacheOptions
@@ -49,11 +52,14 @@ export class ResponseCache {
   readonly #running = new Map<string, Promise<CachedAnswer | undefined>>()
   /** The store writes of answers already served, which `flush` waits for. */
   readonly #writing = new Set<Promise<void>>()
+  /** The keys of calls that were hits, by their bytes, within a sixteenth of `maxBytes` (`KEY_MEMO_SHARE`). */
+  readonly #keys: KeyMemo
 
   /** With a Redis `store`, the cache lives there (every process shares it); else in this process, within `maxBytes`. */
   constructor(options: ResolvedCacheOptions, store: Keyv | undefined, logger: GatewayLogger) {
     this.#options = options
     this.#logger = logger
+    this.#keys = new KeyMemo(Math.floor(options.maxBytes * KEY_MEMO_SHARE))
     this.#store =
       store && isRedisKeyv(store)
         ? new RedisAnswers(store, (error) => logger.warn('model-gateway: cache store error', { error: String(error) }))
@@ -77,7 +83,7 @@ export class ResponseCache {
     const directive = directiveOf(ex.req.headers)
     const call = { model: spec.model.id, operation: spec.operation, owner: spec.owner, stream: spec.stream }
     if (directive === 'no-store' || !this.#options.models(call)) return this.#bypass(rt, ex, spec, client)
-    const key = await cacheKey(spec, this.#options.scope === 'shared')
+    const key = await cacheKey(spec, this.#options.scope === 'shared', this.#keys)
     if (directive === 'no-cache') return void (await this.#miss(rt, ex, spec, client, key, 'bypass'))
     const running = this.#running.get(key.id)
     if (running) {
@@ -98,6 +104,7 @@ export class ResponseCache {
         return undefined
       })
       if (found && (await this.#hit(rt, spec, client, found))) {
+        key.remember?.()
         kept = found
         return
       }

@@ -2,6 +2,7 @@
 // the ones that only pick the framing of the answer; what the client asked for and of which upstream target; and,
 // unless the cache is shared, who asked.
 import { hash } from 'node:crypto'
+import { LRUCache } from 'lru-cache'
 import type { CallSpec } from '../call/call-spec.js'
 import { requestBodyHash, requestBodyHashes } from '../json/hash.js'
 
@@ -17,7 +18,8 @@ type KeyedModel = Pick<CallSpec['model'], 'id' | 'upstreamModel'> & { upstream: 
 
 /** What of a call its key is made of. */
 export type KeyedCall = Pick<CallSpec, 'owner' | 'operation' | 'stream' | 'requestHash'> & {
-  body: Pick<CallSpec['body'], 'value' | 'fields'>
+  /** `bytes`, the body as the gateway read it, lets a `KeyMemo` know it again. */
+  body: Pick<CallSpec['body'], 'value' | 'fields'> & { bytes?: Buffer }
   model: KeyedModel
   bodies: { operationFor(model: KeyedModel): CallSpec['operation'] }
 }
@@ -30,6 +32,8 @@ export interface CacheKey {
   owner: string
   /** The model id the client asked for, for `cache.delete({ model })`. */
   model: string
+  /** Has the memo the key was made with know it from the call's bytes from now on (done for a hit: see `KeyMemo`). */
+  remember?: () => void
 }
 
 function withoutFraming(fields: Record<string, unknown>): Record<string, unknown> {
@@ -40,39 +44,85 @@ function withoutFraming(fields: Record<string, unknown>): Record<string, unknown
 
 const hasFraming = (fields: Record<string, unknown>) => FRAMING_FIELDS.some((name) => name in fields)
 
+/** Bodies up to this size have their key remembered by their bytes: a larger one costs more to hold than to hash. */
+export const MEMO_BODY_BYTES = 64 * 1024
+
+/** What a `KeyMemo` holds of a call: its key's id, and its body's own hash when the key's making gave it. */
+interface Remembered {
+  id: string
+  requestHash: string | undefined
+}
+
+/**
+ * The keys of calls that were hits, by their exact bytes and everything else the key is made of: a call repeated
+ * again (a hit, the cache's reason to be) skips the canonical form of its body and its hashes, which are most of what
+ * a hit costs the gateway, while a miss only looks (a new body is remembered once it is seen again). Held in this process, at most `maxBytes` of them (each counted by its bytes as held: two per character of
+ * its memo key, which holds the body); a call asked with the same bytes always has the same key, so a memo only ever
+ * answers what `cacheKey` would. The owner is part of the memo key whatever the scope: no owner's call is sped up by
+ * another's.
+ */
+export class KeyMemo {
+  readonly #keys: LRUCache<string, Remembered>
+
+  constructor(maxBytes: number) {
+    this.#keys = new LRUCache<string, Remembered>({ maxSize: Math.max(1, maxBytes), sizeCalculation: (_, key) => 2 * key.length + 64 })
+  }
+
+  /** Bytes held now, as counted against the bound. */
+  get heldBytes(): number {
+    return this.#keys.calculatedSize
+  }
+
+  get(key: string): Remembered | undefined {
+    return this.#keys.get(key)
+  }
+
+  set(key: string, remembered: Remembered): void {
+    // A key larger than the whole bound is not held (lru-cache would refuse it anyway, with a warning).
+    if (2 * key.length + 64 <= this.#keys.maxSize) this.#keys.set(key, remembered)
+  }
+}
+
 /**
  * The key of a call. The body counts through the gateway's canonical hash (the `request_body_hash` recoveries are
  * looked up by): the call's own when its body has no framing field, else the same hash of the body without them. A
  * body too large to have been parsed whole is hashed as it is, with its framing in the key (it is cached per framing).
+ * With a `memo`, a call whose bytes and target it has seen is keyed from it.
  */
-export async function cacheKey(spec: KeyedCall, shared: boolean): Promise<CacheKey> {
-  const { value, fields } = spec.body
+export async function cacheKey(spec: KeyedCall, shared: boolean, memo?: KeyMemo): Promise<CacheKey> {
+  const { value, fields, bytes } = spec.body
+  const { model } = spec
+  const target = [spec.operation, model.id, model.upstream.name, model.upstreamModel, spec.bodies.operationFor(model)]
+  const memoKey =
+    memo && value !== undefined && bytes !== undefined && bytes.length <= MEMO_BODY_BYTES
+      ? `${shared ? 'shared' : 'owner'}\u0000${spec.owner}\u0000${target.join('\u0000')}\u0000${bytes.toString('latin1')}`
+      : undefined
+  const known = memoKey === undefined ? undefined : memo?.get(memoKey)
+  if (known) {
+    if (known.requestHash !== undefined && !spec.requestHash.asked?.()) spec.requestHash.seed?.(known.requestHash)
+    return { id: known.id, owner: spec.owner, model: model.id }
+  }
   let bodyHash: string
+  let requestHash: string | undefined
   let framing = ''
   if (value !== undefined && hasFraming(value)) {
     // The call's own hash comes from the same canonical form when nothing asked for it yet: a body canonicalised once.
-    const { requestHash } = spec
-    if (requestHash.seed && !requestHash.asked?.()) {
+    const own = spec.requestHash
+    if (own.seed && !own.asked?.()) {
       const hashes = requestBodyHashes(value, FRAMING_FIELDS)
-      requestHash.seed(hashes.all)
+      own.seed(hashes.all)
+      requestHash = hashes.all
       bodyHash = hashes.without
     } else bodyHash = requestBodyHash(withoutFraming(value))
   } else {
     bodyHash = await spec.requestHash()
+    if (value !== undefined) requestHash = bodyHash
     if (value === undefined && hasFraming(fields)) framing = spec.stream ? 'stream' : 'whole'
   }
-  const { model } = spec
-  const parts = [
-    shared ? '' : spec.owner,
-    spec.operation,
-    model.id,
-    model.upstream.name,
-    model.upstreamModel,
-    spec.bodies.operationFor(model),
-    bodyHash,
-    framing,
-  ]
+  const parts = [shared ? '' : spec.owner, ...target, bodyHash, framing]
   // One-shot: a Hash object costs more than hashing these few bytes.
   const id = hash('sha256', parts.join('\u0000'), 'base64url').slice(0, 32)
-  return { id, owner: spec.owner, model: model.id }
+  const key: CacheKey = { id, owner: spec.owner, model: model.id }
+  if (memoKey !== undefined && memo) key.remember = () => memo.set(memoKey, { id, requestHash })
+  return key
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { cacheKey, FRAMING_FIELDS, type KeyedCall } from '../../src/cache/key.js'
+import { cacheKey, FRAMING_FIELDS, type KeyedCall, KeyMemo, MEMO_BODY_BYTES } from '../../src/cache/key.js'
 import { messagesRequest } from '../../src/dialects/anthropic/messages/wire.js'
 import { geminiRequest } from '../../src/dialects/gemini/generate-content/wire.js'
 import { chatRequest } from '../../src/dialects/openai/chat-completions/wire.js'
@@ -167,5 +167,85 @@ describe('the cache key', () => {
       expect(all).toBe(requestBodyHash(body))
       expect(without).toBe(requestBodyHash(rest))
     }
+  })
+
+  describe('the memo of recent keys by their bytes', () => {
+    /** A call as the gateway has it, bytes and all, whose own hash counts how often it is worked out. */
+    function counted(body: Record<string, unknown>, owner = 'owner-a', operation: Operation = 'chat.completions') {
+      const bytes = Buffer.from(JSON.stringify(body))
+      const tally = { hashed: 0, walked: 0 }
+      // The body's members listed: what making its canonical form does, and what a remembered key skips.
+      const value = new Proxy(body, {
+        ownKeys(target) {
+          tally.walked++
+          return Reflect.ownKeys(target)
+        },
+      })
+      const own = hashOnce({ bytes, value }, owner)
+      const requestHash = Object.assign(
+        () => {
+          tally.hashed++
+          return own()
+        },
+        { asked: own.asked, seed: own.seed },
+      )
+      return { call: { ...callOf(body, operation, owner), requestHash, body: { value, fields: value, bytes } }, own, tally }
+    }
+
+    it('gives every call the key it would get without it, and one remembered (a hit) from its bytes, its own hash with it', async () => {
+      const memo = new KeyMemo(1024 * 1024)
+      for (const schema of SCHEMAS) {
+        const next = random(99)
+        const members = [...schema.known].filter((name) => !FRAMING_FIELDS.includes(name))
+        for (let round = 0; round < 20; round++) {
+          const body: Record<string, unknown> = { ...schema.base, ...(round % 2 === 0 ? { stream: true } : {}) }
+          for (const member of members) if (next() < 0.3) body[member] = value(next)
+          for (const shared of [false, true]) {
+            const plain = (await cacheKey(callOf(body, schema.operation), shared)).id
+            const first = counted(body, 'owner-a', schema.operation)
+            const seen = await cacheKey(first.call, shared, memo)
+            expect(seen.id).toBe(plain)
+            // Only looked up until it is remembered (a hit): a second look without it works the key out again.
+            const unremembered = counted(body, 'owner-a', schema.operation)
+            await cacheKey(unremembered.call, shared, memo)
+            expect(unremembered.tally.walked).toBeGreaterThan(0)
+            seen.remember?.()
+            const again = counted(body, 'owner-a', schema.operation)
+            expect((await cacheKey(again.call, shared, memo)).id).toBe(plain)
+            // Known by its bytes: no canonical form made, and its own hash is there, right, for whoever asks.
+            expect(again.tally.hashed).toBe(0)
+            expect(again.tally.walked).toBe(0)
+            expect(again.own.asked?.()).toBe(true)
+            expect(await again.own()).toBe(requestBodyHash(body))
+          }
+        }
+      }
+    })
+
+    it("keeps each owner's calls apart, and a body differing by one byte is worked out anew", async () => {
+      const memo = new KeyMemo(1024 * 1024)
+      const body = { model: 'm', messages: [{ role: 'user', content: 'hi' }] }
+      ;(await cacheKey(counted(body).call, false, memo)).remember?.()
+      const other = counted(body, 'owner-b')
+      expect((await cacheKey(other.call, false, memo)).id).toBe((await cacheKey(callOf(body, 'chat.completions', 'owner-b'), false)).id)
+      expect(other.tally.walked).toBeGreaterThan(0)
+      const changed = counted({ ...body, messages: [{ role: 'user', content: 'hj' }] })
+      await cacheKey(changed.call, false, memo)
+      expect(changed.tally.walked).toBeGreaterThan(0)
+    })
+
+    it(`holds no more than its bound, and no body over ${MEMO_BODY_BYTES} bytes`, async () => {
+      const memo = new KeyMemo(20_000)
+      for (let i = 0; i < 500; i++) (await cacheKey(counted({ model: 'm', n: i, pad: 'p'.repeat(50) }).call, false, memo)).remember?.()
+      expect(memo.heldBytes).toBeGreaterThan(10_000)
+      expect(memo.heldBytes).toBeLessThanOrEqual(20_000)
+      const large = { model: 'm', text: 'x'.repeat(MEMO_BODY_BYTES) }
+      const big = new KeyMemo(10 * MEMO_BODY_BYTES)
+      ;(await cacheKey(counted(large).call, false, big)).remember?.()
+      const again = counted(large)
+      await cacheKey(again.call, false, big)
+      expect(again.tally.walked).toBeGreaterThan(0)
+      expect(big.heldBytes).toBe(0)
+    })
   })
 })
