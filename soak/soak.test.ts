@@ -306,10 +306,13 @@ const handedOnThenClosed = (marker: string) =>
  * A lost answer whose client gave up just as a process handed it on: its close crossed the answer on the wire, so
  * the client's kernel had nothing to reset and the process saw the clean close of a client that had read it, which
  * no server can tell apart (docs/guides/retries-and-idempotency.md). The cut came at most `CROSSING_MS` after the
- * answer was handed on, or before it by no more than a stalled loop kept the close waiting in the process's kernel.
+ * answer was handed on, or before it by no more than one turn of the process's loop (the longest measured, at least
+ * the 10 ms its histogram resolves): a close that came earlier is seen before the answer is written.
  */
-const crossed = (o: Outcome) =>
-  handedOnThenClosed(o.marker).some((at) => o.cutsAt.some((cut) => cut >= at - STALL_BOUND_MS && cut <= at + CROSSING_MS))
+const crossed = (o: Outcome) => {
+  const turn = Math.max(peaks.loopMs, 10) + CROSSING_MS
+  return handedOnThenClosed(o.marker).some((at) => o.cutsAt.some((cut) => cut >= at - turn && cut <= at + CROSSING_MS))
+}
 const missing = () => lostAnswers().filter((o) => !touchedKilled(o) && !records.has(o.marker) && !crossed(o))
 const paidReportedFailed = () =>
   outcomes.filter((o) => !o.answered && !o.cut && !touchedKilled(o) && callsFor(o.marker).some((c) => c.finished))
