@@ -32,7 +32,7 @@ export interface CacheKey {
   owner: string
   /** The model id the client asked for, for `cache.delete({ model })`. */
   model: string
-  /** Has the memo the key was made with know it from the call's bytes from now on (done for a hit: see `KeyMemo`). */
+  /** Has the memo this key was made with answer it from the call's bytes from now on (called on a hit: see `KeyMemo`). */
   remember?: () => void
 }
 
@@ -54,12 +54,12 @@ interface Remembered {
 }
 
 /**
- * The keys of calls that were hits, by their exact bytes and everything else the key is made of: a call repeated
- * again (a hit, the cache's reason to be) skips the canonical form of its body and its hashes, which are most of what
- * a hit costs the gateway, while a miss only looks (a new body is remembered once it is seen again). Held in this process, at most `maxBytes` of them (each counted by its bytes as held: two per character of
- * its memo key, which holds the body); a call asked with the same bytes always has the same key, so a memo only ever
- * answers what `cacheKey` would. The owner is part of the memo key whatever the scope: no owner's call is sped up by
- * another's.
+ * The keys of calls that were hits, by their exact bytes and everything else the key is made of: a call that is a
+ * hit again skips the canonical form of its body and its hashes, most of what a hit costs the gateway, while a miss
+ * only looks (a body is remembered once it was a hit). Held in this process, at most `maxBytes` of them, each counted
+ * by its bytes as held (two per character of its memo key, which holds the body). The same bytes always make the same
+ * key, so a memo only ever answers what `cacheKey` would. The owner is part of the memo key whatever the scope: no
+ * owner's call is sped up by another's.
  */
 export class KeyMemo {
   readonly #keys: LRUCache<string, Remembered>
