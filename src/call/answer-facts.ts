@@ -1,5 +1,5 @@
 import { type AnswerFacts, type Dialect, MAX_CHOICES, MAX_REASON_LENGTH, reasonList } from '../dialects/index.js'
-import { objectAfterKey, stringsAfterKey } from '../json/after-key.js'
+import { objectAfterKey, stringsAfterKey, topLevelObjectMember } from '../json/after-key.js'
 import type { TokenCounts } from '../types.js'
 
 /** The counts reported for a completed call whose upstream sent no usage (e.g. a chat stream without `include_usage`). */
@@ -35,6 +35,21 @@ export function factsOfBody(dialect: Dialect, body: Buffer): AnswerFacts {
   const reasons: string[] = []
   dialect.finishReasons(response, reasons)
   return { usage: dialect.usage(response), finishReasons: reasonList(reasons) }
+}
+
+/** How near its end a body's usage must be to be read alone (every format puts it last, or after the answer). */
+const USAGE_NEAR_END_BYTES = 4096
+
+/**
+ * The token counts of a complete JSON response body when nothing else of it is wanted (the ledger's charge, with no
+ * `call:end` subscriber): the outermost object's usage member read alone, without parsing the answer before it,
+ * which cost the ledger more than all its other work per call. The same counts as `factsOfBody`'s: where the member
+ * cannot be told so (not near the end, or not directly in the outermost object), the body is parsed as there.
+ */
+export function usageOfBody(dialect: Dialect, body: Buffer): TokenCounts | undefined {
+  const found = body.length <= PARSE_WHOLE_BYTES ? topLevelObjectMember(body, dialect.usageField, USAGE_NEAR_END_BYTES) : undefined
+  if (found === undefined) return factsOfBody(dialect, body).usage
+  return dialect.usage({ [dialect.usageField]: found.value })
 }
 
 function factsOfTail(dialect: Dialect, tail: Buffer): AnswerFacts {

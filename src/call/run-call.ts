@@ -21,7 +21,7 @@ import {
   refuseUpstreamAuthFailure,
   upstreamRequest,
 } from './answer.js'
-import { factsOfBody, NO_USAGE } from './answer-facts.js'
+import { factsOfBody, NO_USAGE, usageOfBody } from './answer-facts.js'
 import type { CallSpec } from './call-spec.js'
 import { keepRecord } from './keep-record.js'
 import { LATE_RESET_FROM_BYTES } from './late-reset.js'
@@ -118,11 +118,11 @@ async function wholeCall(rt: Runtime, spec: CallSpec, client: ClientSink, lease:
   if (delivery.delivered && spec.format.keepsRecords) watchLateReset(rt, spec, client, { status, contentType, body })
   if (journalDone) await journalDone
   const outcome: CallOutcome = { status, delivered: delivery.delivered, unconfirmed, recovered, usage: undefined, served }
-  if (channels.callEnd.hasSubscribers || rt.ledger) {
+  if (channels.callEnd.hasSubscribers) {
     const facts = factsOfBody(served.model.upstream.dialect, upstreamBody)
     outcome.usage = facts.usage ?? NO_USAGE
     if (facts.finishReasons) outcome.finishReasons = facts.finishReasons
-  }
+  } else if (rt.ledger) outcome.usage = usageOfBody(served.model.upstream.dialect, upstreamBody) ?? NO_USAGE
   return outcome
 }
 

@@ -8,7 +8,48 @@ const isBlank = (c: number | undefined) => c === 0x20 || c === 0x0a || c === 0x0
 export function objectAfterKey(bytes: Buffer, key: string): unknown {
   const at = bytes.lastIndexOf(`"${key}"`)
   if (at === -1) return undefined
-  let i = at + key.length + 2
+  return objectAt(bytes, at + key.length + 2)
+}
+
+/** Whether the quote at `at` is not escaped: no backslash before it, or an even run of them. */
+function unescaped(bytes: Buffer, at: number): boolean {
+  let backslashes = 0
+  while (bytes[at - 1 - backslashes] === 0x5c) backslashes++
+  return backslashes % 2 === 0
+}
+
+/**
+ * The JSON object that is the value of the member `key` of the outermost object of the JSON text `bytes`, read
+ * without parsing the rest: its last `"key"` is found within the last `withinBytes`, and only taken when a scan back
+ * from the end puts it directly in the outermost object (JSON can be read backwards: outside a string there is no
+ * quote, and inside one every quote is escaped). Undefined when that cannot be told so: no such member near the end,
+ * one inside another value, or a value that is not an object; the caller then parses the whole.
+ */
+export function topLevelObjectMember(bytes: Buffer, key: string, withinBytes: number): { value: unknown } | undefined {
+  const at = bytes.lastIndexOf(`"${key}"`)
+  if (at === -1 || bytes.length - at > withinBytes) return undefined
+  let depth = 0
+  let inString = false
+  for (let i = bytes.length - 1; i >= at; i--) {
+    const c = bytes[i]
+    if (inString) {
+      if (c === 0x22 && unescaped(bytes, i)) inString = false
+    } else if (c === 0x22) inString = true
+    else if (c === 0x7d || c === 0x5d) depth++
+    else if (c === 0x7b || c === 0x5b) depth--
+  }
+  if (inString || depth !== 1) return undefined
+  try {
+    const value = objectAt(bytes, at + key.length + 2)
+    return value === undefined ? undefined : { value }
+  } catch {
+    return undefined
+  }
+}
+
+/** The JSON object after the member name that ends before `from` (its colon and blanks skipped), or undefined. */
+function objectAt(bytes: Buffer, from: number): unknown {
+  let i = from
   while (isBlank(bytes[i]) || bytes[i] === 0x3a) i++
   if (bytes[i] !== 0x7b) return undefined
   const start = i
