@@ -1,9 +1,8 @@
-import { Client } from 'undici'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { chatBody } from '../support/bodies.js'
 import { bearer, type Fixture, KEY_A, startFixture } from '../support/fixture.js'
 import { call } from '../support/http.js'
-import { callEnd, hasRecord, recordOf } from '../support/late-reset.js'
+import { callEnd, callsOnOneConnection, hasRecord, recordOf } from '../support/late-reset.js'
 import { rawClient } from '../support/raw-client.js'
 import { EXPRESS_KINDS, KOA_KINDS, NODE_KINDS } from '../support/servers.js'
 
@@ -52,28 +51,8 @@ describe.each([NODE_KINDS[0]!, EXPRESS_KINDS[0]!, KOA_KINDS[0]!])('a reset after
   })
 
   it('watches one answer at a time per connection: many calls on one keep-alive connection gather no listeners', async () => {
-    const warnings: string[] = []
-    const onWarning = (warning: Error) => warnings.push(warning.name)
-    process.on('warning', onWarning)
-    const origin = new URL(fx.url).origin
-    const client = new Client(origin, { pipelining: 1 })
-    const ids: string[] = []
-    try {
-      for (let i = 0; i < 40; i++) {
-        const res = await client.request({
-          path: `${new URL(fx.url).pathname.replace(/\/$/, '')}/v1/chat/completions`,
-          method: 'POST',
-          headers: { ...bearer(KEY_A), 'content-type': 'application/json' },
-          body: JSON.stringify(chatBody(`one connection ${i}`)),
-        })
-        expect(res.statusCode).toBe(200)
-        await res.body.text()
-        ids.push(String(res.headers['x-request-id']))
-      }
-    } finally {
-      await client.close()
-      process.off('warning', onWarning)
-    }
+    const { statuses, ids, warnings } = await callsOnOneConnection(fx, 40, false)
+    expect(statuses.every((status) => status === 200)).toBe(true)
     // Each answer was read before the next request: none is kept, and the connection's listeners stayed few.
     expect(warnings).not.toContain('MaxListenersExceededWarning')
     for (const id of ids.slice(0, 3)) expect(await hasRecord(fx, id)).toBe(false)

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { chatBody } from '../support/bodies.js'
 import { bearer, type Fixture, KEY_A, startFixture } from '../support/fixture.js'
 import { call } from '../support/http.js'
-import { callEnd, hasRecord, recordOf } from '../support/late-reset.js'
+import { callEnd, callsOnOneConnection, hasRecord, recordOf } from '../support/late-reset.js'
 import { type RawClient, rawClient } from '../support/raw-client.js'
 import { EXPRESS_KINDS, KOA_KINDS, NODE_KINDS } from '../support/servers.js'
 
@@ -79,27 +79,9 @@ describe.each([NODE_KINDS[0]!, EXPRESS_KINDS[0]!, KOA_KINDS[0]!])('a reset after
   })
 
   it('watches one stream at a time per connection: many streams on one keep-alive connection gather no listeners', async () => {
-    const warnings: string[] = []
-    const onWarning = (warning: Error) => warnings.push(warning.name)
-    process.on('warning', onWarning)
-    const client = new Client(new URL(fx.url).origin, { pipelining: 1 })
-    const ids: string[] = []
-    try {
-      for (let i = 0; i < 40; i++) {
-        const res = await client.request({
-          path: `${new URL(fx.url).pathname.replace(/\/$/, '')}/v1/chat/completions`,
-          method: 'POST',
-          headers: { ...bearer(KEY_A), 'content-type': 'application/json' },
-          body: JSON.stringify(chatBody(`one connection ${i}`, { stream: true })),
-        })
-        expect(res.statusCode).toBe(200)
-        expect(await res.body.text()).toContain('data: [DONE]')
-        ids.push(String(res.headers['x-request-id']))
-      }
-    } finally {
-      await client.close()
-      process.off('warning', onWarning)
-    }
+    const { statuses, texts, ids, warnings } = await callsOnOneConnection(fx, 40, true)
+    expect(statuses.every((status) => status === 200)).toBe(true)
+    for (const text of texts) expect(text).toContain('data: [DONE]')
     expect(warnings).not.toContain('MaxListenersExceededWarning')
     for (const id of ids.slice(0, 3)) expect(await hasRecord(fx, id)).toBe(false)
   })

@@ -1,6 +1,8 @@
 // What the late-reset tests (a whole answer's, a stream's) share: every `call:end` seen, and a record looked up by id.
 import diagnosticsChannel from 'node:diagnostics_channel'
+import { Client } from 'undici'
 import { type CallEndMessage, gatewayChannels } from '../../src/observe/channels.js'
+import { chatBody } from './bodies.js'
 import { bearer, type Fixture, KEY_A } from './fixture.js'
 import { call, eventually } from './http.js'
 
@@ -29,3 +31,39 @@ export const recordOf = (fx: Fixture, requestId: string) =>
 /** Whether KEY_A's record of `requestId` exists now. */
 export const hasRecord = async (fx: Fixture, requestId: string) =>
   (await call(`${fx.url}/v1/recoveries/${requestId}`, { headers: bearer(KEY_A) })).status === 200
+
+/** What `callsOnOneConnection` saw: each answer's status, text and request id, and the process's warnings meanwhile. */
+export interface OneConnectionRun {
+  statuses: number[]
+  texts: string[]
+  ids: string[]
+  warnings: string[]
+}
+
+/**
+ * Makes `count` chat calls (streamed or whole) one after another on one keep-alive connection, each answer read
+ * whole before the next request, hearing the process's warnings meanwhile (a listener leak warns).
+ */
+export async function callsOnOneConnection(fx: Fixture, count: number, stream: boolean): Promise<OneConnectionRun> {
+  const run: OneConnectionRun = { statuses: [], texts: [], ids: [], warnings: [] }
+  const onWarning = (warning: Error) => run.warnings.push(warning.name)
+  process.on('warning', onWarning)
+  const client = new Client(new URL(fx.url).origin, { pipelining: 1 })
+  try {
+    for (let i = 0; i < count; i++) {
+      const res = await client.request({
+        path: `${new URL(fx.url).pathname.replace(/\/$/, '')}/v1/chat/completions`,
+        method: 'POST',
+        headers: { ...bearer(KEY_A), 'content-type': 'application/json' },
+        body: JSON.stringify(chatBody(`one connection ${i}`, stream ? { stream: true } : {})),
+      })
+      run.statuses.push(res.statusCode)
+      run.texts.push(await res.body.text())
+      run.ids.push(String(res.headers['x-request-id']))
+    }
+  } finally {
+    await client.close()
+    process.off('warning', onWarning)
+  }
+  return run
+}
