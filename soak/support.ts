@@ -9,18 +9,12 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { canConnect } from '../bench/lib/proc.mjs'
+import { mulberry32 } from '../bench/lib/random.mjs'
 import type { MockUpstream } from '../src/testing/index.js'
 
 /** A seeded pseudo-random source (mulberry32): the same seed makes the same run of choices. */
 export function seeded(seed: number) {
-  let state = seed >>> 0
-  const next = () => {
-    state = (state + 0x6d2b79f5) >>> 0
-    let t = state
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
+  const next = mulberry32(seed)
   return {
     next,
     /** An integer in [min, max]. */

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest'
+import { mulberry32 } from '../../bench/lib/random.mjs'
 import { cacheKey, FRAMING_FIELDS, type KeyedCall, KeyMemo, MEMO_BODY_BYTES } from '../../src/cache/key.js'
 import { messagesRequest } from '../../src/dialects/anthropic/messages/wire.js'
 import { geminiRequest } from '../../src/dialects/gemini/generate-content/wire.js'
@@ -11,18 +12,6 @@ import type { Operation } from '../../src/types.js'
 // A property test of the key: over every member of each dialect's request schema, two bodies that differ in that
 // one member (absent, or another random value) never share a key; order, spacing and the framing fields never split
 // one. Bodies are generated from a seeded generator, so a failure names a seed that reproduces it.
-
-/** A small seeded generator (mulberry32). */
-function random(seed: number): () => number {
-  let a = seed >>> 0
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
 
 /** A random JSON value, nested at most `depth` deep. */
 function value(next: () => number, depth = 2): unknown {
@@ -94,7 +83,7 @@ describe('the cache key', () => {
     it(`${schema.name}: a body differing in any one member of the schema (${members.length}) gets another key`, async () => {
       expect(members.length).toBeGreaterThan(5)
       for (const [i, member] of members.entries()) {
-        const next = random(1000 * i + 7)
+        const next = mulberry32(1000 * i + 7)
         for (let round = 0; round < 20; round++) {
           const a: Record<string, unknown> = { ...schema.base }
           const b: Record<string, unknown> = { ...schema.base }
@@ -109,7 +98,7 @@ describe('the cache key', () => {
     })
 
     it(`${schema.name}: member order, spacing and the framing fields never split a key`, async () => {
-      const next = random(42)
+      const next = mulberry32(42)
       for (let round = 0; round < 30; round++) {
         const body: Record<string, unknown> = { ...schema.base }
         for (const member of members) if (next() < 0.3) body[member] = value(next)
@@ -195,7 +184,7 @@ describe('the cache key', () => {
     it('gives every call the key it would get without it, and one remembered (a hit) from its bytes, its own hash with it', async () => {
       const memo = new KeyMemo(1024 * 1024)
       for (const schema of SCHEMAS) {
-        const next = random(99)
+        const next = mulberry32(99)
         const members = [...schema.known].filter((name) => !FRAMING_FIELDS.includes(name))
         for (let round = 0; round < 20; round++) {
           const body: Record<string, unknown> = { ...schema.base, ...(round % 2 === 0 ? { stream: true } : {}) }

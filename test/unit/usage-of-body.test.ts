@@ -2,21 +2,10 @@
 // the end. Over bodies of every format, with their members in any order and decoys of the usage key inside strings and
 // nested values, it must give exactly the counts a parse of the whole body gives.
 import { describe, expect, it } from 'vitest'
+import { mulberry32 } from '../../bench/lib/random.mjs'
 import { factsOfBody, usageOfBody } from '../../src/call/answer-facts.js'
 import { anthropic, type Dialect, dialectNamed, gemini, openai } from '../../src/dialects/index.js'
 import { topLevelObjectMember } from '../../src/json/after-key.js'
-
-/** A small seeded generator (mulberry32). */
-function random(seed: number): () => number {
-  let a = seed >>> 0
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
 
 /** Strings that look like the usage member, or end in backslashes, as a model's text or a tool's input may. */
 const DECOY_TEXTS = ['"usage":{"prompt_tokens":999}', 'usage', '\\', 'a\\"usage\\":{', '}]}', '{"usageMetadata":{"promptTokenCount":5}}']
@@ -94,7 +83,7 @@ const ANSWERS: Array<{ name: string; dialect: Dialect; field: string; body: Reco
 describe("the ledger's read of a whole answer's usage", () => {
   for (const { name, dialect, field, body } of ANSWERS) {
     it(`${name}: the counts a whole parse gives, with members in any order and decoys anywhere`, () => {
-      const next = random(name.length * 7919)
+      const next = mulberry32(name.length * 7919)
       expect(usageOfBody(dialect, Buffer.from(JSON.stringify(body)))).toEqual(factsOfBody(dialect, Buffer.from(JSON.stringify(body))).usage)
       expect(usageOfBody(dialect, Buffer.from(JSON.stringify(body)))?.total_tokens).toBeGreaterThan(0)
       // As the API sends it, the member is read alone: the whole body is not parsed.
