@@ -68,6 +68,38 @@ function upstreamsFor(resilience) {
   }
 }
 
+/**
+ * BENCH_ROUND_TRIP=1 (bench part 16's floor for limits on Redis): before the gateway sees a request, one INCR of one
+ * key in the Redis at BENCH_REDIS_URL, coalesced as the ledger coalesces one owner's checks: one round trip in flight,
+ * and requests that come meanwhile share the next. The least any limit exact across processes must pay per call: one
+ * atomic read-modify-write on the shared store, with no logic around it.
+ */
+async function coalescedRoundTrip() {
+  const { createClient } = await import('@redis/client')
+  const client = createClient({ url: process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379', socket: { connectTimeout: 2000 } })
+  client.on('error', () => {})
+  await client.connect()
+  const key = `${process.env.BENCH_NAMESPACE ?? 'mg-bench'}:round-trip`
+  let inFlight = false
+  /** @type {Array<() => void>} */
+  let waiting = []
+  const send = () => {
+    inFlight = true
+    const batch = waiting
+    waiting = []
+    void client.incrBy(key, batch.length).then(() => {
+      for (const resolve of batch) resolve()
+      if (waiting.length > 0) send()
+      else inFlight = false
+    })
+  }
+  return () =>
+    new Promise((resolve) => {
+      waiting.push(resolve)
+      if (!inFlight) send()
+    })
+}
+
 async function createBenchGateway() {
   const core = await distModule('index')
   if (!core) return undefined
@@ -207,7 +239,9 @@ async function build() {
       const node = await distModule('node')
       const gateway = await createBenchGateway()
       if (!node || !gateway) return 'dist/node.js is not built'
-      const server = http.createServer(node.nodeHandler(gateway))
+      const handler = node.nodeHandler(gateway)
+      const roundTrip = process.env.BENCH_ROUND_TRIP === '1' ? await coalescedRoundTrip() : undefined
+      const server = http.createServer(roundTrip ? (req, res) => void roundTrip().then(() => handler(req, res)) : handler)
       // Responses over WebSocket (bench part 20), as the docs wire it.
       if (node.upgradeHandler) server.on('upgrade', node.upgradeHandler(gateway))
       return server
