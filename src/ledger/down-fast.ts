@@ -19,6 +19,9 @@ export class DownFastCounters implements Counters {
   /** Whether the store was found down and no probe has found it back yet. */
   #isDown = false
   #nextProbe = 0
+  /** The last charge promise of the inner counters, and what this handed out for it. */
+  #lastSent: Promise<void> | undefined
+  #lastWatched: Promise<void> | undefined
   #probing = false
 
   constructor(inner: Counters) {
@@ -26,28 +29,38 @@ export class DownFastCounters implements Counters {
   }
 
   check(owner: string, limits: CounterLimits, reserve?: Reservation): Promise<CheckResult> {
-    return this.#step(() => this.#inner.check(owner, limits, reserve))
+    return this.#isDown ? this.#refuse() : this.#watch(this.#inner.check(owner, limits, reserve))
   }
 
-  charge(owner: string, tokens: number, cost: number): Promise<void> {
-    return this.#step(async () => this.#inner.charge(owner, tokens, cost))
+  charge(owner: string, tokens: number, cost: number): Promise<void> | undefined {
+    if (this.#isDown) return this.#refuse()
+    const sent = this.#inner.charge(owner, tokens, cost)
+    if (sent === undefined) return undefined
+    // Charges sent together share one promise: watched once, so they still share one here.
+    if (sent !== this.#lastSent) {
+      this.#lastSent = sent
+      this.#lastWatched = this.#watch(sent)
+    }
+    return this.#lastWatched
   }
 
   usage(owner: string): Promise<OwnerUsage> {
-    return this.#step(() => this.#inner.usage(owner))
+    return this.#isDown ? this.#refuse() : this.#watch(this.#inner.usage(owner))
   }
 
-  async #step<T>(step: () => Promise<T>): Promise<T> {
-    if (this.#isDown) {
-      this.#probe()
-      throw new GatewayError('store_unavailable', 'The rate-limit store is down; try again shortly.', { retryAfterSeconds: 1 })
-    }
-    try {
-      return await step()
-    } catch (error) {
+  #refuse(): Promise<never> {
+    this.#probe()
+    return Promise.reject(
+      new GatewayError('store_unavailable', 'The rate-limit store is down; try again shortly.', { retryAfterSeconds: 1 }),
+    )
+  }
+
+  /** The step's promise, and the store marked down when it fails so. */
+  #watch<T>(step: Promise<T>): Promise<T> {
+    return step.then(undefined, (error: unknown) => {
       if (isGatewayError(error) && error.code === 'store_unavailable') this.#down()
       throw error
-    }
+    })
   }
 
   #down(): void {

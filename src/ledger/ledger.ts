@@ -39,6 +39,8 @@ export class Ledger {
   readonly #counters: Counters
   readonly #warn: (what: string, error: unknown) => void
   readonly #pending = new Set<Promise<void>>()
+  /** The promise of the last charge sent: the next charge of the same batch shares it. */
+  #lastSent: Promise<void> | undefined
   readonly #priced: boolean
   readonly #logger: GatewayLogger
   /** Whether the host was told that a cost limit its function answered cannot be reached: once per gateway. */
@@ -91,11 +93,13 @@ export class Ledger {
   #add(entry: LedgerEntry, tokens: number, cost: number): void {
     if (tokens === 0 && cost === 0) return
     const sent = this.#counters.charge(entry.owner, tokens, cost)
-    // Counted at once (in memory): nothing to wait for or to warn of.
-    if (sent === undefined) return
-    const charged = sent.catch((error: unknown) => this.#warn('charge', error))
+    // Counted at once (in memory): nothing to wait for or to warn of. Charges sent together share one promise:
+    // watched once, however many calls it carries.
+    if (sent === undefined || sent === this.#lastSent) return
+    this.#lastSent = sent
+    const charged = sent.then(undefined, (error: unknown) => this.#warn('charge', error))
     this.#pending.add(charged)
-    void charged.finally(() => this.#pending.delete(charged))
+    void charged.then(() => this.#pending.delete(charged))
   }
 
   /** What the owner used in its current windows. */

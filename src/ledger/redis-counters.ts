@@ -4,7 +4,8 @@
 // differ still agree on them.
 import { createHash } from 'node:crypto'
 import type Keyv from 'keyv'
-import { guarded } from '../store/guard.js'
+import { DeadlineSweeper } from '../http/deadlines.js'
+import { guardedBy } from '../store/guard.js'
 import { RedisLink } from '../store/redis-link.js'
 import type { OwnerUsage } from '../types.js'
 import { type CheckResult, type CounterLimits, type Counters, type LimitName, NO_RESERVATION, type Reservation } from './counters.js'
@@ -16,8 +17,9 @@ import { type CheckResult, type CounterLimits, type Counters, type LimitName, NO
  * a limit is reached, and the next check sees it: the same as that many steps run one after another. It answers four
  * members per check (what was reached, and the counts it checked, before its reservation), then the windows' resets.
  * `charge` (ARGV[2..3]: tokens, nano-dollars, negative to give back a reservation) adds calls' usage; `read` changes
- * nothing. A count never goes below 0. Every amount is a whole number within the bounds the ledger takes, so
- * HINCRBY never refuses one halfway through a step.
+ * nothing. A count never goes below 0. The counts are worked out in the script and written back by one HSET (the
+ * script runs atomically, so that is the same as counting field by field, for a fraction of Redis's work); the key's
+ * expiry is set when its day begins (a key of this day already has it).
  */
 export const LEDGER_SCRIPT = `
 local now = redis.call('TIME')
@@ -33,44 +35,32 @@ if sameMinute then requests = tonumber(v[2]) or 0; tokens = tonumber(v[3]) or 0 
 if sameDay then cost = tonumber(v[5]) or 0 end
 local step = ARGV[1]
 if step == 'read' then return {'', requests, tokens, cost, 0, 0} end
-if not sameMinute then redis.call('HSET', key, 'm', minute, 'r', 0, 't', 0) end
-if not sameDay then redis.call('HSET', key, 'd', day, 'c', 0) end
-local function add(field, by, count)
-  if by == '0' then return count end
-  local n = redis.call('HINCRBY', key, field, by)
-  if n < 0 then redis.call('HSET', key, field, 0); n = 0 end
-  return n
-end
-tokens = add('t', ARGV[2], tokens)
-cost = add('c', ARGV[3], cost)
+tokens = math.max(0, tokens + tonumber(ARGV[2]))
+cost = math.max(0, cost + tonumber(ARGV[3]))
 local out = {}
 if step == 'check' then
-  local counted, held, heldCost = 0, 0, 0
   for i = 4, #ARGV, 5 do
     local rpm, tpm, cpd = tonumber(ARGV[i]), tonumber(ARGV[i + 1]), tonumber(ARGV[i + 2])
     local over = ''
     if cpd >= 0 and cost >= cpd then over = 'cost'
     elseif rpm >= 0 and requests >= rpm then over = 'requests'
     elseif tpm >= 0 and tokens >= tpm then over = 'tokens' end
-    if over == '' then requests = requests + 1; counted = counted + 1 end
+    if over == '' then requests = requests + 1 end
     out[#out + 1] = over
     out[#out + 1] = requests
     out[#out + 1] = tokens
     out[#out + 1] = cost
     if over == '' then
-      local t, c = tonumber(ARGV[i + 3]), tonumber(ARGV[i + 4])
-      tokens = tokens + t; held = held + t
-      cost = cost + c; heldCost = heldCost + c
+      tokens = tokens + tonumber(ARGV[i + 3])
+      cost = cost + tonumber(ARGV[i + 4])
     end
   end
-  if counted > 0 then redis.call('HINCRBY', key, 'r', counted) end
-  if held > 0 then redis.call('HINCRBY', key, 't', string.format('%.0f', held)) end
-  if heldCost > 0 then redis.call('HINCRBY', key, 'c', string.format('%.0f', heldCost)) end
 else
   out = {'', requests, tokens, cost}
 end
+redis.call('HSET', key, 'm', minute, 'r', string.format('%.0f', requests), 't', string.format('%.0f', tokens), 'd', day, 'c', string.format('%.0f', cost))
 local dayLeft = 86400000 - ms % 86400000
-redis.call('PEXPIRE', key, dayLeft + 60000)
+if not sameDay then redis.call('PEXPIRE', key, dayLeft + 60000) end
 out[#out + 1] = 60000 - ms % 60000
 out[#out + 1] = dayLeft
 return out
@@ -100,8 +90,10 @@ const MAX_CHECKS_PER_STEP = 128
 interface Unsent {
   tokens: number
   cost: number
-  /** Settles the promises of the charges it holds, once they landed or failed. */
-  landed: Array<{ resolve: () => void; reject: (error: unknown) => void }>
+  /** The one promise of every charge it holds (not one per charge: a busy owner sums many), settled once they land or fail. */
+  landed: Promise<void>
+  resolve: () => void
+  reject: (error: unknown) => void
 }
 
 /** A check waiting for its step's answer. */
@@ -125,6 +117,10 @@ export class RedisCounters implements Counters {
   /** Per owner with a check step in flight: the checks waiting for the next one. */
   readonly #waiting = new Map<string, Waiting[]>()
   #flushing = false
+  /** The last limits sent and their arguments: fixed limits are one object for every call, written once. */
+  #lastLimits: { limits: CounterLimits; args: readonly [string, string, string] } | undefined
+  /** The deadline of every step: one sweeper, not a timer per step. */
+  readonly #deadline = new DeadlineSweeper(STEP_TIMEOUT_MS)
 
   constructor(keyv: Keyv, onError: (error: unknown) => void) {
     this.#link = new RedisLink(keyv, { waitMs: STEP_TIMEOUT_MS, onError })
@@ -135,19 +131,22 @@ export class RedisCounters implements Counters {
     return this.#link.key(`ledger:{${owner}}`)
   }
 
-  /** One run of the script: EVALSHA, and EVAL (which loads it) when this Redis has not seen it yet. */
+  /** One run of the script, within `STEP_TIMEOUT_MS` (on the shared sweeper: no timer per step). */
   #run(owner: string, args: string[]): Promise<unknown[]> {
-    return guarded(`ledger ${args[0]}`, STEP_TIMEOUT_MS, async () => {
-      await this.#link.ready()
-      const client = this.#link.client as unknown as ScriptClient
-      const options = { keys: [this.key(owner)], arguments: args }
-      try {
-        return (await client.evalSha(SCRIPT_SHA, options)) as unknown[]
-      } catch (error) {
-        if (!String((error as { message?: unknown })?.message ?? error).startsWith('NOSCRIPT')) throw error
-        return (await client.eval(LEDGER_SCRIPT, options)) as unknown[]
-      }
-    })
+    return guardedBy(this.#deadline, `ledger ${args[0]}`, STEP_TIMEOUT_MS, () => this.#send(owner, args))
+  }
+
+  /** EVALSHA, and EVAL (which loads the script) when this Redis has not seen it yet. */
+  async #send(owner: string, args: string[]): Promise<unknown[]> {
+    if (!this.#link.readyNow()) await this.#link.ready()
+    const client = this.#link.client as unknown as ScriptClient
+    const options = { keys: [this.key(owner)], arguments: args }
+    try {
+      return (await client.evalSha(SCRIPT_SHA, options)) as unknown[]
+    } catch (error) {
+      if (!String((error as { message?: unknown })?.message ?? error).startsWith('NOSCRIPT')) throw error
+      return (await client.eval(LEDGER_SCRIPT, options)) as unknown[]
+    }
   }
 
   check(owner: string, limits: CounterLimits, reserve: Reservation = NO_RESERVATION): Promise<CheckResult> {
@@ -159,6 +158,14 @@ export class RedisCounters implements Counters {
     })
   }
 
+  #limitArguments(limits: CounterLimits): readonly [string, string, string] {
+    const last = this.#lastLimits
+    if (last?.limits === limits) return last.args
+    const args = [String(limits.requests), String(limits.tokens), String(limits.cost)] as const
+    this.#lastLimits = { limits, args }
+    return args
+  }
+
   /** Sends one step of the owner's checks (with its charges held back); the checks that came meanwhile go next. */
   #sendChecks(owner: string, checks: Waiting[]): void {
     this.#waiting.set(owner, [])
@@ -166,7 +173,8 @@ export class RedisCounters implements Counters {
     if (folded) this.#unsent.delete(owner)
     const args = ['check', String(folded?.tokens ?? 0), String(folded?.cost ?? 0)]
     for (const { limits, reserve } of checks) {
-      args.push(String(limits.requests), String(limits.tokens), String(limits.cost), String(reserve.tokens), String(reserve.cost))
+      const [requests, tokens, cost] = this.#limitArguments(limits)
+      args.push(requests, tokens, cost, String(reserve.tokens), String(reserve.cost))
     }
     this.#run(owner, args).then(
       (reply) => {
@@ -212,20 +220,18 @@ export class RedisCounters implements Counters {
   }
 
   charge(owner: string, tokens: number, cost: number): Promise<void> {
-    return new Promise((resolve, reject) => {
-      let unsent = this.#unsent.get(owner)
-      if (!unsent) {
-        unsent = { tokens: 0, cost: 0, landed: [] }
-        this.#unsent.set(owner, unsent)
-      }
-      unsent.tokens += tokens
-      unsent.cost += cost
-      unsent.landed.push({ resolve, reject })
-      if (!this.#flushing) {
-        this.#flushing = true
-        setTimeout(() => this.#flush(), CHARGE_HOLD_MS)
-      }
-    })
+    let unsent = this.#unsent.get(owner)
+    if (!unsent) {
+      unsent = newUnsent()
+      this.#unsent.set(owner, unsent)
+    }
+    unsent.tokens += tokens
+    unsent.cost += cost
+    if (!this.#flushing) {
+      this.#flushing = true
+      setTimeout(() => this.#flush(), CHARGE_HOLD_MS)
+    }
+    return unsent.landed
   }
 
   /** Sends every charge no check took, one step per owner. */
@@ -256,9 +262,21 @@ export class RedisCounters implements Counters {
   }
 }
 
+/** Charges of one owner about to be held back, with their one promise. */
+function newUnsent(): Unsent {
+  let resolve!: () => void
+  let reject!: (error: unknown) => void
+  const landed = new Promise<void>((yes, no) => {
+    resolve = yes
+    reject = no
+  })
+  return { tokens: 0, cost: 0, landed, resolve, reject }
+}
+
 /** Tells the charges a step carried how it went. */
 function settle(unsent: Unsent, error: unknown): void {
-  for (const one of unsent.landed) error === undefined ? one.resolve() : one.reject(error)
+  if (error === undefined) unsent.resolve()
+  else unsent.reject(error)
 }
 
 function usageOf(reply: unknown[]): OwnerUsage {

@@ -1,4 +1,5 @@
 import { GatewayError, InvariantError, isGatewayError } from '../errors.js'
+import type { Deadline } from '../http/deadlines.js'
 
 /** The error every store failure surfaces as (503 on the recoveries endpoints). */
 export function storeUnavailable(message: string, cause?: unknown): GatewayError {
@@ -58,11 +59,47 @@ export async function guardedSteps<T>(what: string, timeoutMs: number, operation
     return await Promise.race([work, deadline])
   } catch (error) {
     work.catch(() => {})
-    if (isGatewayError(error) || error instanceof InvariantError) throw error
-    throw storeUnavailable(`The gateway's store failed (${what}).`, error)
+    throw asStoreError(what, error)
   } finally {
     clearTimeout(timer)
   }
+}
+
+/** What a store operation's failure surfaces as: GatewayErrors and broken invariants as they are, anything else as `store_unavailable`. */
+function asStoreError(what: string, error: unknown): unknown {
+  if (isGatewayError(error) || error instanceof InvariantError) return error
+  return storeUnavailable(`The gateway's store failed (${what}).`, error)
+}
+
+/**
+ * `guarded` on a shared deadline sweeper instead of a timer of its own: for operations run on every call (the
+ * ledger's steps), where a timer set and cleared per operation and a race of two promises cost more than the
+ * operation's own work. The sweeper's deadline is `timeoutMs`, late by at most its tick.
+ */
+export function guardedBy<T>(deadline: Deadline, what: string, timeoutMs: number, operation: () => Promise<T>): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    let settled = false
+    const disarm = deadline.arm(() => {
+      if (settled) return
+      settled = true
+      const message = `The gateway's store did not answer within ${timeoutMs} ms (${what}).`
+      reject(storeUnavailable(message, new StoreDeadline(message)))
+    })
+    operation().then(
+      (value) => {
+        if (settled) return
+        settled = true
+        disarm()
+        resolve(value)
+      },
+      (error: unknown) => {
+        if (settled) return
+        settled = true
+        disarm()
+        reject(asStoreError(what, error))
+      },
+    )
+  })
 }
 
 /**

@@ -184,6 +184,32 @@ describeWithPrograms('limits on a Redis of their own', ['redis-server'], 'instal
     expect(await counters.usage('o')).toEqual({ requests: 30, tokens: 900, cost: 60 })
   })
 
+  it('a step writes the owner’s counts back with one HSET; the hash expires after its day, set when the day begins', async () => {
+    const counters = new RedisCounters(recommendedKeyv(`${RUN}-write`, `redis://127.0.0.1:${port}`), () => {})
+    const limits = { requests: 100, tokens: 10_000, cost: 1_000_000 }
+    const key = counters.key('o')
+    let before = await commandCounts(admin)
+    await counters.check('o', limits, { tokens: 40, cost: 5 })
+    // The first step of the day: one HSET of the counts and the expiry, past the day's end.
+    expect(changed(before, await commandCounts(admin))).toMatchObject({ hset: 1, pexpire: 1 })
+    const ttl = await admin.pTTL(key)
+    expect(ttl).toBeGreaterThan(60_000)
+    expect(ttl).toBeLessThanOrEqual(86_400_000 + 60_000)
+    before = await commandCounts(admin)
+    await Promise.all([counters.charge('o', 100, 20), counters.charge('o', -40, -5)])
+    await counters.check('o', limits, { tokens: 10, cost: 1 })
+    const diff = changed(before, await commandCounts(admin))
+    // A later step of the same day: the counts in one HSET, no HINCRBY, and the expiry left as the day's first set it.
+    expect(diff.hset).toBeGreaterThanOrEqual(1)
+    expect(diff.hincrby).toBeUndefined()
+    expect(diff.pexpire).toBeUndefined()
+    expect(await admin.pTTL(key)).toBeGreaterThan(ttl - 60_000)
+    expect(await counters.usage('o')).toEqual({ requests: 2, tokens: 110, cost: 21 })
+    // A count never goes below 0, however much is given back.
+    await counters.charge('o', -1_000_000, -1_000_000)
+    expect(await counters.usage('o')).toEqual({ requests: 2, tokens: 0, cost: 0 })
+  })
+
   for (const failClosed of [false, true]) {
     it(`Redis stopped mid-run, failClosed: ${failClosed}: ${failClosed ? '503 in the dialect’s shape' : 'calls go on, one warn line'}; back when Redis is`, async () => {
       const url = `redis://127.0.0.1:${port}`
