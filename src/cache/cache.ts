@@ -83,7 +83,8 @@ export class ResponseCache {
     const directive = directiveOf(ex.req.headers)
     const call = { model: spec.model.id, operation: spec.operation, owner: spec.owner, stream: spec.stream }
     if (directive === 'no-store' || !this.#options.models(call)) return this.#bypass(rt, ex, spec, client)
-    const key = await cacheKey(spec, this.#options.scope === 'shared', this.#keys)
+    const made = cacheKey(spec, this.#options.scope === 'shared', this.#keys)
+    const key = made instanceof Promise ? await made : made
     if (directive === 'no-cache') return void (await this.#miss(rt, ex, spec, client, key, 'bypass'))
     const running = this.#running.get(key.id)
     if (running) {
@@ -91,6 +92,12 @@ export class ResponseCache {
       const answer = await running
       if (answer && (await this.#hit(rt, spec, client, answer))) return
       return void (await this.#miss(rt, ex, spec, client, key))
+    }
+    // An answer this process holds is served at once: no call to register for others to wait on, no store to ask.
+    const held = this.#store.getNow?.(key.id)
+    if (held && (await this.#hit(rt, spec, client, held))) {
+      key.remember?.()
+      return
     }
     let settle: (answer: CachedAnswer | undefined) => void = () => {}
     this.#running.set(key.id, new Promise((resolve) => (settle = resolve)))
@@ -198,8 +205,9 @@ export class ResponseCache {
       headers['content-length'] = body.body.length
       client.complete({ status: 200, headers }, body.body)
     }
-    const delivery = await client.watch.settled()
+    // Only `call:end` waits for the answer's delivery; without a subscriber the hit is done once written.
     if (channels.callEnd.hasSubscribers) {
+      const delivery = await client.watch.settled()
       const served = { model: spec.model, keyAlias: undefined }
       const outcome = { status: 200, delivered: delivery.delivered, recovered: false, usage: answer.usage ?? NO_USAGE, cost: 0, served }
       const message = endMessage(rt, spec, outcome)

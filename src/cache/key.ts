@@ -87,10 +87,11 @@ export class KeyMemo {
  * The key of a call. The body counts through the gateway's canonical hash (the `request_body_hash` recoveries are
  * looked up by): the call's own when its body has no framing field, else the same hash of the body without them. A
  * body too large to have been parsed whole is hashed as it is, with its framing in the key (it is cached per framing).
- * With a `memo`, a call whose bytes and target it has seen is keyed from it.
+ * With a `memo`, a call whose bytes and target it has seen is keyed from it, at once (no promise turn: a repeated hit
+ * is the cache's fast path).
  */
-export async function cacheKey(spec: KeyedCall, shared: boolean, memo?: KeyMemo): Promise<CacheKey> {
-  const { value, fields, bytes } = spec.body
+export function cacheKey(spec: KeyedCall, shared: boolean, memo?: KeyMemo): CacheKey | Promise<CacheKey> {
+  const { value, bytes } = spec.body
   const { model } = spec
   const target = [spec.operation, model.id, model.upstream.name, model.upstreamModel, spec.bodies.operationFor(model)]
   const memoKey =
@@ -102,6 +103,18 @@ export async function cacheKey(spec: KeyedCall, shared: boolean, memo?: KeyMemo)
     if (known.requestHash !== undefined && !spec.requestHash.asked?.()) spec.requestHash.seed?.(known.requestHash)
     return { id: known.id, owner: spec.owner, model: model.id }
   }
+  return madeKey(spec, shared, target, memoKey, memo)
+}
+
+/** The key of a call no memo knew: its body's canonical hash and its target's, hashed together. */
+async function madeKey(
+  spec: KeyedCall,
+  shared: boolean,
+  target: readonly string[],
+  memoKey: string | undefined,
+  memo: KeyMemo | undefined,
+): Promise<CacheKey> {
+  const { value, fields } = spec.body
   let bodyHash: string
   let requestHash: string | undefined
   let framing = ''
@@ -122,7 +135,7 @@ export async function cacheKey(spec: KeyedCall, shared: boolean, memo?: KeyMemo)
   const parts = [shared ? '' : spec.owner, ...target, bodyHash, framing]
   // One-shot: a Hash object costs more than hashing these few bytes.
   const id = hash('sha256', parts.join('\u0000'), 'base64url').slice(0, 32)
-  const key: CacheKey = { id, owner: spec.owner, model: model.id }
+  const key: CacheKey = { id, owner: spec.owner, model: spec.model.id }
   if (memoKey !== undefined && memo) key.remember = () => memo.set(memoKey, { id, requestHash })
   return key
 }

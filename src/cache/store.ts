@@ -20,6 +20,8 @@ export interface CachedAnswer {
 export interface AnswerStore {
   /** The answer under `id`, or undefined (none, expired, or the store could not be asked). */
   get(id: string): Promise<CachedAnswer | undefined>
+  /** The answer under `id` when this process holds it and can say so at once (the in-memory cache); else undefined. */
+  getNow?(id: string): CachedAnswer | undefined
   set(id: string, answer: CachedAnswer, ttlMs: number): Promise<void>
   /** Removes the matching answers; resolves how many went. */
   delete(filter: CacheFilter): Promise<number>
@@ -49,6 +51,10 @@ export class MemoryAnswers implements AnswerStore {
 
   get(id: string): Promise<CachedAnswer | undefined> {
     return Promise.resolve(this.#lru.get(id))
+  }
+
+  getNow(id: string): CachedAnswer | undefined {
+    return this.#lru.get(id)
   }
 
   set(id: string, answer: CachedAnswer, ttlMs: number): Promise<void> {
