@@ -14,8 +14,37 @@ export function objectAfterKey(bytes: Buffer, key: string): unknown {
 /** Whether the quote at `at` is not escaped: no backslash before it, or an even run of them. */
 function unescaped(bytes: Buffer, at: number): boolean {
   let backslashes = 0
-  while (bytes[at - 1 - backslashes] === 0x5c) backslashes++
+  while (at - 1 - backslashes >= 0 && bytes[at - 1 - backslashes] === 0x5c) backslashes++
   return backslashes % 2 === 0
+}
+
+/** The unescaped quote that opens the string closed at `close`, searched no lower than `floor`; -1 if none. */
+function openingQuote(bytes: Buffer, close: number, floor: number): number {
+  let open = bytes.lastIndexOf(QUOTE, close - 1)
+  while (open >= floor && !unescaped(bytes, open)) open = bytes.lastIndexOf(QUOTE, open - 1)
+  return open >= floor ? open : -1
+}
+
+/** The unescaped quote that closes the string opened at `open`; -1 if none. */
+function closingQuote(bytes: Buffer, open: number): number {
+  let close = bytes.indexOf(QUOTE, open + 1)
+  while (close !== -1 && !unescaped(bytes, close)) close = bytes.indexOf(QUOTE, close + 1)
+  return close
+}
+
+const QUOTE = 0x22
+
+/** Each key searched for, quoted, as bytes: the buffer's search takes a buffer without encoding a string per call. */
+const QUOTED_KEYS = new Map<string, Buffer>()
+
+function quotedKey(key: string): Buffer {
+  let quoted = QUOTED_KEYS.get(key)
+  if (quoted === undefined) {
+    quoted = Buffer.from(`"${key}"`)
+    // Keys are the dialects' usage fields: a handful. The bound only guards against a caller with many.
+    if (QUOTED_KEYS.size < 64) QUOTED_KEYS.set(key, quoted)
+  }
+  return quoted
 }
 
 /**
@@ -23,22 +52,29 @@ function unescaped(bytes: Buffer, at: number): boolean {
  * without parsing the rest: its last `"key"` is found within the last `withinBytes`, and only taken when a scan back
  * from the end puts it directly in the outermost object (JSON can be read backwards: outside a string there is no
  * quote, and inside one every quote is escaped). Undefined when that cannot be told so: no such member near the end,
- * one inside another value, or a value that is not an object; the caller then parses the whole.
+ * one inside another value, or a value that is not an object; the caller then parses the whole. Strings are skipped
+ * by the buffer's own search for the next quote, not byte by byte: on a small answer a byte loop cost as much as
+ * parsing the whole.
  */
 export function topLevelObjectMember(bytes: Buffer, key: string, withinBytes: number): { value: unknown } | undefined {
-  const at = bytes.lastIndexOf(`"${key}"`)
+  const at = bytes.lastIndexOf(quotedKey(key))
   if (at === -1 || bytes.length - at > withinBytes) return undefined
   let depth = 0
-  let inString = false
-  for (let i = bytes.length - 1; i >= at; i--) {
+  let i = bytes.length - 1
+  while (i >= at) {
     const c = bytes[i]
-    if (inString) {
-      if (c === 0x22 && unescaped(bytes, i)) inString = false
-    } else if (c === 0x22) inString = true
-    else if (c === 0x7d || c === 0x5d) depth++
+    if (c === QUOTE) {
+      const open = openingQuote(bytes, i, at)
+      // No opening quote at or after the key's: the key is inside a string.
+      if (open === -1) return undefined
+      i = open - 1
+      continue
+    }
+    if (c === 0x7d || c === 0x5d) depth++
     else if (c === 0x7b || c === 0x5b) depth--
+    i--
   }
-  if (inString || depth !== 1) return undefined
+  if (depth !== 1) return undefined
   try {
     const value = objectAt(bytes, at + key.length + 2)
     return value === undefined ? undefined : { value }
@@ -50,15 +86,15 @@ export function topLevelObjectMember(bytes: Buffer, key: string, withinBytes: nu
 /** The JSON object after the member name that ends before `from` (its colon and blanks skipped), or undefined. */
 function objectAt(bytes: Buffer, from: number): unknown {
   let i = from
-  while (isBlank(bytes[i]) || bytes[i] === 0x3a) i++
+  while (i < bytes.length && (isBlank(bytes[i]) || bytes[i] === 0x3a)) i++
   if (bytes[i] !== 0x7b) return undefined
   const start = i
   let depth = 0
   for (; i < bytes.length; i++) {
     const c = bytes[i]
-    if (c === 0x22) {
-      // Skip the string, escapes included.
-      for (i++; i < bytes.length && bytes[i] !== 0x22; i++) if (bytes[i] === 0x5c) i++
+    if (c === QUOTE) {
+      i = closingQuote(bytes, i)
+      if (i === -1) return undefined
     } else if (c === 0x7b) {
       depth++
     } else if (c === 0x7d && --depth === 0) {
