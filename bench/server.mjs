@@ -71,8 +71,8 @@ function upstreamsFor(resilience) {
 /**
  * BENCH_ROUND_TRIP=1 (bench part 16's floor for limits on Redis): before the gateway sees a request, one INCR of one
  * key in the Redis at BENCH_REDIS_URL, coalesced as the ledger coalesces one owner's checks: one round trip in flight,
- * and requests that come meanwhile share the next. The least any limit exact across processes must pay per call: one
- * atomic read-modify-write on the shared store, with no logic around it.
+ * and requests that come meanwhile share the next. The least any limit exact across processes must pay: one atomic
+ * read-modify-write on the shared store per round of calls, with no logic around it.
  */
 async function coalescedRoundTrip() {
   const { createClient } = await import('@redis/client')
