@@ -133,7 +133,7 @@ export class RedisCounters implements Counters {
 
   /** One run of the script, within `STEP_TIMEOUT_MS` (on the shared sweeper: no timer per step). */
   #run(owner: string, args: string[]): Promise<unknown[]> {
-    return guardedBy(this.#deadline, `ledger ${args[0]}`, STEP_TIMEOUT_MS, () => this.#send(owner, args))
+    return guardedBy(this.#deadline, `ledger ${args[0]}`, () => this.#send(owner, args))
   }
 
   /** EVALSHA, and EVAL (which loads the script) when this Redis has not seen it yet. */

@@ -1,5 +1,5 @@
 import { GatewayError, InvariantError, isGatewayError } from '../errors.js'
-import type { Deadline } from '../http/deadlines.js'
+import type { DeadlineSweeper } from '../http/deadlines.js'
 
 /** The error every store failure surfaces as (503 on the recoveries endpoints). */
 export function storeUnavailable(message: string, cause?: unknown): GatewayError {
@@ -74,15 +74,15 @@ function asStoreError(what: string, error: unknown): unknown {
 /**
  * `guarded` on a shared deadline sweeper instead of a timer of its own: for operations run on every call (the
  * ledger's steps), where a timer set and cleared per operation and a race of two promises cost more than the
- * operation's own work. The sweeper's deadline is `timeoutMs`, late by at most its tick.
+ * operation's own work. The deadline is the sweeper's, late by at most its tick.
  */
-export function guardedBy<T>(deadline: Deadline, what: string, timeoutMs: number, operation: () => Promise<T>): Promise<T> {
+export function guardedBy<T>(deadline: DeadlineSweeper, what: string, operation: () => Promise<T>): Promise<T> {
   return new Promise<T>((resolve, reject) => {
     let settled = false
     const disarm = deadline.arm(() => {
       if (settled) return
       settled = true
-      const message = `The gateway's store did not answer within ${timeoutMs} ms (${what}).`
+      const message = `The gateway's store did not answer within ${deadline.ms} ms (${what}).`
       reject(storeUnavailable(message, new StoreDeadline(message)))
     })
     operation().then(

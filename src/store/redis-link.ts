@@ -205,7 +205,6 @@ export class RedisLink {
     }
   }
 
-  /** Resolves when Redis can take commands now; rejects (store_unavailable) when it is known to be down. */
   /**
    * Whether the client is ready now, Redis having been up once: a command may be sent without waiting on `ready()`
    * (which costs a promise turn on every call). False means: await `ready()`.
@@ -214,6 +213,7 @@ export class RedisLink {
     return this.#everReady && this.client.isReady === true
   }
 
+  /** Resolves when Redis can take commands now; rejects (store_unavailable) when it is known to be down. */
   async ready(): Promise<void> {
     const client = this.client
     if (client.isReady === true) {
