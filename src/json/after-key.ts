@@ -4,9 +4,24 @@
 
 const isBlank = (c: number | undefined) => c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09
 
+const QUOTE = 0x22
+
+/** Each key searched for, quoted, as bytes: the buffer's search takes a buffer without encoding a string per call. */
+const QUOTED_KEYS = new Map<string, Buffer>()
+
+function quotedKey(key: string): Buffer {
+  let quoted = QUOTED_KEYS.get(key)
+  if (quoted === undefined) {
+    quoted = Buffer.from(`"${key}"`)
+    // Keys are the dialects' usage fields: a handful. The bound only guards against a caller with many.
+    if (QUOTED_KEYS.size < 64) QUOTED_KEYS.set(key, quoted)
+  }
+  return quoted
+}
+
 /** The JSON object that is the value of the last `"key":` in `bytes`, or undefined when there is none whole. */
 export function objectAfterKey(bytes: Buffer, key: string): unknown {
-  const at = bytes.lastIndexOf(`"${key}"`)
+  const at = bytes.lastIndexOf(quotedKey(key))
   if (at === -1) return undefined
   return objectAt(bytes, at + key.length + 2)
 }
@@ -30,21 +45,6 @@ function closingQuote(bytes: Buffer, open: number): number {
   let close = bytes.indexOf(QUOTE, open + 1)
   while (close !== -1 && !unescaped(bytes, close)) close = bytes.indexOf(QUOTE, close + 1)
   return close
-}
-
-const QUOTE = 0x22
-
-/** Each key searched for, quoted, as bytes: the buffer's search takes a buffer without encoding a string per call. */
-const QUOTED_KEYS = new Map<string, Buffer>()
-
-function quotedKey(key: string): Buffer {
-  let quoted = QUOTED_KEYS.get(key)
-  if (quoted === undefined) {
-    quoted = Buffer.from(`"${key}"`)
-    // Keys are the dialects' usage fields: a handful. The bound only guards against a caller with many.
-    if (QUOTED_KEYS.size < 64) QUOTED_KEYS.set(key, quoted)
-  }
-  return quoted
 }
 
 /**
