@@ -235,6 +235,20 @@ async function build() {
         })
       })
     }
+    case 'floor-keep': {
+      // Part 17b's floor: a body read as node:http gives it (chunks, then joined), one string of it kept, as a
+      // background create keeps the event that echoes its request.
+      let kept = ''
+      return http.createServer((req, res) => {
+        const chunks = []
+        req.on('data', (chunk) => chunks.push(chunk))
+        req.on('end', () => {
+          kept = Buffer.concat(chunks).toString('utf8')
+          res.writeHead(200, { 'content-type': 'application/json' })
+          res.end(JSON.stringify({ kept: kept.length }))
+        })
+      })
+    }
     case 'gw-node': {
       const node = await distModule('node')
       const gateway = await createBenchGateway()

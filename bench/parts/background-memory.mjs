@@ -19,10 +19,13 @@ function bigRequest(bytes, background) {
   return JSON.stringify({ model: 'gpt-4o-mini', instructions, input: 'Hello from the bench', ...(background ? { background: true } : {}) })
 }
 
-/** One call on a fresh server: peak RSS growth at the create (or answer) and at the end, and the longest stall. */
+/**
+ * One call on a fresh server (the gateway, or for `kind` 'floor' the bare server that keeps one string of the body):
+ * peak RSS growth at the create (or answer) and at the end, and the longest stall.
+ */
 async function measureOne(ctx, kind, body) {
   const { plan, targetFor } = ctx
-  const server = await startChild(new URL('server.mjs', HERE).pathname, ['gw-node'], {
+  const server = await startChild(new URL('server.mjs', HERE).pathname, [kind === 'floor' ? 'floor-keep' : 'gw-node'], {
     cpus: plan.server,
     env: ctx.serverEnv,
     execArgv: ['--expose-gc'],
@@ -92,12 +95,12 @@ export async function backgroundMemoryPart(ctx) {
   const bytes = cfg.backgroundBytes
   // The bench mock answers bodies over its threshold with a chat completion; this part needs the Responses answer.
   await mock.request({ type: 'defaults', mock: null, bigThreshold: Number.MAX_SAFE_INTEGER })
-  const got = { plain: [], background: [] }
+  const got = { floor: [], plain: [], background: [] }
   try {
     for (let r = 0; r < cfg.backgroundRounds; r++) {
-      for (const kind of r % 2 === 0 ? ['plain', 'background'] : ['background', 'plain']) {
+      for (const kind of r % 2 === 0 ? ['floor', 'plain', 'background'] : ['background', 'plain', 'floor']) {
         got[kind].push(await measureOne(ctx, kind, bigRequest(bytes, kind === 'background')))
-        log(`background memory: ${kind} round ${r + 1} done`)
+        log(`background memory: ${kind} round ${r + 1} done: ${(got[kind].at(-1).createGrowth / bytes).toFixed(2)}x`)
       }
     }
   } finally {
@@ -108,18 +111,21 @@ export async function backgroundMemoryPart(ctx) {
     const of = (field) => median(rows.map((one) => one[field]))
     return { createGrowth: of('createGrowth'), wholeGrowth: of('wholeGrowth'), lagMax: of('lagMax'), wholeMs: of('wholeMs') }
   }
+  const floor = row('floor')
   const plain = row('plain')
   const background = row('background')
   const kept = background.createGrowth / bytes
   const text = section(
     `17b. A ${mib(bytes, 0)} background request: peak RSS growth and the longest event-loop stall, against the same call made plainly (fresh process each, memory store, medians of ${cfg.backgroundRounds})`,
     [
+      'The floor is a bare `node:http` server that reads the same body (its chunks, then joined) and keeps one string of it, as a background create must keep the created event that echoes its request.',
       'Growth is the peak RSS (kernel high-water mark and 5 ms samples, reset before the call) above the RSS after a full GC: at the create’s answer (for the plain call, its answer read), and at the end (the background call’s events read by id to `response.completed`). The stall is the longest event-loop delay from the request to the end.',
       `Target (DESIGN §8): the create path holds at most ${TARGET}× the request.`,
     ],
     table(
       ['call', 'growth at create', '÷ request', 'growth at the end', '÷ request', 'longest stall ms', 'whole call ms'],
       [
+        ['floor: read, one string kept', mib(floor.createGrowth), ratio(floor.createGrowth / bytes), '—', '—', num(floor.lagMax, 1), num(floor.wholeMs, 0)],
         [
           'plain',
           mib(plain.createGrowth),
@@ -141,5 +147,5 @@ export async function backgroundMemoryPart(ctx) {
       ],
     ),
   )
-  return { text, kept, lagMax: background.lagMax, plain, background }
+  return { text, kept, floorKept: floor.createGrowth / bytes, lagMax: background.lagMax, floor, plain, background }
 }

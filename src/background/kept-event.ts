@@ -1,11 +1,11 @@
 // A background call's events as kept and served: each numbered, framed as a server-sent event, and the place in the
 // text of one that carries the call's object where that object's JSON lies.
-import { sseEvent } from '../sse/write.js'
+import { sseJsonEvent } from '../sse/write.js'
 
 /** One kept event as readers get it: its data numbered `seq` (`type` and `sequence_number` first, as OpenAI writes them). */
 export function keptEvent(data: Record<string, unknown>, seq: number): string {
   const { type, ...rest } = data
-  return sseEvent(JSON.stringify({ type, sequence_number: seq, ...rest }), typeof type === 'string' ? type : undefined)
+  return sseJsonEvent(JSON.stringify({ type, sequence_number: seq, ...rest }), typeof type === 'string' ? type : undefined)
 }
 
 /** Put in an event's data in place of its object, to find where the event's text holds that object's JSON. */

@@ -1,13 +1,13 @@
 // One background call while this process runs it: its events in memory (for readers here) and in the store (for
 // readers anywhere), its status, and the lease that tells other processes it is still being run.
 import { setTimeout as sleep } from 'node:timers/promises'
-import type { BackgroundFormat, BackgroundStatus } from '../dialects/index.js'
-import type { GatewayStore } from '../store/gateway-store.js'
+import type { BackgroundStatus } from '../dialects/index.js'
 import { isStoreClosed } from '../store/guard.js'
 import { isOverQuota } from '../store/memory-catalog.js'
 import { type AbortHook, abortWith } from '../upstream/send.js'
 import { keptEvent, objectSpan } from './kept-event.js'
 import { resumeEvery } from './lapse.js'
+import type { RunIdentity, RunLimits, RunReader } from './run-identity.js'
 import { type BackgroundHead, backgroundNames, DELETE_MARK, hasEnded, removeCall, STOPPED_MESSAGE } from './state.js'
 
 /** How often a running call writes the events that came since its last write (readers elsewhere poll as often). */
@@ -33,33 +33,6 @@ const GIVEN_UP_ERROR =
 /** What the created event's place in `events` holds once it was let go (`RunLog.event`): no kept event is empty. */
 const LET_GO = ''
 
-/** Someone reading a running call's events here: told each new one, and the end. */
-export interface RunReader {
-  event(sse: string): void
-  end(): void
-}
-
-/** The bounds and lifetimes of one call. */
-export interface RunLimits {
-  /** How long the call's state is kept. */
-  ttlMs: number
-  /** How long a lease lasts; it is renewed three times within it. */
-  leaseMs: number
-  maxEvents: number
-  maxBytes: number
-}
-
-/** Who a call is and where it is kept. */
-export interface RunIdentity {
-  owner: string
-  requestId: string
-  /** Its public id. */
-  id: string
-  format: BackgroundFormat
-  store: GatewayStore
-  onError: (error: unknown) => void
-}
-
 /**
  * A running background call's log. Its first event is the gateway's own `created` one; the upstream's follow, each
  * numbered from there. Every tick the events that came since are written as one segment, then the head; a head is
@@ -74,7 +47,14 @@ export class RunLog {
   status: BackgroundStatus = 'queued'
   #object: Record<string, unknown>
   /** The object as created: what readers show a call given up from (with the status last written). */
-  readonly #created: Record<string, unknown>
+  #created: Record<string, unknown>
+  /**
+   * The created event was written from the request's bytes (`createdFromBytes`): `#created` holds stand-ins until
+   * read whole from that event (`#whole`), and the event is never let go, since written again it could differ.
+   */
+  readonly #fromBytes: boolean
+  /** `#created` still holds stand-ins. */
+  #standIns: boolean
   /** Where the created event's text holds the created object's JSON. */
   readonly #createdAt: [number, number] | undefined
   #statusWritten: BackgroundStatus = 'queued'
@@ -119,12 +99,15 @@ export class RunLog {
     readonly who: RunIdentity,
     readonly limits: RunLimits,
     pending: Record<string, unknown>,
+    createdText?: string,
   ) {
     this.#object = pending
     this.#created = pending
+    this.#fromBytes = createdText !== undefined
+    this.#standIns = this.#fromBytes
     this.#ended = new Promise((resolve) => (this.#settle = resolve))
     const created = who.format.createdEvent(pending)
-    this.append(created)
+    this.#add(createdText ?? keptEvent(created, 0), created)
     this.#createdAt = objectSpan(this.events[0] as string, created, pending, 0)
     this.#timer = setInterval(() => this.#tick(), BACKGROUND_TICK_MS)
     this.#timer.unref()
@@ -146,7 +129,22 @@ export class RunLog {
 
   /** The call's object as a retrieve shows it. */
   get object(): Record<string, unknown> {
-    return this.status === 'in_progress' ? this.who.format.started(this.#object) : this.#object
+    const object = this.#whole(this.#object)
+    return this.status === 'in_progress' ? this.who.format.started(object) : object
+  }
+
+  /**
+   * `object` itself, unless it is the created object with stand-ins (`#fromBytes`): that is read once from the
+   * created event's text, where it lies whole, and is the created object from then on.
+   */
+  #whole(object: Record<string, unknown>): Record<string, unknown> {
+    const at = this.#createdAt
+    if (!this.#standIns || object !== this.#created || at === undefined) return object
+    const whole = JSON.parse((this.events[0] as string).slice(at[0], at[1])) as Record<string, unknown>
+    if (this.#object === this.#created) this.#object = whole
+    this.#created = whole
+    this.#standIns = false
+    return whole
   }
 
   /**
@@ -178,7 +176,11 @@ export class RunLog {
   /** Numbers one event, keeps it, and tells the readers; past a bound the call is stopped instead. */
   append(data: Record<string, unknown>): void {
     if (hasEnded(this.status)) return
-    const sse = keptEvent(data, this.events.length)
+    this.#add(keptEvent(data, this.events.length), data)
+  }
+
+  /** Keeps `sse`, the text of the event `data`, numbered next. */
+  #add(sse: string, data: Record<string, unknown>): void {
     const bytes = Buffer.byteLength(sse)
     const { maxEvents, maxBytes } = this.limits
     if (this.events.length + 1 > maxEvents || this.#bytes + bytes > maxBytes) {
@@ -260,8 +262,9 @@ export class RunLog {
   #tick(): void {
     // A store outside this process holds the created event since the first write, and the create, which answers in
     // the same turn as that write took, has answered with its object (a slice of it): kept here too, it was a second
-    // copy of the request for the call's life. The in-memory store keeps this very string, so it stays.
-    if (this.#written > 0 && this.events[0] !== LET_GO && this.who.store.shared) this.events[0] = LET_GO
+    // copy of the request for the call's life. The in-memory store keeps this very string, so it stays; so does one
+    // written from the request's bytes, which written again from its object could differ from what others read.
+    if (this.#written > 0 && this.events[0] !== LET_GO && this.who.store.shared && !this.#fromBytes) this.events[0] = LET_GO
     // Deleted: nothing more is written, and what was is removed once it stopped.
     if (this.#deleted || this.#givenUp) return
     const now = Date.now()
@@ -334,7 +337,8 @@ export class RunLog {
     else {
       // Ended here while cut off: its readers elsewhere saw it fail, and so does a reader here from now on.
       const { format } = this.who
-      const seen = this.#statusWritten === 'in_progress' ? format.started(this.#created) : this.#created
+      const created = this.#whole(this.#created)
+      const seen = this.#statusWritten === 'in_progress' ? format.started(created) : created
       this.#object = format.ended(seen, 'failed', STOPPED_MESSAGE)
       this.status = 'failed'
     }
@@ -372,7 +376,7 @@ export class RunLog {
       count -= take
     }
     if (objectSeq === undefined && this.#objectWritten !== object) {
-      await store.setValue(owner, backgroundNames.object(requestId), JSON.stringify(object), ttl, COUNTED)
+      await store.setValue(owner, backgroundNames.object(requestId), JSON.stringify(this.#whole(object)), ttl, COUNTED)
       this.#objectWritten = object
     }
     const leaseUntil = Date.now() + this.limits.leaseMs

@@ -1,5 +1,6 @@
 // How a dialect's background calls look to its clients (OpenAI's Responses `background: true`): the gateway runs and
 // keeps them; every shape its clients see is the dialect's.
+import type { MemberEdits } from '../json/top-members.js'
 
 /** Where a background call is: running (`queued` until its upstream answers), or how it ended. */
 export type BackgroundStatus = 'queued' | 'in_progress' | 'completed' | 'failed' | 'cancelled' | 'incomplete'
@@ -20,13 +21,20 @@ export interface BackgroundEnding {
 export interface BackgroundFormat {
   /** Whether a request's fields ask for a background call. */
   asks(fields: Record<string, unknown>): boolean
-  /** The request the gateway sends upstream: the background flag taken out (the gateway keeps the call), streaming on. */
-  runRequest(request: Record<string, unknown>): Record<string, unknown>
+  /**
+   * How the request the gateway sends upstream differs from the client's: the background flag taken out (the gateway
+   * keeps the call), streaming on. Declared rather than written as a function, so a large body is edited in its bytes.
+   */
+  run: MemberEdits
   /** The public id of the call created by the gateway request `requestId`. */
   idOf(requestId: string): string
   /** The gateway request id behind a public id, or undefined when the id is none of the gateway's. */
   requestIdOf(id: string): string | undefined
-  /** The object of a call its upstream has not answered yet (`queued`), made from its request. */
+  /**
+   * The object of a call its upstream has not answered yet (`queued`), made from its request. It shows a request's
+   * string or array member whole or not at all, reading no more of it than its type: for a large body it is made with
+   * a stand-in for each member too big to parse, replaced in its created event by the member's own text.
+   */
   pending(id: string, request: Record<string, unknown>, createdAt: number): Record<string, unknown>
   /** The object once its upstream answered (`in_progress`). */
   started(object: Record<string, unknown>): Record<string, unknown>

@@ -18,6 +18,11 @@ export interface RequestBody {
   value: Record<string, unknown> | undefined
   /** Where the exact top-level strings (`model`) lie in `bytes`, for a large body: rewritten in place, never decoded. */
   spans: ReadonlyMap<string, readonly [number, number]> | undefined
+  /**
+   * The gateway read `bytes` from the request itself, so nothing else holds them and they may be edited in place (a
+   * background create's upstream request); a host parser's bytes are the host's. @default false
+   */
+  owned?: boolean
 }
 
 /**
@@ -190,7 +195,7 @@ export async function obtainBody(req: IncomingMessage, limits: BodyLimits, read:
     bytes = await readBody(req, limits, read.reservation)
   }
   if (bytes.length > limit) throw tooLarge(limit)
-  return bodyOfBytes(bytes, rules, read)
+  return bodyOfBytes(bytes, rules, read, preparsed?.raw === undefined)
 }
 
 /**
@@ -201,6 +206,7 @@ export async function bodyOfBytes(
   bytes: Buffer,
   rules: JsonRules,
   read: Pick<BodyRead, 'readsMembers' | 'elementFields'>,
+  owned = false,
 ): Promise<RequestBody> {
   const broken = bytes.length >= SCAN_FROM_BYTES ? await invalidUtf8AtInSlices(bytes) : invalidUtf8At(bytes)
   // JSON is UTF-8 (RFC 8259); anything else would be forwarded as sent but stored and hashed as something else.
@@ -213,9 +219,9 @@ export async function bodyOfBytes(
       skeleton: read.readsMembers !== false,
       elementFields: read.elementFields,
     })
-    return { bytes, fields: scan.fields, value: undefined, spans: scan.spans }
+    return { bytes, fields: scan.fields, value: undefined, spans: scan.spans, owned }
   }
   const value = parseJsonObject(bytes)
   inspectJson(bytes, rules)
-  return { bytes, fields: value, value, spans: undefined }
+  return { bytes, fields: value, value, spans: undefined, owned }
 }

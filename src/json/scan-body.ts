@@ -6,6 +6,9 @@ import type { JsonRules } from './inspect.js'
 /** Re-exported so importers need not know which part of the scanner defines it. */
 export { BIG_STRING } from './skeleton.js'
 
+/** How long a value's text may be for the skeleton to hold it exactly (`ScanOptions.smallValueBytes`' default). */
+export const SMALL_VALUE_BYTES = 64 * 1024
+
 /** A scanned body: its skeleton, and where its exact top-level strings lie. */
 export interface ScannedBody {
   fields: Record<string, unknown>
@@ -64,7 +67,7 @@ export async function scanJsonObject(bytes: Buffer, options?: ScanOptions): Prom
 export async function scanJsonBody(bytes: Buffer, options?: ScanOptions): Promise<ScannedBody> {
   const sliceBytes = Math.max(1, Math.floor(options?.sliceBytes ?? 256 * 1024))
   // Spans up to 5 bytes (all literals, the empty string) are always small.
-  const small = Math.max(5, Math.floor(options?.smallValueBytes ?? 64 * 1024))
+  const small = Math.max(5, Math.floor(options?.smallValueBytes ?? SMALL_VALUE_BYTES))
   const rules = options?.rules
   const elementFields = options?.elementFields ?? []
   const scanner = new Scanner(

@@ -7,5 +7,13 @@ export function sseEvent(data: string, event?: string): string {
   return event === undefined ? body : `event: ${event}\n${body}`
 }
 
+/**
+ * `sseEvent` of a `JSON.stringify` result: JSON text holds no raw line break, so it is one `data:` line as it is. A
+ * megabyte event is then copied once when first read, not also by a search for line breaks that finds none.
+ */
+export function sseJsonEvent(json: string, event?: string): string {
+  return event === undefined ? `data: ${json}\n\n` : `event: ${event}\ndata: ${json}\n\n`
+}
+
 /** Whether the bytes written last end an event (a blank line, after `\n` or `\r\n` line ends). */
 export const endsEvent = (last: Buffer) => /\n\r?\n$/.test(last.subarray(-4).toString('latin1'))

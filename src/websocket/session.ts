@@ -4,7 +4,7 @@
 import type { IncomingMessage } from 'node:http'
 import { performance } from 'node:perf_hooks'
 import type { WebSocket } from 'ws'
-import { NO_REPEAT, runBodyOf, startBackgroundRun } from '../background/create.js'
+import { firstOfRequest, NO_REPEAT, runBodyOf, startBackgroundRun } from '../background/create.js'
 import type { RunLog } from '../background/run-log.js'
 import { hasEnded } from '../background/state.js'
 import { buildCallSpec } from '../call/build-call-spec.js'
@@ -15,6 +15,7 @@ import { isGatewayError, STATUS_BY_CODE } from '../errors.js'
 import type { CallRoute } from '../http/dispatch.js'
 import { newRequestId } from '../http/request-id.js'
 import type { Match } from '../http/router.js'
+import { editMembers } from '../json/top-members.js'
 import type { Runtime } from '../runtime.js'
 import { eventData } from '../sse/parse.js'
 import { type Carried, type Continuable, jsonBytes, keepContext, readContext } from './context.js'
@@ -257,10 +258,10 @@ export class ResponsesSocket {
   async #start(requestId: string, create: SocketCreate, input: unknown[]): Promise<{ run: RunLog; spec: CallSpec }> {
     const { rt, req, owner, match, call, format, background } = this.place
     const request = format.withInput(create.request, input)
-    const sent = background.runRequest(request)
+    const sent = editMembers(request, background.run)
     const ex = { req, requestId, match, owner, path: call.route.path, startedAt: performance.now() }
-    const spec = buildCallSpec(rt, ex, call, await runBodyOf(sent, undefined), NO_REPEAT)
-    return { run: await startBackgroundRun(rt, ex, spec, background, request), spec }
+    const spec = buildCallSpec(rt, ex, call, await runBodyOf(sent), NO_REPEAT)
+    return { run: await startBackgroundRun(rt, ex, spec, background, firstOfRequest(background, requestId, request)), spec }
   }
 
   /**

@@ -48,11 +48,8 @@ function pending(id: string, request: Json, createdAt: number): Json {
 /** The Responses API's background mode (`background: true`, then `GET|DELETE /v1/responses/{id}`, `…/cancel`). */
 export const responsesBackground: BackgroundFormat = {
   asks: (fields) => fields.background === true,
-  runRequest(request) {
-    // The gateway runs and keeps the call, so the upstream is asked for a plain stream: its events are what is kept.
-    const { background: _, ...rest } = request
-    return { ...rest, stream: true }
-  },
+  // The gateway runs and keeps the call, so the upstream is asked for a plain stream: its events are what is kept.
+  run: { drop: ['background'], set: { stream: true } },
   idOf: (requestId) => `resp_${requestId}`,
   requestIdOf: (id) => ID.exec(id)?.[1],
   pending,
