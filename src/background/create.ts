@@ -81,7 +81,7 @@ async function prepare(format: BackgroundFormat, requestId: string, body: Reques
   if (body.value === undefined) {
     const found = await topLevelMembers(body.bytes)
     const at = Math.floor(Date.now() / 1000)
-    const first = createdFromBytes(format, format.idOf(requestId), at, body.bytes, body.fields, found)
+    const first = await createdFromBytes(format, format.idOf(requestId), at, body.bytes, body.fields, found)
     const bytes = first && (await editTopLevelMembers(body.bytes, format.run, body.owned === true, found))
     if (first && bytes) {
       const fields = editMembers(body.fields, format.run)

@@ -6,6 +6,7 @@ import { randomBytes } from 'node:crypto'
 import type { BackgroundFormat } from '../dialects/index.js'
 import { SMALL_VALUE_BYTES } from '../json/scan-body.js'
 import type { TopMembers } from '../json/top-members.js'
+import { utf8TextInSlices } from '../json/utf8.js'
 import { keptEvent, objectSpan } from './kept-event.js'
 
 /** A call's first state made from a request's bytes: its object with stand-ins, and its created event's text. */
@@ -31,14 +32,14 @@ function count(text: string, needle: string): number {
  * the skeleton that is an object (the format may read inside it), or a stand-in the format's object shows in any
  * form but whole (a format must show a member whole or not at all, see `BackgroundFormat.pending`).
  */
-export function createdFromBytes(
+export async function createdFromBytes(
   format: BackgroundFormat,
   id: string,
   createdAt: number,
   bytes: Buffer,
   fields: Record<string, unknown>,
   found: TopMembers,
-): CreatedFromBytes | undefined {
+): Promise<CreatedFromBytes | undefined> {
   const nonce = randomBytes(6).toString('hex')
   const tag = `\u0000raw${nonce}:`
   const standIn: Record<string, unknown> = { ...fields }
@@ -82,7 +83,8 @@ export function createdFromBytes(
   if (count(small, '\\u0000') !== whole || count(small, nonce) !== whole) return undefined
   let length = 0
   for (const piece of pieces) length += typeof piece === 'string' ? Buffer.byteLength(piece) : piece[1] - piece[0]
-  // Written into one buffer and decoded once: joining strings would copy the megabytes once more when read.
+  // Written into one buffer and decoded once (a slice at a time unless ASCII): joining strings would copy the
+  // megabytes once more when read.
   const out = Buffer.allocUnsafe(length)
   let at = 0
   for (const piece of pieces) {
@@ -96,6 +98,6 @@ export function createdFromBytes(
     for (let r = out.indexOf(0x0d, at); r >= 0 && r < end; r = out.indexOf(0x0d, r + 1)) out[r] = 0x20
     at = end
   }
-  const text = out.toString('utf8')
+  const text = await utf8TextInSlices(out)
   return objectSpan(text, data, pending, 0) === undefined ? undefined : { pending, text }
 }

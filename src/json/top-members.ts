@@ -27,17 +27,24 @@ const SLICE_BYTES = 256 * 1024
 
 const isSpace = (c: number | undefined) => c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09
 
-/** The index just past the string literal whose opening quote is at `open`. */
-function stringEnd(bytes: Buffer, open: number): number {
-  let close = open
+/**
+ * The index just past the string literal read from `from` (its opening quote, or an escaped quote inside it); or,
+ * once it passed `limit` without finding the literal's end, `-1 - q` for the escaped quote `q` it got to: a string
+ * full of escaped quotes is read over several turns, not in one.
+ */
+function stringEnd(bytes: Buffer, from: number, limit: number): number {
+  let close = from
   for (;;) {
     close = bytes.indexOf(0x22, close + 1)
     if (close < 0) return bytes.length
     let backslashes = 0
     while (bytes[close - 1 - backslashes] === 0x5c) backslashes++
     if (backslashes % 2 === 0) return close + 1
+    if (close > limit) return -1 - close
   }
 }
+
+const turn = () => new Promise(setImmediate)
 
 /**
  * The top-level members of `bytes`, a JSON object text already checked against the grammar (no other input is
@@ -51,24 +58,35 @@ export async function topLevelMembers(bytes: Buffer): Promise<TopMembers> {
   const skipSpace = () => {
     while (isSpace(bytes[at])) at++
   }
+  // Past the string literal at `at`, with a turn after each slice of it.
+  const skipString = async () => {
+    for (let end = stringEnd(bytes, at, mark + SLICE_BYTES); ; end = stringEnd(bytes, mark, mark + SLICE_BYTES)) {
+      if (end >= 0) {
+        at = end
+        return
+      }
+      mark = -1 - end
+      await turn()
+    }
+  }
   for (;;) {
     skipSpace()
     if (bytes[at] !== 0x22) break
     const start = at
-    at = stringEnd(bytes, at)
+    await skipString()
     const key = at - start <= MAX_KEY_BYTES ? stringAt(bytes, start, at) : undefined
     skipSpace()
     at++ // the colon
     skipSpace()
     const valueStart = at
     const c = bytes[at]
-    if (c === 0x22) at = stringEnd(bytes, at)
+    if (c === 0x22) await skipString()
     else if (c === 0x7b || c === 0x5b) {
       let depth = 0
       do {
         const d = bytes[at]
         if (d === 0x22) {
-          at = stringEnd(bytes, at)
+          await skipString()
           continue
         }
         if (d === 0x7b || d === 0x5b) depth++
@@ -76,7 +94,7 @@ export async function topLevelMembers(bytes: Buffer): Promise<TopMembers> {
         at++
         if (at - mark >= SLICE_BYTES) {
           mark = at
-          await new Promise(setImmediate)
+          await turn()
         }
       } while (depth > 0 && at < bytes.length)
     } else {

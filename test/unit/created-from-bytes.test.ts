@@ -16,7 +16,7 @@ const AT = 1_700_000_000
 async function fromBytes(body: string, format: BackgroundFormat = responsesBackground) {
   const bytes = Buffer.from(body)
   const { fields } = await scanJsonBody(bytes)
-  return createdFromBytes(format, ID, AT, bytes, fields, await topLevelMembers(bytes))
+  return await createdFromBytes(format, ID, AT, bytes, fields, await topLevelMembers(bytes))
 }
 
 /** The created event's data, parsed. */

@@ -6,6 +6,21 @@ import { editMembers, editTopLevelMembers, type MemberEdits, topLevelMembers } f
 
 const RUN: MemberEdits = { drop: ['background'], set: { stream: true } }
 
+/** Counts the turns of the event loop while `work` runs: each turn runs one immediate of the chain. */
+async function turnsDuring<T>(work: () => Promise<T>): Promise<{ result: T; turns: number }> {
+  let turns = 0
+  let counting = true
+  const tick = () => {
+    if (!counting) return
+    turns++
+    setImmediate(tick)
+  }
+  setImmediate(tick)
+  const result = await work()
+  counting = false
+  return { result, turns }
+}
+
 /** A small deterministic generator, so a failure names the seed that made it. */
 function random(seed: number) {
   let s = seed >>> 0 || 1
@@ -109,12 +124,17 @@ describe('editTopLevelMembers', () => {
   it('turns the event loop while it reads a body of megabytes', async () => {
     const big = { model: 'm', tools: Array.from({ length: 60_000 }, (_, i) => ({ name: `t${i}`, p: [i, '"}'] })), background: true }
     const source = JSON.stringify(big)
-    let turns = 0
-    const counter = setInterval(() => turns++, 0)
-    const edited = await editTopLevelMembers(Buffer.from(source), RUN)
-    clearInterval(counter)
+    const { result: edited, turns } = await turnsDuring(() => editTopLevelMembers(Buffer.from(source), RUN))
     expect(source.length).toBeGreaterThan(2 * 1024 * 1024)
     expect(JSON.parse(edited?.toString() ?? '')).toEqual(editMembers(big, RUN))
-    expect(turns).toBeGreaterThan(0)
+    expect(turns).toBeGreaterThan(4)
+  })
+
+  it('turns the event loop inside a long string full of escaped quotes', async () => {
+    const source = JSON.stringify({ model: 'm', background: true, input: 'say "yes" '.repeat(300_000) })
+    const { result: found, turns } = await turnsDuring(() => topLevelMembers(Buffer.from(source)))
+    expect(found.members.map((m) => m.key)).toEqual(['model', 'background', 'input'])
+    expect(found.members[2]?.end).toBe(source.length - 1)
+    expect(turns).toBeGreaterThan(8)
   })
 })
