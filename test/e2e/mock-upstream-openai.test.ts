@@ -126,11 +126,10 @@ describe('routes', () => {
   it('streaming writes each frame separately (visible with chunk_delay_ms)', async () => {
     const { status, chunks } = await rawRequest('/v1/chat/completions', chat({ stream: true, mock: { chunks: 3, chunk_delay_ms: 30 } }))
     expect(status).toBe(200)
-    // role + 3 deltas + finish + [DONE]: each arrives in its own read, 30 ms apart.
+    // role + 3 deltas + finish + [DONE]: each arrives in its own read, 30 ms apart. Paced as a whole: one read made
+    // late on a loaded machine shortens the gap after it (19 ms was seen), never the five gaps together.
     expect(chunks).toHaveLength(6)
     for (const c of chunks) expect(c.s).toMatch(/^data: .*\n\n$/s)
-    for (let i = 1; i < chunks.length; i++) {
-      expect(chunks[i]!.t - chunks[i - 1]!.t).toBeGreaterThanOrEqual(20)
-    }
+    expect(chunks[5]!.t - chunks[0]!.t).toBeGreaterThanOrEqual(120)
   })
 })
