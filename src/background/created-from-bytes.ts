@@ -92,11 +92,11 @@ export async function createdFromBytes(
       at += out.write(piece, at, 'utf8')
       continue
     }
-    const end = at + bytes.copy(out, at, piece[0], piece[1])
+    const copied = out.subarray(at, at + bytes.copy(out, at, piece[0], piece[1]))
     // Line breaks between an array's elements would end the event's `data:` line; inside a string JSON has none raw.
-    for (let n = out.indexOf(0x0a, at); n >= 0 && n < end; n = out.indexOf(0x0a, n + 1)) out[n] = 0x20
-    for (let r = out.indexOf(0x0d, at); r >= 0 && r < end; r = out.indexOf(0x0d, r + 1)) out[r] = 0x20
-    at = end
+    for (let n = copied.indexOf(0x0a); n >= 0; n = copied.indexOf(0x0a, n + 1)) copied[n] = 0x20
+    for (let r = copied.indexOf(0x0d); r >= 0; r = copied.indexOf(0x0d, r + 1)) copied[r] = 0x20
+    at += copied.length
   }
   const text = await utf8TextInSlices(out)
   return objectSpan(text, data, pending, 0) === undefined ? undefined : { pending, text }
