@@ -125,7 +125,15 @@ export async function backgroundMemoryPart(ctx) {
     table(
       ['call', 'growth at create', '÷ request', 'growth at the end', '÷ request', 'longest stall ms', 'whole call ms'],
       [
-        ['floor: read, one string kept', mib(floor.createGrowth), ratio(floor.createGrowth / bytes), '—', '—', num(floor.lagMax, 1), num(floor.wholeMs, 0)],
+        [
+          'floor: read, one string kept',
+          mib(floor.createGrowth),
+          ratio(floor.createGrowth / bytes),
+          '—',
+          '—',
+          num(floor.lagMax, 1),
+          num(floor.wholeMs, 0),
+        ],
         [
           'plain',
           mib(plain.createGrowth),
