@@ -119,10 +119,10 @@ export interface MemberEdits {
 
 /**
  * `bytes` (a checked JSON object text) with `edits` made, as a copy of the same length (or in `bytes` themselves,
- * `inPlace`, for bytes nobody else holds): dropped members and the
- * commas they leave are blanked, a set member's value is written in its place (its earlier duplicates dropped), a
- * member set but absent takes a dropped member's place. Spaces pad what is shorter. Undefined when a written text
- * does not fit where it goes: the caller then writes the edited object whole. `found`: the members, when read already.
+ * `inPlace`, for bytes nobody else holds): dropped members and the commas they leave are blanked, a set member's
+ * value is written in its place (its earlier duplicates dropped), a member set but absent takes a dropped member's
+ * place. Spaces pad what is shorter. Undefined when a written text does not fit where it goes: the caller then writes
+ * the edited object whole. `found`: the members, when read already.
  */
 export async function editTopLevelMembers(
   bytes: Buffer,
@@ -147,16 +147,17 @@ export async function editTopLevelMembers(
   })
   for (const [key, value] of Object.entries(edits.set)) {
     const text = JSON.stringify(value)
+    // Fitted in bytes: a string value or key may hold characters of several bytes.
     const at = lastOf.get(key)
     if (at !== undefined) {
       const member = members[at] as MemberSpan
-      if (text.length > member.end - member.valueStart) return undefined
+      if (Buffer.byteLength(text) > member.end - member.valueStart) return undefined
       writes.push([member.valueStart, member.end, text])
       continue
     }
     const slot = freed.find((i) => {
       const member = members[i] as MemberSpan
-      return member.end - member.start >= JSON.stringify(key).length + 1 + text.length
+      return member.end - member.start >= Buffer.byteLength(`${JSON.stringify(key)}:${text}`)
     })
     if (slot === undefined) return undefined
     freed.splice(freed.indexOf(slot), 1)

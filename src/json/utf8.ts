@@ -1,4 +1,4 @@
-import { isAscii, isUtf8 } from 'node:buffer'
+import { isUtf8 } from 'node:buffer'
 
 /**
  * The byte offset of the first byte that breaks UTF-8 (RFC 3629: no overlongs, no surrogates, nothing past
@@ -66,28 +66,4 @@ export async function invalidUtf8AtInSlices(bytes: Uint8Array, windowBytes = WIN
     if (from < n) await new Promise(setImmediate)
   }
   return -1
-}
-
-/**
- * The text of UTF-8 `bytes`: ASCII copied at once (one native pass), anything else decoded a slice of `sliceBytes`
- * at a time, each cut before a character's first byte, with a turn of the event loop after each: 20 MB of text with
- * accents and emoji took 70 ms to decode at once.
- */
-export async function utf8TextInSlices(bytes: Buffer, sliceBytes = WINDOW_BYTES): Promise<string> {
-  if (bytes.length <= sliceBytes || isAscii(bytes)) return bytes.toString(bytes.length <= sliceBytes ? 'utf8' : 'latin1')
-  const pieces: string[] = []
-  // Whether byte `at` continues a character rather than starting one.
-  const inside = (at: number) => at < bytes.length && ((bytes[at] as number) & 0xc0) === 0x80
-  for (let from = 0; from < bytes.length; ) {
-    let cut = Math.min(bytes.length, from + sliceBytes)
-    let back = cut
-    while (back > from && inside(back)) back--
-    // A slice shorter than the character it starts with ends after that character.
-    if (back > from) cut = back
-    else while (inside(cut)) cut++
-    pieces.push(bytes.toString('utf8', from, cut))
-    from = cut
-    await new Promise(setImmediate)
-  }
-  return pieces.join('')
 }

@@ -3,12 +3,11 @@
  * field, so the reader's join (with a line feed, as the SSE specification says) gives the payload back exactly.
  */
 export function sseEvent(data: string, event?: string): string {
-  const body = `data: ${data.replace(/\r\n|\r|\n/g, '\ndata: ')}\n\n`
-  return event === undefined ? body : `event: ${event}\n${body}`
+  return sseJsonEvent(data.replace(/\r\n|\r|\n/g, '\ndata: '), event)
 }
 
 /**
- * `sseEvent` of a `JSON.stringify` result: JSON text holds no raw line break, so it is one `data:` line as it is. A
+ * `sseEvent` of a payload of one line, such as a `JSON.stringify` result (JSON text holds no raw line break): a
  * megabyte event is then copied once when first read, not also by a search for line breaks that finds none.
  */
 export function sseJsonEvent(json: string, event?: string): string {

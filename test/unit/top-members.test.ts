@@ -1,25 +1,11 @@
 import { describe, expect, it } from 'vitest'
 import { editMembers, editTopLevelMembers, type MemberEdits, topLevelMembers } from '../../src/json/top-members.js'
+import { turnsDuring } from '../support/loop-turns.js'
 
 // A checked JSON object's top-level members found in its bytes, and edited there: the edited bytes parse to exactly
 // what editing the parsed object gives, whatever the spacing, order, nesting and escapes around them.
 
 const RUN: MemberEdits = { drop: ['background'], set: { stream: true } }
-
-/** Counts the turns of the event loop while `work` runs: each turn runs one immediate of the chain. */
-async function turnsDuring<T>(work: () => Promise<T>): Promise<{ result: T; turns: number }> {
-  let turns = 0
-  let counting = true
-  const tick = () => {
-    if (!counting) return
-    turns++
-    setImmediate(tick)
-  }
-  setImmediate(tick)
-  const result = await work()
-  counting = false
-  return { result, turns }
-}
 
 /** A small deterministic generator, so a failure names the seed that made it. */
 function random(seed: number) {
@@ -106,6 +92,13 @@ describe('editTopLevelMembers', () => {
   it('blanks a dropped member and its comma where the set member is already there', async () => {
     const edited = await editTopLevelMembers(Buffer.from('{"stream":false,"input":"x","background":true}'), RUN)
     expect(edited?.toString()).toBe('{"stream":true ,"input":"x"                  }')
+  })
+
+  it('fits what it writes in bytes, not characters', async () => {
+    // Five characters, eight bytes, where the value took seven: written, it would run over the closing brace.
+    expect(await editTopLevelMembers(Buffer.from('{"x":"abcde"}'), { drop: [], set: { x: 'ééé' } })).toBeUndefined()
+    const edited = await editTopLevelMembers(Buffer.from('{"x":"abcde"}'), { drop: [], set: { x: 'éé' } })
+    expect(JSON.parse(edited?.toString() ?? '')).toEqual({ x: 'éé' })
   })
 
   it('edits the bytes themselves when asked', async () => {
