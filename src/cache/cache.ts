@@ -13,6 +13,7 @@ import { clientFraming } from '../dialects/framing/index.js'
 import type { Exchange } from '../http/dispatch.js'
 import { withRequestId } from '../http/request-id.js'
 import type { ClientSink } from '../http/sink.js'
+import { turnEnd } from '../http/turn-end.js'
 import { callStartMessage } from '../observe/call-message.js'
 import { type CacheMessage, channels } from '../observe/channels.js'
 import type { Runtime } from '../runtime.js'
@@ -95,7 +96,7 @@ export class ResponseCache {
     }
     // An answer this process holds is served at once: no call to register for others to wait on, no store to ask.
     const held = this.#store.getNow?.(key.id)
-    if (held && (await this.#hit(rt, spec, client, held))) {
+    if (held && (await this.#hit(rt, spec, client, held, true))) {
       key.remember?.()
       return
     }
@@ -174,7 +175,7 @@ export class ResponseCache {
    * goes upstream). A hit is admitted as any call (an owner over its limits gets its 429) and counts one request,
    * no tokens and no cost.
    */
-  async #hit(rt: Runtime, spec: CallSpec, client: ClientSink, answer: CachedAnswer): Promise<boolean> {
+  async #hit(rt: Runtime, spec: CallSpec, client: ClientSink, answer: CachedAnswer, atOnce = false): Promise<boolean> {
     let body: HitBody | undefined
     try {
       body = hitBody(spec, answer)
@@ -196,6 +197,10 @@ export class ResponseCache {
     headers[CACHE_HEADER] = 'hit'
     headers.age = Math.floor(ageMs / 1000)
     if (spec.limitHeaders) Object.assign(headers, spec.limitHeaders)
+    // A hit made at once (held in this process) is written with the turn's other hits: written as each request was
+    // read, each woke its reader anew, which cost more than the hit itself at c=32 on loopback (see `turnEnd`). A hit
+    // read from a store already comes with the others its reply answered.
+    if (atOnce) await turnEnd()
     if (body.stream) {
       headers['cache-control'] = 'no-cache'
       client.open({ status: 200, headers })

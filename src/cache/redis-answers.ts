@@ -2,7 +2,8 @@
 // their own prefix (`cache:`), each with its TTL; small sets index them by owner and by model for `cache.delete`,
 // since listing by SCAN would walk the whole keyspace.
 import type Keyv from 'keyv'
-import { guarded } from '../store/guard.js'
+import { DeadlineSweeper } from '../http/deadlines.js'
+import { guarded, guardedBy } from '../store/guard.js'
 import { RedisLink } from '../store/redis-link.js'
 import type { TokenCounts } from '../types.js'
 import type { AnswerStore, CachedAnswer } from './store.js'
@@ -39,6 +40,8 @@ interface Envelope {
 /** Cached answers in Redis, behind the gateway store's Keyv prefixes. */
 export class RedisAnswers implements AnswerStore {
   readonly #link: RedisLink
+  /** The deadline of every lookup: one sweeper, not a timer per hit (a timer and a race of two promises cost more than the GET's own work). */
+  readonly #deadline = new DeadlineSweeper(STEP_TIMEOUT_MS)
 
   constructor(keyv: Keyv, onError: (error: unknown) => void) {
     this.#link = new RedisLink(keyv, { waitMs: STEP_TIMEOUT_MS, onError })
@@ -59,8 +62,8 @@ export class RedisAnswers implements AnswerStore {
   }
 
   get(id: string): Promise<CachedAnswer | undefined> {
-    return guarded('cache get', STEP_TIMEOUT_MS, async () => {
-      await this.#link.ready()
+    return guardedBy(this.#deadline, 'cache get', async () => {
+      if (!this.#link.readyNow()) await this.#link.ready()
       const text = await this.#client().get(this.#answerKey(id))
       return typeof text === 'string' ? decode(text) : undefined
     })

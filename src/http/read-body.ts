@@ -212,7 +212,8 @@ export async function bodyOfBytes(
   // JSON is UTF-8 (RFC 8259); anything else would be forwarded as sent but stored and hashed as something else.
   if (broken !== -1)
     throw new GatewayError('invalid_request', `The request body is not valid UTF-8 at byte ${broken}; JSON must be sent as UTF-8.`)
-  if (bytes.length >= SCAN_FROM_BYTES || !containersAtMost(bytes, SCAN_FROM_CONTAINERS)) {
+  // A body no longer than the container limit cannot hold more containers than that: it is not counted.
+  if (bytes.length >= SCAN_FROM_BYTES || (bytes.length > SCAN_FROM_CONTAINERS && !containersAtMost(bytes, SCAN_FROM_CONTAINERS))) {
     const scan = await scanJsonBody(bytes, {
       exactStrings: EXACT_STRINGS,
       rules,

@@ -11,13 +11,17 @@ export const REQUEST_ID_PATTERN = /^[0-9A-HJKMNP-TV-Z]{26}$/
 let lastTime = -1
 let lastRandom: number[] = []
 
-function encodeTime(ms: number): string {
-  let out = ''
-  for (let i = 0; i < 10; i++) {
-    out = ALPHABET[ms % 32] + out
+/** The characters of the id being made, as codes: one flat string is made of them at once. Added up piece by piece,
+ * an id was a rope of 17 strings that every header check (a regular expression) flattened again. */
+const idCodes: number[] = new Array(10 + RANDOM_CHARS).fill(0)
+const ALPHABET_CODES = Array.from(ALPHABET, (char) => char.charCodeAt(0))
+
+/** Writes `ms` as the id's first ten characters. */
+function encodeTime(ms: number): void {
+  for (let i = 9; i >= 0; i--) {
+    idCodes[i] = ALPHABET_CODES[ms % 32] as number
     ms = Math.floor(ms / 32)
   }
-  return out
 }
 
 // One system call per 256 ids instead of one per id.
@@ -49,21 +53,18 @@ function increment(digits: number[]): number[] {
   return freshRandom()
 }
 
-/** The encoded `lastTime`: every id of one millisecond shares it, and a busy server makes many per millisecond. */
-let lastTimeText = ''
-
 /** A new request id; ids made in one process are strictly increasing, even within one millisecond. */
 export function newRequestId(now = Date.now()): string {
   if (now <= lastTime) {
     lastRandom = increment(lastRandom)
   } else {
     lastTime = now
-    lastTimeText = encodeTime(now)
+    // Every id of one millisecond shares its time, and a busy server makes many per millisecond.
+    encodeTime(now)
     lastRandom = freshRandom()
   }
-  let out = lastTimeText
-  for (const digit of lastRandom) out += ALPHABET[digit]
-  return out
+  for (let i = 0; i < RANDOM_CHARS; i++) idCodes[10 + i] = ALPHABET_CODES[lastRandom[i] as number] as number
+  return String.fromCharCode(...idCodes)
 }
 
 /**

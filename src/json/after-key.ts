@@ -2,6 +2,8 @@
 // event tested before it is worth parsing. A key can be told from text: inside a JSON string every quote is escaped,
 // so `"key"` followed by a colon is always a member name.
 
+import { closingQuote } from './quote.js'
+
 const isBlank = (c: number | undefined) => c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09
 
 const QUOTE = 0x22
@@ -38,13 +40,6 @@ function openingQuote(bytes: Buffer, close: number, floor: number): number {
   let open = bytes.lastIndexOf(QUOTE, close - 1)
   while (open >= floor && !unescaped(bytes, open)) open = bytes.lastIndexOf(QUOTE, open - 1)
   return open >= floor ? open : -1
-}
-
-/** The unescaped quote that closes the string opened at `open`; -1 if none. */
-function closingQuote(bytes: Buffer, open: number): number {
-  let close = bytes.indexOf(QUOTE, open + 1)
-  while (close !== -1 && !unescaped(bytes, close)) close = bytes.indexOf(QUOTE, close + 1)
-  return close
 }
 
 /**

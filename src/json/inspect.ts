@@ -1,5 +1,6 @@
 import { GatewayError, invalidField, shown } from '../errors.js'
 import { numberAt } from './number.js'
+import { closingQuote } from './quote.js'
 
 /** What a body must not hold, beyond being valid JSON: the limits every body path enforces alike. */
 export interface JsonRules {
@@ -52,8 +53,8 @@ export function inspectJson(b: Buffer, rules: JsonRules): void {
     if (c === 0x22) {
       const close = closingQuote(b, i)
       if (memberKey && rules.singleKeys.size > 0) {
-        const key = stringAt(b, i, close + 1)
-        if (rules.singleKeys.has(key)) {
+        const key = singleKeyAt(b, i, close + 1, rules.singleKeys)
+        if (key !== undefined) {
           seen ??= new Set()
           if (seen.has(key)) throw duplicateKey(key)
           seen.add(key)
@@ -112,15 +113,40 @@ export function containersAtMost(b: Buffer, limit: number): boolean {
   return true
 }
 
-/** The index of the quote that closes the string opening at `open`, or -1 when none does. */
-function closingQuote(b: Buffer, open: number): number {
-  let close = b.indexOf(0x22, open + 1)
-  // A quote preceded by an odd run of backslashes is escaped.
-  while (close !== -1) {
-    let k = close - 1
-    while (b[k] === 0x5c) k--
-    if ((close - 1 - k) % 2 === 0) return close
-    close = b.indexOf(0x22, close + 1)
+/** The last set of single keys seen, as bytes by length: a member's name is matched without being made a string. */
+let lastKeys: ReadonlySet<string> | undefined
+let lastByLength: Array<Array<[Buffer, string]> | undefined> = []
+
+function byLengthOf(keys: ReadonlySet<string>): Array<Array<[Buffer, string]> | undefined> {
+  // One set per operation, and a request is checked against one: remembering the last is remembering enough.
+  if (keys === lastKeys) return lastByLength
+  const byLength: Array<Array<[Buffer, string]> | undefined> = []
+  for (const key of keys) {
+    const bytes = Buffer.from(key, 'utf8')
+    const same = byLength[bytes.length]
+    if (same) same.push([bytes, key])
+    else byLength[bytes.length] = [[bytes, key]]
   }
-  return -1
+  lastKeys = keys
+  lastByLength = byLength
+  return byLength
+}
+
+/** The single key the member name spanning [start, end) of `b` (quotes included) is, if it is one. */
+function singleKeyAt(b: Buffer, start: number, end: number, keys: ReadonlySet<string>): string | undefined {
+  const candidates = byLengthOf(keys)[end - start - 2]
+  for (let k = start + 1; k < end - 1; k++) {
+    if (b[k] === 0x5c) {
+      // An escaped name is read as JSON reads it.
+      const key = stringAt(b, start, end)
+      return keys.has(key) ? key : undefined
+    }
+  }
+  if (!candidates) return undefined
+  for (const [bytes, key] of candidates) {
+    let k = 0
+    while (k < bytes.length && bytes[k] === b[start + 1 + k]) k++
+    if (k === bytes.length) return key
+  }
+  return undefined
 }

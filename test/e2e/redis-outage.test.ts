@@ -280,4 +280,28 @@ await describeWithRedis('A Redis outage keeps the promise', () => {
     }
     admin.destroy()
   })
+
+  it('a cache on a Redis that stops answering: the lookup gives up at its deadline and the call goes upstream', {
+    timeout: 60_000,
+  }, async () => {
+    port = await freePort()
+    redis = await startOwnRedis(port)
+    const gw = await start(`outage-cache-${port}`, { cache: {} })
+    const chat = (content: string) => call(`${gw.url}/v1/chat/completions`, { headers: bearer(KEY_A), body: chatBody(content) })
+    expect((await chat('cached')).headers['x-model-gateway-cache']).toBe('miss')
+    await eventually(async () => (await chat('cached')).headers['x-model-gateway-cache'] === 'hit', 5_000)
+
+    redis.kill('SIGSTOP')
+    const started = performance.now()
+    const res = await chat('looked up while Redis sleeps')
+    const waited = performance.now() - started
+    redis.kill('SIGCONT')
+    expect(res.status).toBe(200)
+    expect(res.headers['x-model-gateway-cache']).toBe('miss')
+    expect(upstreamCalls('looked up while Redis sleeps')).toBe(1)
+    // The lookup's deadline is 2 s, swept every 200 ms: never an answer held up without end.
+    expect(waited).toBeGreaterThanOrEqual(1_900)
+    expect(waited).toBeLessThan(10_000)
+    expect(lines(gw, 'model-gateway: the cache could not be read; the call goes upstream')).toHaveLength(1)
+  })
 })

@@ -34,6 +34,10 @@ describe('JSON rules on every body path', () => {
     ['{"model":"a","other":1,"model":"b"}', "'model' appears more than once in the request body."],
     ['{"stream":true,"mo\\u0064el":"a","model":"b"}', "'model' appears more than once in the request body."],
     ['{"x":1,"x":2}', 'ok'],
+    // Names of a single key's length that are not it, a longer one it begins, and one told only by its escapes.
+    ['{"modal":1,"models":2,"model":"a","strea":3,"streams":4,"stream":true}', 'ok'],
+    ['{"mod\u00e9":1,"modé":2,"model":"a"}', 'ok'],
+    ['{"\u006d\u006f\u0064\u0065\u006c":"a","stream":true,"model":"b"}', "'model' appears more than once in the request body."],
     ['{"a":1e308,"b":-1.7976931348623157e308,"c":1e-400,"d":"1e400"}', 'ok'],
     ['{"a":[1,2,1e400]}', 'The request body holds a number too large for a double at byte 10.'],
     ['{"a":-1e999}', 'The request body holds a number too large for a double at byte 5.'],
