@@ -104,13 +104,16 @@ export class ResponseCache {
     this.#running.set(key.id, new Promise((resolve) => (settle = resolve)))
     let kept: CachedAnswer | undefined
     try {
-      const found = await this.#store.get(key.id).catch((error: unknown) => {
-        this.#logger.warn('model-gateway: the cache could not be read; the call goes upstream', {
-          requestId: spec.requestId,
-          error: String(error),
-        })
-        return undefined
-      })
+      // A store that answers at once (memory) was asked above: nothing is there to wait for.
+      const found = this.#store.getNow
+        ? undefined
+        : await this.#store.get(key.id).catch((error: unknown) => {
+            this.#logger.warn('model-gateway: the cache could not be read; the call goes upstream', {
+              requestId: spec.requestId,
+              error: String(error),
+            })
+            return undefined
+          })
       if (found && (await this.#hit(rt, spec, client, found))) {
         key.remember?.()
         kept = found

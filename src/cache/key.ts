@@ -106,36 +106,46 @@ export function cacheKey(spec: KeyedCall, shared: boolean, memo?: KeyMemo): Cach
   return madeKey(spec, shared, target, memoKey, memo)
 }
 
-/** The key of a call no memo knew: its body's canonical hash and its target's, hashed together. */
-async function madeKey(
+/**
+ * The key of a call no memo knew: its body's canonical hash and its target's, hashed together. A parsed body is hashed
+ * here, at once (the call's own hash seeded with it when nothing asked for it yet); only a body too large to have been
+ * parsed waits for its hash from the hash worker, and is cached per framing (its framing fields cannot be taken out).
+ */
+function madeKey(
   spec: KeyedCall,
   shared: boolean,
   target: readonly string[],
   memoKey: string | undefined,
   memo: KeyMemo | undefined,
-): Promise<CacheKey> {
+): CacheKey | Promise<CacheKey> {
   const { value, fields } = spec.body
+  if (value === undefined) {
+    const framing = hasFraming(fields) ? (spec.stream ? 'stream' : 'whole') : ''
+    return spec.requestHash().then((bodyHash) => keyOf(spec, shared, target, bodyHash, framing))
+  }
+  const own = spec.requestHash
+  const seedable = own.seed !== undefined && !own.asked?.()
   let bodyHash: string
   let requestHash: string | undefined
-  let framing = ''
-  if (value !== undefined && hasFraming(value)) {
-    // The call's own hash comes from the same canonical form when nothing asked for it yet: a body canonicalised once.
-    const own = spec.requestHash
-    if (own.seed && !own.asked?.()) {
-      const hashes = requestBodyHashes(value, FRAMING_FIELDS)
-      own.seed(hashes.all)
-      requestHash = hashes.all
-      bodyHash = hashes.without
-    } else bodyHash = requestBodyHash(withoutFraming(value))
-  } else {
-    bodyHash = await spec.requestHash()
-    if (value !== undefined) requestHash = bodyHash
-    if (value === undefined && hasFraming(fields)) framing = spec.stream ? 'stream' : 'whole'
-  }
+  if (!hasFraming(value)) {
+    bodyHash = requestBodyHash(value)
+    requestHash = bodyHash
+  } else if (seedable) {
+    // The call's own hash comes from the same canonical form: a body canonicalised once.
+    const hashes = requestBodyHashes(value, FRAMING_FIELDS)
+    requestHash = hashes.all
+    bodyHash = hashes.without
+  } else bodyHash = requestBodyHash(withoutFraming(value))
+  if (seedable && requestHash !== undefined) own.seed?.(requestHash)
+  const key = keyOf(spec, shared, target, bodyHash, '')
+  if (memoKey !== undefined && memo) key.remember = () => memo.set(memoKey, { id: key.id, requestHash })
+  return key
+}
+
+/** The key's id: who asks (unless shared), what of which target, and the body's hash, hashed together. */
+function keyOf(spec: KeyedCall, shared: boolean, target: readonly string[], bodyHash: string, framing: string): CacheKey {
   const parts = [shared ? '' : spec.owner, ...target, bodyHash, framing]
   // One-shot: a Hash object costs more than hashing these few bytes.
   const id = hash('sha256', parts.join('\u0000'), 'base64url').slice(0, 32)
-  const key: CacheKey = { id, owner: spec.owner, model: spec.model.id }
-  if (memoKey !== undefined && memo) key.remember = () => memo.set(memoKey, { id, requestHash })
-  return key
+  return { id, owner: spec.owner, model: spec.model.id }
 }

@@ -45,10 +45,11 @@ function passthroughPlan(spec: CallSpec): CallPlan {
  */
 export function hitBody(spec: CallSpec, answer: CachedAnswer): HitBody | undefined {
   const translation = spec.bodies.translationFor(spec.model)
+  // The answer as it was kept, for a whole call of the client's own format: the commonest hit needs no plan.
+  if (!spec.stream && answer.kind === 'whole' && !translation) return { stream: false, contentType: answer.contentType, body: answer.body }
   const plan = translation?.plan ?? passthroughPlan(spec)
   if (!spec.stream) {
-    if (answer.kind === 'whole') {
-      if (!translation) return { stream: false, contentType: answer.contentType, body: answer.body }
+    if (answer.kind === 'whole' && translation) {
       const { contentType, body } = answerInClientTerms(translation, 200, answer.body)
       return { stream: false, contentType, body }
     }
