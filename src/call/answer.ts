@@ -113,6 +113,13 @@ export function headerText(rt: Runtime, response: UpstreamResponse, name: string
 
 /** Upstream headers a client plans its next calls by: its retry hint and rate-limit state. */
 const PASSED_DOWN = /^(retry-after(-ms)?|x-ratelimit-[\w-]+)$/
+
+/** `PASSED_DOWN.test(name)`, told by the name's start first: most of an answer's headers are neither, and a call tests each. */
+function passedDown(name: string): boolean {
+  const first = name.charCodeAt(0)
+  if (first === 0x72) return name === 'retry-after' || name === 'retry-after-ms'
+  return first === 0x78 && name.startsWith('x-ratelimit-') && PASSED_DOWN.test(name)
+}
 /** The upstream's rate-limit state: the gateway's own key's, which an owner with limits is not told. */
 const UPSTREAM_LIMITS = /^x-ratelimit-/
 
@@ -128,7 +135,7 @@ export function passDown(
 ): Record<string, string | number> {
   const own = spec.limitHeaders
   for (const name of Object.keys(response.headers)) {
-    if (!PASSED_DOWN.test(name) || (own && UPSTREAM_LIMITS.test(name))) continue
+    if (!passedDown(name) || (own && UPSTREAM_LIMITS.test(name))) continue
     const value = headerText(rt, response, name)
     if (value !== undefined) headers[name] = value
   }

@@ -46,18 +46,24 @@ export function inspectJson(b: Buffer, rules: JsonRules): void {
   const n = b.length
   let depth = 0
   let memberKey = false
-  let seen: Set<string> | undefined
+  // Which single keys were seen, one bit each for the first 31 (a set's allocation and hashing cost more than the rest
+  // of a small body's checks), in a set past them.
+  let seen = 0
+  let seenMore: Set<number> | undefined
   let i = 0
   while (i < n) {
     const c = b[i] as number
     if (c === 0x22) {
       const close = closingQuote(b, i)
       if (memberKey && rules.singleKeys.size > 0) {
-        const key = singleKeyAt(b, i, close + 1, rules.singleKeys)
-        if (key !== undefined) {
-          seen ??= new Set()
-          if (seen.has(key)) throw duplicateKey(key)
-          seen.add(key)
+        const index = singleKeyAt(b, i, close + 1, rules.singleKeys)
+        if (index >= 0 && index < 31) {
+          if ((seen & (1 << index)) !== 0) throw duplicateKey(lastNames[index] as string)
+          seen |= 1 << index
+        } else if (index >= 31) {
+          seenMore ??= new Set()
+          if (seenMore.has(index)) throw duplicateKey(lastNames[index] as string)
+          seenMore.add(index)
         }
       }
       memberKey = false
@@ -113,40 +119,44 @@ export function containersAtMost(b: Buffer, limit: number): boolean {
   return true
 }
 
+/** A single key as bytes, and its place among the set's keys (its bit among those seen). */
+type KeyBytes = [bytes: Buffer, index: number]
+
 /** The last set of single keys seen, as bytes by length: a member's name is matched without being made a string. */
 let lastKeys: ReadonlySet<string> | undefined
-let lastByLength: Array<Array<[Buffer, string]> | undefined> = []
+let lastByLength: Array<KeyBytes[] | undefined> = []
+/** The last set's keys, by index. */
+let lastNames: string[] = []
 
-function byLengthOf(keys: ReadonlySet<string>): Array<Array<[Buffer, string]> | undefined> {
+function byLengthOf(keys: ReadonlySet<string>): Array<KeyBytes[] | undefined> {
   // One set per operation, and a request is checked against one: remembering the last is remembering enough.
   if (keys === lastKeys) return lastByLength
-  const byLength: Array<Array<[Buffer, string]> | undefined> = []
-  for (const key of keys) {
+  const byLength: Array<KeyBytes[] | undefined> = []
+  const names = [...keys]
+  names.forEach((key, index) => {
     const bytes = Buffer.from(key, 'utf8')
     const same = byLength[bytes.length]
-    if (same) same.push([bytes, key])
-    else byLength[bytes.length] = [[bytes, key]]
-  }
+    if (same) same.push([bytes, index])
+    else byLength[bytes.length] = [[bytes, index]]
+  })
   lastKeys = keys
   lastByLength = byLength
+  lastNames = names
   return byLength
 }
 
-/** The single key the member name spanning [start, end) of `b` (quotes included) is, if it is one. */
-function singleKeyAt(b: Buffer, start: number, end: number, keys: ReadonlySet<string>): string | undefined {
+/** The index (in the set's order) of the single key the member name spanning [start, end) of `b` is; -1 if none. */
+function singleKeyAt(b: Buffer, start: number, end: number, keys: ReadonlySet<string>): number {
   const candidates = byLengthOf(keys)[end - start - 2]
   for (let k = start + 1; k < end - 1; k++) {
-    if (b[k] === 0x5c) {
-      // An escaped name is read as JSON reads it.
-      const key = stringAt(b, start, end)
-      return keys.has(key) ? key : undefined
-    }
+    // An escaped name is read as JSON reads it.
+    if (b[k] === 0x5c) return lastNames.indexOf(stringAt(b, start, end))
   }
-  if (!candidates) return undefined
-  for (const [bytes, key] of candidates) {
+  if (!candidates) return -1
+  for (const [bytes, index] of candidates) {
     let k = 0
     while (k < bytes.length && bytes[k] === b[start + 1 + k]) k++
-    if (k === bytes.length) return key
+    if (k === bytes.length) return index
   }
-  return undefined
+  return -1
 }

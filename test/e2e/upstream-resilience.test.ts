@@ -98,7 +98,15 @@ describe('key pools', () => {
     let limitAll = false
     const up = await upstream((seen, _req, res) =>
       limitAll || seen.key === 'sk-limited-aaaa'
-        ? refuse(res, 429, { 'retry-after': '7', 'x-ratelimit-remaining-requests': '0' })
+        ? refuse(res, 429, {
+            'retry-after': '7',
+            'retry-after-ms': '7000',
+            'x-ratelimit-remaining-requests': '0',
+            // Neither a retry hint nor rate-limit state: not passed down.
+            'retry-afterwards': 'no',
+            'x-ratelimit': 'no',
+            'x-other': 'no',
+          })
         : ok(res, 'fine'),
     )
     opened.push(up)
@@ -112,6 +120,8 @@ describe('key pools', () => {
     expect(limited.status).toBe(429)
     expect(limited.headers['retry-after']).toBe('7')
     expect(limited.headers['x-ratelimit-remaining-requests']).toBe('0')
+    expect(limited.headers['retry-after-ms']).toBe('7000')
+    for (const name of ['retry-afterwards', 'x-ratelimit', 'x-other']) expect(limited.headers[name], name).toBeUndefined()
   })
 })
 

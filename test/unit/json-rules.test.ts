@@ -51,6 +51,16 @@ describe('JSON rules on every body path', () => {
     else expect(small).toMatchObject({ message: expected })
   })
 
+  it('tells a repeated member among forty read ones, past the first 31 as before them', () => {
+    const many: JsonRules = { maxDepth: 5, singleKeys: new Set(Array.from({ length: 40 }, (_, i) => `field${i}`)) }
+    const all = Object.fromEntries(Array.from({ length: 40 }, (_, i) => [`field${i}`, i]))
+    expect(() => inspectJson(Buffer.from(JSON.stringify(all)), many)).not.toThrow()
+    for (const repeated of ['field3', 'field30', 'field31', 'field39']) {
+      const text = `${JSON.stringify(all).slice(0, -1)},"${repeated}":0}`
+      expect(() => inspectJson(Buffer.from(text), many), repeated).toThrow(`'${repeated}' appears more than once`)
+    }
+  })
+
   it('names the repeated field as the param', async () => {
     const [small] = await verdicts('{"stream":true,"stream":false}')
     expect(small).toMatchObject({ param: 'stream' })
