@@ -120,6 +120,7 @@ function passedDown(name: string): boolean {
   if (first === 0x72) return name === 'retry-after' || name === 'retry-after-ms'
   return first === 0x78 && name.startsWith('x-ratelimit-') && PASSED_DOWN.test(name)
 }
+
 /** The upstream's rate-limit state: the gateway's own key's, which an owner with limits is not told. */
 const UPSTREAM_LIMITS = /^x-ratelimit-/
 

@@ -11,8 +11,10 @@ export const REQUEST_ID_PATTERN = /^[0-9A-HJKMNP-TV-Z]{26}$/
 let lastTime = -1
 let lastRandom: number[] = []
 
-/** The characters of the id being made, as codes: one flat string is made of them at once. Added up piece by piece,
- * an id was a rope of 17 strings that every header check (a regular expression) flattened again. */
+/**
+ * The characters of the id being made, as codes: one flat string is made of them at once. Added up piece by piece, an
+ * id was a rope of 17 strings that every header check (a regular expression) flattened again.
+ */
 const idCodes: number[] = new Array(10 + RANDOM_CHARS).fill(0)
 const ALPHABET_CODES = Array.from(ALPHABET, (char) => char.charCodeAt(0))
 
