@@ -1,27 +1,18 @@
 import { describe, expect, it } from 'vitest'
 import { closingQuote } from '../../src/json/quote.js'
+import { Gen } from '../support/json-corpus.js'
 
 // The end of a JSON string found from its opening quote, by a short scan or the buffer's search past it: every string
 // JSON.stringify can write, of every length around where the one hands over to the other, with backslash runs on
 // both sides of that point.
-
-/** A small deterministic generator, so a failure names the seed that made it. */
-function random(seed: number) {
-  let s = seed >>> 0 || 1
-  return (n: number) => {
-    s ^= s << 13
-    s ^= s >>> 17
-    s ^= s << 5
-    return (s >>> 0) % n
-  }
-}
 
 const PIECES = ['a', ' ', '"', '\\', '\\\\', '\\"', 'é', '\n', '\u2028', '😀', '{', ',']
 
 describe('closingQuote', () => {
   it('finds where JSON.stringify ended the string, for 4 000 strings of 0 to 200 characters', () => {
     for (let seed = 1; seed <= 4000; seed++) {
-      const pick = random(seed)
+      const gen = new Gen(seed)
+      const pick = (n: number) => gen.int(n)
       const length = pick(200)
       let value = ''
       while (value.length < length) value += PIECES[pick(PIECES.length)]

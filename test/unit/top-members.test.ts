@@ -1,22 +1,12 @@
 import { describe, expect, it } from 'vitest'
 import { editMembers, editTopLevelMembers, type MemberEdits, topLevelMembers } from '../../src/json/top-members.js'
+import { Gen } from '../support/json-corpus.js'
 import { turnsDuring } from '../support/loop-turns.js'
 
 // A checked JSON object's top-level members found in its bytes, and edited there: the edited bytes parse to exactly
 // what editing the parsed object gives, whatever the spacing, order, nesting and escapes around them.
 
 const RUN: MemberEdits = { drop: ['background'], set: { stream: true } }
-
-/** A small deterministic generator, so a failure names the seed that made it. */
-function random(seed: number) {
-  let s = seed >>> 0 || 1
-  return (n: number) => {
-    s ^= s << 13
-    s ^= s >>> 17
-    s ^= s << 5
-    return (s >>> 0) % n
-  }
-}
 
 const SPACES = ['', ' ', '\n', '\t ', '\r\n  ']
 const VALUES: unknown[] = [
@@ -63,7 +53,8 @@ describe('editTopLevelMembers', () => {
   it('matches the parsed object edited, over 3000 generated objects', async () => {
     let checked = 0
     for (let seed = 1; seed <= 3000; seed++) {
-      const pick = random(seed)
+      const gen = new Gen(seed)
+      const pick = (n: number) => gen.int(n)
       const keys = ['model', 'input', 'background', 'stream', 'tools', 'x', 'background', 'stream']
       const members: Array<[string, unknown]> = []
       for (let n = pick(7); n > 0; n--) members.push([keys[pick(keys.length)] as string, VALUES[pick(VALUES.length)]])
