@@ -23,3 +23,11 @@ export function objectSpan(sse: string, data: Record<string, unknown>, object: u
   const at = marked.indexOf(mark)
   return at < 0 ? undefined : [at, sse.length - (marked.length - at - mark.length)]
 }
+
+/** How many of the first `count` events a segment of at most `maxBytes` takes: at least one, however large. */
+export function segmentLength(events: readonly string[], count: number, maxBytes: number): number {
+  let take = 0
+  for (let bytes = 0; take < count && (take === 0 || bytes + (events[take] as string).length <= maxBytes); take++)
+    bytes += (events[take] as string).length
+  return take
+}

@@ -1,12 +1,11 @@
 // One background call while this process runs it: its events in memory (for readers here) and in the store (for
 // readers anywhere), its status, and the lease that tells other processes it is still being run.
-import { setTimeout as sleep } from 'node:timers/promises'
 import type { BackgroundStatus } from '../dialects/index.js'
-import { isStoreClosed } from '../store/guard.js'
 import { isOverQuota } from '../store/memory-catalog.js'
 import { type AbortHook, abortWith } from '../upstream/send.js'
-import { keptEvent, objectSpan } from './kept-event.js'
+import { keptEvent, objectSpan, segmentLength } from './kept-event.js'
 import { resumeEvery } from './lapse.js'
+import { failedEnd, OVER_QUOTA_MESSAGE, retriedWhileDown } from './last-write.js'
 import type { RunIdentity, RunLimits, RunReader } from './run-identity.js'
 import { type BackgroundHead, backgroundNames, DELETE_MARK, hasEnded, removeCall, STOPPED_MESSAGE } from './state.js'
 
@@ -21,11 +20,6 @@ const CANCEL_POLL_MS = 1_000
 const SEGMENT_BYTES = 1024 * 1024
 /** A call's state counts against its owner's quota, as its records do. */
 const COUNTED = { counted: true }
-/** Why a call whose state its owner's quota cannot hold was stopped. */
-const OVER_QUOTA_MESSAGE =
-  "The response grew past what its owner may keep in the store (recovery.maxBytesPerOwner, or the owner's share of recovery.maxMemoryBytes)."
-/** The longest wait between two tries of a call's last write while the store is down (at most a quarter lease). */
-const MAX_RETRY_WAIT_MS = 2_000
 /** What the holder of a call readers gave up logs: it stops, and writes nothing more. */
 const GIVEN_UP_ERROR =
   'other processes gave this background response up while this process could not reach the store for longer than its lease; it stops and writes nothing more'
@@ -89,6 +83,7 @@ export class RunLog {
   #errorTold = false
   /** The store refused its events past its owner's quota: those not written are lost, and its end says why. */
   #overQuota = false
+  #started = false
   #writes: Promise<void> = Promise.resolve()
   #readers = new Set<RunReader>()
   #ended: Promise<void>
@@ -195,8 +190,9 @@ export class RunLog {
     for (const reader of this.#readers) reader.event(sse)
   }
 
-  /** The upstream answered: the call is in progress. */
+  /** The upstream answered: the call is in progress (and an end given here shows it so first). */
   start(): void {
+    this.#started = true
     // The object is unchanged but for its status, which the head carries: nothing more to write.
     if (this.status === 'queued') this.status = 'in_progress'
   }
@@ -231,15 +227,45 @@ export class RunLog {
     clearInterval(this.#timer)
     for (const reader of this.#readers) reader.end()
     this.#readers.clear()
-    this.#writes = this.#writes
-      .then(() =>
-        this.#retried(() =>
-          this.#deleted ? removeCall(this.who.store, this.who.owner, this.who.requestId, this.#segments) : this.#write(),
-        ),
-      )
-      .catch((error: unknown) => this.who.onError(error))
-      .then(() => this.#settle())
+    this.#writes = this.#writes.then(() => this.#writeEnd()).then(() => this.#settle())
     return this.#ended
+  }
+
+  /** Writes the state the call ended with (tried again while the store is down), or removes a deleted call. */
+  async #writeEnd(): Promise<void> {
+    const { store, owner, requestId } = this.who
+    const write = () => (this.#deleted ? removeCall(store, owner, requestId, this.#segments) : this.#write())
+    try {
+      await retriedWhileDown(write, this.limits, BACKGROUND_TICK_MS, (error) => this.#failed(error))
+    } catch (error) {
+      if (isOverQuota(error) && !this.#deleted) await this.#endOverQuota(error)
+      else this.who.onError(error)
+    }
+  }
+
+  /**
+   * The last write was refused past the owner's quota (the whole answer came before a tick wrote it): the store showed
+   * the call running until readers gave it up. It ends `failed` saying why, as when stopped by the quota while it
+   * ran; refused even that, it is removed, never left running.
+   */
+  async #endOverQuota(error: unknown): Promise<void> {
+    this.#failed(error)
+    this.#pending.length = 0
+    const end = failedEnd(this.who.format, this.#whole(this.#created), this.#started, OVER_QUOTA_MESSAGE, this.events.length)
+    this.#objectSeq = end.told?.carriesObject ? this.events.length : undefined
+    if (end.told) {
+      this.events.push(end.told.sse)
+      this.#pending.push(end.told.sse)
+      this.#lastData = end.told.data
+    }
+    this.#object = end.object
+    this.status = 'failed'
+    try {
+      await this.#write()
+    } catch (refused) {
+      this.who.onError(refused)
+      await removeCall(this.who.store, this.who.owner, this.who.requestId, this.#segments).catch(() => {})
+    }
   }
 
   /** Reads the events after `after` and those to come; returns a function that stops reading. */
@@ -296,26 +322,6 @@ export class RunLog {
   }
 
   /**
-   * The last write (or removal), tried again while the store fails, waiting longer each time, for as long as the
-   * state would be kept: a final state lost to an outage left a paid call `failed` for its readers, its answer lost.
-   * The wait stays within a quarter lease, so a holder whose store is back resumes before readers give it up.
-   */
-  async #retried(write: () => Promise<void>): Promise<void> {
-    const giveUpAt = Date.now() + this.limits.ttlMs
-    const longest = Math.max(BACKGROUND_TICK_MS, Math.min(MAX_RETRY_WAIT_MS, this.limits.leaseMs / 4))
-    for (let wait = BACKGROUND_TICK_MS; ; wait = Math.min(2 * wait, longest)) {
-      try {
-        return await write()
-      } catch (error) {
-        // Past the owner's quota, trying again only pushes at it; a closed store (the gateway closed) never takes it.
-        if (isOverQuota(error) || isStoreClosed(error) || Date.now() + wait > giveUpAt) throw error
-        this.#failed(error)
-        await sleep(wait, undefined, { ref: false })
-      }
-    }
-  }
-
-  /**
    * Before a write after a spell long enough for the lease to have passed for a reader: resumes the call as its only
    * writer, or (false) finds it given up, and then stops it with the words its readers saw, writing nothing more.
    */
@@ -336,10 +342,8 @@ export class RunLog {
     if (!hasEnded(this.status)) this.stop('failed', STOPPED_MESSAGE)
     else {
       // Ended here while cut off: its readers elsewhere saw it fail, and so does a reader here from now on.
-      const { format } = this.who
-      const created = this.#whole(this.#created)
-      const seen = this.#statusWritten === 'in_progress' ? format.started(created) : created
-      this.#object = format.ended(seen, 'failed', STOPPED_MESSAGE)
+      const started = this.#statusWritten === 'in_progress'
+      this.#object = failedEnd(this.who.format, this.#whole(this.#created), started, STOPPED_MESSAGE, 0).object
       this.status = 'failed'
     }
     return false
@@ -363,9 +367,7 @@ export class RunLog {
     // Taken off `#pending` only once written: a failed write leaves them for the next.
     let count = this.#pending.length
     while (count > 0) {
-      let take = 0
-      for (let bytes = 0; take < count && (take === 0 || bytes + (this.#pending[take] as string).length <= SEGMENT_BYTES); take++)
-        bytes += (this.#pending[take] as string).length
+      const take = segmentLength(this.#pending, count, SEGMENT_BYTES)
       // One event alone (a created or final one of megabytes) is kept as it is, not copied.
       const segment = take === 1 ? (this.#pending[0] as string) : this.#pending.slice(0, take).join('')
       await store.setValue(owner, backgroundNames.segment(requestId, this.#segments), segment, ttl, COUNTED)
