@@ -54,6 +54,8 @@ function tooLarge(limit: number): GatewayError {
 /** True when the content type is `application/json`, with or without parameters. */
 export function isJsonContentType(value: string | undefined): boolean {
   if (!value) return false
+  // What every SDK sends, checked before the general form's two string copies.
+  if (value === 'application/json') return true
   const semicolon = value.indexOf(';')
   const type = (semicolon === -1 ? value : value.slice(0, semicolon)).trim().toLowerCase()
   return type === 'application/json'

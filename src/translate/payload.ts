@@ -15,6 +15,8 @@ export interface Field<V> {
   readonly gatewayReads: boolean
   /** Whether the member only hints the provider: translation drops it and names it, whatever its value. */
   readonly hint: boolean
+  /** Whether the member must be present: its reader refuses an absent one. */
+  readonly required: boolean
 }
 
 /** What a field says besides its reader. */
@@ -25,12 +27,22 @@ export interface FieldOptions {
 
 /** A required member: an absent one is refused by `read` as any wrong value is. */
 export function field<T>(read: Reader<T>, options: FieldOptions = {}): Field<T> {
-  return { take: (body, key, path) => read(body[key], at(path, key)), gatewayReads: options.gatewayReads === true, hint: false }
+  return {
+    take: (body, key, path) => read(body[key], at(path, key)),
+    gatewayReads: options.gatewayReads === true,
+    hint: false,
+    required: true,
+  }
 }
 
 /** An optional member: absent and JSON `null` both read as undefined, as in `optional`. */
 export function optionalField<T>(read: Reader<T>, options: FieldOptions = {}): Field<T | undefined> {
-  return { take: (body, key, path) => optional(body, key, path, read), gatewayReads: options.gatewayReads === true, hint: false }
+  return {
+    take: (body, key, path) => optional(body, key, path, read),
+    gatewayReads: options.gatewayReads === true,
+    hint: false,
+    required: false,
+  }
 }
 
 /**
@@ -38,7 +50,7 @@ export function optionalField<T>(read: Reader<T>, options: FieldOptions = {}): F
  * so translation drops it rather than refuse the call, and names it (see `Payload.hinted`). Its value is not read.
  */
 export function hintField(): Field<unknown> {
-  return { take: (body, key) => body[key], gatewayReads: false, hint: true }
+  return { take: (body, key) => body[key], gatewayReads: false, hint: true, required: false }
 }
 
 /** A payload's description: its fields, and the sets derived from them. */

@@ -68,4 +68,11 @@ describe("a number's range is checked in one place, its payload's reader: the ga
     })
     expect(checked(validateMessages, { ...claude, max_tokens: 0, temperature: 0, top_p: 1 })).toBeUndefined()
   })
+  it("of two members out of range, the first in the body's order is named; a required one is checked first", () => {
+    expect(checked(validateChat, { ...chat, top_p: 2, temperature: 3 })).toMatchObject({ field: 'top_p' })
+    expect(checked(validateChat, { ...chat, temperature: 3, top_p: 2 })).toMatchObject({ field: 'temperature' })
+    expect(checked(validateMessages, { model: 'm', messages: user, temperature: 3 })).toMatchObject({ field: 'max_tokens' })
+    // A member the range list does not name is not read, whatever it holds.
+    expect(checked(validateChat, { ...chat, seed: 'x', temperature: 1 })).toBeUndefined()
+  })
 })

@@ -1,11 +1,11 @@
 import { invalidField as invalid } from '../../errors.js'
 import { isObject } from '../../json/value.js'
-import { checkMembers, requiredModel, streamFlag } from '../checks.js'
+import { memberCheck, requiredModel, streamFlag } from '../checks.js'
 import type { CallTarget } from '../dialect.js'
 import { messagesRequest } from './messages/wire.js'
 
-/** The members of a Messages body whose ranges the gateway checks before any upstream sees them. */
-const MESSAGES_RANGES = ['max_tokens', 'temperature', 'top_p'] as const
+/** Checks the members of a Messages body whose ranges the gateway checks before any upstream sees them. */
+const checkMessagesRanges = memberCheck(messagesRequest, ['max_tokens', 'temperature', 'top_p'])
 
 /** The `messages` every Messages body carries, checked alike for a call and a token count. */
 function checkMessages(body: Record<string, unknown>): void {
@@ -23,7 +23,7 @@ function checkMessages(body: Record<string, unknown>): void {
  */
 export function validateMessagesMembers(body: Record<string, unknown>): void {
   checkMessages(body)
-  checkMembers(messagesRequest, body, MESSAGES_RANGES)
+  checkMessagesRanges(body)
 }
 
 /** Checks a Messages body (`POST /v1/messages`); unknown fields are left alone and pass through. */

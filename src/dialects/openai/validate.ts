@@ -1,14 +1,22 @@
 import { invalidField as invalid } from '../../errors.js'
 import { isObject } from '../../json/value.js'
-import { checkMembers, requiredModel, streamFlag } from '../checks.js'
+import { memberCheck, requiredModel, streamFlag } from '../checks.js'
 import type { CallTarget } from '../dialect.js'
 import { chatRequest } from './chat-completions/wire.js'
 import { responsesRequest } from './responses/wire.js'
 
-/** The members of a chat-completions body whose ranges the gateway checks before any upstream sees them. */
-const CHAT_RANGES = ['temperature', 'top_p', 'presence_penalty', 'frequency_penalty', 'n', 'max_completion_tokens', 'max_tokens'] as const
+/** Checks the members of a chat-completions body whose ranges the gateway checks before any upstream sees them. */
+const checkChatRanges = memberCheck(chatRequest, [
+  'temperature',
+  'top_p',
+  'presence_penalty',
+  'frequency_penalty',
+  'n',
+  'max_completion_tokens',
+  'max_tokens',
+])
 /** The same of a Responses body. */
-const RESPONSES_RANGES = ['temperature', 'top_p', 'max_output_tokens'] as const
+const checkResponsesRanges = memberCheck(responsesRequest, ['temperature', 'top_p', 'max_output_tokens'])
 
 /** Checks a chat-completions body; unknown fields are left alone and pass through. */
 export function validateChat(body: Record<string, unknown>): CallTarget {
@@ -27,7 +35,7 @@ export function validateChat(body: Record<string, unknown>): CallTarget {
     checked = message
   }
   const stream = streamFlag(body)
-  checkMembers(chatRequest, body, CHAT_RANGES)
+  checkChatRanges(body)
   return { model, stream }
 }
 
@@ -58,6 +66,6 @@ export function validateResponses(body: Record<string, unknown>): CallTarget {
     }
   }
   const stream = streamFlag(body)
-  checkMembers(responsesRequest, body, RESPONSES_RANGES)
+  checkResponsesRanges(body)
   return { model, stream }
 }
