@@ -195,7 +195,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     isClosing,
   )
 
-  // `dispatch` never rejects, so one reaction counts the call out: no async frame of its own per request.
+  // `dispatch` never rejects and runs this at its end, in the reaction that ends it: no turn of its own per request.
   const finished = (): true => {
     if (--serving === 0) drained?.()
     return true
@@ -204,7 +204,7 @@ export function createGateway(options: GatewayOptions): Gateway {
   const sockets = new SocketSessions(rt)
   function serve(req: IncomingMessage, res: ServerResponse, init: HandleOptions, match: Match): Promise<true> {
     serving++
-    return dispatch(req, res, match, init, performance.now()).then(finished)
+    return dispatch(req, res, match, init, performance.now(), finished)
   }
 
   const gateway: Gateway = {

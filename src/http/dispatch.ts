@@ -101,19 +101,22 @@ export function createDispatch(rt: Runtime, handlers: Handlers, isClosing: () =>
     sendError(res, new GatewayError('internal_error', 'The gateway failed to handle this request.'), to)
   }
 
-  /** Serves one routed request to its end; never rejects. */
-  return async function dispatch(
+  /**
+   * Serves one routed request to its end, then `after`, whose result it resolves with; never rejects. One reaction
+   * takes both ends: an async frame awaiting `serve` and a `then` of the caller's after it took two turns more.
+   */
+  return function dispatch<T>(
     req: IncomingMessage,
     res: ServerResponse,
     match: Match,
     init: HandleOptions,
     startedAt: number,
-  ): Promise<void> {
+    after: () => T,
+  ): Promise<T> {
     const requestId = newRequestId()
-    try {
-      await serve(req, res, match, requestId, init, startedAt)
-    } catch (error) {
+    return serve(req, res, match, requestId, init, startedAt).then(after, (error: unknown) => {
       fail(res, match, error, requestId)
-    }
+      return after()
+    })
   }
 }

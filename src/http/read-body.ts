@@ -197,7 +197,8 @@ export async function obtainBody(req: IncomingMessage, limits: BodyLimits, read:
     bytes = await readBody(req, limits, read.reservation)
   }
   if (bytes.length > limit) throw tooLarge(limit)
-  return bodyOfBytes(bytes, rules, read, preparsed?.raw === undefined)
+  const owned = preparsed?.raw === undefined
+  return parsedAtOnce(bytes, rules, owned) ?? (await scannedBody(bytes, rules, read, owned))
 }
 
 /**
@@ -210,21 +211,45 @@ export async function bodyOfBytes(
   read: Pick<BodyRead, 'readsMembers' | 'elementFields'>,
   owned = false,
 ): Promise<RequestBody> {
-  const broken = bytes.length >= SCAN_FROM_BYTES ? await invalidUtf8AtInSlices(bytes) : invalidUtf8At(bytes)
+  return parsedAtOnce(bytes, rules, owned) ?? (await scannedBody(bytes, rules, read, owned))
+}
+
+/** The 400 for bytes that are not UTF-8. */
+function notUtf8(at: number): GatewayError {
   // JSON is UTF-8 (RFC 8259); anything else would be forwarded as sent but stored and hashed as something else.
-  if (broken !== -1)
-    throw new GatewayError('invalid_request', `The request body is not valid UTF-8 at byte ${broken}; JSON must be sent as UTF-8.`)
+  return new GatewayError('invalid_request', `The request body is not valid UTF-8 at byte ${at}; JSON must be sent as UTF-8.`)
+}
+
+/**
+ * `bodyOfBytes` of a body cheap to parse, at once (no promise turn: the commonest body on every call's path); undefined
+ * for one the scanner must read: a large body, or one of more containers than parsing whole may stall the loop for.
+ */
+function parsedAtOnce(bytes: Buffer, rules: JsonRules, owned: boolean): RequestBody | undefined {
   // A body no longer than the container limit cannot hold more containers than that: it is not counted.
   if (bytes.length >= SCAN_FROM_BYTES || (bytes.length > SCAN_FROM_CONTAINERS && !containersAtMost(bytes, SCAN_FROM_CONTAINERS))) {
-    const scan = await scanJsonBody(bytes, {
-      exactStrings: EXACT_STRINGS,
-      rules,
-      skeleton: read.readsMembers !== false,
-      elementFields: read.elementFields,
-    })
-    return { bytes, fields: scan.fields, value: undefined, spans: scan.spans, owned }
+    return undefined
   }
+  const broken = invalidUtf8At(bytes)
+  if (broken !== -1) throw notUtf8(broken)
   const value = parseJsonObject(bytes)
   inspectJson(bytes, rules)
   return { bytes, fields: value, value, spans: undefined, owned }
+}
+
+/** `bodyOfBytes` of a body the scanner reads, checked and scanned in slices with turns of the event loop between. */
+async function scannedBody(
+  bytes: Buffer,
+  rules: JsonRules,
+  read: Pick<BodyRead, 'readsMembers' | 'elementFields'>,
+  owned: boolean,
+): Promise<RequestBody> {
+  const broken = bytes.length >= SCAN_FROM_BYTES ? await invalidUtf8AtInSlices(bytes) : invalidUtf8At(bytes)
+  if (broken !== -1) throw notUtf8(broken)
+  const scan = await scanJsonBody(bytes, {
+    exactStrings: EXACT_STRINGS,
+    rules,
+    skeleton: read.readsMembers !== false,
+    elementFields: read.elementFields,
+  })
+  return { bytes, fields: scan.fields, value: undefined, spans: scan.spans, owned }
 }

@@ -66,7 +66,22 @@ export function newRequestId(now = Date.now()): string {
     lastRandom = freshRandom()
   }
   for (let i = 0; i < RANDOM_CHARS; i++) idCodes[10 + i] = ALPHABET_CODES[lastRandom[i] as number] as number
-  return String.fromCharCode(...idCodes)
+  return idText(idCodes)
+}
+
+/**
+ * The id's 26 codes as one flat string. Passed one by one, not spread: a spread call goes through the generic
+ * apply path, which cost more than making the string.
+ */
+function idText(c: number[]): string {
+  // biome-ignore format: one argument per code, grouped as the id is (ten of time, sixteen of randomness).
+  return String.fromCharCode(
+    c[0] as number, c[1] as number, c[2] as number, c[3] as number, c[4] as number,
+    c[5] as number, c[6] as number, c[7] as number, c[8] as number, c[9] as number,
+    c[10] as number, c[11] as number, c[12] as number, c[13] as number, c[14] as number, c[15] as number,
+    c[16] as number, c[17] as number, c[18] as number, c[19] as number, c[20] as number, c[21] as number,
+    c[22] as number, c[23] as number, c[24] as number, c[25] as number,
+  )
 }
 
 /**
