@@ -45,7 +45,17 @@ export interface FailedEnd {
   told: { sse: string; data: Record<string, unknown>; carriesObject: boolean } | undefined
 }
 
-/** How a call created as `created` (and `started` by its upstream, or not) ends `failed` with `message`. */
+/** The object of a call created as `created` (and `started` by its upstream, or not) ended `failed` with `message`. */
+export function failedObject(
+  format: BackgroundFormat,
+  created: Record<string, unknown>,
+  started: boolean,
+  message: string,
+): Record<string, unknown> {
+  return format.ended(started ? format.started(created) : created, 'failed', message)
+}
+
+/** `failedObject`, with the event that tells that end, numbered `seq`, written as it is kept. */
 export function failedEnd(
   format: BackgroundFormat,
   created: Record<string, unknown>,
@@ -53,7 +63,7 @@ export function failedEnd(
   message: string,
   seq: number,
 ): FailedEnd {
-  const object = format.ended(started ? format.started(created) : created, 'failed', message)
+  const object = failedObject(format, created, started, message)
   const data = format.endEvent(object)
   if (!data) return { object, told: undefined }
   return { object, told: { sse: keptEvent(data, seq), data, carriesObject: format.objectOf(data) === object } }

@@ -5,7 +5,7 @@ import { isOverQuota } from '../store/memory-catalog.js'
 import { type AbortHook, abortWith } from '../upstream/send.js'
 import { keptEvent, objectSpan, segmentLength } from './kept-event.js'
 import { resumeEvery } from './lapse.js'
-import { failedEnd, OVER_QUOTA_MESSAGE, retriedWhileDown } from './last-write.js'
+import { failedEnd, failedObject, OVER_QUOTA_MESSAGE, retriedWhileDown } from './last-write.js'
 import type { RunIdentity, RunLimits, RunReader } from './run-identity.js'
 import { type BackgroundHead, backgroundNames, DELETE_MARK, hasEnded, removeCall, STOPPED_MESSAGE } from './state.js'
 
@@ -343,7 +343,7 @@ export class RunLog {
     else {
       // Ended here while cut off: its readers elsewhere saw it fail, and so does a reader here from now on.
       const started = this.#statusWritten === 'in_progress'
-      this.#object = failedEnd(this.who.format, this.#whole(this.#created), started, STOPPED_MESSAGE, 0).object
+      this.#object = failedObject(this.who.format, this.#whole(this.#created), started, STOPPED_MESSAGE)
       this.status = 'failed'
     }
     return false
