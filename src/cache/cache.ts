@@ -41,6 +41,12 @@ function directiveOf(headers: IncomingHttpHeaders): 'no-store' | 'no-cache' | un
   return undefined
 }
 
+/** A call running for a key: what an identical call waits on is made by the first such call (most have none). */
+interface Running {
+  kept?: Promise<CachedAnswer | undefined>
+  settle?: (answer: CachedAnswer | undefined) => void
+}
+
 /** The share of `cache.maxBytes` the keys of recent calls may hold beside the answers (in this process, whatever the store). */
 export const KEY_MEMO_SHARE = 1 / 16
 
@@ -49,8 +55,8 @@ export class ResponseCache {
   readonly #options: ResolvedCacheOptions
   readonly #store: AnswerStore
   readonly #logger: GatewayLogger
-  /** The calls running now for a key, which identical misses wait for: each resolves the answer it kept, if any. */
-  readonly #running = new Map<string, Promise<CachedAnswer | undefined>>()
+  /** The calls running now for a key, which identical misses wait for: each settles with the answer it kept, if any. */
+  readonly #running = new Map<string, Running>()
   /** The store writes of answers already served, which `flush` waits for. */
   readonly #writing = new Set<Promise<void>>()
   /** The keys of calls that were hits, by their bytes, within a sixteenth of `maxBytes` (`KEY_MEMO_SHARE`). */
@@ -87,10 +93,13 @@ export class ResponseCache {
     const made = cacheKey(spec, this.#options.scope === 'shared', this.#keys)
     const key = made instanceof Promise ? await made : made
     if (directive === 'no-cache') return void (await this.#miss(rt, ex, spec, client, key, 'bypass'))
-    const running = this.#running.get(key.id)
-    if (running) {
+    const other = this.#running.get(key.id)
+    if (other) {
       // The same call is running here: its answer serves this one too, whatever its framing or dialect.
-      const answer = await running
+      other.kept ??= new Promise((resolve) => {
+        other.settle = resolve
+      })
+      const answer = await other.kept
       if (answer && (await this.#hit(rt, spec, client, answer))) return
       return void (await this.#miss(rt, ex, spec, client, key))
     }
@@ -100,8 +109,8 @@ export class ResponseCache {
       key.remember?.()
       return
     }
-    let settle: (answer: CachedAnswer | undefined) => void = () => {}
-    this.#running.set(key.id, new Promise((resolve) => (settle = resolve)))
+    const running: Running = {}
+    this.#running.set(key.id, running)
     let kept: CachedAnswer | undefined
     try {
       // A store that answers at once (memory) was asked above: nothing is there to wait for.
@@ -122,7 +131,7 @@ export class ResponseCache {
       kept = await this.#miss(rt, ex, spec, client, key)
     } finally {
       this.#running.delete(key.id)
-      settle(kept)
+      running.settle?.(kept)
     }
   }
 
@@ -160,6 +169,12 @@ export class ResponseCache {
       usage: check.usage,
       owner: key.owner,
       model: key.model,
+    }
+    if (this.#store.setNow) {
+      // Kept in this process at once: no promise for `flush` to wait on (most of what keeping an answer cost a miss).
+      this.#store.setNow(key.id, answer, this.#options.ttlMs)
+      publish(rt, spec, 'stored')
+      return answer
     }
     // The client has its answer and calls waiting on this one get it now: the write is nobody's wait (`flush` ends it).
     const writing = this.#store.set(key.id, answer, this.#options.ttlMs).then(

@@ -33,25 +33,28 @@ export class AnswerTaking implements AnswerCapture {
   stream(contentType: string | undefined, served: ServedBy): ResponseSink {
     this.#stream = { contentType, served }
     this.#state = 'streaming'
-    return this.#sink
+    return this.#sink()
   }
 
-  readonly #sink: ResponseSink = {
-    complete: (_head: ResponseHead, _body: Buffer) => {
-      this.#state = 'dropped'
-    },
-    open: () => {},
-    write: (chunk: Buffer) => {
-      if (this.#state !== 'streaming') return true
-      this.#bytes += chunk.length
-      if (this.#bytes > this.maxBytes) this.#drop()
-      else this.#chunks.push(chunk)
-      return true
-    },
-    end: () => {
-      if (this.#state === 'streaming') this.#state = 'ended'
-    },
-    abort: () => this.#drop(),
+  /** The sink a streamed answer is taken through: made only for a stream (a whole answer, the commonest, needs none). */
+  #sink(): ResponseSink {
+    return {
+      complete: (_head: ResponseHead, _body: Buffer) => {
+        this.#state = 'dropped'
+      },
+      open: () => {},
+      write: (chunk: Buffer) => {
+        if (this.#state !== 'streaming') return true
+        this.#bytes += chunk.length
+        if (this.#bytes > this.maxBytes) this.#drop()
+        else this.#chunks.push(chunk)
+        return true
+      },
+      end: () => {
+        if (this.#state === 'streaming') this.#state = 'ended'
+      },
+      abort: () => this.#drop(),
+    }
   }
 
   #drop(): void {

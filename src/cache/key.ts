@@ -4,7 +4,7 @@
 import { hash } from 'node:crypto'
 import { LRUCache } from 'lru-cache'
 import type { CallSpec } from '../call/call-spec.js'
-import { requestBodyHash, requestBodyHashes } from '../json/hash.js'
+import { canonicalBodyPieces, canonicalBodyPiecesWithout, digestAfter, hashOfPieces } from '../json/hash.js'
 
 /**
  * Top-level body fields that choose how the answer is framed, not what it says: a streamed call and a whole one of
@@ -47,10 +47,11 @@ const hasFraming = (fields: Record<string, unknown>) => FRAMING_FIELDS.some((nam
 /** Bodies up to this size have their key remembered by their bytes: a larger one costs more to hold than to hash. */
 export const MEMO_BODY_BYTES = 64 * 1024
 
-/** What a `KeyMemo` holds of a call: its key's id, and its body's own hash when the key's making gave it. */
+/** What a `KeyMemo` holds of a call: its key's id, its body's own hash, and its body's length (see `mayHold`). */
 interface Remembered {
   id: string
   requestHash: string | undefined
+  length: number
 }
 
 /**
@@ -63,14 +64,30 @@ interface Remembered {
  */
 export class KeyMemo {
   readonly #keys: LRUCache<string, Remembered>
+  /** How many remembered bodies have each length: a body of another length is not looked up (its memo key not made). */
+  readonly #lengths = new Map<number, number>()
 
   constructor(maxBytes: number) {
-    this.#keys = new LRUCache<string, Remembered>({ maxSize: Math.max(1, maxBytes), sizeCalculation: (_, key) => 2 * key.length + 64 })
+    this.#keys = new LRUCache<string, Remembered>({
+      maxSize: Math.max(1, maxBytes),
+      sizeCalculation: (_, key) => 2 * key.length + 64,
+      // Every way out (evicted, replaced, deleted) passes here, so the lengths stay those of the bodies held.
+      dispose: (remembered) => {
+        const left = (this.#lengths.get(remembered.length) ?? 0) - 1
+        if (left > 0) this.#lengths.set(remembered.length, left)
+        else this.#lengths.delete(remembered.length)
+      },
+    })
   }
 
   /** Bytes held now, as counted against the bound. */
   get heldBytes(): number {
     return this.#keys.calculatedSize
+  }
+
+  /** Whether a body of `length` bytes may be remembered: false means it is not, and its memo key need not be made. */
+  mayHold(length: number): boolean {
+    return this.#lengths.has(length)
   }
 
   get(key: string): Remembered | undefined {
@@ -79,73 +96,94 @@ export class KeyMemo {
 
   set(key: string, remembered: Remembered): void {
     // A key larger than the whole bound is not held (lru-cache would refuse it anyway, with a warning).
-    if (2 * key.length + 64 <= this.#keys.maxSize) this.#keys.set(key, remembered)
+    if (2 * key.length + 64 > this.#keys.maxSize) return
+    this.#lengths.set(remembered.length, (this.#lengths.get(remembered.length) ?? 0) + 1)
+    this.#keys.set(key, remembered)
   }
 }
 
 /**
- * The key of a call. The body counts through the gateway's canonical hash (the `request_body_hash` recoveries are
- * looked up by): the call's own when its body has no framing field, else the same hash of the body without them. A
- * body too large to have been parsed whole is hashed as it is, with its framing in the key (it is cached per framing).
- * With a `memo`, a call whose bytes and target it has seen is keyed from it, at once (no promise turn: a repeated hit
- * is the cache's fast path).
+ * The key of a call. The body counts through its canonical form (the one the `request_body_hash` recoveries are
+ * looked up by is a hash of): the whole body when it has no framing field, else the body without them. A body too
+ * large to have been parsed whole counts through its hash, as it is, with its framing in the key (it is cached per
+ * framing). With a `memo`, a call whose bytes and target it has seen is keyed from it, at once (no promise turn: a
+ * repeated hit is the cache's fast path).
  */
 export function cacheKey(spec: KeyedCall, shared: boolean, memo?: KeyMemo): CacheKey | Promise<CacheKey> {
   const { value, bytes } = spec.body
   const { model } = spec
   const target = [spec.operation, model.id, model.upstream.name, model.upstreamModel, spec.bodies.operationFor(model)]
-  const memoKey =
-    memo && value !== undefined && bytes !== undefined && bytes.length <= MEMO_BODY_BYTES
-      ? `${shared ? 'shared' : 'owner'}\u0000${spec.owner}\u0000${target.join('\u0000')}\u0000${bytes.toString('latin1')}`
-      : undefined
-  const known = memoKey === undefined ? undefined : memo?.get(memoKey)
+  const memoable = memo !== undefined && value !== undefined && bytes !== undefined && bytes.length <= MEMO_BODY_BYTES
+  // Made only when looked up or remembered: a body of a length the memo holds none of is neither (most misses).
+  let memoKey: string | undefined
+  const memoKeyOf = (body: Buffer) =>
+    (memoKey ??= `${shared ? 'shared' : 'owner'}\u0000${spec.owner}\u0000${target.join('\u0000')}\u0000${body.toString('latin1')}`)
+  const known = memoable && memo.mayHold(bytes.length) ? memo.get(memoKeyOf(bytes)) : undefined
   if (known) {
     if (known.requestHash !== undefined && !spec.requestHash.asked?.()) spec.requestHash.seed?.(known.requestHash)
     return { id: known.id, owner: spec.owner, model: model.id }
   }
-  return madeKey(spec, shared, target, memoKey, memo)
+  if (!memoable) return madeKey(spec, shared, target, undefined)
+  return madeKey(spec, shared, target, (id, made) => () => memo.set(memoKeyOf(bytes), { id, requestHash: made?.(), length: bytes.length }))
 }
 
+/** Canonical forms this long or shorter are held for their hash until it is asked; a longer one is hashed at once. */
+const LAZY_HASH_CHARS = 16 * 1024
+
 /**
- * The key of a call no memo knew: its body's canonical hash and its target's, hashed together. A parsed body is hashed
- * here, at once (the call's own hash seeded with it when nothing asked for it yet); only a body too large to have been
- * parsed waits for its hash from the hash worker, and is cached per framing (its framing fields cannot be taken out).
+ * The key of a call no memo knew. A parsed body is put in its canonical form here, at once, and digested with the
+ * rest of the key in one hash; the call's own hash comes from the same form, worked out only when something asks
+ * for it (most calls never do). Only a body too large to have been parsed waits for its hash from the hash worker,
+ * and is cached per framing (its framing fields cannot be taken out). `remembering` makes the key's `remember` from
+ * its id and (when the canonical form was of the whole body) what works out the body's own hash.
  */
 function madeKey(
   spec: KeyedCall,
   shared: boolean,
   target: readonly string[],
-  memoKey: string | undefined,
-  memo: KeyMemo | undefined,
+  remembering: ((id: string, made: (() => string) | undefined) => () => void) | undefined,
 ): CacheKey | Promise<CacheKey> {
   const { value, fields } = spec.body
+  const who = shared ? '' : spec.owner
   if (value === undefined) {
     const framing = hasFraming(fields) ? (spec.stream ? 'stream' : 'whole') : ''
-    return spec.requestHash().then((bodyHash) => keyOf(spec, shared, target, bodyHash, framing))
+    // One-shot: a Hash object costs more than hashing these few bytes.
+    return spec
+      .requestHash()
+      .then((bodyHash) => keyOf(spec, hash('sha256', [who, ...target, bodyHash, framing].join('\u0000'), 'base64url').slice(0, 32)))
   }
   const own = spec.requestHash
-  const seedable = own.seed !== undefined && !own.asked?.()
-  let bodyHash: string
-  let requestHash: string | undefined
+  // A call without its bytes (as the key's tests make) counts as large: it takes the general writer.
+  const size = spec.body.bytes?.length ?? Number.POSITIVE_INFINITY
+  let keyed: string[]
+  let all: string[] | undefined
   if (!hasFraming(value)) {
-    bodyHash = requestBodyHash(value)
-    requestHash = bodyHash
-  } else if (seedable) {
+    keyed = canonicalBodyPieces(value, size)
+    all = keyed
+  } else if (own.seed !== undefined && !own.asked?.()) {
     // The call's own hash comes from the same canonical form: a body canonicalised once.
-    const hashes = requestBodyHashes(value, FRAMING_FIELDS)
-    requestHash = hashes.all
-    bodyHash = hashes.without
-  } else bodyHash = requestBodyHash(withoutFraming(value))
-  if (seedable && requestHash !== undefined) own.seed?.(requestHash)
-  const key = keyOf(spec, shared, target, bodyHash, '')
-  if (memoKey !== undefined && memo) key.remember = () => memo.set(memoKey, { id: key.id, requestHash })
+    ;[all, keyed] = canonicalBodyPiecesWithout(value, FRAMING_FIELDS, size)
+  } else keyed = canonicalBodyPieces(withoutFraming(value), size)
+  // The canonical form begins with `{`, a hash never does: a parsed body's key never meets an unparsed one's.
+  const key = keyOf(spec, digestAfter(`${[who, ...target].join('\u0000')}\u0000`, keyed))
+  let made: (() => string) | undefined
+  if (all !== undefined) {
+    const whole = all
+    let hashed: string | undefined
+    made = () => (hashed ??= hashOfPieces(whole))
+    if (own.seed !== undefined && !own.asked?.()) own.seed(piecesLength(whole) <= LAZY_HASH_CHARS ? made : made())
+  }
+  if (remembering) key.remember = remembering(key.id, made)
   return key
 }
 
-/** The key's id: who asks (unless shared), what of which target, and the body's hash, hashed together. */
-function keyOf(spec: KeyedCall, shared: boolean, target: readonly string[], bodyHash: string, framing: string): CacheKey {
-  const parts = [shared ? '' : spec.owner, ...target, bodyHash, framing]
-  // One-shot: a Hash object costs more than hashing these few bytes.
-  const id = hash('sha256', parts.join('\u0000'), 'base64url').slice(0, 32)
+function piecesLength(pieces: readonly string[]): number {
+  let n = 0
+  for (const piece of pieces) n += piece.length
+  return n
+}
+
+/** A key of the call from its id. */
+function keyOf(spec: KeyedCall, id: string): CacheKey {
   return { id, owner: spec.owner, model: spec.model.id }
 }

@@ -23,6 +23,8 @@ export interface AnswerStore {
   /** The answer under `id` when this process holds it and can say so at once (the in-memory cache); else undefined. */
   getNow?(id: string): CachedAnswer | undefined
   set(id: string, answer: CachedAnswer, ttlMs: number): Promise<void>
+  /** `set` done at once, where the store can (the in-memory cache). */
+  setNow?(id: string, answer: CachedAnswer, ttlMs: number): void
   /** Removes the matching answers; resolves how many went. */
   delete(filter: CacheFilter): Promise<number>
 }
@@ -58,8 +60,12 @@ export class MemoryAnswers implements AnswerStore {
   }
 
   set(id: string, answer: CachedAnswer, ttlMs: number): Promise<void> {
-    this.#lru.set(id, answer, { ttl: ttlMs })
+    this.setNow(id, answer, ttlMs)
     return Promise.resolve()
+  }
+
+  setNow(id: string, answer: CachedAnswer, ttlMs: number): void {
+    this.#lru.set(id, answer, { ttl: ttlMs })
   }
 
   delete(filter: CacheFilter): Promise<number> {

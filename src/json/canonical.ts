@@ -271,16 +271,15 @@ export function canonicalHashing({ createHash, hash: hashOnce }: HashFunctions) 
     }
   }
 
-  function isSkipped(value: unknown): boolean {
-    const type = typeof value
-    return type === 'undefined' || type === 'function' || type === 'symbol'
-  }
+  const isSkipped = (value: unknown): boolean => typeof value === 'undefined' || typeof value === 'function' || typeof value === 'symbol'
 
   /** Canonical form of one value: natively when planNative allows it, else by the walker. */
   function canonicalValue(value: unknown): string {
     if (typeof value !== 'object' || value === null) {
       const type = typeof value
-      if (type === 'string' || type === 'number' || type === 'boolean' || value === null) return stringify(value) as string
+      // A finite number is written as String writes it (ECMA-262 SerializeJSONProperty), without a native call.
+      if (type === 'number') return Number.isFinite(value) ? String(value) : 'null'
+      if (type === 'string' || type === 'boolean' || value === null) return stringify(value) as string
       return walk(value)
     }
     const plan = planNative(value)
@@ -362,9 +361,11 @@ export function canonicalHashing({ createHash, hash: hashOnce }: HashFunctions) 
     return pieces.length === 1 ? (pieces[0] as string) : pieces.join('')
   }
 
-  function hashPieces(pieces: string[]): string {
+  /** The truncated sha256 of the pieces' concatenation: `length` characters of it in `encoding` (16 hex by default). */
+  function hashPieces(pieces: string[], encoding: 'hex' | 'base64url' = 'hex', length = 16): string {
     // A body's canonical form is mostly one short piece: hashed in one call, without a Hash object (most of the cost).
-    if (pieces.length === 1 && (pieces[0] as string).length < HASH_CHUNK) return hashOnce('sha256', pieces[0] as string, 'hex').slice(0, 16)
+    const only = pieces.length === 1 ? (pieces[0] as string) : undefined
+    if (only !== undefined && only.length < HASH_CHUNK) return hashOnce('sha256', only, encoding).slice(0, length)
     const hash = createHash('sha256')
     for (const piece of pieces) {
       const n = piece.length
@@ -381,8 +382,8 @@ export function canonicalHashing({ createHash, hash: hashOnce }: HashFunctions) 
         start = end
       }
     }
-    return hash.digest('hex').slice(0, 16)
+    return hash.digest(encoding).slice(0, length)
   }
 
-  return { canonicalJson, canonicalPieces, canonicalPiecesWithout, hashPieces }
+  return { canonicalJson, canonicalPieces, canonicalPiecesWithout, hashPieces, sortKeys }
 }

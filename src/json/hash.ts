@@ -1,8 +1,13 @@
 import { createHash, hash } from 'node:crypto'
 import { GatewayError } from '../errors.js'
 import { canonicalHashing } from './canonical.js'
+import { smallCanonicalWriter } from './canonical-small.js'
 
 const hashing = canonicalHashing({ createHash, hash })
+const small = smallCanonicalWriter(hashing.sortKeys)
+
+/** Bodies of up to this many bytes are put in canonical form by the small-body writer (canonical-small.ts) first. */
+export const SMALL_CANONICAL_BYTES = 16 * 1024
 
 /** RFC 8785-style canonical JSON of a parsed value; the hash rule of SPEC 4.3 is defined over it. */
 export const canonicalJson: (value: unknown) => string = hashing.canonicalJson
@@ -28,10 +33,30 @@ export function requestBodyHash(body: string | Uint8Array | object): string {
 }
 
 /**
- * The request_body_hash of a parsed body and, from the same canonical form, the same hash of the body without the
- * top-level `omit` members: what the response cache keys a call by, beside the hash its records carry.
+ * The canonical form of a parsed body of `size` bytes as pieces whose concatenation it is: one, from the small-body
+ * writer, for a small body; else large members apart (see `canonicalPieces`).
  */
-export function requestBodyHashes(body: Record<string, unknown>, omit: readonly string[]): { all: string; without: string } {
-  const [all, without] = hashing.canonicalPiecesWithout(body, omit)
-  return { all: hashing.hashPieces(all), without: hashing.hashPieces(without) }
+export function canonicalBodyPieces(body: object, size: number): string[] {
+  const written = size <= SMALL_CANONICAL_BYTES ? small.canonical(body) : undefined
+  return written === undefined ? hashing.canonicalPieces(body) : [written]
+}
+
+/** The canonical pieces of a body of `size` bytes and of the same body without its top-level `omit` members, from one pass. */
+export function canonicalBodyPiecesWithout(
+  body: Record<string, unknown>,
+  omit: readonly string[],
+  size: number,
+): [all: string[], without: string[]] {
+  const written = size <= SMALL_CANONICAL_BYTES ? small.canonicalWithout(body, omit) : undefined
+  return written === undefined ? hashing.canonicalPiecesWithout(body, omit) : [[written[0]], [written[1]]]
+}
+
+/** The request_body_hash of a body already in canonical pieces. */
+export function hashOfPieces(pieces: string[]): string {
+  return hashing.hashPieces(pieces)
+}
+
+/** A 192-bit digest (32 base64url characters) of `prefix` followed by canonical pieces, in one hash. */
+export function digestAfter(prefix: string, pieces: string[]): string {
+  return hashing.hashPieces(pieces.length === 1 ? [prefix + (pieces[0] as string)] : [prefix, ...pieces], 'base64url', 32)
 }

@@ -3,13 +3,13 @@ import { requestBodyHashOffLoop } from '../json/hash-worker.js'
 
 /**
  * A call's request_body_hash, computed once on first ask. `seed`, where there is one, hands it a hash worked out from
- * the same canonical form by a caller that canonicalised the body anyway (the response cache's key); `asked` says
- * whether it is still worth doing so.
+ * the same canonical form by a caller that canonicalised the body anyway (the response cache's key), or a function
+ * that works it out from that form only if it is asked for; `asked` says whether it is still worth doing so.
  */
 export interface RequestHash {
   (): Promise<string>
   asked?: () => boolean
-  seed?: (hash: string) => void
+  seed?: (hash: string | (() => string)) => void
 }
 
 /**
@@ -19,18 +19,30 @@ export interface RequestHash {
  */
 export function hashOnce(body: { bytes: Buffer; value: Record<string, unknown> | undefined }, owner: string): RequestHash {
   let hashing: Promise<string> | undefined
+  let seeded: (() => string) | undefined
   const requestHash: RequestHash = () => {
     if (hashing === undefined) {
-      hashing = bodyHash(body, owner)
+      hashing = seeded ? fromSeed(seeded) : bodyHash(body, owner)
+      seeded = undefined
       hashing.catch(() => {})
     }
     return hashing
   }
-  requestHash.asked = () => hashing !== undefined
+  requestHash.asked = () => hashing !== undefined || seeded !== undefined
   requestHash.seed = (hash) => {
-    hashing ??= Promise.resolve(hash)
+    if (hashing !== undefined || seeded !== undefined) return
+    if (typeof hash === 'string') hashing = Promise.resolve(hash)
+    else seeded = hash
   }
   return requestHash
+}
+
+function fromSeed(seeded: () => string): Promise<string> {
+  try {
+    return Promise.resolve(seeded())
+  } catch (error) {
+    return Promise.reject(error)
+  }
 }
 
 /**

@@ -5,7 +5,7 @@ import { messagesRequest } from '../../src/dialects/anthropic/messages/wire.js'
 import { geminiRequest } from '../../src/dialects/gemini/generate-content/wire.js'
 import { chatRequest } from '../../src/dialects/openai/chat-completions/wire.js'
 import { responsesRequest } from '../../src/dialects/openai/responses/wire.js'
-import { canonicalJson, requestBodyHash, requestBodyHashes } from '../../src/json/hash.js'
+import { canonicalBodyPiecesWithout, canonicalJson, hashOfPieces, requestBodyHash } from '../../src/json/hash.js'
 import { hashOnce } from '../../src/recovery/body-hash.js'
 import type { Operation } from '../../src/types.js'
 
@@ -151,10 +151,14 @@ describe('the cache key', () => {
       { stream: true },
       { m: 1 },
     ]) {
-      const { all, without } = requestBodyHashes(body, FRAMING_FIELDS)
+      const [all, without] = canonicalBodyPiecesWithout(body, FRAMING_FIELDS, Number.POSITIVE_INFINITY)
       const rest = Object.fromEntries(Object.entries(body).filter(([name]) => !FRAMING_FIELDS.includes(name)))
-      expect(all).toBe(requestBodyHash(body))
-      expect(without).toBe(requestBodyHash(rest))
+      expect(hashOfPieces(all)).toBe(requestBodyHash(body))
+      expect(hashOfPieces(without)).toBe(requestBodyHash(rest))
+      expect(without.join('')).toBe(canonicalJson(rest))
+      // The small-body writer gives the same two forms.
+      const [smallAll, smallWithout] = canonicalBodyPiecesWithout(body, FRAMING_FIELDS, 0)
+      expect([smallAll.join(''), smallWithout.join('')]).toEqual([all.join(''), without.join('')])
     }
   })
 
@@ -221,6 +225,27 @@ describe('the cache key', () => {
       const changed = counted({ ...body, messages: [{ role: 'user', content: 'hj' }] })
       await cacheKey(changed.call, false, memo)
       expect(changed.tally.walked).toBeGreaterThan(0)
+    })
+
+    it('looks up only bodies of a length it holds one of, and forgets a length once its last body went', async () => {
+      const memo = new KeyMemo(4_000)
+      const body = { model: 'm', messages: [{ role: 'user', content: 'remembered' }] }
+      const length = Buffer.byteLength(JSON.stringify(body))
+      expect(memo.mayHold(length)).toBe(false)
+      ;(await cacheKey(counted(body).call, false, memo)).remember?.()
+      expect(memo.mayHold(length)).toBe(true)
+      // Bodies of other lengths push it out, least recently used first.
+      for (let i = 0; i < 40; i++) (await cacheKey(counted({ model: 'm', pad: 'p'.repeat(100 + i) }).call, false, memo)).remember?.()
+      expect(memo.mayHold(length)).toBe(false)
+      const again = counted(body)
+      expect((await cacheKey(again.call, false, memo)).id).toBe((await cacheKey(callOf(body, 'chat.completions'), false)).id)
+      expect(again.tally.walked).toBeGreaterThan(0)
+      // Remembered anew, and the same length with other bytes is looked up but worked out.
+      ;(await cacheKey(counted(body).call, false, memo)).remember?.()
+      expect(memo.mayHold(length)).toBe(true)
+      const sameLength = counted({ model: 'm', messages: [{ role: 'user', content: 'rememberex' }] })
+      await cacheKey(sameLength.call, false, memo)
+      expect(sameLength.tally.walked).toBeGreaterThan(0)
     })
 
     it(`holds no more than its bound, and no body over ${MEMO_BODY_BYTES} bytes`, async () => {

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto'
 import { describe, expect, it } from 'vitest'
 import { mulberry32 } from '../../bench/lib/random.mjs'
 import { isGatewayError } from '../../src/errors.js'
-import { canonicalJson, hashCanonical, requestBodyHash } from '../../src/json/hash.js'
+import { canonicalBodyPieces, canonicalJson, hashCanonical, requestBodyHash } from '../../src/json/hash.js'
 
 // The obviously-correct definition the fast implementation must match: recursive, no tricks.
 function reference(value: unknown): string {
@@ -393,6 +393,33 @@ describe('canonicalJson', () => {
       expect(canonicalJson(JSON.parse(withProto))).toBe(reference(JSON.parse(withProto)))
       const deep = '['.repeat(600) + first + ']'.repeat(600)
       expect(canonicalJson(JSON.parse(deep))).toBe('['.repeat(600) + expected + ']'.repeat(600))
+    }
+  })
+
+  it('writes small bodies with the small-body writer as the general one does, which takes over where it gives way', () => {
+    const rng = mulberry32(0x5a11)
+    for (let i = 0; i < 400; i++) {
+      const tree = genTree(rng, 1 + (i % 6))
+      const value = JSON.parse(`{"body":${print(tree, rng)}}`) as Record<string, unknown>
+      const expected = reference(value)
+      // Size 0: always the small-body writer first; infinite: always the general one.
+      expect(canonicalBodyPieces(value, 0).join('')).toBe(expected)
+      expect(canonicalBodyPieces(value, Number.POSITIVE_INFINITY).join('')).toBe(expected)
+      expect(canonicalBodyPieces(value, 0)).toHaveLength(1)
+      // Strings it writes itself and strings it hands to the native writer (escapes, surrogates, long ones).
+      const strings = {
+        s: ['plain', 'q"uote', 'back\\slash', 'tab\t', '\u0001', '\ud83d\ude00', '\ud800', 'é'.repeat(70), 'x"'.repeat(40)],
+      }
+      expect(canonicalBodyPieces(strings, 0).join('')).toBe(reference(strings))
+      // What it gives way on: a __proto__ member, nesting past its depth, more values than it visits.
+      for (const text of [
+        `{"w":[${JSON.stringify(value)},{"__proto__":0}]}`,
+        `{"deep":${'['.repeat(70)}${JSON.stringify(value)}${']'.repeat(70)}}`,
+        `{"many":[${Array.from({ length: 5000 }, () => '0').join(',')}],"v":${JSON.stringify(value)}}`,
+      ]) {
+        const other = JSON.parse(text) as Record<string, unknown>
+        expect(canonicalBodyPieces(other, 0).join('')).toBe(reference(other))
+      }
     }
   })
 })
