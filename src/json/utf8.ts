@@ -5,7 +5,13 @@ import { isUtf8 } from 'node:buffer'
  * U+10FFFF), or -1 when the bytes are valid. The common case is one native check; the walk runs only on failure.
  */
 export function invalidUtf8At(bytes: Uint8Array): number {
-  if (isUtf8(bytes)) return -1
+  // The walk apart: a function this small is inlined into its caller, one with the walk in it is not, and stays
+  // unoptimised for thousands of calls (each runs a few of its bytecodes, which is what makes V8 optimise it).
+  return isUtf8(bytes) ? -1 : firstInvalidByte(bytes)
+}
+
+/** `invalidUtf8At`'s walk, for bytes known to be invalid. */
+function firstInvalidByte(bytes: Uint8Array): number {
   let i = 0
   const n = bytes.length
   while (i < n) {
