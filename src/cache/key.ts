@@ -153,6 +153,7 @@ function madeKey(
       .then((bodyHash) => keyOf(spec, hash('sha256', [who, ...target, bodyHash, framing].join('\u0000'), 'base64url').slice(0, 32)))
   }
   const own = spec.requestHash
+  const seedable = own.seed !== undefined && !own.asked?.()
   // A call without its bytes (as the key's tests make) counts as large: it takes the general writer.
   const size = spec.body.bytes?.length ?? Number.POSITIVE_INFINITY
   let keyed: string[]
@@ -160,7 +161,7 @@ function madeKey(
   if (!hasFraming(value)) {
     keyed = canonicalBodyPieces(value, size)
     all = keyed
-  } else if (own.seed !== undefined && !own.asked?.()) {
+  } else if (seedable) {
     // The call's own hash comes from the same canonical form: a body canonicalised once.
     ;[all, keyed] = canonicalBodyPiecesWithout(value, FRAMING_FIELDS, size)
   } else keyed = canonicalBodyPieces(withoutFraming(value), size)
@@ -171,7 +172,7 @@ function madeKey(
     const whole = all
     let hashed: string | undefined
     made = () => (hashed ??= hashOfPieces(whole))
-    if (own.seed !== undefined && !own.asked?.()) own.seed(piecesLength(whole) <= LAZY_HASH_CHARS ? made : made())
+    if (seedable) own.seed?.(piecesLength(whole) <= LAZY_HASH_CHARS ? made : made())
   }
   if (remembering) key.remember = remembering(key.id, made)
   return key

@@ -7,7 +7,7 @@ const hashing = canonicalHashing({ createHash, hash })
 const small = smallCanonicalWriter(hashing.sortKeys)
 
 /** Bodies of up to this many bytes are put in canonical form by the small-body writer (canonical-small.ts) first. */
-export const SMALL_CANONICAL_BYTES = 16 * 1024
+const SMALL_CANONICAL_BYTES = 16 * 1024
 
 /** RFC 8785-style canonical JSON of a parsed value; the hash rule of SPEC 4.3 is defined over it. */
 export const canonicalJson: (value: unknown) => string = hashing.canonicalJson
