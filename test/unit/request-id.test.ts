@@ -20,4 +20,12 @@ describe('request ids', () => {
     expect(earlier < later).toBe(true)
     expect(later.slice(0, 10) > earlier.slice(0, 10)).toBe(true)
   })
+
+  it('carry the time in ms in their first ten characters, up to the largest a ULID holds', () => {
+    const ALPHABET = '0123456789ABCDEFGHJKMNPQRSTVWXYZ'
+    const timeOf = (id: string) => [...id.slice(0, 10)].reduce((ms, char) => ms * 32 + ALPHABET.indexOf(char), 0)
+    // Later than any id made before in this process, and across the two halves the time is encoded in.
+    const base = 2 ** 42
+    for (const ms of [base + 2 ** 25 - 1, base + 2 ** 25, base + 2 ** 30 + 31, 2 ** 48 - 1]) expect(timeOf(newRequestId(ms))).toBe(ms)
+  })
 })
