@@ -2,9 +2,9 @@
 // the ones that only pick the framing of the answer; what the client asked for and of which upstream target; and,
 // unless the cache is shared, who asked.
 import { hash } from 'node:crypto'
-import { LRUCache } from 'lru-cache'
 import type { CallSpec } from '../call/call-spec.js'
 import { canonicalBodyPieces, canonicalBodyPiecesWithout, digestAfter, hashOfPieces } from '../json/hash.js'
+import { type KeyMemo, MEMO_BODY_BYTES, type MemoParts } from './key-memo.js'
 
 /**
  * Top-level body fields that choose how the answer is framed, not what it says: a streamed call and a whole one of
@@ -44,64 +44,6 @@ function withoutFraming(fields: Record<string, unknown>): Record<string, unknown
 
 const hasFraming = (fields: Record<string, unknown>) => FRAMING_FIELDS.some((name) => name in fields)
 
-/** Bodies up to this size have their key remembered by their bytes: a larger one costs more to hold than to hash. */
-export const MEMO_BODY_BYTES = 64 * 1024
-
-/** What a `KeyMemo` holds of a call: its key's id, its body's own hash, and its body's length (see `mayHold`). */
-interface Remembered {
-  id: string
-  requestHash: string | undefined
-  length: number
-}
-
-/**
- * The keys of calls that were hits, by their exact bytes and everything else the key is made of: a call that is a
- * hit again skips the canonical form of its body and its hashes, most of what a hit costs the gateway, while a miss
- * only looks (a body is remembered once it was a hit). Held in this process, at most `maxBytes` of them, each counted
- * by its bytes as held (two per character of its memo key, which holds the body). The same bytes always make the same
- * key, so a memo only ever answers what `cacheKey` would. The owner is part of the memo key whatever the scope: no
- * owner's call is sped up by another's.
- */
-export class KeyMemo {
-  readonly #keys: LRUCache<string, Remembered>
-  /** How many remembered bodies have each length: a body of another length is not looked up (its memo key not made). */
-  readonly #lengths = new Map<number, number>()
-
-  constructor(maxBytes: number) {
-    this.#keys = new LRUCache<string, Remembered>({
-      maxSize: Math.max(1, maxBytes),
-      sizeCalculation: (_, key) => 2 * key.length + 64,
-      // Every way out (evicted, replaced, deleted) passes here, so the lengths stay those of the bodies held.
-      dispose: (remembered) => {
-        const left = (this.#lengths.get(remembered.length) ?? 0) - 1
-        if (left > 0) this.#lengths.set(remembered.length, left)
-        else this.#lengths.delete(remembered.length)
-      },
-    })
-  }
-
-  /** Bytes held now, as counted against the bound. */
-  get heldBytes(): number {
-    return this.#keys.calculatedSize
-  }
-
-  /** Whether a body of `length` bytes may be remembered: false means it is not, and its memo key need not be made. */
-  mayHold(length: number): boolean {
-    return this.#lengths.has(length)
-  }
-
-  get(key: string): Remembered | undefined {
-    return this.#keys.get(key)
-  }
-
-  set(key: string, remembered: Remembered): void {
-    // A key larger than the whole bound is not held (lru-cache would refuse it anyway, with a warning).
-    if (2 * key.length + 64 > this.#keys.maxSize) return
-    this.#lengths.set(remembered.length, (this.#lengths.get(remembered.length) ?? 0) + 1)
-    this.#keys.set(key, remembered)
-  }
-}
-
 /**
  * The key of a call. The body counts through its canonical form (the one the `request_body_hash` recoveries are
  * looked up by is a hash of): the whole body when it has no framing field, else the body without them. A body too
@@ -114,17 +56,15 @@ export function cacheKey(spec: KeyedCall, shared: boolean, memo?: KeyMemo): Cach
   const { model } = spec
   const target = [spec.operation, model.id, model.upstream.name, model.upstreamModel, spec.bodies.operationFor(model)]
   const memoable = memo !== undefined && value !== undefined && bytes !== undefined && bytes.length <= MEMO_BODY_BYTES
-  // Made only when looked up or remembered: a body of a length the memo holds none of is neither (most misses).
-  let memoKey: string | undefined
-  const memoKeyOf = (body: Buffer) =>
-    (memoKey ??= `${shared ? 'shared' : 'owner'}\u0000${spec.owner}\u0000${target.join('\u0000')}\u0000${body.toString('latin1')}`)
-  const known = memoable && memo.mayHold(bytes.length) ? memo.get(memoKeyOf(bytes)) : undefined
+  const parts: MemoParts = { shared, owner: spec.owner, target }
+  // Looked up only for a body of a length the memo holds one of: most misses are not.
+  const known = memoable && memo.mayHold(bytes.length) ? memo.find(bytes, parts) : undefined
   if (known) {
     if (known.requestHash !== undefined && !spec.requestHash.asked?.()) spec.requestHash.seed?.(known.requestHash)
     return { id: known.id, owner: spec.owner, model: model.id }
   }
   if (!memoable) return madeKey(spec, shared, target, undefined)
-  return madeKey(spec, shared, target, (id, made) => () => memo.set(memoKeyOf(bytes), { id, requestHash: made?.(), length: bytes.length }))
+  return madeKey(spec, shared, target, (id, made) => () => memo.remember(bytes, parts, { id, requestHash: made?.() }))
 }
 
 /** Canonical forms this long or shorter are held for their hash until it is asked; a longer one is hashed at once. */

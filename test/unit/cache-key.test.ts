@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { mulberry32 } from '../../bench/lib/random.mjs'
-import { cacheKey, FRAMING_FIELDS, type KeyedCall, KeyMemo, MEMO_BODY_BYTES } from '../../src/cache/key.js'
+import { cacheKey, FRAMING_FIELDS, type KeyedCall } from '../../src/cache/key.js'
+import { fingerprint, KeyMemo, MEMO_BODY_BYTES } from '../../src/cache/key-memo.js'
 import { messagesRequest } from '../../src/dialects/anthropic/messages/wire.js'
 import { geminiRequest } from '../../src/dialects/gemini/generate-content/wire.js'
 import { chatRequest } from '../../src/dialects/openai/chat-completions/wire.js'
@@ -246,6 +247,33 @@ describe('the cache key', () => {
       const sameLength = counted({ model: 'm', messages: [{ role: 'user', content: 'rememberex' }] })
       await cacheKey(sameLength.call, false, memo)
       expect(sameLength.tally.walked).toBeGreaterThan(0)
+    })
+
+    it('tells apart bodies of one length that share a fingerprint, by their bytes, and holds both', async () => {
+      // Two bodies of one length with one fingerprint, found by trying (a 30-bit fingerprint: tens of thousands of tries).
+      const seen = new Map<number, Record<string, unknown>>()
+      let pair: [Record<string, unknown>, Record<string, unknown>] | undefined
+      for (let i = 0; pair === undefined && i < 1_000_000; i++) {
+        const body = { model: 'm', n: String(i).padStart(7, '0') }
+        const print = fingerprint(Buffer.from(JSON.stringify(body)))
+        const earlier = seen.get(print)
+        if (earlier) pair = [earlier, body]
+        else seen.set(print, body)
+      }
+      expect(pair).toBeDefined()
+      const [first, second] = pair!
+      const memo = new KeyMemo(1024 * 1024)
+      ;(await cacheKey(counted(first).call, false, memo)).remember?.()
+      // Not the first's key: its bytes differ.
+      const other = counted(second)
+      expect((await cacheKey(other.call, false, memo)).id).toBe((await cacheKey(callOf(second, 'chat.completions'), false)).id)
+      expect(other.tally.walked).toBeGreaterThan(0)
+      ;(await cacheKey(counted(second).call, false, memo)).remember?.()
+      for (const body of [first, second]) {
+        const again = counted(body)
+        expect((await cacheKey(again.call, false, memo)).id).toBe((await cacheKey(callOf(body, 'chat.completions'), false)).id)
+        expect(again.tally.walked).toBe(0)
+      }
     })
 
     it(`holds no more than its bound, and no body over ${MEMO_BODY_BYTES} bytes`, async () => {
