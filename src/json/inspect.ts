@@ -119,8 +119,8 @@ export function containersAtMost(b: Buffer, limit: number): boolean {
   return true
 }
 
-/** A single key as bytes, and its place among the set's keys (its bit among those seen). */
-type KeyBytes = [bytes: Buffer, index: number]
+/** A single key as byte values (an array: reading one costs less than reading a buffer), and its place among the set's keys (its bit among those seen). */
+type KeyBytes = [codes: number[], index: number]
 
 /** The last set of single keys seen, as bytes by length: a member's name is matched without being made a string. */
 let lastKeys: ReadonlySet<string> | undefined
@@ -134,10 +134,10 @@ function byLengthOf(keys: ReadonlySet<string>): Array<KeyBytes[] | undefined> {
   const byLength: Array<KeyBytes[] | undefined> = []
   const names = [...keys]
   names.forEach((key, index) => {
-    const bytes = Buffer.from(key, 'utf8')
-    const same = byLength[bytes.length]
-    if (same) same.push([bytes, index])
-    else byLength[bytes.length] = [[bytes, index]]
+    const codes = [...Buffer.from(key, 'utf8')]
+    const same = byLength[codes.length]
+    if (same) same.push([codes, index])
+    else byLength[codes.length] = [[codes, index]]
   })
   lastKeys = keys
   lastByLength = byLength
@@ -148,15 +148,18 @@ function byLengthOf(keys: ReadonlySet<string>): Array<KeyBytes[] | undefined> {
 /** The index (in the set's order) of the single key the member name spanning [start, end) of `b` is; -1 if none. */
 function singleKeyAt(b: Buffer, start: number, end: number, keys: ReadonlySet<string>): number {
   const candidates = byLengthOf(keys)[end - start - 2]
+  if (candidates) {
+    for (let c = 0; c < candidates.length; c++) {
+      const [codes, index] = candidates[c] as KeyBytes
+      let k = 0
+      while (k < codes.length && codes[k] === b[start + 1 + k]) k++
+      // Byte for byte a single key, which holds no backslash: the name holds no escape.
+      if (k === codes.length) return index
+    }
+  }
   for (let k = start + 1; k < end - 1; k++) {
     // An escaped name is read as JSON reads it.
     if (b[k] === 0x5c) return lastNames.indexOf(stringAt(b, start, end))
-  }
-  if (!candidates) return -1
-  for (const [bytes, index] of candidates) {
-    let k = 0
-    while (k < bytes.length && bytes[k] === b[start + 1 + k]) k++
-    if (k === bytes.length) return index
   }
   return -1
 }
