@@ -14,6 +14,15 @@ import { type FieldPage, OwnerOrder, parseField, type Removal, type Trim } from 
 const PAGE = 1000
 
 /**
+ * A record's withdrawal (KEYS: its catalog hash, its order set and, if it has one, its first value; ARGV: its request id
+ * and order member): nothing when the value is there, else the entry and the member go.
+ */
+const WITHDRAW_SCRIPT = `if KEYS[3] and redis.call('EXISTS', KEYS[3]) == 1 then return 0 end
+redis.call('HDEL', KEYS[1], ARGV[1])
+redis.call('ZREM', KEYS[2], ARGV[2])
+return 1`
+
+/**
  * The per-owner catalog on Redis (a single server, a cluster, or Valkey): one hash `…idx:{owner}` per owner,
  * field = request id, value = the JSON catalog entry (with `expires_at`). A record is written in one MULTI — its
  * three values, the catalog entry, the hash's expiry and its length — so it costs one round trip and is listed
@@ -96,19 +105,19 @@ export class RedisCatalog implements OwnerCatalog {
       replies = await transaction(this.#legacyExpire).exec()
     } catch (error) {
       if (this.#legacyExpire || !isUnsupportedExpireMode(error)) {
-        this.#withdraw(owner, entry.request_id, member)
+        this.#withdraw(owner, entry.request_id, member, values[0]?.[0])
         throw error
       }
       this.#legacyExpire = true
       try {
         replies = await transaction(true).exec()
       } catch (retryError) {
-        this.#withdraw(owner, entry.request_id, member)
+        this.#withdraw(owner, entry.request_id, member, values[0]?.[0])
         throw retryError
       }
     }
     if (!replies.slice(0, values.length).every((reply) => String(reply) === 'OK')) {
-      this.#withdraw(owner, entry.request_id, member)
+      this.#withdraw(owner, entry.request_id, member, values[0]?.[0])
       throw storeUnavailable("The gateway's store did not take a write.")
     }
     // Trimmed once a hundredth of the cap past it, by one trim per owner at a time (see redis-order.ts).
@@ -182,9 +191,17 @@ export class RedisCatalog implements OwnerCatalog {
   }
 
   /** Takes back the entry of a write that failed; not awaited, but sent before any later command on this connection. */
-  #withdraw(owner: string, requestId: string, member: string): void {
-    this.#link.client.hDel(this.#link.key(catalogKey(owner)), requestId).catch(this.#onError)
-    this.#link.client.zRem(this.#link.key(orderKey(owner)), member).catch(this.#onError)
+  /**
+   * Unlists a record after a write that failed, unless its first value is there. A MULTI wrote all of a record or none
+   * of it, so a value that is there is a record that is whole, whichever write left it. And the withdrawal of a failed
+   * attempt can reach the server after the retry that wrote the record (a cluster re-routes commands while a replica
+   * takes over its master), where unlisting it lost a record the gateway had reported kept.
+   */
+  #withdraw(owner: string, requestId: string, member: string, firstValue: string | undefined): void {
+    const link = this.#link
+    const keys = [link.key(catalogKey(owner)), link.key(orderKey(owner))]
+    if (firstValue !== undefined) keys.push(firstValue)
+    link.client.eval(WITHDRAW_SCRIPT, { keys, arguments: [requestId, member] }).catch(this.#onError)
   }
 
   /** Walks the owner's catalog one HSCAN page at a time, asking for the next page while this one is visited. */

@@ -51,6 +51,8 @@ export interface RedisLikeClient {
   withTypeMapping?(mapping: Record<number, unknown>): { get(key: string): Promise<unknown> }
   del(keys: string | string[]): Promise<number>
   multi(): RedisMulti
+  /** A Lua script (a cluster runs it on the node of its first key). */
+  eval(script: string, options: { keys: string[]; arguments: string[] }): Promise<unknown>
   connect?(): Promise<unknown>
   once?(event: 'ready', listener: () => void): unknown
   off?(event: 'ready', listener: () => void): unknown

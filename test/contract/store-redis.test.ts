@@ -225,6 +225,46 @@ await describeWithRedis('Redis store suite', () => {
       await release(store, keyv)
     })
 
+    it('keeps a record listed when the withdrawal of a failed attempt reaches Redis after the retry that wrote it', async () => {
+      // What a cluster failover can do: the failed attempt's withdrawal is re-routed and lands after the retry.
+      const keyv = makeKeyv(RUN)
+      const client = (keyv.store as KeyvRedis<unknown>).client as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>
+      const store = createGatewayStore({ keyv, onError: () => {} })
+      const owner = newOwner()
+      const record = makeRecord()
+      const writes = client.multi as unknown as () => object
+      const removals = ['hDel', 'zRem', 'eval'].map((name) => [name, client[name]!.bind(client)] as const)
+      let letThrough!: () => void
+      const held = new Promise<void>((resolve) => {
+        letThrough = resolve
+      })
+      const landed: Array<Promise<unknown>> = []
+      for (const [name, send] of removals) {
+        client[name] = (...args: unknown[]) => {
+          const sent = held.then(() => send(...args))
+          landed.push(sent)
+          return sent
+        }
+      }
+      refuseSetsInTransactions(client as unknown as { multi(): object })
+      await expect(store.put(owner, record, 60_000)).rejects.toSatisfy(isGatewayError)
+      Object.assign(client, { multi: writes }, Object.fromEntries(removals))
+      await store.put(owner, record, 60_000)
+      letThrough()
+      await Promise.allSettled(landed)
+      expect(landed.length).toBeGreaterThan(0)
+      expect((await store.list(owner)).map((s) => s.request_id)).toEqual([record.request_id])
+      expect((await store.get(owner, record.request_id))?.request_id).toBe(record.request_id)
+      // A failed attempt whose values are not there is still unlisted.
+      const lost = makeRecord()
+      refuseSetsInTransactions(client as unknown as { multi(): object })
+      await expect(store.put(owner, lost, 60_000)).rejects.toSatisfy(isGatewayError)
+      Object.assign(client, { multi: writes })
+      for (let i = 0; i < 100 && Number(await admin.hExists(`${RUN}::idx:{${owner}}`, lost.request_id)) === 1; i++) await sleep(10)
+      expect(Object.keys(await admin.hGetAll(`${RUN}::idx:{${owner}}`))).toEqual([record.request_id])
+      await release(store, keyv)
+    })
+
     it('does not mistake a failed read for an absent record', async () => {
       const keyv = makeKeyv(RUN)
       const store = createGatewayStore({ keyv, onError: () => {} })
