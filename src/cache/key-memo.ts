@@ -35,10 +35,10 @@ function bucketSize(bucket: readonly Entry[]): number {
 }
 
 /**
- * A 30-bit fingerprint of `bytes` (FNV-1a over 32-bit words, the length mixed in): the bucket a call is looked for in
- * (exported for the tests, which make two bodies share one).
+ * A 30-bit fingerprint of `bytes` (FNV-1a over 32-bit words, the length mixed in): the bucket a call is looked for in.
  * Bodies that share one are told apart by their bytes; a small integer is a map key that costs nothing to hash,
- * where a key holding the body cost its flattening and a hash of every character on every hit.
+ * where a key holding the body cost its flattening and a hash of every character on every hit. Exported for the
+ * tests, which make two bodies share one.
  */
 export function fingerprint(bytes: Buffer): number {
   const n = bytes.length

@@ -119,7 +119,10 @@ export function containersAtMost(b: Buffer, limit: number): boolean {
   return true
 }
 
-/** A single key as byte values (an array: reading one costs less than reading a buffer), and its place among the set's keys (its bit among those seen). */
+/**
+ * A single key as byte values (an array: reading one costs less than reading a buffer), and its place among the set's
+ * keys (its bit among those seen).
+ */
 type KeyBytes = [codes: number[], index: number]
 
 /** The last set of single keys seen, as bytes by length: a member's name is matched without being made a string. */

@@ -190,7 +190,6 @@ export class RedisCatalog implements OwnerCatalog {
     return this.#link.disconnect()
   }
 
-  /** Takes back the entry of a write that failed; not awaited, but sent before any later command on this connection. */
   /**
    * Unlists a record after a write that failed, unless its first value is there. A MULTI wrote all of a record or none
    * of it, so a value that is there is a record that is whole, whichever write left it. And the withdrawal of a failed
