@@ -58,6 +58,30 @@ describeWithPrograms(
         expect(new Set([...nodesOf.values()].map((ports) => [...ports][0])).size).toBeGreaterThan(1)
         await release(store, keyv)
       })
+
+      it("takes a failed write's entry back from its owner's catalog on the node that holds it", async () => {
+        const keyv = clusterKeyv(cluster, `${NS}-withdraw`)
+        const errors: unknown[] = []
+        const store = createGatewayStore({ keyv, onError: (error) => errors.push(error) })
+        const owner = newOwner()
+        const kept = makeRecord()
+        await store.put(owner, kept, 60_000)
+        refuseSetsInTransactions((keyv.store as KeyvRedis<unknown>).client)
+        const lost = makeRecord()
+        await expect(store.put(owner, lost, 60_000)).rejects.toThrow()
+        const catalog = `${NS}-withdraw::idx:{${owner}}`
+        const fields = async () => {
+          for (const port of cluster.ports) {
+            const found = await onNode(port, (client) => client.hKeys(catalog).catch(() => undefined))
+            if (found && found.length > 0) return found
+          }
+          return []
+        }
+        for (let i = 0; i < 100 && (await fields()).includes(lost.request_id); i++) await new Promise((r) => setTimeout(r, 10))
+        expect(await fields()).toEqual([kept.request_id])
+        expect(errors).toEqual([])
+        await release(store, keyv)
+      })
     })
   },
 )
