@@ -50,12 +50,13 @@ export function fingerprint(bytes: Buffer): number {
   return h & 0x3fffffff
 }
 
-function sameParts(entry: Entry, parts: MemoParts): boolean {
+/** Whether `entry` is the call with these bytes and parts. */
+function isCall(entry: Entry, bytes: Buffer, parts: MemoParts): boolean {
   if (entry.shared !== parts.shared || entry.owner !== parts.owner) return false
   const { target } = parts
   if (entry.target.length !== target.length) return false
   for (let i = 0; i < target.length; i++) if (entry.target[i] !== target[i]) return false
-  return true
+  return entry.bytes.equals(bytes)
 }
 
 /**
@@ -97,7 +98,7 @@ export class KeyMemo {
   find(bytes: Buffer, parts: MemoParts): Remembered | undefined {
     const bucket = this.#buckets.get(fingerprint(bytes))
     if (bucket === undefined) return undefined
-    for (const entry of bucket) if (sameParts(entry, parts) && entry.bytes.equals(bytes)) return entry
+    for (const entry of bucket) if (isCall(entry, bytes, parts)) return entry
     return undefined
   }
 
@@ -110,7 +111,7 @@ export class KeyMemo {
     // One larger than the whole bound is not held (lru-cache would refuse it anyway, with a warning).
     if (entrySize(entry) > this.#maxBytes) return
     const key = fingerprint(bytes)
-    const bucket = (this.#buckets.peek(key) ?? []).filter((other) => !(sameParts(other, parts) && other.bytes.equals(bytes)))
+    const bucket = (this.#buckets.peek(key) ?? []).filter((other) => !isCall(other, bytes, parts))
     bucket.push(entry)
     // Bodies that share a fingerprint, oldest first, are let go until the bucket fits the bound.
     while (bucketSize(bucket) > this.#maxBytes) bucket.shift()

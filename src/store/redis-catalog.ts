@@ -89,6 +89,7 @@ export class RedisCatalog implements OwnerCatalog {
         async (v): Promise<[string, string | Buffer]> => [link.key(v.key), await link.serialize(v.value, entry.expires_at)],
       ),
     )
+    const withdraw = () => this.#withdraw(owner, entry.request_id, member, values[0]?.[0])
     const transaction = (legacyExpire: boolean): RedisMulti => {
       const multi = link.client.multi()
       for (const [k, v] of values) multi.set(k, v, { PX: ttl })
@@ -105,19 +106,19 @@ export class RedisCatalog implements OwnerCatalog {
       replies = await transaction(this.#legacyExpire).exec()
     } catch (error) {
       if (this.#legacyExpire || !isUnsupportedExpireMode(error)) {
-        this.#withdraw(owner, entry.request_id, member, values[0]?.[0])
+        withdraw()
         throw error
       }
       this.#legacyExpire = true
       try {
         replies = await transaction(true).exec()
       } catch (retryError) {
-        this.#withdraw(owner, entry.request_id, member, values[0]?.[0])
+        withdraw()
         throw retryError
       }
     }
     if (!replies.slice(0, values.length).every((reply) => String(reply) === 'OK')) {
-      this.#withdraw(owner, entry.request_id, member, values[0]?.[0])
+      withdraw()
       throw storeUnavailable("The gateway's store did not take a write.")
     }
     // Trimmed once a hundredth of the cap past it, by one trim per owner at a time (see redis-order.ts).
