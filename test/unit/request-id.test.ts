@@ -21,6 +21,19 @@ describe('request ids', () => {
     expect(later.slice(0, 10) > earlier.slice(0, 10)).toBe(true)
   })
 
+  it('draw every random digit afresh in a new millisecond, over the whole alphabet (the first over its lower half)', () => {
+    const ALPHABET = '0123456789ABCDEFGHJKMNPQRSTVWXYZ'
+    const seen = Array.from({ length: 16 }, () => new Set<string>())
+    // Later than the ids made above (a time not later than the last id's is counted on, not drawn afresh).
+    const start = Date.UTC(2031, 0, 1)
+    for (let ms = start; ms < start + 2000; ms++) {
+      const random = newRequestId(ms).slice(10)
+      for (let i = 0; i < 16; i++) seen[i]!.add(random[i]!)
+    }
+    expect([...seen[0]!].sort().join('')).toBe(ALPHABET.slice(0, 16))
+    for (let i = 1; i < 16; i++) expect(seen[i]!.size).toBe(32)
+  })
+
   it('carry the time in ms in their first ten characters, up to the largest a ULID holds', () => {
     const ALPHABET = '0123456789ABCDEFGHJKMNPQRSTVWXYZ'
     const timeOf = (id: string) => [...id.slice(0, 10)].reduce((ms, char) => ms * 32 + ALPHABET.indexOf(char), 0)
