@@ -32,4 +32,25 @@ describe('DeadlineSweeper', () => {
     vi.advanceTimersByTime(80)
     expect(count).toBe(2)
   })
+
+  it('unlinks from anywhere in the list, ignores a second disarm or one after the expiry, and lets an expiry arm anew', () => {
+    const sweeper = new DeadlineSweeper(50)
+    const expired: string[] = []
+    const disarms = ['a', 'b', 'c', 'd', 'e'].map((name) => sweeper.arm(() => expired.push(name)))
+    // The head, one in the middle and the tail, one of them twice.
+    disarms[0]!()
+    disarms[2]!()
+    disarms[4]!()
+    disarms[2]!()
+    sweeper.arm(() => {
+      expired.push('f')
+      sweeper.arm(() => expired.push('armed by f'))
+    })
+    vi.advanceTimersByTime(60)
+    expect(expired).toEqual(['b', 'd', 'f'])
+    // After the expiry: nothing to unlink, and the entries armed later are untouched.
+    disarms[1]!()
+    vi.advanceTimersByTime(60)
+    expect(expired).toEqual(['b', 'd', 'f', 'armed by f'])
+  })
 })
