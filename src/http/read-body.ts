@@ -1,6 +1,7 @@
 import type { IncomingMessage } from 'node:http'
 import { GatewayError } from '../errors.js'
 import { containersAtMost, inspectJson, type JsonRules } from '../json/inspect.js'
+import { ALL_ASCII, quickVerdict, settleVerdict } from '../json/inspect-wasm.js'
 import { scanJsonBody } from '../json/scan-body.js'
 import { invalidUtf8At, invalidUtf8AtInSlices } from '../json/utf8.js'
 import type { PreparsedBody } from '../types.js'
@@ -140,11 +141,14 @@ export function readBody(req: IncomingMessage, limits: BodyLimits, reservation?:
   })
 }
 
-/** Parses a body as a JSON object; answers 400 for anything else. */
-export function parseJsonObject(bytes: Buffer): Record<string, unknown> {
+/**
+ * Parses a body as a JSON object; answers 400 for anything else. `ascii`: the bytes are known to be ASCII, whose
+ * Latin-1 text is its UTF-8 text, decoded for less.
+ */
+export function parseJsonObject(bytes: Buffer, ascii = false): Record<string, unknown> {
   let value: unknown
   try {
-    value = JSON.parse(bytes.toString('utf8'))
+    value = JSON.parse(bytes.toString(ascii ? 'latin1' : 'utf8'))
   } catch (error) {
     throw new GatewayError('invalid_request', `The request body is not valid JSON: ${(error as Error).message}`)
   }
@@ -229,10 +233,14 @@ function parsedAtOnce(bytes: Buffer, rules: JsonRules, owned: boolean): RequestB
   if (bytes.length >= SCAN_FROM_BYTES || (bytes.length > SCAN_FROM_CONTAINERS && !containersAtMost(bytes, SCAN_FROM_CONTAINERS))) {
     return undefined
   }
-  const broken = invalidUtf8At(bytes)
-  if (broken !== -1) throw notUtf8(broken)
-  const value = parseJsonObject(bytes)
-  inspectJson(bytes, rules)
+  const verdict = quickVerdict(bytes, rules)
+  const ascii = (verdict & ALL_ASCII) !== 0
+  if (!ascii) {
+    const broken = invalidUtf8At(bytes)
+    if (broken !== -1) throw notUtf8(broken)
+  }
+  const value = parseJsonObject(bytes, ascii)
+  settleVerdict(verdict, bytes, rules)
   return { bytes, fields: value, value, spans: undefined, owned }
 }
 
