@@ -54,7 +54,18 @@ export interface Handlers {
 export function createDispatch(rt: Runtime, handlers: Handlers, isClosing: () => boolean) {
   const authenticate = createAuthenticator(rt.options.auth)
 
-  async function serve(req: IncomingMessage, res: ServerResponse, match: Match, requestId: string, init: HandleOptions, startedAt: number) {
+  /**
+   * Routes a request to its handler. Not an async function: a model call's promise is handed on as the handler made
+   * it, where an async frame awaiting it cost a promise and a turn more. A throw is the dispatcher's to catch.
+   */
+  function serve(
+    req: IncomingMessage,
+    res: ServerResponse,
+    match: Match,
+    requestId: string,
+    init: HandleOptions,
+    startedAt: number,
+  ): unknown {
     const { route } = match
     switch (route.kind) {
       case 'models':
@@ -76,18 +87,31 @@ export function createDispatch(rt: Runtime, handlers: Handlers, isClosing: () =>
     // Model calls put the id into their own `writeHead`; every other answer carries it from here.
     if (route.kind !== 'call') setRequestId(res, match.dialect, requestId)
     const presented = authenticate(match.dialect.clientKey(req.headers, match.query), req, match.dialect)
-    const owner = typeof presented === 'string' ? presented : await presented
+    if (typeof presented === 'string') return serveOwned(route, req, res, match, requestId, init, startedAt, presented)
+    return presented.then((owner) => serveOwned(route, req, res, match, requestId, init, startedAt, owner))
+  }
+
+  /** `serve` once the caller's owner is known. */
+  function serveOwned(
+    route: CallRoute | BackgroundRoute | RecoveryRoute,
+    req: IncomingMessage,
+    res: ServerResponse,
+    match: Match,
+    requestId: string,
+    init: HandleOptions,
+    startedAt: number,
+    owner: string,
+  ): Promise<void> {
     const url = init.path ?? req.url ?? ''
     const mark = url.indexOf('?')
     const path = mark === -1 ? url : url.slice(0, mark)
     const ex: Exchange = { req, res, requestId, match, owner, path, preparsed: init.body, startedAt }
-    // `return await`: an async function that returns a promise takes two more turns to settle than one that awaits it.
     if (route.kind === 'call') {
       rt.console?.watchCall(requestId, res)
-      return await handlers.call(ex, route)
+      return handlers.call(ex, route)
     }
-    if (route.kind === 'background') return await handlers.background(ex, route)
-    return await handlers.recoveries(ex, route)
+    if (route.kind === 'background') return handlers.background(ex, route)
+    return handlers.recoveries(ex, route)
   }
 
   function fail(res: ServerResponse, match: Match, error: unknown, requestId: string): void {
@@ -114,7 +138,14 @@ export function createDispatch(rt: Runtime, handlers: Handlers, isClosing: () =>
     after: () => T,
   ): Promise<T> {
     const requestId = newRequestId()
-    return serve(req, res, match, requestId, init, startedAt).then(after, (error: unknown) => {
+    let served: Promise<unknown>
+    try {
+      // A handler's own promise is taken as it is (no turn more); anything else settles at once.
+      served = Promise.resolve(serve(req, res, match, requestId, init, startedAt))
+    } catch (error) {
+      served = Promise.reject(error)
+    }
+    return served.then(after, (error: unknown) => {
       fail(res, match, error, requestId)
       return after()
     })
