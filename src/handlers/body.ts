@@ -12,7 +12,14 @@ export async function withBody<T>(
   needs: Pick<BodyRead, 'readFields' | 'elementFields' | 'readsMembers'>,
   work: (body: RequestBody) => Promise<T>,
 ): Promise<T> {
-  const read: BodyRead = { preparsed: ex.preparsed, ...needs, reservation: undefined }
+  // Member by member: a spread of `needs` copied its members through the runtime's generic path, on every call.
+  const read: BodyRead = {
+    preparsed: ex.preparsed,
+    readFields: needs.readFields,
+    elementFields: needs.elementFields,
+    readsMembers: needs.readsMembers,
+    reservation: undefined,
+  }
   const reservation = rt.bodyBudget.reserve(ex.owner, bytesHeldBeforeReading(ex.req, read, rt.bodyLimits))
   read.reservation = reservation
   try {

@@ -165,8 +165,14 @@ export class DeliveryWatch {
     }
     this.waiters.push(waiter)
     return () => {
-      const i = this.waiters.indexOf(waiter)
-      if (i !== -1) this.waiters.splice(i, 1)
+      const { waiters } = this
+      // Most often the last one added (a call stops watching before anything else waits): taken off the end.
+      if (waiters[waiters.length - 1] === waiter) {
+        waiters.pop()
+        return
+      }
+      const i = waiters.indexOf(waiter)
+      if (i !== -1) waiters.splice(i, 1)
     }
   }
 }
