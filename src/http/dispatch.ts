@@ -87,27 +87,25 @@ export function createDispatch(rt: Runtime, handlers: Handlers, isClosing: () =>
     // Model calls put the id into their own `writeHead`; every other answer carries it from here.
     if (route.kind !== 'call') setRequestId(res, match.dialect, requestId)
     const presented = authenticate(match.dialect.clientKey(req.headers, match.query), req, match.dialect)
-    if (typeof presented === 'string') return serveOwned(route, req, res, match, requestId, init, startedAt, presented)
-    return presented.then((owner) => serveOwned(route, req, res, match, requestId, init, startedAt, owner))
-  }
-
-  /** `serve` once the caller's owner is known. */
-  function serveOwned(
-    route: CallRoute | BackgroundRoute | RecoveryRoute,
-    req: IncomingMessage,
-    res: ServerResponse,
-    match: Match,
-    requestId: string,
-    init: HandleOptions,
-    startedAt: number,
-    owner: string,
-  ): Promise<void> {
     const url = init.path ?? req.url ?? ''
     const mark = url.indexOf('?')
     const path = mark === -1 ? url : url.slice(0, mark)
-    const ex: Exchange = { req, res, requestId, match, owner, path, preparsed: init.body, startedAt }
+    // The owner is written in before any handler sees the exchange: at once, or once authenticate() settles.
+    const ex: Exchange = { req, res, requestId, match, owner: '', path, preparsed: init.body, startedAt }
+    if (typeof presented === 'string') {
+      ex.owner = presented
+      return serveOwned(route, ex)
+    }
+    return presented.then((owner) => {
+      ex.owner = owner
+      return serveOwned(route, ex)
+    })
+  }
+
+  /** `serve` once the caller's owner is known. */
+  function serveOwned(route: CallRoute | BackgroundRoute | RecoveryRoute, ex: Exchange): Promise<void> {
     if (route.kind === 'call') {
-      rt.console?.watchCall(requestId, res)
+      rt.console?.watchCall(ex.requestId, ex.res)
       return handlers.call(ex, route)
     }
     if (route.kind === 'background') return handlers.background(ex, route)
