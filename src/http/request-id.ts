@@ -12,24 +12,35 @@ let lastTime = -1
 
 /**
  * The characters of the id being made, as codes: one flat string is made of them at once. Added up piece by piece, an
- * id was a rope of 17 strings that every header check (a regular expression) flattened again.
+ * id was a rope of 17 strings that every header check (a regular expression) flattened again. Typed arrays, not
+ * arrays of numbers: their loads and stores skip the element-kind and hole checks an id paid 26 times.
  */
-const idCodes: number[] = new Array(10 + RANDOM_CHARS).fill(0)
-const ALPHABET_CODES = Array.from(ALPHABET, (char) => char.charCodeAt(0))
-/** The id's random part, as base-32 digits: changed in place, one id after another. */
-const digits: number[] = new Array(RANDOM_CHARS).fill(0)
+const idCodes = new Uint8Array(10 + RANDOM_CHARS)
+const ALPHABET_CODES = Uint8Array.from(ALPHABET, (char) => char.charCodeAt(0))
+/** The base-32 digit of each character code of the alphabet: an increment reads the digits from the id itself. */
+const DIGIT_OF = new Uint8Array(128)
+for (let digit = 0; digit < 32; digit++) DIGIT_OF[ALPHABET_CODES[digit] as number] = digit
 
 /** 2^25: a time in ms is split in two halves of 25 bits, each a small integer. */
 const HALF = 33554432
+/** The time written last, in units of 1024 ms: its first eight characters are already in `idCodes`. */
+let lastTop = -1
 
 /**
- * Writes `ms` as the id's first ten characters. In two halves of small integers: `%` and division of a time in ms
- * (past 2^31) are double arithmetic, whose remainder is a call into the runtime, ten of them per id.
+ * Writes `ms` as the id's first ten characters. Only the last two change within 1024 ms, so the rest is written only
+ * when they would change. In two halves of small integers: `%` and division of a time in ms (past 2^31) are double
+ * arithmetic, whose remainder is a call into the runtime, ten of them per id.
  */
 function encodeTime(ms: number): void {
+  const top = Math.floor(ms / 1024)
+  const low10 = ms - top * 1024
+  idCodes[9] = ALPHABET_CODES[low10 & 31] as number
+  idCodes[8] = ALPHABET_CODES[low10 >>> 5] as number
+  if (top === lastTop) return
+  lastTop = top
   let high = Math.floor(ms / HALF)
-  let low = ms - high * HALF
-  for (let i = 9; i >= 5; i--) {
+  let low = (ms - high * HALF) >>> 10
+  for (let i = 7; i >= 5; i--) {
     idCodes[i] = ALPHABET_CODES[low & 31] as number
     low >>>= 5
   }
@@ -45,12 +56,6 @@ const POOL_WORDS = WORDS_PER_ID * 256
 const pool = new Uint32Array(POOL_WORDS)
 let poolOffset = POOL_WORDS
 
-/** Sets the random digit at `i` (and its character). */
-function setDigit(i: number, digit: number): void {
-  digits[i] = digit
-  idCodes[10 + i] = ALPHABET_CODES[digit] as number
-}
-
 /**
  * New random digits: sixteen of five bits from three random words (six digits of each), three reads of the pool
  * instead of sixteen.
@@ -64,19 +69,19 @@ function freshRandom(): void {
   for (let i = 0; i < RANDOM_CHARS; i++) {
     if (i % 6 === 0) word = pool[poolOffset++] as number
     // The top bit of the first digit stays clear so increments within one millisecond never overflow.
-    setDigit(i, word & (i === 0 ? 15 : 31))
+    idCodes[10 + i] = ALPHABET_CODES[word & (i === 0 ? 15 : 31)] as number
     word >>>= 5
   }
 }
 
 function increment(): void {
-  for (let i = RANDOM_CHARS - 1; i >= 0; i--) {
-    const digit = digits[i] as number
+  for (let i = 10 + RANDOM_CHARS - 1; i >= 10; i--) {
+    const digit = DIGIT_OF[idCodes[i] as number] as number
     if (digit < 31) {
-      setDigit(i, digit + 1)
+      idCodes[i] = ALPHABET_CODES[digit + 1] as number
       return
     }
-    setDigit(i, 0)
+    idCodes[i] = ALPHABET_CODES[0] as number
   }
   freshRandom()
 }
@@ -98,7 +103,7 @@ export function newRequestId(now = Date.now()): string {
  * The id's 26 codes as one flat string. Passed one by one, not spread: a spread call goes through the generic
  * apply path, which cost more than making the string.
  */
-function idText(c: number[]): string {
+function idText(c: Uint8Array): string {
   // biome-ignore format: one argument per code, grouped as the id is (ten of time, sixteen of randomness).
   return String.fromCharCode(
     c[0] as number, c[1] as number, c[2] as number, c[3] as number, c[4] as number,

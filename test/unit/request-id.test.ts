@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
 import { newRequestId, REQUEST_ID_PATTERN } from '../../src/http/request-id.js'
 
 describe('request ids', () => {
@@ -40,5 +40,18 @@ describe('request ids', () => {
     // Later than any id made before in this process, and across the two halves the time is encoded in.
     const base = 2 ** 42
     for (const ms of [base + 2 ** 25 - 1, base + 2 ** 25, base + 2 ** 30 + 31, 2 ** 48 - 1]) expect(timeOf(newRequestId(ms))).toBe(ms)
+  })
+
+  it('carry the right time from one millisecond to the next, within 1024 ms and across their boundaries', async () => {
+    const ALPHABET = '0123456789ABCDEFGHJKMNPQRSTVWXYZ'
+    const timeOf = (id: string) => [...id.slice(0, 10)].reduce((ms, char) => ms * 32 + ALPHABET.indexOf(char), 0)
+    // After the largest time above, a time not later than the last id's keeps that id's time: this test runs on its
+    // own ids, made in a fresh module.
+    vi.resetModules()
+    const fresh = await import('../../src/http/request-id.js')
+    const start = Date.UTC(2032, 0, 1) - 1500
+    for (let ms = start; ms < start + 5000; ms += 7) expect(timeOf(fresh.newRequestId(ms))).toBe(ms)
+    // A jump of whole periods of 1024 ms changes only the first eight characters.
+    for (const ms of [start + 5000 + 1024 * 32, start + 5000 + 1024 * 32 * 32 * 32]) expect(timeOf(fresh.newRequestId(ms))).toBe(ms)
   })
 })
