@@ -334,7 +334,10 @@ export interface Dialect<Name extends DialectName = DialectName> {
   doubtfulBasePath?(pathname: string): string | undefined
   /** Why a configured `upstreamModel` cannot be sent to this format, or undefined when it can. */
   upstreamModelProblem(name: string): string | undefined
-  /** Path of an upstream call below the base path (with its query, if any); `options` are the upstream's `upstreamOptions` values. */
+  /**
+   * Path of an upstream call below the base path (with its query, if any); `options` are the upstream's
+   * `upstreamOptions` values. A function of its arguments: the gateway makes it once per model, operation and stream.
+   */
   upstreamPath(basePath: string, upstreamModel: string, operation: Operation, stream: boolean, options?: UpstreamOptionValues): string
   /** The headers that carry the gateway's own upstream key. */
   upstreamAuthHeaders(apiKey: string): Record<string, string>

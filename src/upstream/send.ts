@@ -88,17 +88,23 @@ export type Send = (request: UpstreamRequest) => Promise<UpstreamResponse>
 
 /** Headers of the upstream call: the gateway's own credentials (set once per upstream), never the client's. */
 function upstreamHeaders(request: UpstreamRequest, key: UpstreamKey | undefined, body: Buffer): string[] {
-  const headers = [
-    ...request.model.upstream.requestHeaders,
-    ...(key?.headers ?? []),
-    ...request.dialectHeaders,
+  // Pushed one list after another: spreads into an array literal went through the iteration protocol, per call.
+  const headers: string[] = []
+  pushAll(headers, request.model.upstream.requestHeaders)
+  if (key) pushAll(headers, key.headers)
+  pushAll(headers, request.dialectHeaders)
+  headers.push(
     'content-length',
     String(body.length),
     'accept',
     upstreamAccept(request.model.upstream.dialect.upstreamStreamAccept, request.stream),
-  ]
-  if (request.headers) headers.push(...request.headers)
+  )
+  if (request.headers) pushAll(headers, request.headers)
   return headers
+}
+
+function pushAll(into: string[], from: readonly string[]): void {
+  for (let i = 0; i < from.length; i++) into.push(from[i] as string)
 }
 
 /**
@@ -299,6 +305,37 @@ function errorBody(body: Readable, rewrite: (bytes: Buffer) => Buffer): Readable
   return Readable.from(read(), { objectMode: false })
 }
 
+/** Each model's upstream paths, by operation: [whole, streamed]. */
+const upstreamPaths = new WeakMap<ResolvedModel, Map<Operation, [string | undefined, string | undefined]>>()
+
+/**
+ * The path of a model's upstream call, made once per model, operation and streaming: a path made by joining strings
+ * is a rope, which undici's checks of it flattened again through the runtime on every call. A dialect's
+ * `upstreamPath` is a function of its arguments, all of them the model's configuration but the last two.
+ */
+function upstreamPathOf(model: ResolvedModel, operation: Operation, stream: boolean): string {
+  let byOperation = upstreamPaths.get(model)
+  if (byOperation === undefined) {
+    byOperation = new Map()
+    upstreamPaths.set(model, byOperation)
+  }
+  let paths = byOperation.get(operation)
+  if (paths === undefined) {
+    paths = [undefined, undefined]
+    byOperation.set(operation, paths)
+  }
+  const at = stream ? 1 : 0
+  let path = paths[at]
+  if (path === undefined) {
+    const { upstream } = model
+    path = upstream.dialect.upstreamPath(upstream.basePath, model.upstreamModel, operation, stream, upstream.dialectOptions)
+    // Flattened once here (a character read does it), not on every call that sends it.
+    path.charCodeAt(0)
+    paths[at] = path
+  }
+  return path
+}
+
 /**
  * The innermost `Send`: one POST through the gateway's agent, errors mapped to GatewayErrors. `decodeBudget` bounds
  * the bytes of compressed whole answers being decoded at once, all calls together.
@@ -311,13 +348,7 @@ export function createSend(dispatcher: Dispatcher, decodeBudget: ByteBudget): Se
     const served: ServedBy = { model, keyAlias: key?.alias }
     const options: Dispatcher.DispatchOptions & { headers: string[]; path: string; body: Buffer } = {
       origin: upstream.origin,
-      path: upstream.dialect.upstreamPath(
-        upstream.basePath,
-        model.upstreamModel,
-        request.operation,
-        request.stream,
-        upstream.dialectOptions,
-      ),
+      path: upstreamPathOf(model, request.operation, request.stream),
       method: 'POST',
       headers: upstreamHeaders(request, key, body),
       body,
