@@ -238,6 +238,8 @@ export interface Dialect<Name extends DialectName = DialectName> {
   readonly modelListPaths?: readonly string[]
   /** How the 401 for a call without a key tells this dialect's clients where to send one (`Authorization: Bearer <key>`). */
   readonly keyHint: string
+  /** How a client the gateway writes itself (the console's page) sends a key: header `name`, value `prefix` + key. */
+  readonly keyHeader?: { readonly name: string; readonly prefix: string }
   /** The `accept` an upstream of this dialect is asked to stream with. @default the SSE content type */
   readonly upstreamStreamAccept?: string
   /** A path prefix every path under which speaks this dialect (`/v1beta`); elsewhere a shared path goes by `recognises`. */

@@ -2,8 +2,11 @@ import { randomUUID } from 'node:crypto'
 import { createKeyv } from '@keyv/redis'
 import { afterAll, describe, expect, it } from 'vitest'
 import { usd } from '../../src/console/api.js'
+import { consoleAssets } from '../../src/console/assets.js'
 import { MemoryDailyUsage, RedisDailyUsage } from '../../src/console/daily-usage.js'
 import { resolveConsole } from '../../src/console/options.js'
+import { sse } from '../../src/dialects/framing/index.js'
+import { DEFAULT_DIALECT } from '../../src/dialects/index.js'
 import { DAY_MS } from '../../src/ledger/counters.js'
 import { describeWithRedis, REDIS_URL } from '../support/redis.js'
 
@@ -89,5 +92,21 @@ await describeWithRedis('per-day usage in Redis', () => {
     await expect.poll(() => one.days('owner-a')).toEqual([{ day: today, requests: 20, tokens: 60, cost: 140 }])
     expect((await two.owners()).sort()).toEqual(['owner-a', 'owner-b'])
     expect(errors).toEqual([])
+  })
+})
+
+describe('the page script', () => {
+  it("sends the key as the default dialect reads it and asks for its event stream, from the registry's values", () => {
+    const key = DEFAULT_DIALECT.keyHeader
+    expect(key).toBeDefined()
+    const { name, prefix } = key as { name: string; prefix: string }
+    // What the page writes is what the gateway reads back.
+    expect(DEFAULT_DIALECT.clientKey({ [name]: `${prefix}sk-console-1` }, new URLSearchParams())).toBe('sk-console-1')
+    const { js } = consoleAssets('/console')
+    expect(js).toContain(`var KEY_HEADER = ${JSON.stringify(name)}\n`)
+    expect(js).toContain(`var KEY_PREFIX = ${JSON.stringify(prefix)}\n`)
+    expect(js).toContain(`var EVENT_STREAM = ${JSON.stringify(sse.contentType)}\n`)
+    // The script runs: its wire values are declared ahead of the parts that use them.
+    expect(() => new Function(js)).not.toThrow()
   })
 })

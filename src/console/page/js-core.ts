@@ -54,8 +54,10 @@ function when(seconds) { return new Date(seconds * 1000).toISOString().replace('
 function bytes(n) { if (n === null || n === undefined) return '-'; return n < 1024 ? n + ' B' : n < 1048576 ? (n / 1024).toFixed(1) + ' KiB' : (n / 1048576).toFixed(1) + ' MiB' }
 function seconds(ms) { return (ms / 1000).toFixed(1) + ' s' }
 
+// The key as the gateway reads it (KEY_HEADER, KEY_PREFIX and EVENT_STREAM come from the registry, ahead of this script).
+function keyHeaders() { var headers = {}; headers[KEY_HEADER] = KEY_PREFIX + session.key; return headers }
 function request(method, path, body) {
-  var init = { method: method, headers: { authorization: 'Bearer ' + session.key }, cache: 'no-store' }
+  var init = { method: method, headers: keyHeaders(), cache: 'no-store' }
   if (body !== undefined) { init.headers['content-type'] = 'application/json'; init.body = body }
   return fetch(root + path, init).then(function (res) {
     return res.text().then(function (text) {
@@ -75,7 +77,9 @@ function api(path) { return request('GET', consolePath + '/api/' + path) }
 // Server-sent events over fetch: the key rides in a header. Calls onEvent(name, data) per event until stopped.
 function streamEvents(path, onEvent, onEnd) {
   var controller = new AbortController()
-  fetch(root + path, { headers: { authorization: 'Bearer ' + session.key, accept: 'text/event-stream' }, signal: controller.signal, cache: 'no-store' })
+  var headers = keyHeaders()
+  headers.accept = EVENT_STREAM
+  fetch(root + path, { headers: headers, signal: controller.signal, cache: 'no-store' })
     .then(function (res) {
       if (!res.ok || !res.body) throw new Error('HTTP ' + res.status)
       var reader = res.body.getReader()

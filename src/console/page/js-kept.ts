@@ -22,7 +22,7 @@ function answerText(raw) {
   return parts.join('\n\n')
 }
 function curlOf(id) {
-  return 'curl -sS -H "Authorization: Bearer $MODEL_GATEWAY_KEY" \'' + location.origin + root + '/v1/recoveries/' + id + '\''
+  return 'curl -sS -H "' + KEY_HEADER + ': ' + KEY_PREFIX + '$MODEL_GATEWAY_KEY" \'' + location.origin + root + '/v1/recoveries/' + id + '\''
 }
 
 function renderRecoveries(items, what) {

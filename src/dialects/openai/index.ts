@@ -65,6 +65,7 @@ export const openai: Dialect<'openai'> = {
   ],
   modelListPaths: ['/v1/models'],
   keyHint: '`Authorization: Bearer <key>`',
+  keyHeader: { name: 'authorization', prefix: 'Bearer ' },
   clientHeaders: ['authorization', 'openai-organization', 'openai-project'],
   upstreamOptions: {
     // No call carries it: it picks the API calls translated from another dialect take.
