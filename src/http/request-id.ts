@@ -23,21 +23,19 @@ for (let digit = 0; digit < 32; digit++) DIGIT_OF[ALPHABET_CODES[digit] as numbe
 
 /** 2^25: a time in ms is split in two halves of 25 bits, each a small integer. */
 const HALF = 33554432
-/** The time written last, in units of 1024 ms: its first eight characters are already in `idCodes`. */
-let lastTop = -1
 
 /**
- * Writes `ms` as the id's first ten characters. Only the last two change within 1024 ms, so the rest is written only
- * when they would change. In two halves of small integers: `%` and division of a time in ms (past 2^31) are double
- * arithmetic, whose remainder is a call into the runtime, ten of them per id.
+ * Writes `ms` as the id's first ten characters over those of `previous`, the time written last. Only the last two
+ * change within 1024 ms, so the rest is written only when they would change. In two halves of small integers: `%`
+ * and division of a time in ms (past 2^31) are double arithmetic, whose remainder is a call into the runtime, ten of
+ * them per id.
  */
-function encodeTime(ms: number): void {
+function encodeTime(ms: number, previous: number): void {
   const top = Math.floor(ms / 1024)
   const low10 = ms - top * 1024
   idCodes[9] = ALPHABET_CODES[low10 & 31] as number
   idCodes[8] = ALPHABET_CODES[low10 >>> 5] as number
-  if (top === lastTop) return
-  lastTop = top
+  if (top === Math.floor(previous / 1024)) return
   let high = Math.floor(ms / HALF)
   let low = (ms - high * HALF) >>> 10
   for (let i = 7; i >= 5; i--) {
@@ -91,9 +89,9 @@ export function newRequestId(now = Date.now()): string {
   if (now <= lastTime) {
     increment()
   } else {
-    lastTime = now
     // Every id of one millisecond shares its time, and a busy server makes many per millisecond.
-    encodeTime(now)
+    encodeTime(now, lastTime)
+    lastTime = now
     freshRandom()
   }
   return idText(idCodes)
